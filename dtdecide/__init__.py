@@ -1,0 +1,42 @@
+"""dtdecide: decision trees that make business decisions.
+
+Decision matrices of profit, loss or revenue, case-level costs, priors, a decision
+engine for any model's posteriors, profit trees with one decision per leaf,
+profit-driven pruning, exports (leaf tables, rules, SQL) and profit charts.
+
+Public objects are imported lazily so that ``import dtdecide`` stays cheap and
+optional dependencies (matplotlib) are only loaded when a plot is asked for.
+"""
+
+from importlib import import_module
+
+__version__ = "0.1.0.dev0"
+
+# public name -> submodule that defines it
+_PUBLIC = {
+    # decision engine
+    "DecisionMatrix": "dtdecide.decision",
+    "DecisionResult": "dtdecide.decision",
+    "decide": "dtdecide.decision",
+    "adjust_posteriors": "dtdecide.decision",
+    "DecisionEstimator": "dtdecide.decision",
+    "make_profit_scorer": "dtdecide.decision",
+    # trees
+    "ProfitTreeClassifier": "dtdecide.tree",
+    "ProfitTreeRegressor": "dtdecide.tree",
+}
+
+__all__ = sorted([*_PUBLIC, "__version__"])
+
+
+def __getattr__(name):
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dtdecide' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__
