@@ -24,6 +24,8 @@ _PUBLIC = {
     # trees
     "ProfitTreeClassifier": "dtdecide.tree",
     "ProfitTreeRegressor": "dtdecide.tree",
+    # bundled data
+    "load_bank_marketing": "dtdecide.datasets",
 }
 
 __all__ = sorted([*_PUBLIC, "__version__"])
