@@ -1,0 +1,641 @@
+"""Weakest-link (cost-complexity) pruning driven by training profit.
+
+A node's *risk* is minus the training profit it would earn as a leaf under its own
+decision (``node_decision``), prior-adjusted when the decision matrix carries priors.
+Without a decision matrix, or with fewer than two decisions, the risk falls back to the
+weighted number of misclassified cases (classifiers) or the sum of squared errors
+(regressors). Nothing here refits a tree: everything is computed from the statistics that
+:class:`~dtdecide.tree._tree.TreeStructure` stores for every node.
+
+The nested subtree sequence is encoded by one integer per node, ``collapse_step``: the
+index of the first subtree in which the node is a leaf (``0`` for the leaves of the full
+tree). Internal nodes that disappear inside a larger collapse get the step of that
+collapse, so ``collapse_step`` never decreases from a child to its parent, and node ``v``
+is a leaf of subtree ``k`` exactly when
+``collapse_step[v] <= k < collapse_step[parent[v]]`` (``n_subtrees`` for the root).
+Per-subtree sums of any per-node quantity are then a difference array over these
+intervals (:func:`sum_over_subtrees`), which is how training and validation measures of
+every subtree are computed without a Python loop over subtrees or rows.
+"""
+
+import copy
+import heapq
+import numbers
+
+import numpy as np
+from sklearn.base import is_classifier
+from sklearn.utils import Bunch
+
+__all__ = [
+    "pruning_path",
+    "prune_estimator",
+    "apply_ccp_alpha",
+    "node_risk",
+    "weakest_link_sequence",
+    "leaf_intervals",
+    "sum_over_subtrees",
+    "subtree_index_for_alpha",
+    "keep_as_leaf_mask",
+]
+
+# Relative tolerance when comparing risks: two sums of the same float64 numbers in a
+# different order may differ by a few ulps of the largest term, never by 1e-9 of it.
+_RISK_RTOL = 1e-9
+
+_MEASURE_ALIASES = {
+    None: None,
+    "decision": "decision",
+    "profit": "decision",
+    "loss": "decision",
+    "misclassification": "misclassification",
+    "ase": "ase",
+}
+
+
+# ---------------------------------------------------------------------------- risks
+def _decision_matrix(estimator):
+    return getattr(estimator, "decision_matrix_", None)
+
+
+def _resolve_measure(estimator, tree, measure):
+    """Return one of "profit", "loss", "misclassification", "ase"."""
+    if measure not in _MEASURE_ALIASES:
+        raise ValueError(
+            "measure must be None, 'decision', 'misclassification' or 'ase'; "
+            f"got {measure!r}"
+        )
+    measure = _MEASURE_ALIASES[measure]
+    classifier = _is_classifier(estimator)
+    matrix = _decision_matrix(estimator)
+    has_decisions = (
+        matrix is not None
+        and getattr(matrix, "n_decisions", 0) >= 2
+        and tree.node_decision is not None
+        and tree.profit_sum is not None
+    )
+    if measure is None:
+        if has_decisions:
+            measure = "decision"
+        else:
+            measure = "misclassification" if classifier else "ase"
+    if measure == "decision":
+        if not has_decisions:
+            raise ValueError(
+                "measure='decision' needs a fitted decision matrix with at least two "
+                "decisions and stored decision statistics; this tree has none"
+            )
+        return "loss" if getattr(matrix, "kind", "profit") == "loss" else "profit"
+    if measure == "misclassification" and not classifier:
+        raise ValueError("measure='misclassification' needs a classifier; use 'ase'")
+    return measure
+
+
+def _is_classifier(estimator):
+    if getattr(estimator, "classes_", None) is not None:
+        return True
+    try:
+        return is_classifier(estimator)
+    except AttributeError:  # not a scikit-learn estimator
+        return False
+
+
+def _training_level_weights(estimator, tree):
+    """Paw(t) per matrix level from the root's class frequencies, or None (no priors).
+
+    Levels of the matrix that never occur in training get weight 0 (their profit sums
+    are 0 anyway). Returns ``(paw, is_missing)`` where ``is_missing`` tells that a level
+    with a positive prior has no training case (summaries are then NaN).
+    """
+    matrix = _decision_matrix(estimator)
+    priors = getattr(matrix, "priors", None)
+    if priors is None or tree.profit_sum is None or tree.profit_sum.ndim != 3:
+        return None, False
+    priors = np.asarray(priors, dtype=np.float64)
+    priors = priors / priors.sum()
+    freq = _level_frequencies(estimator, tree.value[0], matrix.levels)
+    total = float(tree.weighted_n_node_samples[0])
+    paw = np.divide(priors * total, freq, out=np.zeros_like(priors), where=freq > 0)
+    return paw, bool(np.any((priors > 0) & (freq <= 0)))
+
+
+def _level_frequencies(estimator, class_counts, levels):
+    """Map per-class counts (order of ``classes_``) onto matrix levels."""
+    classes = getattr(estimator, "classes_", None)
+    levels = list(levels)
+    if classes is None:
+        if len(class_counts) != len(levels):
+            raise ValueError("cannot map the tree's classes onto the matrix levels")
+        return np.asarray(class_counts, dtype=np.float64)
+    position = {_key(c): i for i, c in enumerate(np.asarray(classes).tolist())}
+    out = np.zeros(len(levels))
+    for j, level in enumerate(levels):
+        i = position.get(_key(level))
+        if i is not None:
+            out[j] = class_counts[i]
+    return out
+
+
+def _key(value):
+    if isinstance(value, np.generic):
+        value = value.item()
+    return value
+
+
+def node_risk(estimator, tree=None, *, measure=None):
+    """Risk of every node of a fitted tree as if it were a leaf.
+
+    Parameters
+    ----------
+    estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
+        Supplies the decision matrix, its priors and ``classes_``.
+    tree : TreeStructure, optional
+        The node arrays; ``estimator.tree_`` by default.
+    measure : {None, "decision", "misclassification", "ase"}, default=None
+        None picks ``"decision"`` when the estimator has a decision matrix with at least
+        two decisions, otherwise ``"misclassification"`` (classifier) or ``"ase"``
+        (regressor).
+
+    Returns
+    -------
+    risk : ndarray of shape (n_nodes,)
+        ``-`` training profit under the node's own decision (prior-adjusted), weighted
+        misclassified count, or sum of squared errors. Lower is better.
+    measure : str
+        ``"profit"``, ``"loss"``, ``"misclassification"`` or ``"ase"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._tree import TreeStructure
+    >>> from dtdecide.tree._pruning import node_risk
+    >>> class Stub:  # a fitted classifier without decision matrix
+    ...     classes_ = np.array([0, 1]); decision_matrix_ = None
+    >>> Stub.tree_ = TreeStructure.from_arrays(children_left=[1, -1, -1],
+    ...     children_right=[2, -1, -1], feature=[0, -1, -1],
+    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
+    ...     value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
+    >>> risk, measure = node_risk(Stub())
+    >>> risk.tolist(), measure
+    ([4.0, 1.0, 1.0], 'misclassification')
+    """
+    tree = estimator.tree_ if tree is None else tree
+    kind = _resolve_measure(estimator, tree, measure)
+    nodes = np.arange(tree.n_nodes)
+    if kind in ("profit", "loss"):
+        profit_sum = np.asarray(tree.profit_sum, dtype=np.float64)
+        decision = np.asarray(tree.node_decision, dtype=np.intp)
+        if profit_sum.ndim == 3:
+            paw, _ = _training_level_weights(estimator, tree)
+            if paw is not None:
+                profit = np.einsum("ntd,t->nd", profit_sum, paw)
+            else:
+                profit = profit_sum.sum(axis=1)
+        else:
+            profit = profit_sum
+        risk = -profit[nodes, decision]
+    elif kind == "misclassification":
+        value = np.asarray(tree.value, dtype=np.float64)
+        risk = value.sum(axis=1) - value.max(axis=1)
+    else:  # ase
+        value = np.asarray(tree.value, dtype=np.float64)
+        if value.shape[1] != 3 or _is_classifier(estimator):
+            # classifier: Brier-type squared error of the node posteriors, summed over
+            # classes and divided by the number of classes (see _study for validation)
+            w = value.sum(axis=1)
+            p = np.divide(value, w[:, None], out=np.zeros_like(value), where=w[:, None] > 0)
+            risk = (w - (value * p).sum(axis=1)) / value.shape[1]
+            risk = np.maximum(risk, 0.0)
+        else:
+            sw, swy, swyy = value[:, 0], value[:, 1], value[:, 2]
+            mean_sq = np.divide(swy**2, sw, out=np.zeros_like(sw), where=sw > 0)
+            risk = np.maximum(swyy - mean_sq, 0.0)
+    if not np.all(np.isfinite(risk)):
+        raise ValueError(
+            "node statistics give a non-finite risk; check the decision statistics "
+            "(profit_sum) of the fitted tree"
+        )
+    return risk, kind
+
+
+# -------------------------------------------------------------------- weakest link
+def weakest_link_sequence(children_left, children_right, risk):
+    """Nested subtree sequence of exact weakest-link pruning.
+
+    At each step the internal node(s) with the smallest
+    ``g(v) = (R(v) - R(T_v)) / (|T_v| - 1)`` are collapsed, where ``R(T_v)`` is the risk
+    of the current leaves below ``v``. Nodes whose ``g`` ties with the minimum (within a
+    relative tolerance of ``1e-9`` of the largest risk) are collapsed in the same step,
+    including ancestors that reach the same ``g`` once a descendant is collapsed, so each
+    step has its own alpha. Subtree 0 is always the full tree with alpha 0; a negative
+    ``g`` (a split that loses training profit) is clipped to the previous alpha, so the
+    alphas never decrease.
+
+    Parameters
+    ----------
+    children_left, children_right : array-like of int, shape (n_nodes,)
+        Child ids, ``-1`` for leaves; children have larger ids than their parents.
+    risk : array-like of float, shape (n_nodes,)
+        Risk of each node as a leaf.
+
+    Returns
+    -------
+    Bunch
+        ``ccp_alphas`` (n_subtrees,), ``n_leaves`` (n_subtrees,), ``total_risk``
+        (n_subtrees,) and ``collapse_step`` (n_nodes,) as described in the module notes.
+
+    Examples
+    --------
+    >>> from dtdecide.tree._pruning import weakest_link_sequence
+    >>> seq = weakest_link_sequence([1, 3, -1, -1, -1], [2, 4, -1, -1, -1],
+    ...                             [10.0, 4.0, 3.0, 1.0, 1.0])
+    >>> seq.ccp_alphas.tolist(), seq.n_leaves.tolist(), seq.total_risk.tolist()
+    ([0.0, 2.0, 3.0], [3, 2, 1], [5.0, 7.0, 10.0])
+    >>> seq.collapse_step.tolist()
+    [2, 1, 0, 0, 0]
+    """
+    left = np.asarray(children_left, dtype=np.intp).tolist()
+    right = np.asarray(children_right, dtype=np.intp).tolist()
+    R = np.asarray(risk, dtype=np.float64).tolist()
+    n = len(left)
+    if not (len(right) == n == len(R)) or n == 0:
+        raise ValueError("children_left, children_right and risk must have the same length")
+    parent = [-1] * n
+    for v in range(n):
+        if left[v] >= 0:
+            parent[left[v]] = v
+            parent[right[v]] = v
+    tol = _RISK_RTOL * max(max(abs(r) for r in R), 1e-300)
+
+    S = list(R)  # risk of the current leaves below each node
+    L = [1] * n  # number of current leaves below each node
+    for v in range(n - 1, -1, -1):
+        if left[v] >= 0:
+            S[v] = S[left[v]] + S[right[v]]
+            L[v] = L[left[v]] + L[right[v]]
+    is_leaf = [lv < 0 for lv in left]  # current leaves (collapsed nodes included)
+    gone = [False] * n  # removed inside a collapse
+    version = [0] * n
+    heap = [((R[v] - S[v]) / (L[v] - 1), v, 0) for v in range(n) if not is_leaf[v]]
+    heapq.heapify(heap)
+
+    collapse_step = [0] * n
+    alphas = [0.0]
+    n_leaves = [L[0]]
+    totals = [S[0]]
+    step = 0
+    while not is_leaf[0]:
+        g, v, ver = heapq.heappop(heap)
+        if gone[v] or is_leaf[v] or ver != version[v]:
+            continue
+        step += 1
+        alpha = max(g, alphas[-1])
+        heapq.heappush(heap, (g, v, ver))  # collapsed by the loop below
+        while heap:
+            g, v, ver = heap[0]
+            if gone[v] or is_leaf[v] or ver != version[v]:
+                heapq.heappop(heap)
+                continue
+            if R[v] - S[v] > alpha * (L[v] - 1) + tol:
+                break
+            heapq.heappop(heap)
+            # collapse v: mark what disappears below it
+            stack = [left[v], right[v]]
+            while stack:
+                u = stack.pop()
+                if is_leaf[u]:
+                    continue
+                gone[u] = True
+                is_leaf[u] = True
+                collapse_step[u] = step
+                stack.append(left[u])
+                stack.append(right[u])
+            is_leaf[v] = True
+            collapse_step[v] = step
+            d_risk = R[v] - S[v]
+            d_leaves = 1 - L[v]
+            S[v] = R[v]
+            L[v] = 1
+            u = parent[v]
+            while u >= 0:
+                S[u] += d_risk
+                L[u] += d_leaves
+                version[u] += 1
+                heapq.heappush(heap, ((R[u] - S[u]) / (L[u] - 1), u, version[u]))
+                u = parent[u]
+        alphas.append(alpha)
+        n_leaves.append(L[0])
+        totals.append(S[0])
+    return Bunch(
+        ccp_alphas=np.asarray(alphas, dtype=np.float64),
+        n_leaves=np.asarray(n_leaves, dtype=np.intp),
+        total_risk=np.asarray(totals, dtype=np.float64),
+        collapse_step=np.asarray(collapse_step, dtype=np.intp),
+    )
+
+
+def leaf_intervals(collapse_step, parent, n_subtrees):
+    """Subtree range ``[start, stop)`` in which each node is a leaf.
+
+    Parameters
+    ----------
+    collapse_step : ndarray of int, shape (n_nodes,)
+    parent : ndarray of int, shape (n_nodes,)
+    n_subtrees : int
+
+    Returns
+    -------
+    start, stop : ndarray of int, shape (n_nodes,)
+        Empty (``start == stop``) for nodes that are never leaves.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._pruning import leaf_intervals
+    >>> start, stop = leaf_intervals(np.array([2, 1, 0, 0, 0]),
+    ...                              np.array([-1, 0, 0, 1, 1]), 3)
+    >>> start.tolist(), stop.tolist()
+    ([2, 1, 0, 0, 0], [3, 2, 2, 1, 1])
+    """
+    collapse_step = np.asarray(collapse_step, dtype=np.intp)
+    parent = np.asarray(parent, dtype=np.intp)
+    stop = np.where(parent >= 0, collapse_step[np.maximum(parent, 0)], n_subtrees)
+    return collapse_step, stop
+
+
+def sum_over_subtrees(node_values, start, stop, n_subtrees):
+    """Sum a per-node quantity over the leaves of every subtree of the sequence.
+
+    ``out[k] = sum of node_values[v] over the nodes v with start[v] <= k < stop[v]``,
+    computed with one difference array (no loop over subtrees).
+
+    Parameters
+    ----------
+    node_values : ndarray of shape (n_nodes,) or (n_nodes, m)
+    start, stop : ndarray of int, shape (n_nodes,)
+        From :func:`leaf_intervals`.
+    n_subtrees : int
+
+    Returns
+    -------
+    ndarray of shape (n_subtrees,) or (n_subtrees, m)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._pruning import sum_over_subtrees
+    >>> sum_over_subtrees(np.array([10.0, 4.0, 3.0, 1.0, 1.0]),
+    ...                   np.array([2, 1, 0, 0, 0]), np.array([3, 2, 2, 1, 1]), 3).tolist()
+    [5.0, 7.0, 10.0]
+    """
+    values = np.asarray(node_values, dtype=np.float64)
+    squeeze = values.ndim == 1
+    if squeeze:
+        values = values[:, None]
+    keep = stop > start
+    diff = np.zeros((n_subtrees + 1, values.shape[1]))
+    np.add.at(diff, start[keep], values[keep])
+    np.subtract.at(diff, stop[keep], values[keep])
+    out = np.cumsum(diff[:-1], axis=0)
+    return out[:, 0] if squeeze else out
+
+
+def keep_as_leaf_mask(collapse_step, subtree_index):
+    """Nodes to turn into leaves to obtain subtree ``subtree_index`` of the sequence.
+
+    Examples
+    --------
+    >>> from dtdecide.tree._pruning import keep_as_leaf_mask
+    >>> keep_as_leaf_mask([2, 1, 0, 0, 0], 1).tolist()
+    [False, True, True, True, True]
+    """
+    return np.asarray(collapse_step) <= subtree_index
+
+
+def subtree_index_for_alpha(ccp_alphas, ccp_alpha):
+    """Index of the smallest subtree of the sequence whose alpha is at most ``ccp_alpha``.
+
+    Alphas equal to ``ccp_alpha`` up to a relative ``1e-9`` count as reached, so a split
+    whose weakest-link alpha is exactly ``ccp_alpha`` is pruned.
+
+    Examples
+    --------
+    >>> from dtdecide.tree._pruning import subtree_index_for_alpha
+    >>> subtree_index_for_alpha([0.0, 0.0, 2.0, 3.0], 0.0)
+    1
+    >>> subtree_index_for_alpha([0.0, 0.0, 2.0, 3.0], 2.5)
+    2
+    """
+    alphas = np.asarray(ccp_alphas, dtype=np.float64)
+    slack = _RISK_RTOL * max(abs(float(ccp_alpha)), float(np.abs(alphas).max(initial=0.0)))
+    return int(np.searchsorted(alphas, ccp_alpha + slack, side="right") - 1)
+
+
+# -------------------------------------------------------------------- public API
+def _check_fitted_tree(estimator):
+    tree = getattr(estimator, "tree_", None)
+    if tree is None:
+        raise ValueError(
+            f"{type(estimator).__name__} is not fitted: it has no tree_; call fit first"
+        )
+    return tree
+
+
+def pruning_path(estimator, *, measure=None):
+    """Weakest-link pruning path of a fitted profit tree, without refitting.
+
+    Parameters
+    ----------
+    estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
+    measure : {None, "decision", "misclassification", "ase"}, default=None
+        Risk that drives the pruning. None uses the decision matrix (average profit)
+        when it has at least two decisions, otherwise misclassification (classifier) or
+        average squared error (regressor).
+
+    Returns
+    -------
+    sklearn.utils.Bunch
+        One entry per subtree of the nested sequence, from the full tree (index 0) to the
+        root alone:
+
+        - ``ccp_alphas``: non-decreasing alphas (units: total training profit, or total
+          misclassified weight / squared error, per leaf removed);
+        - ``n_leaves``: number of leaves;
+        - ``train_total``, ``train_average``: training measure of the subtree (total and
+          per unit of frequency), in the user's orientation (a loss matrix gives losses);
+        - ``measure``: ``"profit"``, ``"loss"``, ``"misclassification"`` or ``"ase"``;
+        - ``higher_is_better``: True only for profit;
+        - ``collapse_step`` (per node): first subtree in which the node is a leaf;
+        - ``node_risk`` (per node) and ``n_subtrees``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._tree import TreeStructure
+    >>> from dtdecide.tree._pruning import pruning_path
+    >>> class Stub:
+    ...     classes_ = np.array([0, 1]); decision_matrix_ = None
+    >>> Stub.tree_ = TreeStructure.from_arrays(children_left=[1, -1, -1],
+    ...     children_right=[2, -1, -1], feature=[0, -1, -1],
+    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
+    ...     value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
+    >>> path = pruning_path(Stub())
+    >>> path.ccp_alphas.tolist(), path.n_leaves.tolist(), path.train_average.tolist()
+    ([0.0, 2.0], [2, 1], [0.2, 0.4])
+    """
+    tree = _check_fitted_tree(estimator)
+    risk, kind = node_risk(estimator, tree, measure=measure)
+    seq = weakest_link_sequence(tree.children_left, tree.children_right, risk)
+    total = -seq.total_risk if kind == "profit" else seq.total_risk.copy()
+    weight = float(tree.weighted_n_node_samples[0])
+    if kind in ("profit", "loss"):
+        _, missing = _training_level_weights(estimator, tree)
+        if missing:
+            total = np.full_like(total, np.nan)
+    average = total / weight if weight > 0 else np.full_like(total, np.nan)
+    return Bunch(
+        ccp_alphas=seq.ccp_alphas,
+        n_leaves=seq.n_leaves,
+        train_total=total,
+        train_average=average,
+        measure=kind,
+        higher_is_better=kind == "profit",
+        collapse_step=seq.collapse_step,
+        node_risk=risk,
+        n_subtrees=int(seq.ccp_alphas.shape[0]),
+    )
+
+
+def _check_alpha(ccp_alpha, name="ccp_alpha"):
+    if isinstance(ccp_alpha, bool) or not isinstance(ccp_alpha, numbers.Real):
+        raise TypeError(f"{name} must be a non-negative real number; got {ccp_alpha!r}")
+    if not np.isfinite(ccp_alpha) or ccp_alpha < 0:
+        raise ValueError(f"{name} must be a non-negative finite number; got {ccp_alpha!r}")
+    return float(ccp_alpha)
+
+
+def _select_index(path, *, ccp_alpha=None, n_leaves=None, subtree_index=None):
+    given = [x is not None for x in (ccp_alpha, n_leaves, subtree_index)]
+    if sum(given) != 1:
+        raise ValueError(
+            "give exactly one of ccp_alpha, n_leaves or subtree_index; got "
+            f"ccp_alpha={ccp_alpha!r}, n_leaves={n_leaves!r}, subtree_index={subtree_index!r}"
+        )
+    if ccp_alpha is not None:
+        return subtree_index_for_alpha(path.ccp_alphas, _check_alpha(ccp_alpha))
+    if n_leaves is not None:
+        if isinstance(n_leaves, bool) or not isinstance(n_leaves, numbers.Integral):
+            raise TypeError(f"n_leaves must be a positive integer; got {n_leaves!r}")
+        if n_leaves < 1:
+            raise ValueError(f"n_leaves must be at least 1; got {n_leaves}")
+        # n_leaves is non-increasing along the sequence: the largest subtree with at
+        # most n_leaves leaves is the first one that fits
+        return int(np.flatnonzero(path.n_leaves <= n_leaves)[0])
+    if isinstance(subtree_index, bool) or not isinstance(subtree_index, numbers.Integral):
+        raise TypeError(f"subtree_index must be an integer; got {subtree_index!r}")
+    k = int(subtree_index)
+    if not -path.n_subtrees <= k < path.n_subtrees:
+        raise ValueError(
+            f"subtree_index must be in [0, {path.n_subtrees}); got {subtree_index}"
+        )
+    return k % path.n_subtrees
+
+
+def _materialise(estimator, tree, path, k):
+    if k == 0:
+        return tree
+    return tree.subtree(keep_as_leaf_mask(path.collapse_step, k))
+
+
+def prune_estimator(estimator, *, ccp_alpha=None, n_leaves=None, subtree_index=None,
+                    measure=None):
+    """A pruned copy of a fitted profit tree, without refitting.
+
+    Exactly one of ``ccp_alpha``, ``n_leaves`` or ``subtree_index`` picks a subtree of
+    the weakest-link sequence of :func:`pruning_path`. The leaves of the copy keep the
+    decision each node already stores for itself as a leaf (``node_decision``, computed
+    from the node's own training statistics), so no data is needed.
+
+    Parameters
+    ----------
+    estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
+    ccp_alpha : float, optional
+        Smallest subtree whose alpha is at most ``ccp_alpha``. ``0`` removes exactly the
+        splits that add no training profit.
+    n_leaves : int, optional
+        Largest subtree with at most ``n_leaves`` leaves.
+    subtree_index : int, optional
+        Position in the sequence (0 = the full tree, -1 = the root alone).
+    measure : {None, "decision", "misclassification", "ase"}, default=None
+        Risk driving the sequence, as in :func:`pruning_path`.
+
+    Returns
+    -------
+    estimator
+        A deep copy whose ``tree_`` is the chosen subtree; ``ccp_alpha`` (when the
+        estimator has that parameter) is set to the subtree's alpha and
+        ``pruning_subtree_index_`` records the position.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._tree import TreeStructure
+    >>> from dtdecide.tree._pruning import prune_estimator
+    >>> class Stub:
+    ...     classes_ = np.array([0, 1]); decision_matrix_ = None
+    >>> est = Stub()
+    >>> est.tree_ = TreeStructure.from_arrays(children_left=[1, -1, -1],
+    ...     children_right=[2, -1, -1], feature=[0, -1, -1],
+    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
+    ...     value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
+    >>> prune_estimator(est, n_leaves=1).tree_.n_leaves, est.tree_.n_leaves
+    (1, 2)
+    """
+    tree = _check_fitted_tree(estimator)
+    path = pruning_path(estimator, measure=measure)
+    k = _select_index(path, ccp_alpha=ccp_alpha, n_leaves=n_leaves, subtree_index=subtree_index)
+    pruned = copy.deepcopy(estimator)
+    pruned.tree_ = _materialise(estimator, tree, path, k)
+    if "ccp_alpha" in getattr(pruned, "__dict__", {}):
+        pruned.ccp_alpha = float(path.ccp_alphas[k])
+    pruned.pruning_subtree_index_ = k
+    return pruned
+
+
+def apply_ccp_alpha(estimator, ccp_alpha, *, measure=None):
+    """The estimator's tree pruned at ``ccp_alpha`` (called at the end of ``fit``).
+
+    Parameters
+    ----------
+    estimator : estimator with a fitted ``tree_``
+    ccp_alpha : float or None
+        None returns ``estimator.tree_`` unchanged. ``0`` removes the splits that change
+        no training profit (and hence, with profit-maximising leaf decisions, no
+        decision); larger values prune more.
+    measure : {None, "decision", "misclassification", "ase"}, default=None
+
+    Returns
+    -------
+    TreeStructure
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._tree import TreeStructure
+    >>> from dtdecide.tree._pruning import apply_ccp_alpha
+    >>> class Stub:
+    ...     classes_ = np.array([0, 1]); decision_matrix_ = None
+    >>> est = Stub()
+    >>> est.tree_ = TreeStructure.from_arrays(children_left=[1, -1, -1],
+    ...     children_right=[2, -1, -1], feature=[0, -1, -1],
+    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
+    ...     value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
+    >>> apply_ccp_alpha(est, 1.0).n_leaves, apply_ccp_alpha(est, 2.0).n_leaves
+    (2, 1)
+    """
+    tree = _check_fitted_tree(estimator)
+    if ccp_alpha is None:
+        return tree
+    alpha = _check_alpha(ccp_alpha)
+    path = pruning_path(estimator, measure=measure)
+    k = subtree_index_for_alpha(path.ccp_alphas, alpha)
+    return _materialise(estimator, tree, path, k)
