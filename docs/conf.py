@@ -1,0 +1,139 @@
+"""Sphinx configuration for the dtdecide documentation.
+
+Build with ``python -m sphinx -W --keep-going -b html docs docs/_build/html``. Nothing is
+downloaded: the theme is the bundled alabaster and there is no intersphinx.
+
+The API reference is generated from the package at build time: for each subpackage, a page
+lists and documents the names in its ``__all__`` (see ``_write_api_pages``), so a name that
+is added or removed in the code appears in or leaves the reference without editing the docs.
+The ``dtdecide --help`` texts shown on the command-line page are generated the same way.
+"""
+
+import contextlib
+import io
+import os
+import sys
+from importlib import import_module
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+os.environ.setdefault("MPLBACKEND", "Agg")
+
+import dtdecide  # noqa: E402
+
+project = "dtdecide"
+author = "dtdecide developers"
+copyright = "2026, dtdecide developers"
+version = release = dtdecide.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "numpydoc",
+]
+
+html_theme = "alabaster"
+html_static_path = ["_static"]
+html_title = f"dtdecide {release}"
+templates_path = []
+exclude_patterns = ["_build", "_generated_help/*", "dev", "Thumbs.db", ".DS_Store"]
+root_doc = "index"
+
+autosummary_generate = False
+autodoc_typehints = "none"
+autodoc_default_options = {"member-order": "bysource"}
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+# subpackage -> page title, in reading order
+API_SUBPACKAGES = {
+    "dtdecide.decision": "Decision matrices and the decision engine",
+    "dtdecide.tree": "Profit trees and pruning",
+    "dtdecide.export": "Exports: leaf tables, rules, SQL, plots",
+    "dtdecide.assess": "Profit charts and model comparison",
+    "dtdecide.models": "Benefit- and cost-based classifiers",
+    "dtdecide.datasets": "Bundled data",
+}
+
+
+def _public_names(module):
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n in vars(module) if not n.startswith("_") and n != "annotations"]
+        names = [n for n in names if getattr(vars(module)[n], "__module__", "").startswith(
+            module.__name__)]
+    return [n for n in names if not n.startswith("_")]
+
+
+def _write_if_changed(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+def _write_api_pages():
+    out = HERE / "api" / "generated"
+    for modname, title in API_SUBPACKAGES.items():
+        module = import_module(modname)
+        names = _public_names(module)
+        lines = [title, "=" * len(title), "", f".. automodule:: {modname}", "   :no-members:",
+                 "", f".. currentmodule:: {modname}", ""]
+        if names:
+            lines += [".. autosummary::", ""] + [f"   {n}" for n in names] + [""]
+        else:
+            lines += ["Nothing is public in this subpackage yet.", ""]
+        for name in names:
+            obj = getattr(module, name)
+            if isinstance(obj, type):
+                lines += [f".. autoclass:: {name}", "   :members:", ""]
+            elif callable(obj):
+                lines += [f".. autofunction:: {name}", ""]
+            else:
+                lines += [f".. autodata:: {name}", "   :no-value:", ""]
+        _write_if_changed(out / f"{modname}.rst", "\n".join(lines))
+
+
+def _write_cli_help():
+    """Write the ``--help`` of ``dtdecide`` and of each sub-command as one rst file."""
+    lines = []
+    try:
+        from dtdecide import cli
+    except ImportError:  # the command line is not built yet
+        cli = None
+    commands = [[]] + [[name] for name in getattr(cli, "COMMANDS", ())]
+    for command in commands if cli is not None else []:
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer), contextlib.suppress(SystemExit):
+            cli.main([*command, "--help"])
+        title = " ".join(["dtdecide", *command])
+        lines += [title, "-" * len(title), "", ".. code-block:: text", ""]
+        lines += [f"   {line}".rstrip() for line in buffer.getvalue().splitlines()] + [""]
+    _write_if_changed(HERE / "_generated_help" / "reference.rst", "\n".join(lines) + "\n")
+
+
+def _write_bank_description():
+    from dtdecide.datasets import _bank
+
+    _write_if_changed(HERE / "_generated_help" / "bank_descr.txt", _bank._bank_description())
+
+
+# User-guide pages in reading order; the topic pages are written by the people who build
+# each part and may not exist yet, so the toctree lists those present (plus any other page).
+GUIDE_ORDER = ["concepts", "decisions", "trees", "pruning", "export", "assess", "models"]
+
+
+def _write_guide_toctree():
+    present = sorted(p.stem for p in (HERE / "guide").glob("*.rst") if p.stem != "index")
+    ordered = [n for n in GUIDE_ORDER if n in present] + [n for n in present
+                                                          if n not in GUIDE_ORDER]
+    lines = [".. toctree::", "   :maxdepth: 2", ""] + [f"   {n}" for n in ordered]
+    _write_if_changed(HERE / "_generated_help" / "guide_toc.rst", "\n".join(lines) + "\n")
+
+
+_write_api_pages()
+_write_guide_toctree()
+_write_cli_help()
+_write_bank_description()
