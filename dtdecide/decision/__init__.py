@@ -1,1 +1,31 @@
-"""dtdecide.decision."""
+"""dtdecide.decision: decision matrices, consequences and the decision engine.
+
+Turns any model's posteriors (or predicted values) into decisions and profit figures
+from a decision matrix of profit, loss or revenue, optional case-level costs and
+priors. This subpackage imports nothing else from dtdecide.
+"""
+
+from ._consequences import Consequences
+from ._engine import DecisionResult, decide
+from ._kernels import (
+    adjust_posteriors,
+    decide_arrays,
+    encode_target,
+    interpolate_knots,
+    prior_adjustment_weights,
+    roi,
+)
+from ._matrix import DecisionMatrix
+
+__all__ = [
+    "Consequences",
+    "DecisionMatrix",
+    "DecisionResult",
+    "adjust_posteriors",
+    "decide",
+    "decide_arrays",
+    "encode_target",
+    "interpolate_knots",
+    "prior_adjustment_weights",
+    "roi",
+]

@@ -1,0 +1,153 @@
+"""Consequences: a decision matrix resolved against the data of some cases.
+
+Every module turns a matrix plus case data into numbers through
+``DecisionMatrix.resolve``, which returns the small object defined here. All arrays are
+in profit orientation; ``sign`` converts back to the user's orientation (loss).
+"""
+
+import numpy as np
+
+from ._kernels import _FLOAT, _interpolate_cases, _segments
+
+__all__ = ["Consequences"]
+
+
+class Consequences:
+    """Profit-oriented consequences of every decision for a set of cases.
+
+    Built by :meth:`DecisionMatrix.resolve`; not meant to be constructed by users.
+
+    Parameters
+    ----------
+    base : ndarray of shape (n_levels, n_decisions)
+        Matrix part in profit orientation (zeros for case-specific matrices).
+    case_costs : ndarray of shape (n_samples, n_decisions) or None
+        Additive cost per case and decision (``Q = base - case_costs``); NaN where missing.
+    case_q : ndarray of shape (n_samples, n_levels, n_decisions) or None
+        Case-specific consequences in profit orientation.
+    sign : {1, -1}
+        +1 for profit/revenue matrices, -1 for loss matrices.
+    knots : ndarray or None
+        Knots of an interval matrix.
+    n_samples : int
+        Number of cases.
+
+    Attributes
+    ----------
+    has_missing : ndarray of shape (n_samples,), dtype bool
+        Cases with a missing cost or consequence: their results are NaN and they are
+        left out of summaries.
+    """
+
+    def __init__(self, base, case_costs, case_q, sign, knots, n_samples):
+        self.base = base
+        self.case_costs = case_costs
+        self.case_q = case_q
+        self.sign = sign
+        self.knots = knots
+        self.n_samples = int(n_samples)
+        if case_q is not None:
+            self.has_missing = np.isnan(case_q).any(axis=(1, 2))
+        elif case_costs is not None:
+            self.has_missing = np.isnan(case_costs).any(axis=1)
+        else:
+            self.has_missing = np.zeros(self.n_samples, dtype=bool)
+
+    @property
+    def is_interval(self):
+        """True for an interval (knots) matrix."""
+        return self.knots is not None
+
+    @property
+    def n_decisions(self):
+        """Number of decisions."""
+        return self.base.shape[1]
+
+    def take(self, rows):
+        """Consequences of a subset of cases (``rows``: slice, indices or bool mask)."""
+        if isinstance(rows, slice):
+            n = len(range(*rows.indices(self.n_samples)))
+        else:
+            rows = np.asarray(rows)
+            n = int(rows.sum()) if rows.dtype == bool else rows.size
+        return Consequences(
+            self.base,
+            None if self.case_costs is None else self.case_costs[rows],
+            None if self.case_q is None else self.case_q[rows],
+            self.sign,
+            self.knots,
+            n,
+        )
+
+    def costs(self, d_idx):
+        """Investment cost ``Cost(i, d_idx[i])`` per case (0 without costs).
+
+        ``d_idx`` of -1 (no decision) gives NaN.
+        """
+        d_idx = np.asarray(d_idx, dtype=np.intp)
+        if self.case_costs is None:
+            out = np.zeros(d_idx.shape, dtype=_FLOAT)
+        else:
+            safe = np.where(d_idx < 0, 0, d_idx)
+            out = np.take_along_axis(self.case_costs, safe[:, None], axis=1)[:, 0].copy()
+        out[d_idx < 0] = np.nan
+        return out
+
+    def q_actual(self, t):
+        """Consequence of every decision at each case's actual target.
+
+        Parameters
+        ----------
+        t : ndarray of shape (n_samples,)
+            Integer level codes (categorical) or actual values ``Y(i)`` (interval).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_decisions)
+        """
+        if self.is_interval:
+            y = np.asarray(t, dtype=_FLOAT)
+            if self.case_q is not None:
+                return _interpolate_cases(self.knots, self.case_q, y)
+            seg, w = _segments(self.knots, y)
+            w = w[:, None]
+            out = self.base[seg] * (1.0 - w) + self.base[seg + 1] * w
+        else:
+            t = np.asarray(t, dtype=np.intp)
+            if self.case_q is not None:
+                return self.case_q[np.arange(t.size), t]
+            out = self.base[t]
+        if self.case_costs is not None:
+            out = out - self.case_costs
+        return out
+
+    def expected(self, post):
+        """Expected consequence ``A(i, d)`` of every decision.
+
+        Parameters
+        ----------
+        post : ndarray of shape (n_samples, n_levels) or (n_samples,)
+            Posteriors (categorical) or predictions ``P(i)`` (interval).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_decisions)
+        """
+        if self.is_interval:
+            return self.q_actual(np.asarray(post, dtype=_FLOAT).reshape(-1))
+        post = np.asarray(post, dtype=_FLOAT)
+        if self.case_q is not None:
+            return np.einsum("itd,it->id", self.case_q, post)
+        out = post @ self.base
+        if self.case_costs is not None:
+            out -= self.case_costs * post.sum(axis=1, keepdims=True)
+        return out
+
+    def __repr__(self):
+        kind = "interval" if self.is_interval else "categorical"
+        extra = (
+            "case-specific" if self.case_q is not None
+            else "with costs" if self.case_costs is not None
+            else "no costs"
+        )
+        return f"Consequences(n_samples={self.n_samples}, {kind}, {extra}, sign={self.sign})"

@@ -1,0 +1,450 @@
+"""The decision engine: posteriors (or predictions) + a decision matrix -> decisions."""
+
+import numbers
+
+import numpy as np
+import pandas as pd
+
+from ._kernels import (
+    _FLOAT,
+    _check_priors,
+    adjust_posteriors,
+    decide_arrays,
+    encode_target,
+    prior_adjustment_weights,
+    roi,
+)
+from ._matrix import DecisionMatrix
+
+__all__ = ["DecisionResult", "decide"]
+
+# rows per chunk: keeps the (chunk, n_decisions) work arrays to a few MB
+_CHUNK_ROWS = 1 << 17
+# tolerance on posterior rows summing to one
+_SUM_TOL = 1e-6
+
+
+class DecisionResult:
+    """What :func:`decide` returns.
+
+    Attributes
+    ----------
+    cases : DataFrame
+        One row per case, aligned with the input index. Columns, suffixed with the
+        target name: ``D_`` (decision, categorical), ``EP_`` or ``EL_`` (expected profit
+        or loss), with a known target ``CP_``/``CL_`` (computed) and ``BP_``/``BL_``
+        (best possible), with a revenue matrix ``IC_`` (investment cost) and, with a
+        known target, ``ROI_``. Cases with a missing cost hold missing values.
+    summary : Series
+        Summary statistics (see :func:`decide`).
+    matrix : DecisionMatrix
+        The matrix used.
+    decisions : tuple of str
+        The possible decisions (the matrix decisions, plus the implicit do-nothing
+        decision when a threshold was given).
+    target_name : str
+
+    Examples
+    --------
+    >>> from dtdecide import DecisionMatrix, decide
+    >>> m = DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"], decisions=["A", "B"])
+    >>> res = decide([[0.7, 0.3], [0.2, 0.8]], m, y=["a", "a"])
+    >>> res.cases["D_target"].tolist()
+    ['A', 'B']
+    >>> float(res.summary["average_profit"])
+    0.5
+    """
+
+    def __init__(self, cases, summary, matrix, decisions, target_name):
+        self.cases = cases
+        self.summary = summary
+        self.matrix = matrix
+        self.decisions = decisions
+        self.target_name = target_name
+
+    def decision_counts(self):
+        """Number of cases taking each decision (missing decisions not counted).
+
+        Examples
+        --------
+        >>> from dtdecide import DecisionMatrix, decide
+        >>> m = DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"], decisions=["A", "B"])
+        >>> decide([[0.7, 0.3], [0.6, 0.4]], m).decision_counts().to_dict()
+        {'A': 2, 'B': 0}
+        """
+        col = self.cases[f"D_{self.target_name}"]
+        return col.value_counts(sort=False).reindex(list(self.decisions), fill_value=0)
+
+    def __repr__(self):
+        return (
+            f"DecisionResult(n_cases={len(self.cases)}, kind={self.matrix.kind!r}, "
+            f"decisions={self.decisions!r})"
+        )
+
+
+def _posterior_array(P, matrix):
+    """Posteriors (n, T) in level order, or predictions (n,), plus the index."""
+    name = "posteriors_or_predictions"
+    index = P.index if isinstance(P, (pd.DataFrame, pd.Series)) else None
+    if matrix.is_interval:
+        if isinstance(P, pd.DataFrame):
+            if P.shape[1] != 1:
+                raise ValueError(
+                    f"{name} must hold one column of predictions for an interval matrix; "
+                    f"got {P.shape[1]} columns"
+                )
+            P = P.iloc[:, 0]
+        try:
+            arr = np.asarray(P, dtype=_FLOAT)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be numeric predictions") from None
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = arr[:, 0]
+        if arr.ndim != 1:
+            raise ValueError(
+                f"{name} must be 1-D predictions for an interval matrix; got shape {arr.shape}"
+            )
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be finite predictions (no NaN or infinity)")
+        return arr, index
+
+    levels = list(matrix.levels)
+    if isinstance(P, pd.DataFrame):
+        cols = list(P.columns)
+        order = []
+        for lv in levels:
+            if lv in cols:
+                order.append(cols.index(lv))
+                continue
+            hits = [j for j, c in enumerate(cols) if str(c) == str(lv)]
+            if len(hits) != 1:
+                raise ValueError(
+                    f"{name} has no column for level {lv!r}; a DataFrame of posteriors "
+                    f"must have one column per level {levels!r}; got columns {cols!r}"
+                )
+            order.append(hits[0])
+        extra = [c for j, c in enumerate(cols) if j not in order]
+        if extra:
+            raise ValueError(
+                f"{name} has columns that are not levels of the decision matrix: {extra!r}"
+            )
+        P = P.iloc[:, order]
+    try:
+        arr = np.asarray(P, dtype=_FLOAT)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be numeric posteriors") from None
+    if arr.ndim != 2 or arr.shape[1] != len(levels):
+        raise ValueError(
+            f"{name} must have shape (n_samples, n_levels={len(levels)}) with columns in "
+            f"level order {levels!r}; got shape {arr.shape}"
+        )
+    return arr, index
+
+
+def _check_posterior_chunk(post, offset):
+    name = "posteriors_or_predictions"
+    if np.isnan(post).any():
+        row = offset + int(np.flatnonzero(np.isnan(post).any(axis=1))[0])
+        raise ValueError(f"{name} must not contain NaN; first at row {row}")
+    if (post < 0).any():
+        row = offset + int(np.flatnonzero((post < 0).any(axis=1))[0])
+        raise ValueError(f"{name} must be non-negative; row {row} has a negative posterior")
+    s = post.sum(axis=1)
+    bad = np.abs(s - 1.0) > _SUM_TOL
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name} rows must sum to 1 (tolerance {_SUM_TOL}); row {offset + row} sums to "
+            f"{s[row]!r}"
+        )
+
+
+def _check_aligned(obj, index, name):
+    other = getattr(obj, "index", None)
+    if index is not None and isinstance(other, pd.Index) and not other.equals(index):
+        raise ValueError(
+            f"{name} has an index that differs from the index of posteriors_or_predictions; "
+            "align them first (values are matched by position)"
+        )
+
+
+def _sample_weight(sample_weight, n):
+    if sample_weight is None:
+        return None
+    try:
+        F = np.asarray(sample_weight, dtype=_FLOAT)
+    except (TypeError, ValueError):
+        raise TypeError("sample_weight must be numeric") from None
+    if F.ndim != 1 or F.size != n:
+        raise ValueError(
+            f"sample_weight must have one value per case ({n}); got shape {F.shape}"
+        )
+    if not np.all(np.isfinite(F)):
+        raise ValueError("sample_weight must be finite (no NaN or infinity)")
+    if np.any(F < 0):
+        raise ValueError("sample_weight must be non-negative")
+    return F
+
+
+def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weight=None,
+           train_priors=None, target_name="target", threshold=None, do_nothing="do nothing",
+           chunk_size=None):
+    """Decide for every case and sum up the profit (or loss) of the decisions.
+
+    For a categorical target, ``A(i,d) = sum_t Q(i,t,d) Post(i,t)`` and the decision
+    is ``D(i) = argmax_d A(i,d)`` (ties go to the first decision). For an interval
+    target the consequences are interpolated over the knots at the prediction. With
+    the target known, the computed profit ``C(i) = Q(i,T(i),D(i))`` and the best
+    possible profit ``B(i) = max_d Q(i,T(i),d)`` are added; with a revenue matrix the
+    investment cost ``IC(i) = Cost(i,D(i))`` and ``ROI(i)``.
+
+    Parameters
+    ----------
+    posteriors_or_predictions : array-like or DataFrame
+        Categorical target: posteriors of shape (n_samples, n_levels), columns in the
+        order of ``matrix.levels``, or a DataFrame whose columns name the levels.
+        Rows must be non-negative and sum to one. Interval target: predictions of
+        shape (n_samples,).
+    matrix : DecisionMatrix
+    y : array-like of shape (n_samples,), default=None
+        Actual target (levels of the matrix, or numbers for an interval matrix).
+    costs : DataFrame, dict of arrays or ndarray, default=None
+        Cost-variable columns named by ``matrix.costs``, or the case-specific
+        consequences of a case-specific matrix. Matched to cases by position.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Frequencies ``F(i)`` (non-negative).
+    train_priors : array-like of shape (n_levels,), default=None
+        Class proportions the model was trained on. Together with ``matrix.priors``
+        the posteriors are adjusted to the priors before deciding.
+    target_name : str, default="target"
+        Suffix of the output columns.
+    threshold : float, default=None
+        Adds an implicit do-nothing decision with consequence 0: a case whose best
+        expected profit is below ``threshold`` (for a loss matrix: whose expected
+        loss is above it) takes ``do_nothing`` instead (EP = CP = 0, IC = 0, ROI NaN),
+        and BP becomes ``max(BP, 0)`` for every case. Summaries computed with an
+        implicit do-nothing decision are not comparable across models unless every
+        model uses the same one.
+    do_nothing : str, default="do nothing"
+        Name of the implicit decision; must not be a matrix decision.
+    chunk_size : int, default=None
+        Rows processed at a time (memory bound); by default 131072.
+
+    Returns
+    -------
+    DecisionResult
+        ``cases`` (DataFrame aligned with the input index) and ``summary`` (Series)
+        with, over cases with non-missing costs and weighted by frequency:
+        ``n_cases``, ``n_missing``, ``frequency``, ``total_expected_<w>`` and
+        ``average_expected_<w>`` (``<w>`` is ``profit`` or ``loss``); with a known
+        target ``total_<w>``, ``average_<w>``, ``total_best_<w>``,
+        ``average_best_<w>``; with a revenue matrix ``total_investment`` and, with
+        the target, ``roi``; with explicit priors and a categorical target
+        ``adjusted_total_<w>`` and ``adjusted_average_<w>`` (Paw weights; NaN when a
+        level with a positive prior has zero frequency); with a categorical target
+        ``misclassification_rate`` (class = largest posterior, over all cases, never
+        prior-adjusted); with a threshold ``do_nothing_frequency``.
+
+    See Also
+    --------
+    DecisionMatrix : The decision specification.
+    decide_arrays : The array kernel behind the decisions.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dtdecide import DecisionMatrix, decide
+    >>> m = DecisionMatrix({"mail": [20, 0], "skip": [0, 0]}, levels=["yes", "no"],
+    ...                    kind="revenue", costs={"mail": "cost"})
+    >>> post = pd.DataFrame({"yes": [0.10, 0.02], "no": [0.90, 0.98]})
+    >>> res = decide(post, m, y=["yes", "no"], costs=pd.DataFrame({"cost": [1.0, 1.0]}))
+    >>> res.cases[["D_target", "EP_target", "CP_target", "ROI_target"]]
+      D_target  EP_target  CP_target  ROI_target
+    0     mail        1.0       19.0        19.0
+    1     skip        0.0        0.0         NaN
+    >>> float(res.summary["average_profit"])
+    9.5
+    """
+    if not isinstance(matrix, DecisionMatrix):
+        raise TypeError(f"matrix must be a DecisionMatrix; got {type(matrix).__name__}")
+    if not isinstance(target_name, str):
+        raise TypeError(f"target_name must be a str; got {target_name!r}")
+    P, index = _posterior_array(posteriors_or_predictions, matrix)
+    n = P.shape[0]
+    if index is None:
+        index = pd.RangeIndex(n)
+    T, D = matrix.n_levels, matrix.n_decisions
+    chunk = _CHUNK_ROWS if chunk_size is None else chunk_size
+    if not isinstance(chunk, numbers.Integral) or isinstance(chunk, bool) or chunk < 1:
+        raise ValueError(f"chunk_size must be a positive integer; got {chunk_size!r}")
+
+    if threshold is not None:
+        if not isinstance(threshold, numbers.Real) or isinstance(threshold, bool) or \
+                not np.isfinite(threshold):
+            raise ValueError(f"threshold must be a finite number; got {threshold!r}")
+        if not isinstance(do_nothing, str) or do_nothing in matrix.decisions:
+            raise ValueError(
+                f"do_nothing must be a str that is not a matrix decision; got {do_nothing!r}"
+            )
+
+    # --- priors adjustment
+    if train_priors is not None:
+        if matrix.is_interval:
+            raise ValueError("train_priors only applies to a categorical target")
+        rho = _check_priors(train_priors, T, "train_priors")
+        if matrix.priors is None:
+            raise ValueError(
+                "train_priors needs priors in the decision matrix to adjust the posteriors "
+                "to; got a matrix without priors"
+            )
+        if np.any((matrix.priors > 0) & (rho == 0)):
+            raise ValueError(
+                "train_priors must be positive for every level with a positive prior; "
+                f"got {rho.tolist()}"
+            )
+    else:
+        rho = None
+
+    # --- target
+    t_all = None
+    if y is not None:
+        _check_aligned(y, index, "y")
+        if matrix.is_interval:
+            try:
+                t_all = np.asarray(y, dtype=_FLOAT).reshape(-1)
+            except (TypeError, ValueError):
+                raise TypeError("y must be numeric for an interval matrix") from None
+            if not np.all(np.isfinite(t_all)):
+                raise ValueError("y must be finite (no NaN or infinity)")
+        else:
+            y_arr = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
+            if y_arr.ndim != 1:
+                raise ValueError(f"y must be 1-D; got shape {y_arr.shape}")
+            t_all = encode_target(y_arr, matrix.levels)
+        if t_all.shape[0] != n:
+            raise ValueError(f"y must have one value per case ({n}); got {t_all.shape[0]}")
+
+    _check_aligned(sample_weight, index, "sample_weight")
+    F = _sample_weight(sample_weight, n)
+    if isinstance(costs, pd.DataFrame):
+        _check_aligned(costs, index, "costs")
+    cons = matrix.resolve(costs, n_samples=n, index=index)
+
+    # --- per-chunk decisions
+    has_y = t_all is not None
+    is_revenue = matrix.kind == "revenue"
+    n_codes = D + (1 if threshold is not None else 0)
+    code_dtype = np.int8 if n_codes < 127 else np.int32
+    D_codes = np.empty(n, dtype=code_dtype)
+    E = np.empty(n)
+    C = np.empty(n) if has_y else None
+    B = np.empty(n) if has_y else None
+    IC = np.empty(n) if is_revenue else None
+    cls_wrong = np.empty(n, dtype=bool) if has_y and not matrix.is_interval else None
+    thr = None if threshold is None else matrix.sign * float(threshold)
+
+    for s in range(0, n, chunk):
+        e = min(s + chunk, n)
+        post = P[s:e]
+        if not matrix.is_interval:
+            _check_posterior_chunk(post, s)
+            if rho is not None:
+                post = adjust_posteriors(post, matrix.priors, rho)
+        cons_c = cons.take(slice(s, e))
+        A = cons_c.expected(post)
+        d_idx, e_val = decide_arrays(A)
+        miss = cons_c.has_missing
+        d_idx[miss] = -1
+        e_val[miss] = np.nan
+        ic = cons_c.costs(d_idx) if is_revenue else None
+        skip = None
+        if thr is not None:
+            skip = e_val < thr  # NaN compares False
+            d_idx[skip] = D
+            e_val[skip] = 0.0
+            if ic is not None:
+                ic[skip] = 0.0
+        D_codes[s:e] = d_idx
+        E[s:e] = e_val
+        if ic is not None:
+            IC[s:e] = ic
+        if has_y:
+            q = cons_c.q_actual(t_all[s:e])
+            safe = np.where((d_idx < 0) | (d_idx >= D), 0, d_idx)
+            c_val = np.take_along_axis(q, safe[:, None], axis=1)[:, 0]
+            c_val = np.where(d_idx < 0, np.nan, c_val)
+            b_val = q.max(axis=1)
+            b_val[miss] = np.nan
+            if thr is not None:
+                c_val[skip] = 0.0
+                b_val = np.maximum(b_val, 0.0)  # NaN stays NaN
+            C[s:e] = c_val
+            B[s:e] = b_val
+            if cls_wrong is not None:
+                cls_wrong[s:e] = np.argmax(post, axis=1) != t_all[s:e]
+
+    # --- the cases table, in the user's sign
+    sign = matrix.sign
+    word = "loss" if sign < 0 else "profit"
+    letter = "L" if sign < 0 else "P"
+    decisions = matrix.decisions + ((do_nothing,) if threshold is not None else ())
+    cols = {
+        f"D_{target_name}": pd.Categorical.from_codes(D_codes, categories=list(decisions)),
+        f"E{letter}_{target_name}": sign * E + 0.0,
+    }
+    if has_y:
+        cols[f"C{letter}_{target_name}"] = sign * C + 0.0
+        cols[f"B{letter}_{target_name}"] = sign * B + 0.0
+    if is_revenue:
+        cols[f"IC_{target_name}"] = IC
+        if has_y:
+            cols[f"ROI_{target_name}"] = roi(C, IC)
+    cases = pd.DataFrame(cols, index=index, copy=False)
+
+    # --- summary over cases with known costs
+    ok = ~cons.has_missing
+    w = np.ones(n) if F is None else F
+    w_ok = np.where(ok, w, 0.0)
+    freq = float(w_ok.sum())
+
+    def total(x):
+        return float(sign * np.dot(w_ok, np.where(ok, x, 0.0))) + 0.0
+
+    def average(tot):
+        return tot / freq if freq > 0 else np.nan
+
+    summary = {"n_cases": n, "n_missing": int(np.count_nonzero(~ok)), "frequency": freq}
+    tot = total(E)
+    summary[f"total_expected_{word}"] = tot
+    summary[f"average_expected_{word}"] = average(tot)
+    if has_y:
+        tot = total(C)
+        summary[f"total_{word}"] = tot
+        summary[f"average_{word}"] = average(tot)
+        best = total(B)
+        summary[f"total_best_{word}"] = best
+        summary[f"average_best_{word}"] = average(best)
+    if is_revenue:
+        invest = float(np.dot(w_ok, np.where(ok, IC, 0.0)))
+        summary["total_investment"] = invest
+        if has_y:
+            summary["roi"] = float(roi(summary[f"total_{word}"], invest))
+    if has_y and not matrix.is_interval and matrix.priors is not None:
+        paw = prior_adjustment_weights(t_all[ok], w[ok], matrix.priors, T)
+        if paw is None:
+            adj_tot = adj_avg = np.nan
+        else:
+            aw = w[ok] * paw
+            adj_tot = float(sign * np.dot(aw, C[ok])) + 0.0
+            adj_avg = adj_tot / aw.sum() if aw.sum() > 0 else np.nan
+        summary[f"adjusted_total_{word}"] = adj_tot
+        summary[f"adjusted_average_{word}"] = adj_avg
+    if cls_wrong is not None:
+        wt = float(w.sum())
+        summary["misclassification_rate"] = (
+            float(np.dot(w, cls_wrong)) / wt if wt > 0 else np.nan
+        )
+    if threshold is not None:
+        summary["do_nothing_frequency"] = float(np.dot(w_ok, D_codes == D))
+    summary = pd.Series(summary, name=target_name, dtype=_FLOAT)
+    return DecisionResult(cases, summary, matrix, decisions, target_name)

@@ -1,0 +1,324 @@
+"""Array kernels of the decision engine.
+
+Pure numpy functions with no pandas inside: the tree, the charts and the models call
+them on their own arrays. Everything is in profit orientation (higher is better).
+"""
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "adjust_posteriors",
+    "decide_arrays",
+    "encode_target",
+    "interpolate_knots",
+    "prior_adjustment_weights",
+    "roi",
+]
+
+# float64 everywhere: profits are sums of many small money amounts
+_FLOAT = np.float64
+
+
+def decide_arrays(A):
+    """Pick the best decision of every case from its expected profits.
+
+    Parameters
+    ----------
+    A : array-like of shape (n_samples, n_decisions)
+        Expected profit ``A(i, d)`` of each decision for each case (profit orientation).
+
+    Returns
+    -------
+    D_idx : ndarray of shape (n_samples,), dtype intp
+        Index of the chosen decision. Ties go to the first decision (lowest index).
+        Rows that contain NaN get ``-1``.
+    E : ndarray of shape (n_samples,)
+        ``A(i, D(i))``, NaN for rows that contain NaN.
+
+    Examples
+    --------
+    >>> from dtdecide.decision import decide_arrays
+    >>> D_idx, E = decide_arrays([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]])
+    >>> D_idx.tolist(), E.tolist()
+    ([1, 0], [3.0, 2.0])
+    """
+    A = np.asarray(A, dtype=_FLOAT)
+    if A.ndim != 2 or A.shape[1] == 0:
+        raise ValueError(f"A must be 2-D with at least one column; got shape {A.shape}")
+    bad = np.isnan(A).any(axis=1)
+    if bad.any():
+        A = np.where(bad[:, None], 0.0, A)
+    D_idx = np.argmax(A, axis=1).astype(np.intp)  # argmax returns the first maximum
+    E = np.take_along_axis(A, D_idx[:, None], axis=1)[:, 0]
+    if bad.any():
+        D_idx[bad] = -1
+        E[bad] = np.nan
+    return D_idx, E
+
+
+def _check_knots(knots, name="knots"):
+    knots = np.asarray(knots, dtype=_FLOAT)
+    if knots.ndim != 1 or knots.size < 2:
+        raise ValueError(f"{name} must be 1-D with at least two values; got shape {knots.shape}")
+    if not np.all(np.isfinite(knots)):
+        raise ValueError(f"{name} must be finite; got {knots.tolist()}")
+    if np.any(np.diff(knots) <= 0):
+        raise ValueError(
+            f"{name} must be sorted ascending and distinct; got {knots.tolist()}"
+        )
+    return knots
+
+
+def _segments(knots, x):
+    """Left knot index of the segment used for each x, and the position in it."""
+    k = len(knots)
+    seg = np.searchsorted(knots, x, side="right") - 1
+    np.clip(seg, 0, k - 2, out=seg)
+    left = knots[seg]
+    w = (x - left) / (knots[seg + 1] - left)
+    return seg, w
+
+
+def interpolate_knots(knots, values, x):
+    """Piecewise-linear interpolation over knots with linear extrapolation.
+
+    Parameters
+    ----------
+    knots : array-like of shape (n_knots,)
+        Sorted ascending, distinct, at least two.
+    values : array-like of shape (n_knots,) or (n_knots, n_columns)
+        Values at the knots (for instance one column per decision).
+    x : array-like of shape (n_samples,)
+        Where to evaluate. Outside ``[knots[0], knots[-1]]`` the line through the two
+        end knots on that side is extended.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,) or (n_samples, n_columns)
+
+    Examples
+    --------
+    >>> from dtdecide.decision import interpolate_knots
+    >>> interpolate_knots([0.0, 10.0, 20.0], [0.0, 100.0, 120.0], [5.0, -10.0, 30.0])
+    array([  50., -100.,  140.])
+    """
+    knots = _check_knots(knots)
+    values = np.asarray(values, dtype=_FLOAT)
+    if values.shape[0] != knots.size or values.ndim not in (1, 2):
+        raise ValueError(
+            f"values must have shape (n_knots,) or (n_knots, n_columns) with "
+            f"n_knots={knots.size}; got {values.shape}"
+        )
+    x = np.asarray(x, dtype=_FLOAT).reshape(-1)
+    seg, w = _segments(knots, x)
+    if values.ndim == 2:
+        w = w[:, None]
+    return values[seg] * (1.0 - w) + values[seg + 1] * w
+
+
+def _interpolate_cases(knots, Q, x):
+    """Per-case interpolation: ``Q`` has shape (n, n_knots, D), ``x`` shape (n,)."""
+    seg, w = _segments(knots, x)
+    rows = np.arange(len(x))
+    w = w[:, None]
+    return Q[rows, seg] * (1.0 - w) + Q[rows, seg + 1] * w
+
+
+def roi(C, IC):
+    """Return on investment with the four cases of the design notes.
+
+    ``C / IC`` when ``IC > 0``; otherwise ``+inf`` if ``C > 0``, NaN if ``C == 0`` and
+    ``-inf`` if ``C < 0``. NaN in ``C`` or ``IC`` gives NaN.
+
+    Parameters
+    ----------
+    C : array-like
+        Computed profit per case.
+    IC : array-like
+        Investment cost per case, broadcastable against ``C``.
+
+    Returns
+    -------
+    ndarray of float
+
+    Examples
+    --------
+    >>> from dtdecide.decision import roi
+    >>> roi([10.0, 5.0, 0.0, -3.0], [5.0, 0.0, 0.0, 0.0]).tolist()
+    [2.0, inf, nan, -inf]
+    """
+    C = np.asarray(C, dtype=_FLOAT)
+    IC = np.asarray(IC, dtype=_FLOAT)
+    C, IC = np.broadcast_arrays(C, IC)
+    positive = IC > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(positive, C / np.where(positive, IC, 1.0), np.sign(C) * np.inf)
+    out = np.where(~positive & (C == 0), np.nan, out)
+    out = np.where(np.isnan(C) | np.isnan(IC), np.nan, out)
+    return out
+
+
+def _check_priors(priors, n_levels, name="priors"):
+    """Validate a prior vector and rescale it to sum to one."""
+    try:
+        p = np.asarray(priors, dtype=_FLOAT)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be numeric; got {priors!r}") from None
+    if p.ndim != 1 or p.size != n_levels:
+        raise ValueError(f"{name} must have one value per level ({n_levels}); got shape {p.shape}")
+    if not np.all(np.isfinite(p)):
+        raise ValueError(f"{name} must be finite; got {p.tolist()}")
+    if np.any(p < 0):
+        raise ValueError(f"{name} must be non-negative; got {p.tolist()}")
+    if not np.any(p > 0):
+        raise ValueError(f"{name} must have at least one positive value; got {p.tolist()}")
+    return p / p.sum()
+
+
+def adjust_posteriors(post, priors, train_priors):
+    """Adjust posteriors from training class proportions to operational priors.
+
+    ``Post'(i,t) = Post(i,t) pi(t)/rho(t) / sum_s Post(i,s) pi(s)/rho(s)`` where
+    ``pi`` are the priors and ``rho`` the proportions the model was trained on.
+
+    Parameters
+    ----------
+    post : array-like of shape (n_samples, n_levels)
+        Posterior probabilities, columns in level order.
+    priors : array-like of shape (n_levels,)
+        Operational priors ``pi`` (non-negative, at least one positive; rescaled).
+    train_priors : array-like of shape (n_levels,)
+        Training proportions ``rho``; must be positive wherever ``priors`` is.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_levels)
+        Adjusted posteriors; each row sums to one.
+
+    Raises
+    ------
+    ValueError
+        When a row gives zero probability to every level with a positive prior
+        (the adjusted row would be undefined).
+
+    Examples
+    --------
+    >>> from dtdecide.decision import adjust_posteriors
+    >>> adjust_posteriors([[0.5, 0.5]], priors=[0.1, 0.9], train_priors=[0.5, 0.5])
+    array([[0.1, 0.9]])
+    """
+    post = np.asarray(post, dtype=_FLOAT)
+    if post.ndim != 2:
+        raise ValueError(f"post must be 2-D (n_samples, n_levels); got shape {post.shape}")
+    n_levels = post.shape[1]
+    pi = _check_priors(priors, n_levels, "priors")
+    rho = _check_priors(train_priors, n_levels, "train_priors")
+    if np.any((pi > 0) & (rho == 0)):
+        raise ValueError(
+            "train_priors must be positive for every level with a positive prior; "
+            f"got train_priors={rho.tolist()} and priors={pi.tolist()}"
+        )
+    ratio = np.divide(pi, rho, out=np.zeros_like(pi), where=rho > 0)
+    out = post * ratio
+    total = out.sum(axis=1, keepdims=True)
+    if np.any(total <= 0):
+        n_bad = int(np.count_nonzero(total <= 0))
+        raise ValueError(
+            f"post gives zero probability to every level with a positive prior in {n_bad} "
+            "row(s); the prior-adjusted posteriors are undefined"
+        )
+    return out / total
+
+
+def prior_adjustment_weights(t_idx, sample_weight, priors, n_levels):
+    """Per-case prior adjustment weights ``Paw(T(i))``.
+
+    ``Paw(t) = Prior(t) / (sum_{i in class t} F(i)) * sum_i F(i)``.
+
+    Parameters
+    ----------
+    t_idx : array-like of shape (n_samples,)
+        Integer level code of each case's target.
+    sample_weight : array-like of shape (n_samples,) or None
+        Frequencies ``F(i)``; None means all ones.
+    priors : array-like of shape (n_levels,) or None
+        Explicit priors (rescaled to sum to one). None gives weights of one.
+    n_levels : int
+        Number of target levels.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,) or None
+        ``Paw(T(i))`` for every case, or None when a level with a positive prior has
+        zero total frequency (the adjusted summaries are then missing).
+
+    Examples
+    --------
+    >>> from dtdecide.decision import prior_adjustment_weights
+    >>> prior_adjustment_weights([0, 0, 0, 1], None, [0.5, 0.5], 2).tolist()
+    [0.6666666666666666, 0.6666666666666666, 0.6666666666666666, 2.0]
+    >>> prior_adjustment_weights([0, 0], None, [0.5, 0.5], 2) is None
+    True
+    """
+    t_idx = np.asarray(t_idx, dtype=np.intp).reshape(-1)
+    if t_idx.size and (t_idx.min() < 0 or t_idx.max() >= n_levels):
+        raise ValueError(f"t_idx must hold codes in [0, {n_levels}); got values outside")
+    F = np.ones(t_idx.size) if sample_weight is None else np.asarray(sample_weight, _FLOAT)
+    if F.shape != t_idx.shape:
+        raise ValueError(
+            f"sample_weight must have shape {t_idx.shape}; got {np.shape(sample_weight)}"
+        )
+    if priors is None:
+        return np.ones(t_idx.size)
+    pi = _check_priors(priors, n_levels)
+    class_freq = np.bincount(t_idx, weights=F, minlength=n_levels)
+    if np.any((pi > 0) & (class_freq <= 0)):
+        return None
+    total = F.sum()
+    paw = np.divide(pi * total, class_freq, out=np.zeros_like(pi), where=class_freq > 0)
+    return paw[t_idx]
+
+
+def encode_target(y, levels):
+    """Integer codes of the target values in ``levels``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Target values.
+    levels : array-like of shape (n_levels,)
+        The target levels (rows of the decision matrix).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,), dtype intp
+
+    Raises
+    ------
+    ValueError
+        Naming ``y`` and the unknown values when some are not in ``levels``.
+
+    Examples
+    --------
+    >>> from dtdecide.decision import encode_target
+    >>> encode_target(["b", "a", "b"], ["a", "b", "c"]).tolist()
+    [1, 0, 1]
+    """
+    values = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
+    values = values.reshape(-1) if values.ndim > 1 and values.shape[1:] == (1,) * (
+        values.ndim - 1
+    ) else values
+    if values.ndim != 1:
+        raise ValueError(f"y must be 1-D; got shape {np.shape(y)}")
+    index = pd.Index(list(levels))
+    codes = index.get_indexer(pd.Index(values))
+    if np.any(codes < 0):
+        unknown = pd.unique(pd.Series(values[codes < 0], dtype=object))
+        shown = ", ".join(repr(u) for u in unknown[:5])
+        more = "" if len(unknown) <= 5 else f" and {len(unknown) - 5} more"
+        raise ValueError(
+            f"y contains values that are not levels of the decision matrix: {shown}{more}; "
+            f"expected one of {list(levels)!r}"
+        )
+    return codes.astype(np.intp)

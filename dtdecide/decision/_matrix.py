@@ -1,0 +1,860 @@
+"""The decision specification: a decision matrix with its costs and priors."""
+
+import json
+import numbers
+import os
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ._consequences import Consequences
+from ._kernels import _FLOAT, _check_knots, _check_priors
+
+__all__ = ["DecisionMatrix"]
+
+_KINDS = ("profit", "loss", "revenue")
+# a binary example-dependent cost matrix has these columns, in this order
+_COST_MATRIX_COLUMNS = ("C_FP", "C_FN", "C_TP", "C_TN")
+
+
+def _as_float_array(values, name):
+    try:
+        arr = np.asarray(values, dtype=_FLOAT)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must contain only numbers; got {values!r}") from None
+    return arr
+
+
+def _check_labels(labels, name):
+    index = pd.Index(list(labels))
+    if len(index) == 0:
+        raise ValueError(f"{name} must not be empty")
+    if index.hasnans:
+        raise ValueError(f"{name} must not contain missing values; got {list(index)!r}")
+    if index.has_duplicates:
+        dup = list(index[index.duplicated()].unique())
+        raise ValueError(f"{name} must be unique; duplicated: {dup!r}")
+    arr = index.to_numpy()
+    if arr.dtype.kind in "US":
+        arr = arr.astype(object)
+    return arr
+
+
+def _python_scalar(x):
+    return x.item() if isinstance(x, np.generic) else x
+
+
+class DecisionMatrix:
+    """A decision matrix: consequences of each decision for each target level.
+
+    Rows are target levels (categorical target) or knots (interval target), columns
+    are decisions. The matrix is a value object: it is validated on construction and
+    its attributes are read-only afterwards.
+
+    Parameters
+    ----------
+    values : array-like of shape (n_levels, n_decisions), DataFrame or dict
+        The matrix, in the user's orientation (profit, loss or revenue). A dict maps
+        each decision to its per-level values. A DataFrame supplies the decisions from
+        its columns and, when neither ``levels`` nor ``knots`` is given, the levels
+        from its index.
+    levels : array-like of shape (n_levels,), default=None
+        Labels of the target levels (categorical target). Levels may be absent from
+        the data.
+    knots : array-like of shape (n_levels,), default=None
+        Knots of an interval target: sorted ascending, distinct, at least two.
+        Exactly one of ``levels`` and ``knots`` must be given (or taken from a
+        DataFrame index).
+    decisions : sequence of str, default=None
+        Decision names in the user's order (this order breaks ties). Defaults to the
+        dict keys, the DataFrame columns, or ``"d1", "d2", ...``.
+    kind : {"profit", "loss", "revenue"}, default="profit"
+        How to read the values. Loss values are negated internally.
+    costs : dict or sequence, default=None
+        Per decision, a constant cost or the name of a case-level cost variable (a
+        column of the data given at scoring). A sequence is aligned with the
+        decisions (None for no cost). Only allowed with ``kind="revenue"``; decisions
+        without a cost cost 0.
+    priors : array-like of shape (n_levels,) or dict, default=None
+        Operational prior probabilities of the levels; non-negative, at least one
+        positive, rescaled to sum to one. Categorical targets only.
+
+    Attributes
+    ----------
+    kind : str
+    levels : ndarray or None
+    knots : ndarray or None
+    is_interval : bool
+    decisions : tuple of str
+    n_levels, n_decisions : int
+    values : ndarray of shape (n_levels, n_decisions)
+        As given (user's sign).
+    profit_values : ndarray of shape (n_levels, n_decisions)
+        Profit orientation (loss negated).
+    costs : dict
+        Decision -> float constant or str cost-variable name; decisions without a
+        cost are absent.
+    cost_variables : tuple of str
+    priors : ndarray of shape (n_levels,) or None
+    is_case_specific : bool
+    case_values : ndarray of shape (n_samples, n_levels, n_decisions) or None
+        Bound case-specific consequences (user's sign), see :meth:`case_specific`.
+
+    See Also
+    --------
+    decide : Decide for every case given posteriors and a matrix.
+
+    Examples
+    --------
+    >>> from dtdecide import DecisionMatrix
+    >>> m = DecisionMatrix([[10, -1], [0, 0]], levels=["buyer", "other"],
+    ...                    decisions=["mail", "skip"], kind="profit")
+    >>> m.n_levels, m.n_decisions, m.decisions
+    (2, 2, ('mail', 'skip'))
+    >>> r = DecisionMatrix({"mail": [12, 0], "skip": [0, 0]}, levels=["buyer", "other"],
+    ...                    kind="revenue", costs={"mail": "mail_cost"})
+    >>> r.cost_variables
+    ('mail_cost',)
+    """
+
+    def __init__(self, values, *, levels=None, knots=None, decisions=None,
+                 kind="profit", costs=None, priors=None):
+        self._setup(values, levels=levels, knots=knots, decisions=decisions, kind=kind,
+                    costs=costs, priors=priors, case_specific=False, case_values=None)
+
+    # ------------------------------------------------------------------ building
+    def _setup(self, values, *, levels, knots, decisions, kind, costs, priors,
+               case_specific, case_values):
+        object.__setattr__(self, "_frozen", False)
+        if not isinstance(kind, str) or kind not in _KINDS:
+            raise ValueError(f"kind must be one of {_KINDS}; got {kind!r}")
+        if case_specific and kind == "revenue":
+            raise ValueError("kind must be 'profit' or 'loss' for case-specific matrices; "
+                             "got 'revenue'")
+
+        # --- values from dict / DataFrame / array
+        if isinstance(values, Mapping):
+            keys = list(values)
+            if decisions is None:
+                decisions = keys
+            elif set(map(str, decisions)) != set(map(str, keys)) or len(decisions) != len(keys):
+                raise ValueError(
+                    f"decisions must name the keys of values; got decisions={list(decisions)!r} "
+                    f"and keys {keys!r}"
+                )
+            by_name = {str(k): v for k, v in values.items()}
+            cols = []
+            for d in decisions:
+                col = _as_float_array(by_name[str(d)], "values")
+                if col.ndim != 1:
+                    raise ValueError(
+                        f"values[{d!r}] must be 1-D (one value per level); got shape {col.shape}"
+                    )
+                cols.append(col)
+            if len({c.size for c in cols}) > 1:
+                raise ValueError(
+                    f"values must give the same number of levels for every decision; got "
+                    f"{[c.size for c in cols]}"
+                )
+            arr = np.column_stack(cols) if cols else np.empty((0, 0))
+        elif isinstance(values, pd.DataFrame):
+            if decisions is None:
+                decisions = [str(c) for c in values.columns]
+            if levels is None and knots is None:
+                levels = list(values.index)
+            arr = _as_float_array(values.to_numpy(), "values")
+        elif case_specific:
+            arr = np.zeros((0, 0))
+        else:
+            arr = _as_float_array(values, "values")
+
+        if arr.ndim != 2:
+            raise ValueError(
+                f"values must be 2-D (n_levels, n_decisions); got shape {arr.shape}"
+            )
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("values must be finite numbers (no NaN or infinity)")
+
+        # --- rows
+        if (levels is None) == (knots is None):
+            raise ValueError("exactly one of levels and knots must be given")
+        if knots is not None:
+            knots = _check_knots(knots)
+            n_levels = knots.size
+            levels_arr = None
+        else:
+            levels_arr = _check_labels(levels, "levels")
+            n_levels = levels_arr.size
+
+        # --- decisions
+        if decisions is None:
+            decisions = [f"d{j + 1}" for j in range(arr.shape[1])]
+        if isinstance(decisions, str):
+            raise TypeError(f"decisions must be a sequence of names; got the string {decisions!r}")
+        decisions = tuple(str(d) for d in decisions)
+        if len(decisions) == 0:
+            raise ValueError("decisions must not be empty")
+        if len(set(decisions)) != len(decisions):
+            dup = sorted({d for d in decisions if decisions.count(d) > 1})
+            raise ValueError(f"decisions must be unique; duplicated: {dup!r}")
+
+        if case_specific:
+            arr = np.zeros((n_levels, len(decisions)))
+        if arr.shape != (n_levels, len(decisions)):
+            raise ValueError(
+                f"values must have shape (n_levels, n_decisions) = ({n_levels}, "
+                f"{len(decisions)}); got {arr.shape}"
+            )
+
+        # --- costs
+        cost_map = {}
+        if costs is not None:
+            if kind != "revenue":
+                raise ValueError(
+                    f"costs are only allowed with kind='revenue'; got kind={kind!r} "
+                    "(fold constant costs into a profit matrix instead)"
+                )
+            if isinstance(costs, Mapping):
+                items = list(costs.items())
+            elif isinstance(costs, (str, bytes)) or not hasattr(costs, "__len__"):
+                raise TypeError(
+                    f"costs must be a dict {{decision: cost}} or a sequence aligned with "
+                    f"decisions; got {costs!r}"
+                )
+            else:
+                if len(costs) != len(decisions):
+                    raise ValueError(
+                        f"costs given as a sequence must have one entry per decision "
+                        f"({len(decisions)}); got {len(costs)}"
+                    )
+                items = list(zip(decisions, costs))
+            for d, c in items:
+                if str(d) not in decisions:
+                    raise ValueError(
+                        f"costs names a decision that is not in decisions: {d!r}; "
+                        f"expected one of {list(decisions)!r}"
+                    )
+                if c is None:
+                    continue
+                if isinstance(c, str):
+                    if not c:
+                        raise ValueError(f"costs[{d!r}] must be a non-empty column name")
+                    cost_map[str(d)] = c
+                elif isinstance(c, numbers.Real) and not isinstance(c, bool):
+                    if not np.isfinite(c):
+                        raise ValueError(f"costs[{d!r}] must be finite; got {c!r}")
+                    cost_map[str(d)] = float(c)
+                else:
+                    raise TypeError(
+                        f"costs[{d!r}] must be a number or the name of a cost column; got {c!r}"
+                    )
+            # keep the user's decision order
+            cost_map = {d: cost_map[d] for d in decisions if d in cost_map}
+
+        # --- priors
+        if priors is not None:
+            if knots is not None:
+                raise ValueError("priors are only allowed with levels (categorical target)")
+            if isinstance(priors, (Mapping, pd.Series)):
+                pmap = dict(priors.items())
+                unknown = [k for k in pmap if k not in set(levels_arr.tolist())]
+                if unknown:
+                    raise ValueError(f"priors names unknown levels: {unknown!r}")
+                missing = [lv for lv in levels_arr.tolist() if lv not in pmap]
+                if missing:
+                    raise ValueError(f"priors has no value for levels {missing!r}")
+                priors = [pmap[lv] for lv in levels_arr.tolist()]
+            priors = _check_priors(priors, n_levels, "priors")
+
+        # --- bound case-specific values
+        if case_values is not None:
+            cv = _as_float_array(case_values, "values")
+            if cv.ndim != 3 or cv.shape[1:] != (n_levels, len(decisions)):
+                raise ValueError(
+                    f"values must have shape (n_samples, {n_levels}, {len(decisions)}); "
+                    f"got {cv.shape}"
+                )
+            case_values = cv
+            case_values.setflags(write=False)
+
+        arr = arr.copy()
+        arr.setflags(write=False)
+        profit = -arr if kind == "loss" else arr.copy()
+        profit.setflags(write=False)
+        for a in (levels_arr, knots, priors):
+            if a is not None:
+                a.setflags(write=False)
+
+        self.kind = kind
+        self.levels = levels_arr
+        self.knots = knots
+        self.decisions = decisions
+        self.values = arr
+        self.profit_values = profit
+        self.costs = cost_map
+        self.priors = priors
+        self.is_case_specific = bool(case_specific)
+        self.case_values = case_values
+        object.__setattr__(self, "_frozen", True)
+
+    def __setattr__(self, name, value):
+        if getattr(self, "_frozen", False):
+            raise AttributeError(
+                f"DecisionMatrix is read-only; build a new one (see replace) instead of "
+                f"setting {name!r}"
+            )
+        object.__setattr__(self, name, value)
+
+    @classmethod
+    def case_specific(cls, *, levels=None, knots=None, decisions, kind="profit",
+                      values=None, priors=None):
+        """Declare case-specific (non-additive) consequences ``Q[i, t, d]``.
+
+        The consequences come per case as an array of shape
+        (n_samples, n_levels, n_decisions) in the user's sign, passed where costs are
+        passed (``costs=`` of :func:`decide`), or bound here with ``values=``.
+
+        Parameters
+        ----------
+        levels, knots : array-like
+            Exactly one: target levels or interval knots.
+        decisions : sequence of str
+            Decision names (tie-break order).
+        kind : {"profit", "loss"}, default="profit"
+        values : array-like of shape (n_samples, n_levels, n_decisions), default=None
+            Consequences bound to the matrix (for instance the training cases).
+        priors : array-like, default=None
+            Optional priors (categorical).
+
+        Returns
+        -------
+        DecisionMatrix
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dtdecide import DecisionMatrix
+        >>> m = DecisionMatrix.case_specific(levels=[0, 1], decisions=["act", "wait"])
+        >>> m.is_case_specific, m.n_decisions
+        (True, 2)
+        """
+        self = cls.__new__(cls)
+        self._setup(None, levels=levels, knots=knots, decisions=decisions, kind=kind,
+                    costs=None, priors=priors, case_specific=True, case_values=values)
+        return self
+
+    @staticmethod
+    def _cost_matrix_to_q(cost_mat, name="cost_mat"):
+        """(n, 4) ``[C_FP, C_FN, C_TP, C_TN]`` -> loss array (n, 2, 2).
+
+        Rows: levels (negative, positive); columns: ("predict 1", "predict 0").
+        """
+        if isinstance(cost_mat, pd.DataFrame):
+            missing = [c for c in _COST_MATRIX_COLUMNS if c not in cost_mat.columns]
+            cost_mat = cost_mat[list(_COST_MATRIX_COLUMNS)] if not missing else cost_mat
+        cm = _as_float_array(cost_mat, name)
+        if cm.ndim != 2 or cm.shape[1] != 4:
+            raise ValueError(
+                f"{name} must have shape (n_samples, 4) with columns {_COST_MATRIX_COLUMNS}; "
+                f"got {cm.shape}"
+            )
+        fp, fn, tp, tn = cm.T
+        q = np.empty((cm.shape[0], 2, 2))
+        q[:, 0, 0] = fp  # actual negative, predict 1
+        q[:, 0, 1] = tn  # actual negative, predict 0
+        q[:, 1, 0] = tp  # actual positive, predict 1
+        q[:, 1, 1] = fn  # actual positive, predict 0
+        return q
+
+    @classmethod
+    def from_cost_matrix(cls, cost_mat, levels=(0, 1)):
+        """Build a bound case-specific loss matrix from a binary cost matrix.
+
+        Parameters
+        ----------
+        cost_mat : array-like of shape (n_samples, 4)
+            Example-dependent costs with columns ``[C_FP, C_FN, C_TP, C_TN]``.
+        levels : pair, default=(0, 1)
+            The negative and the positive level, in that order.
+
+        Returns
+        -------
+        DecisionMatrix
+            Loss kind, decisions ``("predict 1", "predict 0")``, values bound.
+
+        Examples
+        --------
+        >>> from dtdecide import DecisionMatrix
+        >>> m = DecisionMatrix.from_cost_matrix([[1.0, 10.0, 1.0, 0.0]])
+        >>> m.decisions, m.case_values[0].tolist()
+        (('predict 1', 'predict 0'), [[1.0, 0.0], [1.0, 10.0]])
+        """
+        if len(levels) != 2:
+            raise ValueError(f"levels must hold two levels (negative, positive); got {levels!r}")
+        q = cls._cost_matrix_to_q(cost_mat)
+        return cls.case_specific(levels=levels, decisions=("predict 1", "predict 0"),
+                                 kind="loss", values=q)
+
+    def replace(self, **changes):
+        """A copy with some constructor arguments changed (e.g. ``priors=``).
+
+        Examples
+        --------
+        >>> from dtdecide import DecisionMatrix
+        >>> m = DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"])
+        >>> m.replace(priors=[1, 3]).priors.tolist()
+        [0.25, 0.75]
+        """
+        args = {
+            "levels": self.levels, "knots": self.knots, "decisions": self.decisions,
+            "kind": self.kind, "priors": self.priors,
+        }
+        if self.is_case_specific:
+            args["values"] = self.case_values
+            args.update(changes)
+            return type(self).case_specific(**args)
+        args["values"] = self.values
+        args["costs"] = dict(self.costs) or None
+        args.update(changes)
+        if args.get("levels") is not None and args.get("knots") is not None:
+            if "knots" in changes:
+                args["levels"] = None
+            else:
+                args["knots"] = None
+        return type(self)(args.pop("values"), **args)
+
+    # ---------------------------------------------------------------- properties
+    @property
+    def is_interval(self):
+        """True when the rows are knots of an interval target."""
+        return self.knots is not None
+
+    @property
+    def n_levels(self):
+        """Number of rows (levels or knots)."""
+        return self.values.shape[0]
+
+    @property
+    def n_decisions(self):
+        """Number of decisions."""
+        return len(self.decisions)
+
+    @property
+    def cost_variables(self):
+        """Names of the case-level cost columns, in decision order, without repeats."""
+        out = []
+        for c in self.costs.values():
+            if isinstance(c, str) and c not in out:
+                out.append(c)
+        return tuple(out)
+
+    @property
+    def sign(self):
+        """+1 for profit and revenue, -1 for loss (user sign = sign * profit)."""
+        return -1 if self.kind == "loss" else 1
+
+    @property
+    def rows(self):
+        """Levels or knots, whichever describes the rows."""
+        return self.knots if self.is_interval else self.levels
+
+    # ------------------------------------------------------------------ resolve
+    def resolve(self, costs=None, *, n_samples, index=None):
+        """Turn the matrix plus case data into profit-oriented consequences.
+
+        Parameters
+        ----------
+        costs : DataFrame, dict of arrays, ndarray or None
+            Holds the cost-variable columns (taken positionally, one value per case).
+            For a case-specific matrix: an array (n_samples, n_levels, n_decisions) in
+            the user's sign, or for a 2x2 matrix an (n_samples, 4) cost matrix
+            ``[C_FP, C_FN, C_TP, C_TN]`` (decisions read as "predict levels[1]",
+            "predict levels[0]").
+        n_samples : int
+            Number of cases.
+        index : pandas Index, default=None
+            Index of the cases (used only in error messages about lengths).
+
+        Returns
+        -------
+        Consequences
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix
+        >>> m = DecisionMatrix([[10, 0], [0, 0]], levels=[1, 0], decisions=["mail", "skip"],
+        ...                    kind="revenue", costs={"mail": "c"})
+        >>> cons = m.resolve(pd.DataFrame({"c": [1.0, 2.0]}), n_samples=2)
+        >>> cons.q_actual([0, 1]).tolist()
+        [[9.0, 0.0], [-2.0, 0.0]]
+        """
+        n = int(n_samples)
+        if n < 0:
+            raise ValueError(f"n_samples must be non-negative; got {n_samples}")
+        T, D = self.values.shape
+        if self.is_case_specific:
+            if costs is None:
+                if self.case_values is None:
+                    raise ValueError(
+                        "costs must hold the case-specific consequences (an array of shape "
+                        f"(n_samples, {T}, {D})) for this case-specific matrix; got None"
+                    )
+                q = self.case_values
+            else:
+                if self.case_values is not None:
+                    raise ValueError(
+                        "costs must be None: this case-specific matrix has its consequences "
+                        "bound (values=); build an unbound one to pass them per call"
+                    )
+                if isinstance(costs, (Mapping,)) or (
+                    isinstance(costs, pd.DataFrame) and costs.shape[1] != 4
+                ):
+                    raise TypeError(
+                        "costs must be an array of shape (n_samples, n_levels, n_decisions) "
+                        "for a case-specific matrix"
+                    )
+                q = np.asarray(costs) if not isinstance(costs, pd.DataFrame) else costs
+                if isinstance(q, pd.DataFrame) or (np.ndim(q) == 2 and T == 2 and D == 2):
+                    q = self._cost_matrix_to_q(q, "costs")
+                    # a cost matrix holds costs: profit orientation is their negative
+                    q = q if self.kind == "loss" else -q
+                else:
+                    q = _as_float_array(q, "costs")
+            if q.ndim != 3 or q.shape[1:] != (T, D):
+                raise ValueError(
+                    f"costs must have shape (n_samples, {T}, {D}) for this case-specific "
+                    f"matrix; got {q.shape}"
+                )
+            if q.shape[0] != n:
+                raise ValueError(
+                    f"costs must have one entry per case ({n}); got {q.shape[0]}"
+                )
+            q = np.asarray(q, dtype=_FLOAT)
+            if np.isinf(q).any():
+                raise ValueError("costs must not contain infinite consequences")
+            case_q = -q if self.kind == "loss" else q
+            return Consequences(np.zeros((T, D)), None, case_q, self.sign, self.knots, n)
+
+        if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
+            raise TypeError(
+                "costs must be a DataFrame or dict of cost columns for a matrix that is not "
+                "case-specific; got an array (use DecisionMatrix.case_specific for "
+                "per-case consequence arrays)"
+            )
+        if not self.costs:
+            return Consequences(self.profit_values, None, None, self.sign, self.knots, n)
+
+        columns = {}
+        for var in self.cost_variables:
+            if costs is None:
+                raise ValueError(
+                    f"costs is missing the cost column {var!r} used by the decision matrix "
+                    f"(cost variables: {list(self.cost_variables)!r}); got costs=None"
+                )
+            try:
+                has = var in costs
+            except TypeError:
+                raise TypeError(
+                    f"costs must be a DataFrame or a dict of arrays; got {type(costs).__name__}"
+                ) from None
+            if not has:
+                raise ValueError(
+                    f"costs is missing the cost column {var!r} used by the decision matrix"
+                )
+            col = costs[var]
+            try:
+                col = pd.to_numeric(pd.Series(np.asarray(col).reshape(-1)), errors="raise")
+            except (TypeError, ValueError):
+                raise TypeError(f"costs column {var!r} must be numeric") from None
+            col = col.to_numpy(dtype=_FLOAT, na_value=np.nan)
+            if col.size != n:
+                where = "" if index is None else " (cases indexed by the posteriors)"
+                raise ValueError(
+                    f"costs column {var!r} must have one value per case ({n}){where}; "
+                    f"got {col.size}"
+                )
+            if np.isinf(col).any():
+                raise ValueError(f"costs column {var!r} must not contain infinite values")
+            columns[var] = col
+
+        if not columns:  # constants only: a broadcast view, no memory per case
+            row = np.array([self.costs.get(d, 0.0) for d in self.decisions], dtype=_FLOAT)
+            case_costs = np.broadcast_to(row, (n, D))
+        else:
+            case_costs = np.zeros((n, D), dtype=_FLOAT)
+            for j, d in enumerate(self.decisions):
+                c = self.costs.get(d)
+                if c is None:
+                    continue
+                case_costs[:, j] = columns[c] if isinstance(c, str) else c
+        return Consequences(self.profit_values, case_costs, None, self.sign, self.knots, n)
+
+    # ----------------------------------------------------------- frames and files
+    def to_frame(self, *, prior_column="prior", cost_row="cost"):
+        """The matrix as a DataFrame (a "decision data set").
+
+        Index: levels (named ``"level"``) or knots (named ``"knot"``); columns: the
+        decisions, plus ``prior_column`` when priors are set and a row ``cost_row``
+        holding each decision's cost when costs are set.
+
+        Examples
+        --------
+        >>> from dtdecide import DecisionMatrix
+        >>> df = DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"],
+        ...                     decisions=["x", "y"]).to_frame()
+        >>> df.index.name, df.columns.tolist(), df.loc["a"].tolist()
+        ('level', ['x', 'y'], [1.0, 0.0])
+        """
+        if self.is_case_specific:
+            raise ValueError("a case-specific matrix has no single table; use to_json")
+        if prior_column in self.decisions and self.priors is not None:
+            raise ValueError(f"prior_column {prior_column!r} collides with a decision name")
+        rows = self.knots if self.is_interval else self.levels
+        df = pd.DataFrame(np.array(self.values), index=pd.Index(rows, name="knot" if
+                          self.is_interval else "level"), columns=list(self.decisions))
+        if self.priors is not None:
+            df[prior_column] = self.priors
+        if self.costs:
+            if cost_row in set(pd.Index(rows).astype(str)):
+                raise ValueError(f"cost_row {cost_row!r} collides with a level name")
+            df = df.astype(object)
+            cost = pd.DataFrame([[self.costs.get(d) for d in self.decisions]
+                                 + ([None] if self.priors is not None else [])],
+                                index=[cost_row], columns=df.columns, dtype=object)
+            df = pd.concat([df, cost])
+            df.index.name = "knot" if self.is_interval else "level"
+        return df
+
+    @classmethod
+    def from_frame(cls, df, *, kind="profit", prior_column=None, cost_row=None,
+                   interval=False):
+        """Build a matrix from a decision data set.
+
+        Parameters
+        ----------
+        df : DataFrame
+            Index: target levels (or knots with ``interval=True``); columns: decisions.
+        kind : {"profit", "loss", "revenue"}, default="profit"
+        prior_column : str, default=None
+            A column of ``df`` holding the priors (not a decision).
+        cost_row : str, default=None
+            An index label of ``df`` whose row holds each decision's cost (a number or
+            a cost-column name; empty for no cost). Needs ``kind="revenue"``.
+        interval : bool, default=False
+            Read the index as knots of an interval target.
+
+        Returns
+        -------
+        DecisionMatrix
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix
+        >>> df = pd.DataFrame({"mail": [10, 0], "skip": [0, 0], "prior": [0.1, 0.9]},
+        ...                   index=["buyer", "other"])
+        >>> m = DecisionMatrix.from_frame(df, prior_column="prior")
+        >>> m.decisions, m.priors.tolist()
+        (('mail', 'skip'), [0.1, 0.9])
+        """
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}")
+        priors = None
+        costs = None
+        if cost_row is not None:
+            if cost_row not in df.index:
+                raise ValueError(f"cost_row {cost_row!r} is not an index label of df")
+            cost_values = df.loc[cost_row]
+            df = df.drop(index=cost_row)
+            costs = {}
+            for d, c in cost_values.items():
+                if d == prior_column or c is None or (isinstance(c, float) and np.isnan(c)):
+                    continue
+                if isinstance(c, str):
+                    try:
+                        c = float(c)
+                    except ValueError:
+                        pass
+                costs[str(d)] = c
+        if prior_column is not None:
+            if prior_column not in df.columns:
+                raise ValueError(f"prior_column {prior_column!r} is not a column of df")
+            priors = df[prior_column].to_numpy()
+            df = df.drop(columns=prior_column)
+        try:
+            values = df.apply(pd.to_numeric, errors="raise")
+        except (TypeError, ValueError):
+            raise TypeError("df must contain only numbers outside cost_row") from None
+        rows = _infer_index(df.index)
+        if interval:
+            return cls(values.to_numpy(), knots=rows, decisions=[str(c) for c in df.columns],
+                       kind=kind, costs=costs or None, priors=priors)
+        return cls(values.to_numpy(), levels=rows, decisions=[str(c) for c in df.columns],
+                   kind=kind, costs=costs or None, priors=priors)
+
+    def to_csv(self, path_or_buf=None, **kwargs):
+        """Write :meth:`to_frame` as CSV (``kind`` is not stored; give it to read_csv).
+
+        Examples
+        --------
+        >>> from dtdecide import DecisionMatrix
+        >>> print(DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"]).to_csv(), end="")
+        level,d1,d2
+        a,1.0,0.0
+        b,0.0,1.0
+        """
+        return self.to_frame().to_csv(path_or_buf, **kwargs)
+
+    @classmethod
+    def read_csv(cls, path_or_buf, *, kind="profit", prior_column=None, cost_row=None,
+                 interval=None):
+        """Read a matrix written by :meth:`to_csv` (or any decision data set in CSV).
+
+        The first column is the index (levels or knots); a first-column header of
+        ``"knot"`` means an interval target unless ``interval`` says otherwise.
+        Numeric-looking level labels are read as numbers. With the defaults written by
+        :meth:`to_csv`, a ``"prior"`` column and a ``"cost"`` row are recognised.
+
+        Examples
+        --------
+        >>> import io
+        >>> from dtdecide import DecisionMatrix
+        >>> m = DecisionMatrix([[1, 0], [0, 1]], levels=[0, 1], priors=[0.2, 0.8])
+        >>> DecisionMatrix.read_csv(io.StringIO(m.to_csv())) == m
+        True
+        """
+        df = pd.read_csv(path_or_buf, index_col=0, dtype=str, keep_default_na=False)
+        df = df.replace("", np.nan)
+        if interval is None:
+            interval = df.index.name == "knot"
+        if prior_column is None and "prior" in df.columns:
+            prior_column = "prior"
+        if cost_row is None and "cost" in df.index:
+            cost_row = "cost"
+        if cost_row is None:
+            df = df.apply(pd.to_numeric, errors="raise")
+        elif prior_column is not None:
+            df[prior_column] = pd.to_numeric(df[prior_column].where(df.index != cost_row))
+        if cost_row is not None:
+            kind = "revenue" if kind == "profit" else kind
+        return cls.from_frame(df, kind=kind, prior_column=prior_column, cost_row=cost_row,
+                              interval=interval)
+
+    def _to_dict(self):
+        return {
+            "kind": self.kind,
+            "levels": None if self.levels is None else [_python_scalar(v) for v in self.levels],
+            "knots": None if self.knots is None else self.knots.tolist(),
+            "decisions": list(self.decisions),
+            "values": None if self.is_case_specific else self.values.tolist(),
+            "costs": dict(self.costs) or None,
+            "priors": None if self.priors is None else self.priors.tolist(),
+            "case_specific": self.is_case_specific,
+            "case_values": None if self.case_values is None else self.case_values.tolist(),
+        }
+
+    def to_json(self, path=None):
+        """Serialise to JSON (everything, including ``kind`` and bound values).
+
+        Returns the JSON text when ``path`` is None, otherwise writes it to ``path``.
+
+        Examples
+        --------
+        >>> from dtdecide import DecisionMatrix
+        >>> m = DecisionMatrix([[1, 0], [0, 1]], levels=[0, 1], kind="loss")
+        >>> DecisionMatrix.from_json(m.to_json()) == m
+        True
+        """
+        text = json.dumps(self._to_dict())
+        if path is None:
+            return text
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        return None
+
+    @classmethod
+    def from_json(cls, source):
+        """Read a matrix from JSON text or a file path written by :meth:`to_json`.
+
+        Examples
+        --------
+        >>> from dtdecide import DecisionMatrix
+        >>> DecisionMatrix.from_json('{"kind": "profit", "levels": ["a", "b"], '
+        ...                          '"values": [[1, 0], [0, 1]]}').decisions
+        ('d1', 'd2')
+        """
+        if isinstance(source, (str, os.PathLike)) and not str(source).lstrip().startswith("{"):
+            with open(source, encoding="utf-8") as fh:
+                source = fh.read()
+        try:
+            data = json.loads(source)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"source must be JSON text or a path to a JSON file: {exc}") from None
+        if not isinstance(data, dict):
+            raise ValueError("source must hold a JSON object")
+        known = {"kind", "levels", "knots", "decisions", "values", "costs", "priors",
+                 "case_specific", "case_values"}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"source has unknown keys: {sorted(unknown)!r}")
+        if data.get("case_specific"):
+            return cls.case_specific(levels=data.get("levels"), knots=data.get("knots"),
+                                     decisions=data["decisions"], kind=data.get("kind", "profit"),
+                                     values=data.get("case_values"), priors=data.get("priors"))
+        return cls(data.get("values"), levels=data.get("levels"), knots=data.get("knots"),
+                   decisions=data.get("decisions"), kind=data.get("kind", "profit"),
+                   costs=data.get("costs"), priors=data.get("priors"))
+
+    # -------------------------------------------------------------------- dunder
+    def __eq__(self, other):
+        if not isinstance(other, DecisionMatrix):
+            return NotImplemented
+
+        def same(a, b):
+            if a is None or b is None:
+                return a is None and b is None
+            return np.shape(a) == np.shape(b) and bool(np.all(np.asarray(a) == np.asarray(b)))
+
+        return (
+            self.kind == other.kind
+            and self.decisions == other.decisions
+            and self.is_case_specific == other.is_case_specific
+            and same(self.levels, other.levels)
+            and same(self.knots, other.knots)
+            and same(self.values, other.values)
+            and self.costs == other.costs
+            and (same(self.priors, other.priors) if self.priors is None or other.priors is None
+                 else np.allclose(self.priors, other.priors, rtol=1e-12, atol=0))
+            and same(self.case_values, other.case_values)
+        )
+
+    __hash__ = None
+
+    def __repr__(self):
+        rows = ("knots=" + repr(self.knots.tolist())) if self.is_interval else (
+            "levels=" + repr(self.levels.tolist()))
+        parts = [rows, f"decisions={self.decisions!r}", f"kind={self.kind!r}"]
+        if self.is_case_specific:
+            bound = "unbound" if self.case_values is None else f"{self.case_values.shape[0]} cases"
+            return "DecisionMatrix.case_specific(" + ", ".join(parts) + f", {bound})"
+        parts.insert(0, f"values={self.values.tolist()!r}")
+        if self.costs:
+            parts.append(f"costs={self.costs!r}")
+        if self.priors is not None:
+            parts.append(f"priors={self.priors.tolist()!r}")
+        return "DecisionMatrix(" + ", ".join(parts) + ")"
+
+
+def _infer_index(index):
+    """Labels from a frame index; numeric-looking strings become numbers."""
+    labels = list(index)
+    if labels and all(isinstance(v, str) for v in labels):
+        num = pd.to_numeric(pd.Series(labels), errors="coerce")
+        if not num.isna().any():
+            if np.all(num == np.round(num)) and all("." not in v and "e" not in v.lower()
+                                                      for v in labels):
+                return num.astype(np.int64).tolist()
+            return num.tolist()
+    return labels
