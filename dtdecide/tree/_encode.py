@@ -1,0 +1,368 @@
+"""Turn raw inputs (numpy arrays or pandas DataFrames) into the float64 code matrix.
+
+The tree kernels only ever see one float64 matrix (the contract of
+``docs/dev/contracts.md`` section 2): numeric columns hold their raw values,
+categorical columns hold integer codes into ``categories[j]``, and NaN marks a
+missing value *or* a category that was not seen in training (both follow the
+node's ``missing_left`` direction).
+
+Which columns are categorical
+-----------------------------
+* pandas ``category`` columns (categories kept in the dtype's order, including
+  categories that do not occur in the data),
+* pandas ``bool``/``boolean`` columns (categories ``[False, True]``),
+* pandas ``object``/``string`` columns that do not hold numbers (categories are
+  the distinct non-missing values, sorted when they can be compared, else in order
+  of first appearance),
+* columns of a numpy ``object``/``str`` array that cannot be read as numbers.
+
+Everything else is numeric. Datetime and other non-numeric dtypes raise a
+``TypeError`` naming the column.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_array
+
+__all__ = ["FeatureEncoding", "fit_encode", "encode", "n_samples_of"]
+
+# The code matrix is float64 so that NaN can mark a missing value and raw numeric
+# thresholds compare exactly with the values the user passes.
+X_DTYPE = np.float64
+
+_NUMERIC_INFERRED = {"integer", "floating", "mixed-integer-float", "decimal", "empty"}
+
+
+@dataclass(frozen=True)
+class FeatureEncoding:
+    """What :func:`encode` needs to turn new raw inputs into codes.
+
+    Attributes
+    ----------
+    feature_names : ndarray of object
+        Input column names (``x0, x1, ...`` for arrays without names).
+    is_categorical : ndarray of bool
+        Whether each input is categorical.
+    categories : list
+        ``None`` for a numeric input, else an ndarray of the category labels
+        (code ``k`` means ``categories[j][k]``).
+    has_names : bool
+        Whether the training input carried column names (a DataFrame with
+        string column names).
+    """
+
+    feature_names: np.ndarray
+    is_categorical: np.ndarray
+    categories: list
+    has_names: bool
+
+
+def n_samples_of(X):
+    """Number of rows of a raw input, without converting it."""
+    if hasattr(X, "shape") and len(X.shape) >= 1:
+        return int(X.shape[0])
+    return len(X)
+
+
+def _is_sparse(X):
+    return hasattr(X, "tocsr") or hasattr(X, "sparse") and hasattr(X, "todense")
+
+
+def _check_shape(n_samples, n_features, shape):
+    if n_samples < 1:
+        raise ValueError(
+            f"Found array with {n_samples} sample(s) (shape={shape}) while a minimum of 1 "
+            "is required."
+        )
+    if n_features < 1:
+        raise ValueError(
+            f"Found array with {n_features} feature(s) (shape={shape}) while a minimum of "
+            "1 is required."
+        )
+
+
+def _as_frame_or_array(X):
+    """Return ``(frame, None)`` for DataFrames and ``(None, float array)`` or a frame
+    built from a non-numeric numpy array."""
+    if _is_sparse(X):
+        raise TypeError(
+            "Sparse input is not supported by the profit trees; pass a dense array or a "
+            "DataFrame (sparse matrices would lose the native missing-value handling)."
+        )
+    if isinstance(X, pd.DataFrame):
+        return X, None
+    if isinstance(X, pd.Series):
+        raise ValueError(
+            "Expected 2D array, got a pandas Series instead; pass a DataFrame "
+            "(X.to_frame()) for a single input column."
+        )
+    arr = np.asarray(X)
+    if arr.dtype.kind in "OUS" and arr.ndim == 2:
+        try:
+            return None, check_array(arr, dtype=X_DTYPE, ensure_all_finite="allow-nan")
+        except ValueError as exc:
+            if "could not convert" not in str(exc):
+                raise
+        # strings in an array: treat non-numeric columns as categorical
+        frame = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
+        return frame, None
+    return None, check_array(arr, dtype=X_DTYPE, ensure_all_finite="allow-nan")
+
+
+def _column_kind(col, name):
+    """'numeric' or 'categorical' for one pandas column."""
+    dtype = col.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
+        return "categorical"
+    if pd.api.types.is_bool_dtype(dtype):
+        return "categorical"
+    if pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype):
+        inferred = pd.api.types.infer_dtype(col, skipna=True)
+        if inferred in _NUMERIC_INFERRED:
+            return "numeric"
+        return "categorical"
+    if pd.api.types.is_complex_dtype(dtype):
+        raise ValueError(f"Complex data not supported; X column {name!r} is complex.")
+    if pd.api.types.is_numeric_dtype(dtype):
+        return "numeric"
+    raise TypeError(
+        f"X column {name!r} has dtype {dtype}, which is neither numeric nor categorical; "
+        "convert it to numbers (e.g. days since a date) or to a 'category' column."
+    )
+
+
+def _fit_categories(col):
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return np.asarray(col.cat.categories)
+    if pd.api.types.is_bool_dtype(col.dtype):
+        return np.array([False, True], dtype=object)
+    values = pd.unique(col.dropna().to_numpy(dtype=object))
+    try:
+        values = np.array(sorted(values), dtype=object)
+    except TypeError:  # labels of mixed types: keep order of first appearance
+        values = np.asarray(values, dtype=object)
+    return values
+
+
+def _numeric_column(col, name):
+    try:
+        values = col.to_numpy(dtype=X_DTYPE, na_value=np.nan)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"X column {name!r} could not be read as numbers: {exc}") from exc
+    if np.isinf(values).any():
+        raise ValueError(
+            f"Input X contains infinity in column {name!r}; only NaN is allowed as a "
+            "missing value."
+        )
+    return values
+
+
+def _category_codes(col, categories):
+    """Codes into ``categories`` as float, NaN for missing and unseen values."""
+    if len(categories) == 0:
+        return np.full(len(col), np.nan)
+    if isinstance(col.dtype, pd.CategoricalDtype) and np.array_equal(
+        np.asarray(col.cat.categories, dtype=object), np.asarray(categories, dtype=object)
+    ):
+        codes = col.cat.codes.to_numpy()
+    else:
+        values = col.to_numpy(dtype=object)
+        try:
+            codes = pd.Index(categories).get_indexer(values)
+        except (TypeError, ValueError):
+            # e.g. categories with mixed label types: fall back to a dictionary lookup
+            lookup = {c: k for k, c in enumerate(categories)}
+            codes = np.array([lookup.get(v, -1) for v in values], dtype=np.int64)
+    out = codes.astype(X_DTYPE)
+    out[codes < 0] = np.nan
+    return out
+
+
+def _frame_names(frame):
+    cols = list(frame.columns)
+    has_names = all(isinstance(c, str) for c in cols)
+    return np.array([str(c) for c in cols], dtype=object), has_names
+
+
+def fit_encode(X):
+    """Learn the encoding of ``X`` and return ``(X_codes, encoding)``.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+        Raw training inputs.
+
+    Returns
+    -------
+    X_codes : ndarray of float64, shape (n_samples, n_features)
+    encoding : FeatureEncoding
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dtdecide.tree._encode import fit_encode
+    >>> X = pd.DataFrame({"age": [30, 41, None], "job": ["b", "a", "b"]})
+    >>> codes, enc = fit_encode(X)
+    >>> codes.tolist()
+    [[30.0, 1.0], [41.0, 0.0], [nan, 1.0]]
+    >>> enc.categories[1].tolist()
+    ['a', 'b']
+    """
+    frame, arr = _as_frame_or_array(X)
+    if arr is not None:
+        if arr.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional; got an array of shape {arr.shape}.")
+        _check_shape(arr.shape[0], arr.shape[1], arr.shape)
+        n_features = arr.shape[1]
+        encoding = FeatureEncoding(
+            feature_names=np.array([f"x{j}" for j in range(n_features)], dtype=object),
+            is_categorical=np.zeros(n_features, dtype=bool),
+            categories=[None] * n_features,
+            has_names=False,
+        )
+        return np.ascontiguousarray(arr, dtype=X_DTYPE), encoding
+
+    _check_shape(frame.shape[0], frame.shape[1], frame.shape)
+    names, has_names = _frame_names(frame)
+    if has_names and len(set(names)) != len(names):
+        raise ValueError("X has duplicated column names; column names must be unique.")
+    is_cat = np.zeros(len(names), dtype=bool)
+    categories = []
+    out = np.empty(frame.shape, dtype=X_DTYPE)
+    for j in range(frame.shape[1]):
+        col = frame.iloc[:, j]
+        if _column_kind(col, names[j]) == "categorical":
+            cats = _fit_categories(col)
+            is_cat[j] = True
+            categories.append(cats)
+            out[:, j] = _category_codes(col, cats)
+        else:
+            categories.append(None)
+            out[:, j] = _numeric_column(col, names[j])
+    encoding = FeatureEncoding(
+        feature_names=names, is_categorical=is_cat, categories=categories, has_names=has_names
+    )
+    return out, encoding
+
+
+def _check_names(frame, encoding, estimator_name):
+    names, has_names = _frame_names(frame)
+    if not has_names:
+        names = None
+    if names is None and not encoding.has_names:
+        return
+    if names is not None and not encoding.has_names:
+        warnings.warn(
+            f"X has feature names, but {estimator_name} was fitted without feature names",
+            UserWarning,
+            stacklevel=4,
+        )
+        return
+    if names is None and encoding.has_names:
+        warnings.warn(
+            f"X does not have valid feature names, but {estimator_name} was fitted with "
+            "feature names",
+            UserWarning,
+            stacklevel=4,
+        )
+        return
+    fitted = encoding.feature_names
+    if len(fitted) == len(names) and np.all(fitted == names):
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    unexpected = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+
+    def listing(values):
+        lines = [f"- {v}\n" for v in values[:5]]
+        if len(values) > 5:
+            lines.append("- ...\n")
+        return "".join(lines)
+
+    if unexpected:
+        message += "Feature names unseen at fit time:\n" + listing(unexpected)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + listing(missing)
+    if not unexpected and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(message)
+
+
+def encode(X, encoding, *, estimator_name="estimator"):
+    """Encode new raw inputs with a fitted :class:`FeatureEncoding`.
+
+    Categories unseen in training and missing values become NaN.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+    encoding : FeatureEncoding
+    estimator_name : str
+        Used in error messages.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_samples, n_features)
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dtdecide.tree._encode import fit_encode, encode
+    >>> _, enc = fit_encode(pd.DataFrame({"job": ["a", "b"]}))
+    >>> encode(pd.DataFrame({"job": ["b", "zzz", None]}), enc).ravel().tolist()
+    [1.0, nan, nan]
+    """
+    n_expected = len(encoding.feature_names)
+    frame, arr = _as_frame_or_array(X)
+    if arr is not None:
+        if arr.ndim != 2:
+            raise ValueError(
+                f"Expected 2D array, got an array of shape {arr.shape} instead; reshape "
+                "your data with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) "
+                "for a single sample."
+            )
+        if arr.shape[1] != n_expected:
+            raise ValueError(
+                f"X has {arr.shape[1]} features, but {estimator_name} is expecting "
+                f"{n_expected} features as input."
+            )
+        if encoding.has_names:
+            _check_names(pd.DataFrame(arr[:0]), encoding, estimator_name)
+        if not encoding.is_categorical.any():
+            if np.isinf(arr).any():
+                raise ValueError("Input X contains infinity; only NaN is allowed as missing.")
+            return np.ascontiguousarray(arr, dtype=X_DTYPE)
+        frame = pd.DataFrame(arr)
+    else:
+        if isinstance(X, pd.DataFrame):
+            _check_names(frame, encoding, estimator_name)
+        elif encoding.has_names:
+            _check_names(pd.DataFrame(np.empty((0, frame.shape[1]))), encoding, estimator_name)
+        if frame.shape[1] != n_expected:
+            raise ValueError(
+                f"X has {frame.shape[1]} features, but {estimator_name} is expecting "
+                f"{n_expected} features as input."
+            )
+    if frame.shape[0] == 0:
+        return np.empty((0, n_expected), dtype=X_DTYPE)
+    out = np.empty(frame.shape, dtype=X_DTYPE)
+    for j in range(n_expected):
+        col = frame.iloc[:, j]
+        name = encoding.feature_names[j]
+        if encoding.is_categorical[j]:
+            out[:, j] = _category_codes(col, encoding.categories[j])
+        else:
+            if _column_kind(col, name) == "categorical" and not pd.api.types.is_bool_dtype(
+                col.dtype
+            ):
+                raise TypeError(
+                    f"X column {name!r} was numeric at fit time but now holds "
+                    f"non-numeric values (dtype {col.dtype})."
+                )
+            out[:, j] = _numeric_column(col, name)
+    return out

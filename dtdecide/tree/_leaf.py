@@ -1,0 +1,474 @@
+"""Decision statistics of tree nodes: one decision per leaf (design notes section 3).
+
+Pure array code, no pandas and no estimator. The estimator calls
+:func:`compute_decision_stats` once after growing (training rows -> their leaves), then
+:func:`node_decisions` to turn those statistics into the contract's decision fields
+(``cost_sum``, ``profit_sum``, ``node_decision``, ``node_expected``) for the fitted
+matrix, or for another matrix / other priors later (what-if analysis, pruning).
+
+How sums are built
+------------------
+Every statistic is a frequency-weighted sum over training rows, so it is computed for
+the leaves with ``np.bincount`` over the rows' leaf ids and then added from children
+into parents, one vectorised step per depth level (children always sit one level below
+their parent). A node therefore holds exactly the sums of its training rows, which is
+what pruning needs when it turns an internal node into a leaf.
+
+What is stored, and why
+-----------------------
+* categorical target, additive consequences: per node and class, the weight and the sum
+  of every cost variable. Any matrix with the same levels whose costs are constants or
+  cost variables seen at fit can then be re-decided exactly, since
+  ``sum_{j in node, T(j)=t} F(j) Q(j,t,d) = n_t base(t,d) - sum_{j, T(j)=t} F(j) Cost(j,d)``.
+* interval target, additive: per node the weight, ``sum F y`` (the leaf prediction is the
+  leaf mean), the sum of each cost variable and ``sum F h_k(Y)`` for every knot's hat
+  (interpolation) basis function ``h_k`` -- interpolation is linear in the matrix values,
+  so the training profit of any matrix with the same knots is ``sum_k H_k base(k,d) -
+  cost_sum(d)``.
+* case-specific consequence arrays: the per-node sums of ``F(j) Q(j,t,d)`` by class
+  (categorical) or of ``F(j) Q(j,k,d)`` by knot (interval). These can be re-decided with
+  new priors, but not with a new matrix.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..decision._kernels import _segments, decide_arrays, interpolate_knots
+
+__all__ = [
+    "DecisionStats",
+    "compute_decision_stats",
+    "leaf_sums",
+    "node_decisions",
+    "node_posteriors",
+    "propagate_up",
+]
+
+# Sums of money amounts and weights: float64 (exact for integer counts up to 2**53).
+STAT_DTYPE = np.float64
+
+
+# --------------------------------------------------------------------- sum kernels
+def leaf_sums(node_of_row, values, n_nodes):
+    """Sum ``values`` (rows first) into ``n_nodes`` bins given each row's node.
+
+    Parameters
+    ----------
+    node_of_row : ndarray of int, shape (n_samples,)
+    values : ndarray, shape (n_samples,) or (n_samples, ...)
+    n_nodes : int
+
+    Returns
+    -------
+    ndarray of shape (n_nodes,) + values.shape[1:]
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> leaf_sums(np.array([1, 2, 1]), np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]), 3)
+    array([[0., 0.],
+           [6., 8.],
+           [3., 4.]])
+    """
+    node_of_row = np.asarray(node_of_row, dtype=np.intp)
+    values = np.asarray(values, dtype=STAT_DTYPE)
+    tail = values.shape[1:]
+    flat = values.reshape(values.shape[0], -1)
+    out = np.empty((n_nodes, flat.shape[1]), dtype=STAT_DTYPE)
+    for k in range(flat.shape[1]):  # few columns (levels x decisions); rows vectorised
+        out[:, k] = np.bincount(node_of_row, weights=flat[:, k], minlength=n_nodes)
+    return out.reshape((n_nodes, *tail))
+
+
+def propagate_up(sums, parent, depth):
+    """Add every node's sums into its ancestors (in place) and return ``sums``.
+
+    Only the leaves may hold non-zero sums on entry; afterwards every node holds the
+    sum over the leaves below it. One vectorised step per depth level, deepest first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = np.array([0.0, 0.0, 2.0, 3.0, 4.0])
+    >>> propagate_up(s, np.array([-1, 0, 0, 1, 1]), np.array([0, 1, 1, 2, 2])).tolist()
+    [9.0, 7.0, 2.0, 3.0, 4.0]
+    """
+    parent = np.asarray(parent)
+    depth = np.asarray(depth)
+    for d in range(int(depth.max(initial=0)), 0, -1):
+        ids = np.flatnonzero(depth == d)
+        np.add.at(sums, parent[ids], sums[ids])
+    return sums
+
+
+def _node_sums(node_of_row, values, parent, depth):
+    return propagate_up(leaf_sums(node_of_row, values, parent.shape[0]), parent, depth)
+
+
+def _hat_basis_sums(node_of_row, y, weight, knots, n_nodes):
+    """``H[node, k] = sum_{j in node} F(j) h_k(Y(j))`` for the interpolation basis."""
+    seg, w = _segments(knots, np.asarray(y, dtype=STAT_DTYPE))
+    n_knots = knots.shape[0]
+    idx_left = node_of_row * n_knots + seg
+    size = n_nodes * n_knots
+    out = np.bincount(idx_left, weights=weight * (1.0 - w), minlength=size)
+    out += np.bincount(idx_left + 1, weights=weight * w, minlength=size)
+    return out.reshape(n_nodes, n_knots)
+
+
+# --------------------------------------------------------------------- statistics
+class DecisionStats:
+    """Per-node training sums from which node decisions are computed.
+
+    Built by :func:`compute_decision_stats`; all arrays are indexed by the node ids of
+    the tree they were computed on (the full, unpruned tree of the estimator).
+
+    Attributes
+    ----------
+    is_interval, is_case_specific : bool
+    weight : ndarray (n_nodes,)
+        Sum of training frequencies.
+    class_weight : ndarray (n_nodes, n_levels) or None
+        Categorical: frequency of each level.
+    y_sum : ndarray (n_nodes,) or None
+        Interval: ``sum F y``.
+    cost_variables : tuple of str
+        Names of the cost variables whose sums are stored.
+    cost_var_sums : ndarray or None
+        Categorical: (n_nodes, n_levels, n_cost_variables); interval:
+        (n_nodes, n_cost_variables).
+    hat_sums : ndarray (n_nodes, n_knots) or None
+        Interval, additive: sums of the knots' hat basis functions of ``Y``.
+    q_sums : ndarray or None
+        Case-specific: categorical (n_nodes, n_levels, n_decisions) sums of ``F Q(j,t,d)``
+        over the node's cases of level ``t``; interval (n_nodes, n_knots, n_decisions)
+        sums of ``F Q(j,k,d)``.
+    profit_actual : ndarray (n_nodes, n_decisions) or None
+        Interval, case-specific: ``sum F L(j, Y(j), d)``.
+    rows : ndarray
+        The levels or knots of the matrix used at fit.
+    decisions : tuple of str
+        Its decisions.
+    """
+
+    def __init__(self, **fields):
+        defaults = dict(
+            is_interval=False, is_case_specific=False, weight=None, class_weight=None,
+            y_sum=None, cost_variables=(), cost_var_sums=None, hat_sums=None,
+            q_sums=None, profit_actual=None, rows=None, decisions=(),
+        )
+        unknown = set(fields) - set(defaults)
+        if unknown:
+            raise TypeError(f"DecisionStats got unknown fields {sorted(unknown)}")
+        defaults.update(fields)
+        self.__dict__.update(defaults)
+
+    @property
+    def n_nodes(self):
+        """Number of nodes the sums cover."""
+        return int(self.weight.shape[0])
+
+    def take(self, nodes):
+        """Statistics of a subset of nodes (in the given order)."""
+        out = {}
+        for name, value in self.__dict__.items():
+            if isinstance(value, np.ndarray) and name != "rows":
+                out[name] = value[nodes]
+            else:
+                out[name] = value
+        return DecisionStats(**out)
+
+
+def compute_decision_stats(node_of_row, parent, depth, *, cons, sample_weight,
+                           t_idx=None, y=None, rows=None, decisions=(), cost_columns=None):
+    """Per-node decision statistics from the training rows.
+
+    Parameters
+    ----------
+    node_of_row : ndarray of int, shape (n_samples,)
+        Leaf id of every training row.
+    parent, depth : ndarray of int, shape (n_nodes,)
+        Tree shape (``TreeStructure.parent`` / ``.depth``).
+    cons : Consequences
+        The training consequences (``DecisionMatrix.resolve``).
+    sample_weight : ndarray of float, shape (n_samples,)
+        Frequencies.
+    t_idx : ndarray of int, shape (n_samples,), optional
+        Level code of each row (categorical target).
+    y : ndarray of float, shape (n_samples,), optional
+        Actual values (interval target).
+    rows : ndarray
+        Levels or knots of the matrix.
+    decisions : tuple of str
+        Decision names.
+    cost_columns : dict of str to ndarray (n_samples,), optional
+        The training values of every cost variable (additive matrices).
+
+    Returns
+    -------
+    DecisionStats
+    """
+    parent = np.asarray(parent)
+    depth = np.asarray(depth)
+    n_nodes = parent.shape[0]
+    node_of_row = np.asarray(node_of_row, dtype=np.intp)
+    F = np.asarray(sample_weight, dtype=STAT_DTYPE)
+    cost_columns = {} if cost_columns is None else dict(cost_columns)
+    cost_vars = tuple(cost_columns)
+    var_columns = np.zeros((node_of_row.shape[0], len(cost_vars)), dtype=STAT_DTYPE)
+    for k, name in enumerate(cost_vars):
+        var_columns[:, k] = np.asarray(cost_columns[name], dtype=STAT_DTYPE)
+    weight = _node_sums(node_of_row, F, parent, depth)
+    if cons.is_interval:
+        y = np.asarray(y, dtype=STAT_DTYPE)
+        knots = np.asarray(cons.knots, dtype=STAT_DTYPE)
+        fields = dict(
+            is_interval=True,
+            weight=weight,
+            y_sum=_node_sums(node_of_row, F * y, parent, depth),
+            rows=knots,
+            decisions=tuple(decisions),
+        )
+        if cons.case_q is not None:
+            fields["is_case_specific"] = True
+            fields["q_sums"] = _node_sums(
+                node_of_row, F[:, None, None] * cons.case_q, parent, depth
+            )
+            fields["profit_actual"] = _node_sums(
+                node_of_row, F[:, None] * cons.q_actual(y), parent, depth
+            )
+        else:
+            fields["hat_sums"] = propagate_up(
+                _hat_basis_sums(node_of_row, y, F, knots, n_nodes), parent, depth
+            )
+            fields["cost_variables"] = cost_vars
+            fields["cost_var_sums"] = _node_sums(
+                node_of_row, F[:, None] * var_columns, parent, depth
+            )
+        return DecisionStats(**fields)
+
+    t_idx = np.asarray(t_idx, dtype=np.intp)
+    n_levels = cons.base.shape[0]
+    onehot = np.zeros((t_idx.shape[0], n_levels), dtype=STAT_DTYPE)
+    onehot[np.arange(t_idx.shape[0]), t_idx] = F
+    fields = dict(
+        weight=weight,
+        class_weight=_node_sums(node_of_row, onehot, parent, depth),
+        rows=rows,
+        decisions=tuple(decisions),
+    )
+    if cons.case_q is not None:
+        fields["is_case_specific"] = True
+        q_own = cons.case_q[np.arange(t_idx.shape[0]), t_idx]  # (n, D): Q(j, T(j), d)
+        by_class = np.zeros((t_idx.shape[0], n_levels, q_own.shape[1]), dtype=STAT_DTYPE)
+        by_class[np.arange(t_idx.shape[0]), t_idx] = F[:, None] * q_own
+        fields["q_sums"] = _node_sums(node_of_row, by_class, parent, depth)
+    else:
+        fields["cost_variables"] = cost_vars
+        fields["cost_var_sums"] = _node_sums(
+            node_of_row, onehot[:, :, None] * var_columns[:, None, :], parent, depth
+        )
+    return DecisionStats(**fields)
+
+
+# --------------------------------------------------------------------- decisions
+def node_posteriors(class_weight, priors=None):
+    """Posterior of every level at every node, prior-adjusted when ``priors`` is given.
+
+    Without priors: the frequency-weighted level proportions of the node. With priors
+    ``pi``: ``p_t pi_t / rho_t`` renormalised, where ``rho`` are the level proportions
+    at the root (node 0, the training proportions). Levels absent from training get
+    posterior 0. A node without positive adjusted mass falls back to its plain
+    proportions; a node without any weight gets NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cw = np.array([[6.0, 2.0], [4.0, 1.0], [2.0, 1.0]])
+    >>> node_posteriors(cw).round(3).tolist()
+    [[0.75, 0.25], [0.8, 0.2], [0.667, 0.333]]
+    >>> node_posteriors(cw, priors=np.array([0.5, 0.5])).round(3).tolist()
+    [[0.5, 0.5], [0.571, 0.429], [0.4, 0.6]]
+    """
+    class_weight = np.asarray(class_weight, dtype=STAT_DTYPE)
+    total = class_weight.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        plain = class_weight / total
+    if priors is None:
+        return plain
+    rho = class_weight[0] / class_weight[0].sum()
+    ratio = np.divide(priors, rho, out=np.zeros_like(rho), where=rho > 0)
+    adj = class_weight * ratio
+    adj_total = adj.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        post = adj / adj_total
+    no_mass = adj_total[:, 0] <= 0
+    post[no_mass] = plain[no_mass]
+    return post
+
+
+def _decision_costs_categorical(stats, matrix):
+    """Per node, level and decision: ``sum_{j in node, T(j)=t} F(j) Cost(j, d)``."""
+    n_nodes, n_levels = stats.class_weight.shape
+    out = np.zeros((n_nodes, n_levels, matrix.n_decisions), dtype=STAT_DTYPE)
+    for j, d in enumerate(matrix.decisions):
+        c = matrix.costs.get(d)
+        if c is None:
+            continue
+        if isinstance(c, str):
+            out[:, :, j] = stats.cost_var_sums[:, :, _variable_index(stats, c)]
+        else:
+            out[:, :, j] = float(c) * stats.class_weight
+    return out
+
+
+def _decision_costs_interval(stats, matrix):
+    out = np.zeros((stats.n_nodes, matrix.n_decisions), dtype=STAT_DTYPE)
+    for j, d in enumerate(matrix.decisions):
+        c = matrix.costs.get(d)
+        if c is None:
+            continue
+        if isinstance(c, str):
+            out[:, j] = stats.cost_var_sums[:, _variable_index(stats, c)]
+        else:
+            out[:, j] = float(c) * stats.weight
+    return out
+
+
+def _variable_index(stats, name):
+    try:
+        return stats.cost_variables.index(name)
+    except ValueError:
+        raise ValueError(
+            f"matrix uses the cost variable {name!r}, which the tree did not see at fit "
+            f"(known cost variables: {list(stats.cost_variables)!r}); re-deciding with it "
+            "needs the training data: refit the tree"
+        ) from None
+
+
+def _same_rows(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.shape == b.shape and bool(np.all(a == b))
+
+
+def node_decisions(stats, matrix, *, priors=None):
+    """Decision fields of every node for ``matrix`` (and optionally other priors).
+
+    Parameters
+    ----------
+    stats : DecisionStats
+    matrix : DecisionMatrix
+        The fit matrix or another one with the same levels (same knots for an interval
+        target), whose costs are constants or cost variables seen at fit.
+        Case-specific statistics can only be re-decided with the fit matrix (other
+        priors are fine).
+    priors : ndarray of shape (n_levels,) or None
+        Priors for the posteriors (already validated); None uses no adjustment.
+
+    Returns
+    -------
+    dict
+        ``cost_sum`` (n_nodes, D), ``profit_sum`` (n_nodes, T, D) or (n_nodes, D),
+        ``node_decision`` (n_nodes,) and ``node_expected`` (n_nodes, D), all in profit
+        orientation.
+    """
+    if stats.is_interval != matrix.is_interval:
+        raise ValueError(
+            "matrix must be an interval (knots) matrix for a regression tree and a "
+            "categorical (levels) matrix for a classification tree"
+        )
+    if not _same_rows(stats.rows, matrix.rows):
+        what = "knots" if stats.is_interval else "levels"
+        raise ValueError(
+            f"matrix must have the same {what} as the decision matrix used at fit "
+            f"({np.asarray(stats.rows).tolist()!r}); got {np.asarray(matrix.rows).tolist()!r}. "
+            "Re-deciding with other rows needs the training data: refit the tree"
+        )
+    if stats.is_case_specific or matrix.is_case_specific:
+        if not (stats.is_case_specific and matrix.is_case_specific
+                and tuple(matrix.decisions) == tuple(stats.decisions)):
+            raise ValueError(
+                "matrix: a tree fitted with case-specific consequences can only be "
+                "re-decided with the same case-specific matrix (other priors are fine); "
+                "other consequences need the per-case data: refit the tree"
+            )
+    if stats.is_interval:
+        return _interval_decisions(stats, matrix)
+    return _categorical_decisions(stats, matrix, priors)
+
+
+def _categorical_decisions(stats, matrix, priors):
+    cw = stats.class_weight
+    W = stats.weight
+    post = node_posteriors(cw, priors)
+    D = matrix.n_decisions
+    if stats.is_case_specific:
+        profit_sum = stats.q_sums.copy()
+        cost_sum = np.zeros((cw.shape[0], D), dtype=STAT_DTYPE)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            qbar = np.where(cw[:, :, None] > 0, profit_sum / cw[:, :, None], 0.0)
+        expected = np.einsum("nt,ntd->nd", post, qbar)
+    else:
+        base = np.asarray(matrix.profit_values, dtype=STAT_DTYPE)
+        cost_class = _decision_costs_categorical(stats, matrix)
+        cost_sum = cost_class.sum(axis=1)
+        profit_sum = cw[:, :, None] * base[None, :, :] - cost_class
+        with np.errstate(invalid="ignore", divide="ignore"):
+            avg_cost = cost_sum / W[:, None]
+        expected = post @ base - avg_cost
+    return _finish(stats, cost_sum, profit_sum, expected)
+
+
+def _interval_decisions(stats, matrix):
+    W = stats.weight
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pred = stats.y_sum / W
+    knots = np.asarray(matrix.knots, dtype=STAT_DTYPE)
+    if stats.is_case_specific:
+        seg, w = _segments(knots, np.where(np.isnan(pred), knots[0], pred))
+        nodes = np.arange(stats.n_nodes)
+        qs = stats.q_sums
+        interp = qs[nodes, seg] * (1.0 - w[:, None]) + qs[nodes, seg + 1] * w[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            expected = interp / W[:, None]
+        profit_sum = stats.profit_actual.copy()
+        cost_sum = np.zeros_like(profit_sum)
+    else:
+        base = np.asarray(matrix.profit_values, dtype=STAT_DTYPE)
+        cost_sum = _decision_costs_interval(stats, matrix)
+        profit_sum = stats.hat_sums @ base - cost_sum
+        with np.errstate(invalid="ignore", divide="ignore"):
+            expected = interpolate_knots(knots, base, pred) - cost_sum / W[:, None]
+    return _finish(stats, cost_sum, profit_sum, expected)
+
+
+def _finish(stats, cost_sum, profit_sum, expected):
+    decision, _ = decide_arrays(expected)
+    return dict(
+        cost_sum=cost_sum,
+        profit_sum=profit_sum,
+        node_decision=decision,
+        node_expected=expected,
+    )
+
+
+def fill_empty_from_parent(fields, parent, depth, weight):
+    """Nodes without training weight inherit their parent's decision fields.
+
+    A leaf can hold rows whose frequencies are all zero; its posterior is undefined, so
+    it takes the decision (and expected profits) of its parent.
+    """
+    empty = ~(weight > 0)
+    if not empty.any():
+        return fields
+    dec = fields["node_decision"].copy()
+    exp = fields["node_expected"].copy()
+    for d in range(1, int(depth.max(initial=0)) + 1):
+        ids = np.flatnonzero((depth == d) & empty)
+        dec[ids] = dec[parent[ids]]
+        exp[ids] = exp[parent[ids]]
+    out = dict(fields)
+    out["node_decision"] = dec
+    out["node_expected"] = exp
+    return out
