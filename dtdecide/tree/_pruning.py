@@ -541,8 +541,6 @@ def _select_index(path, *, ccp_alpha=None, n_leaves=None, subtree_index=None):
 
 
 def _materialise(estimator, tree, path, k):
-    if k == 0:
-        return tree
     return tree.subtree(keep_as_leaf_mask(path.collapse_step, k))
 
 
