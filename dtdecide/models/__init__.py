@@ -24,9 +24,11 @@ from ._benefit import (
     one_vs_rest_benefits,
 )
 from ._benefit_lr import BenefitWeightedLogisticRegression
+from ._naive_bayes import CostSensitiveNaiveBayes
 
 __all__ = [
     "BenefitWeightedLogisticRegression",
+    "CostSensitiveNaiveBayes",
     "benefit_curve",
     "benefit_eta",
     "benefit_from_confusion",

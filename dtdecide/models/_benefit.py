@@ -106,7 +106,9 @@ def _frame_values(frame, classes, name):
         wanted = list(classes)
         if set(idx) == set(wanted) and set(cols) == set(wanted) and len(idx) == len(wanted):
             return frame.loc[wanted, wanted].to_numpy(dtype=np.float64)
-        if not (isinstance(frame.index, pd.RangeIndex) and isinstance(frame.columns, pd.RangeIndex)):
+        if not (
+            isinstance(frame.index, pd.RangeIndex) and isinstance(frame.columns, pd.RangeIndex)
+        ):
             raise ValueError(
                 f"{name} as a DataFrame must be labelled by the classes {wanted} on both "
                 f"axes (rows actual, columns predicted); got index {idx} and columns {cols}"
@@ -121,7 +123,9 @@ def check_priors(priors, n_classes, *, name="priors"):
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a 1-D array of numbers; got {priors!r}") from exc
     if values.shape[0] != n_classes:
-        raise ValueError(f"{name} must have one value per class ({n_classes}); got {values.shape[0]}")
+        raise ValueError(
+            f"{name} must have one value per class ({n_classes}); got {values.shape[0]}"
+        )
     if not np.all(np.isfinite(values)) or np.any(values < 0) or values.sum() <= 0:
         raise ValueError(
             f"{name} must be finite and non-negative with at least one positive value; "

@@ -231,8 +231,7 @@ default="lbfgs"
         n_classes = self.classes_.shape[0]
         if n_classes < 2:
             raise ValueError(
-                "y must hold at least 2 classes; got one class "
-                f"{self.classes_.tolist()}"
+                f"y must hold at least 2 classes; got one class {self.classes_.tolist()}"
             )
         weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if self.benefit_matrix is None:
