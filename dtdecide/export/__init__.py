@@ -1,1 +1,32 @@
-"""dtdecide.export."""
+"""dtdecide.export: hand a fitted tree to people who never open Python.
+
+- :func:`leaf_table`: one row per leaf (rule, counts, posteriors, costs, decision,
+  profit), with validation figures beside the training ones; :func:`write_leaf_table`
+  and :func:`read_leaf_table` move it through CSV, JSON, Markdown, Excel and Parquet.
+- :func:`export_rules`: English IF/THEN rules, one block per leaf.
+- :func:`to_sql`: ANSI SQL score code that agrees with ``decide`` row for row.
+- :func:`plot_tree`, :func:`export_graphviz`, :func:`variable_importance`,
+  :func:`plot_variable_importance`: pictures (matplotlib imported lazily).
+- :func:`save` / :func:`load`: joblib or the skops secure format.
+"""
+
+from ._io import read_leaf_table, write_leaf_table
+from ._leaf_table import leaf_table
+from ._persist import load, save
+from ._plot import export_graphviz, plot_tree, plot_variable_importance, variable_importance
+from ._rules import export_rules
+from ._sql import to_sql
+
+__all__ = [
+    "export_graphviz",
+    "export_rules",
+    "leaf_table",
+    "load",
+    "plot_tree",
+    "plot_variable_importance",
+    "read_leaf_table",
+    "save",
+    "to_sql",
+    "variable_importance",
+    "write_leaf_table",
+]

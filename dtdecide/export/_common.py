@@ -1,0 +1,253 @@
+"""Shared reading of a fitted tree for every exporter.
+
+Every exporter (leaf table, rules, SQL, plots, DOT) reads a fitted estimator through
+:func:`tree_view`, which checks the fitted attributes of the contract once and collects
+what the exporters need: the frozen node arrays, feature names and categories, class
+labels or the interval flag, the decision matrix and the per-node outputs (posteriors or
+predicted value, decision, expected profit in the user's sign).
+
+Leaf conditions are derived here too, as exact sets: for each input on the path from the
+root, a numeric interval ``lo < x <= hi`` or a set of training categories, plus whether
+missing values (and, for categorical inputs, categories unseen in training) belong to the
+node. The rules, the leaf table and the plots all print these same sets.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["Condition", "TreeView", "format_label", "format_number", "tree_view"]
+
+
+@dataclass
+class Condition:
+    """The part of a node's rule that concerns one input.
+
+    Numeric inputs: ``lo < x <= hi`` (either bound may be infinite), categorical inputs:
+    ``x in categories``; ``has_missing`` tells whether missing values (and unseen
+    categories, for categorical inputs) reach the node.
+    """
+
+    feature: int
+    name: str
+    is_categorical: bool
+    lo: float = -math.inf
+    hi: float = math.inf
+    categories: tuple = ()
+    has_missing: bool = True
+
+    def copy(self):
+        return Condition(
+            self.feature,
+            self.name,
+            self.is_categorical,
+            self.lo,
+            self.hi,
+            tuple(self.categories),
+            self.has_missing,
+        )
+
+
+def format_number(value, precision=None):
+    """Text of a number: shortest round-trip ``repr`` or ``precision`` significant digits."""
+    value = float(value)
+    if precision is None:
+        text = repr(value)
+        if text.endswith(".0"):
+            text = text[:-2]
+        return text
+    return format(value, f".{int(precision)}g")
+
+
+def format_label(label):
+    """Text of a category label for rules: strings quoted, numbers as they are."""
+    if isinstance(label, (bool, np.bool_)):
+        return str(bool(label))
+    if isinstance(label, (int, np.integer)):
+        return str(int(label))
+    if isinstance(label, (float, np.floating)):
+        return format_number(label)
+    return repr(str(label))
+
+
+@dataclass
+class TreeView:
+    """Everything an exporter reads from a fitted estimator (internal)."""
+
+    estimator: object
+    tree: object
+    feature_names: list
+    is_categorical: np.ndarray
+    categories: list
+    is_classifier: bool
+    classes: object
+    matrix: object
+    decisions: object
+    target_name: str
+    # per node, user's sign
+    posteriors: object = None  # (n_nodes, n_classes) or None
+    mean: object = None  # (n_nodes,) interval target
+    sd: object = None
+    node_decision: object = None  # intp (n_nodes,) or None
+    node_expected: object = None  # (n_nodes, D) user's sign or None
+    _paths: dict = field(default_factory=dict)
+
+    @property
+    def has_decisions(self):
+        return self.node_decision is not None
+
+    @property
+    def sign(self):
+        """+1 when the user reads profits, -1 for a loss matrix."""
+        if self.matrix is not None and getattr(self.matrix, "kind", "profit") == "loss":
+            return -1.0
+        return 1.0
+
+    @property
+    def ep_name(self):
+        return "EL" if self.sign < 0 else "EP"
+
+    @property
+    def is_leaf(self):
+        return np.asarray(self.tree.children_left) < 0
+
+    @property
+    def leaves(self):
+        return np.flatnonzero(self.is_leaf)
+
+    def decision_label(self, node):
+        return self.decisions[int(self.node_decision[node])]
+
+    def conditions(self, node):
+        """Merged conditions from the root to ``node``: dict feature -> Condition."""
+        node = int(node)
+        if node in self._paths:
+            return self._paths[node]
+        tree = self.tree
+        parent = int(tree.parent[node])
+        if parent < 0:
+            conds = {}
+        else:
+            conds = {k: c.copy() for k, c in self.conditions(parent).items()}
+            j = int(tree.feature[parent])
+            went_left = int(tree.children_left[parent]) == node
+            missing_here = bool(tree.missing_left[parent]) == went_left
+            if j not in conds:
+                conds[j] = Condition(
+                    j,
+                    self.feature_names[j],
+                    bool(self.is_categorical[j]),
+                    categories=tuple(self.categories[j])
+                    if self.is_categorical[j]
+                    else (),
+                )
+            c = conds[j]
+            c.has_missing = c.has_missing and missing_here
+            if c.is_categorical:
+                cats = self.categories[j]
+                row = np.asarray(tree.cat_left[parent])
+                keep = []
+                known = set(c.categories) if len(c.categories) else set()
+                for code, label in enumerate(cats):
+                    goes_left = bool(row[code]) if code < row.shape[0] else False
+                    if goes_left == went_left and label in known:
+                        keep.append(label)
+                c.categories = tuple(keep)
+            else:
+                thr = float(tree.threshold[parent])
+                if went_left:
+                    c.hi = min(c.hi, thr)
+                else:
+                    c.lo = max(c.lo, thr)
+        self._paths[node] = conds
+        return conds
+
+    def split_text(self, node, precision=None):
+        """Text of the left-branch condition of an internal node (for plots)."""
+        tree = self.tree
+        j = int(tree.feature[node])
+        name = self.feature_names[j]
+        if self.is_categorical[j]:
+            row = np.asarray(tree.cat_left[node])
+            cats = self.categories[j]
+            left = [format_label(lab) for code, lab in enumerate(cats) if row[code]]
+            text = f"{name} in {{{', '.join(left)}}}"
+        else:
+            text = f"{name} <= {format_number(tree.threshold[node], precision)}"
+        return text
+
+
+def _node_posteriors(tree):
+    value = np.asarray(tree.value, dtype=np.float64)
+    total = value.sum(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        post = np.where(total > 0, value / np.where(total > 0, total, 1.0), np.nan)
+    return post
+
+
+def _node_mean_sd(tree):
+    value = np.asarray(tree.value, dtype=np.float64)
+    w = value[:, 0]
+    safe = np.where(w > 0, w, 1.0)
+    mean = np.where(w > 0, value[:, 1] / safe, np.nan)
+    var = np.where(w > 0, value[:, 2] / safe - mean**2, np.nan)
+    sd = np.sqrt(np.clip(var, 0.0, None))
+    return mean, sd
+
+
+def tree_view(estimator):
+    """Check that ``estimator`` is a fitted dtdecide tree and read what exporters need.
+
+    Raises
+    ------
+    TypeError
+        When ``estimator`` is not a tree estimator.
+    ValueError
+        When it is not fitted yet.
+    """
+    if isinstance(estimator, TreeView):
+        return estimator
+    if not hasattr(estimator, "fit") or not hasattr(type(estimator), "decide"):
+        raise TypeError(
+            "estimator must be a fitted ProfitTreeClassifier or ProfitTreeRegressor; "
+            f"got {type(estimator).__name__}"
+        )
+    tree = getattr(estimator, "tree_", None)
+    if tree is None:
+        raise ValueError(
+            f"estimator must be fitted before export; this {type(estimator).__name__} "
+            "has no tree_ (call fit first)"
+        )
+    names = [str(n) for n in estimator.feature_names_in_]
+    is_cat = np.asarray(
+        getattr(estimator, "is_categorical_", np.zeros(len(names), dtype=bool)), dtype=bool
+    )
+    cats = list(getattr(estimator, "categories_", None) or [None] * len(names))
+    classes = getattr(estimator, "classes_", None)
+    is_classifier = classes is not None
+    matrix = getattr(estimator, "decision_matrix_", None)
+    decisions = getattr(estimator, "decisions_", None)
+    target = getattr(estimator, "target_name_", None) or "target"
+    view = TreeView(
+        estimator=estimator,
+        tree=tree,
+        feature_names=names,
+        is_categorical=is_cat,
+        categories=cats,
+        is_classifier=is_classifier,
+        classes=None if classes is None else np.asarray(classes),
+        matrix=matrix,
+        decisions=None if decisions is None else tuple(str(d) for d in decisions),
+        target_name=str(target),
+    )
+    if is_classifier:
+        view.posteriors = _node_posteriors(tree)
+    else:
+        view.mean, view.sd = _node_mean_sd(tree)
+    node_decision = getattr(tree, "node_decision", None)
+    if matrix is not None and node_decision is not None and decisions is not None:
+        view.node_decision = np.asarray(node_decision, dtype=np.intp)
+        expected = np.asarray(tree.node_expected, dtype=np.float64)
+        view.node_expected = expected * view.sign
+    return view

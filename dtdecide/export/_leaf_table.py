@@ -1,0 +1,325 @@
+"""Leaf decision table: one row per leaf with its rule, counts, decision and profit."""
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ._common import format_label, format_number, tree_view
+
+__all__ = ["condition_text", "leaf_rule", "leaf_table"]
+
+
+def condition_text(cond, precision=None):
+    """English text of one merged :class:`~dtdecide.export._common.Condition`."""
+    name = cond.name
+    if cond.is_categorical:
+        base = None
+        if cond.categories:
+            labels = ", ".join(format_label(lab) for lab in cond.categories)
+            base = f"{name} in {{{labels}}}"
+        if cond.has_missing:
+            miss = f"{name} is missing or unseen"
+            return miss if base is None else f"({base} or {miss})"
+        return base if base is not None else f"{name} in {{}}"
+    lo, hi = cond.lo, cond.hi
+    if lo > -math.inf and hi < math.inf:
+        base = f"{format_number(lo, precision)} < {name} <= {format_number(hi, precision)}"
+    elif hi < math.inf:
+        base = f"{name} <= {format_number(hi, precision)}"
+    elif lo > -math.inf:
+        base = f"{name} > {format_number(lo, precision)}"
+    else:
+        base = None
+    if cond.has_missing:
+        miss = f"{name} is missing"
+        return miss if base is None else f"({base} or {miss})"
+    return base if base is not None else f"{name} is not missing"
+
+
+def leaf_rule(view, node, precision=None, joiner=" and "):
+    """The full rule of ``node`` as one string (``"all cases"`` for the root)."""
+    conds = view.conditions(node)
+    if not conds:
+        return "all cases"
+    return joiner.join(condition_text(conds[j], precision) for j in sorted(conds))
+
+
+def _roi_scalar(c, ic):
+    if not (np.isfinite(c) and np.isfinite(ic)):
+        return np.nan
+    if ic > 0:
+        return c / ic
+    if c > 0:
+        return np.inf
+    if c < 0:
+        return -np.inf
+    return np.nan
+
+
+def _training_columns(view, out):
+    tree = view.tree
+    leaves = view.leaves
+    weight = np.asarray(tree.weighted_n_node_samples, dtype=np.float64)[leaves]
+    if view.is_classifier:
+        value = np.asarray(tree.value, dtype=np.float64)[leaves]
+        for k, cls in enumerate(view.classes):
+            out[f"count_{cls}"] = value[:, k]
+        for k, cls in enumerate(view.classes):
+            out[f"post_{cls}"] = view.posteriors[leaves, k]
+    else:
+        out["mean"] = view.mean[leaves]
+        out["sd"] = view.sd[leaves]
+    if not view.has_decisions:
+        return
+    sign = view.sign
+    word = "loss" if sign < 0 else "profit"
+    decisions = view.decisions
+    d_idx = view.node_decision[leaves]
+    cost_sum = getattr(tree, "cost_sum", None)
+    has_costs = cost_sum is not None and getattr(view.matrix, "kind", None) == "revenue"
+    if has_costs:
+        cost_sum = np.asarray(cost_sum, dtype=np.float64)[leaves]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            avg_cost = cost_sum / weight[:, None]
+        for k, d in enumerate(decisions):
+            out[f"cost_{d}"] = avg_cost[:, k]
+    ep = view.node_expected[leaves]
+    for k, d in enumerate(decisions):
+        out[f"{view.ep_name}_{d}"] = ep[:, k]
+    out["decision"] = [decisions[i] for i in d_idx]
+    out[view.ep_name] = ep[np.arange(len(leaves)), d_idx]
+    profit_sum = getattr(tree, "profit_sum", None)
+    if profit_sum is None:
+        return
+    profit_sum = np.asarray(profit_sum, dtype=np.float64)[leaves]
+    rows = np.arange(len(leaves))
+    if profit_sum.ndim == 3:  # categorical: (leaf, level, decision)
+        per_level = profit_sum[rows, :, d_idx]  # (n_leaves, T)
+        total_plain = per_level.sum(axis=1)
+        level_w, ok = _level_weights(view, profit_sum.shape[1])
+        if level_w is None:
+            total = total_plain
+            denom = weight
+        elif not ok:
+            total = np.full(len(leaves), np.nan)
+            denom = weight
+        else:
+            total = per_level @ level_w
+            denom = _leaf_level_freq(view, leaves, profit_sum.shape[1]) @ level_w
+    else:
+        total_plain = profit_sum[rows, d_idx]
+        total, denom = total_plain, weight
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[f"total_{word}"] = sign * total
+        out[f"average_{word}"] = sign * total / denom
+    if has_costs:
+        ic = cost_sum[rows, d_idx]
+        out["ROI"] = [_roi_scalar(c, i) for c, i in zip(total_plain, ic)]
+
+
+def _level_weights(view, n_levels):
+    """Paw per matrix level, or None without explicit priors; (weights, ok)."""
+    matrix = view.matrix
+    priors = getattr(matrix, "priors", None)
+    if priors is None or not view.is_classifier:
+        return None, True
+    freq = _leaf_level_freq(view, [0], n_levels)[0]
+    total = freq.sum()
+    w = np.zeros(n_levels)
+    ok = True
+    for t in range(n_levels):
+        if freq[t] > 0:
+            w[t] = float(priors[t]) / freq[t] * total
+        elif priors[t] > 0:
+            ok = False
+    return w, ok
+
+
+def _leaf_level_freq(view, nodes, n_levels):
+    """Training frequency per matrix level of the given nodes (from class counts)."""
+    value = np.asarray(view.tree.value, dtype=np.float64)[np.asarray(nodes)]
+    out = np.zeros((value.shape[0], n_levels))
+    levels = list(view.matrix.levels)
+    for k, cls in enumerate(view.classes):
+        for t, lev in enumerate(levels):
+            if cls == lev:
+                out[:, t] = value[:, k]
+    return out
+
+
+def _validation_columns(view, out, X, y, costs, sample_weight):
+    est = view.estimator
+    leaves = view.leaves
+    pos = {int(n): i for i, n in enumerate(leaves)}
+    leaf_of = np.asarray(est.apply(X))
+    n = leaf_of.shape[0]
+    if sample_weight is None:
+        w = np.ones(n)
+    else:
+        w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+        if w.shape[0] != n:
+            raise ValueError(
+                f"sample_weight must have one value per row of X ({n}); got {w.shape[0]}"
+            )
+        if np.any(~np.isfinite(w)) or np.any(w < 0):
+            raise ValueError("sample_weight must be finite and non-negative")
+    row = np.array([pos[int(i)] for i in leaf_of], dtype=np.intp)
+    n_leaves = len(leaves)
+    out["valid_n"] = np.bincount(row, minlength=n_leaves).astype(np.int64)
+    vw = np.bincount(row, weights=w, minlength=n_leaves)
+    out["valid_weight"] = vw
+    if y is not None:
+        y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).reshape(-1)
+        if y_arr.shape[0] != n:
+            raise ValueError(f"y must have one value per row of X ({n}); got {y_arr.shape[0]}")
+        if view.is_classifier:
+            counts = {}
+            for cls in view.classes:
+                hit = np.asarray(y_arr == cls, dtype=bool)
+                counts[cls] = np.bincount(row, weights=w * hit, minlength=n_leaves)
+                out[f"valid_count_{cls}"] = counts[cls]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                for cls in view.classes:
+                    out[f"valid_post_{cls}"] = counts[cls] / vw
+        else:
+            yv = y_arr.astype(np.float64)
+            s1 = np.bincount(row, weights=w * yv, minlength=n_leaves)
+            s2 = np.bincount(row, weights=w * yv * yv, minlength=n_leaves)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                mean = s1 / vw
+                out["valid_mean"] = mean
+                out["valid_sd"] = np.sqrt(np.clip(s2 / vw - mean**2, 0.0, None))
+    if not view.has_decisions:
+        return
+    matrix = view.matrix
+    sign = view.sign
+    word = "loss" if sign < 0 else "profit"
+    tname = view.target_name
+    has_costs = getattr(matrix, "kind", None) == "revenue" and bool(getattr(matrix, "costs", None))
+    if costs is None and has_costs and isinstance(X, pd.DataFrame):
+        vars_ = [c for c in matrix.cost_variables if c in X.columns]
+        if vars_:
+            costs = X[vars_]
+    case_costs = None
+    if has_costs:
+        cons = matrix.resolve(costs, n_samples=n)
+        case_costs = np.asarray(cons.case_costs, dtype=np.float64)
+        ok_cost = ~np.isnan(case_costs).any(axis=1)
+        for k, d in enumerate(view.decisions):
+            num = np.bincount(row[ok_cost], weights=(w * case_costs[:, k])[ok_cost], minlength=n_leaves)
+            den = np.bincount(row[ok_cost], weights=w[ok_cost], minlength=n_leaves)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[f"valid_cost_{d}"] = num / den
+    if y is None:
+        return
+    result = est.decide(X, y=y, costs=costs)
+    cases = result.cases
+    cp_col = f"{'CL' if sign < 0 else 'CP'}_{tname}"
+    cp = cases[cp_col].to_numpy(dtype=np.float64) * sign  # profit orientation
+    good = ~np.isnan(cp)
+    paw = np.ones(n)
+    priors = getattr(matrix, "priors", None)
+    ok = True
+    if priors is not None and view.is_classifier:
+        from dtdecide.decision import encode_target, prior_adjustment_weights
+
+        t_idx = encode_target(y_arr, matrix.levels)
+        got = prior_adjustment_weights(t_idx[good], w[good], priors, len(matrix.levels))
+        if got is None:
+            ok = False
+        else:
+            paw[good] = got
+    wf = w * paw
+    total = np.bincount(row[good], weights=(wf * cp)[good], minlength=n_leaves)
+    denom = np.bincount(row[good], weights=wf[good], minlength=n_leaves)
+    if not ok:
+        total = np.full(n_leaves, np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[f"valid_total_{word}"] = sign * total
+        out[f"valid_average_{word}"] = sign * total / denom
+    if has_costs:
+        ic = cases[f"IC_{tname}"].to_numpy(dtype=np.float64)
+        plain = np.bincount(row[good], weights=(w * cp)[good], minlength=n_leaves)
+        ic_tot = np.bincount(row[good], weights=(w * ic)[good], minlength=n_leaves)
+        out["valid_ROI"] = [_roi_scalar(c, i) for c, i in zip(plain, ic_tot)]
+
+
+def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, precision=None):
+    """One row per leaf: rule, counts, posteriors, costs, decision and profit.
+
+    Training figures come from the statistics stored in the fitted tree; given
+    validation data ``X`` (and ``y``), the same figures computed on it are added beside
+    them in columns prefixed ``valid_``.
+
+    Columns (``<c>`` a class, ``<d>`` a decision; ``EP``/``profit`` read ``EL``/``loss``
+    for a loss matrix):
+
+    - ``leaf`` (node id, as ``apply``), ``rule`` (full condition, with where missing and
+      unseen values go), ``depth``, ``n`` (training rows), ``weight`` (their frequency sum);
+    - classifier: ``count_<c>`` (weighted class counts) and ``post_<c>`` (posteriors);
+      regressor: ``mean`` and ``sd`` of the target;
+    - with a decision matrix: ``cost_<d>`` (average training cost of each decision, when
+      the matrix has costs), ``EP_<d>`` (expected profit of each decision), ``decision``,
+      ``EP`` (that of the chosen decision), ``total_profit`` and ``average_profit`` (the
+      training profit of the leaf under its decision; prior-weighted when the matrix has
+      explicit priors) and ``ROI`` (revenue matrices: total profit / total investment);
+    - with ``X``: ``valid_n``, ``valid_weight``, ``valid_cost_<d>``; with ``y`` also
+      ``valid_count_<c>``/``valid_post_<c>`` (or ``valid_mean``/``valid_sd``),
+      ``valid_total_profit``, ``valid_average_profit`` and ``valid_ROI``.
+
+    Parameters
+    ----------
+    estimator : ProfitTreeClassifier or ProfitTreeRegressor
+        A fitted tree.
+    X : DataFrame or array-like, default=None
+        Validation inputs.
+    y : array-like, default=None
+        Validation target (needs ``X``).
+    costs : DataFrame or dict, default=None
+        Cost columns of the validation cases (by default taken from ``X`` when it holds
+        the matrix's cost variables).
+    sample_weight : array-like, default=None
+        Frequencies of the validation cases.
+    precision : int or None, default=None
+        Significant digits of thresholds in ``rule``; None writes them exactly.
+
+    Returns
+    -------
+    DataFrame
+        One row per leaf in node-id order, with a RangeIndex.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+    >>> from dtdecide.export import leaf_table
+    >>> X = pd.DataFrame({"age": [20.0, 25.0, 30.0, 35.0, 40.0, 45.0, 50.0, 55.0]})
+    >>> y = ["no", "no", "no", "no", "yes", "yes", "yes", "yes"]
+    >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
+    ...                    decisions=["ignore", "mail"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1).fit(X, y)
+    >>> table = leaf_table(tree)
+    >>> table[["rule", "n", "decision", "EP", "total_profit"]]
+                                rule  n decision   EP  total_profit
+    0  (age <= 37.5 or age is missing)  4   ignore  0.0           0.0
+    1                      age > 37.5  4     mail  9.0          36.0
+    """
+    view = tree_view(estimator)
+    if y is not None and X is None:
+        raise ValueError("y needs X: pass the validation inputs X together with y")
+    if (costs is not None or sample_weight is not None) and X is None:
+        raise ValueError("costs and sample_weight describe validation cases; pass X too")
+    leaves = view.leaves
+    tree = view.tree
+    out = {
+        "leaf": leaves.astype(np.int64),
+        "rule": [leaf_rule(view, n, precision) for n in leaves],
+        "depth": np.asarray(tree.depth)[leaves].astype(np.int64),
+        "n": np.asarray(tree.n_node_samples)[leaves].astype(np.int64),
+        "weight": np.asarray(tree.weighted_n_node_samples, dtype=np.float64)[leaves],
+    }
+    _training_columns(view, out)
+    if X is not None:
+        _validation_columns(view, out, X, y, costs, sample_weight)
+    return pd.DataFrame(out)

@@ -1,0 +1,373 @@
+"""SQL score code: one ANSI SELECT with nested CASE expressions.
+
+The generated query reads a table with the model's input columns (missing values as
+NULL) and adds, per row, the leaf id, the posteriors or predicted value, the decision,
+its expected profit and, when the matrix has costs or a target column is named, the
+investment cost, computed and best profit and ROI.
+
+Exactness. Numeric thresholds and every constant are written with 17 significant
+digits in exponent form (``4.48855025360088260e+00``): that form is an *approximate
+numeric literal* in ANSI SQL, so engines such as DuckDB read it as DOUBLE rather than
+DECIMAL, and it parses to the same double in SQLite, whose reader does not always round
+the shortest ``repr`` correctly. Categorical splits are ``IN`` lists of the training
+labels of one side; everything else (NULL and labels unseen in training) falls to the
+node's missing-value side, exactly as ``decide`` does in Python.
+"""
+
+import math
+import numbers
+
+import numpy as np
+
+from ._common import tree_view
+
+__all__ = ["to_sql"]
+
+_DIALECTS = ("ansi", "sqlite", "duckdb", "postgresql")
+
+
+def _quote_ident(name):
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def _float_literal(value, dialect):
+    value = float(value)
+    if math.isnan(value):
+        return "NULL"
+    if math.isinf(value):
+        if dialect == "sqlite":
+            return "9e999" if value > 0 else "-9e999"
+        word = "Infinity" if value > 0 else "-Infinity"
+        return f"CAST('{word}' AS DOUBLE PRECISION)"
+    return format(value, ".17e")
+
+
+def _label_literal(label, dialect):
+    if isinstance(label, (bool, np.bool_)):
+        return "TRUE" if label else "FALSE"
+    if isinstance(label, (numbers.Integral, np.integer)):
+        return str(int(label))
+    if isinstance(label, (numbers.Real, np.floating)):
+        return _float_literal(label, dialect)
+    return "'" + str(label).replace("'", "''") + "'"
+
+
+def _case_by_leaf(leaf_col, items, else_sql="NULL"):
+    """``CASE leaf WHEN id THEN expr ... END`` grouping leaves with equal expressions."""
+    groups = {}
+    for leaf, expr in items:
+        groups.setdefault(expr, []).append(int(leaf))
+    if len(groups) == 1 and else_sql == "NULL":
+        ((expr, leaves),) = groups.items()
+        ids = ", ".join(str(i) for i in leaves)
+        return f"CASE WHEN {leaf_col} IN ({ids}) THEN {expr} ELSE NULL END"
+    parts = ["CASE"]
+    for expr, leaves in groups.items():
+        if len(leaves) == 1:
+            parts.append(f"WHEN {leaf_col} = {leaves[0]} THEN {expr}")
+        else:
+            ids = ", ".join(str(i) for i in leaves)
+            parts.append(f"WHEN {leaf_col} IN ({ids}) THEN {expr}")
+    parts.append(f"ELSE {else_sql} END")
+    return " ".join(parts)
+
+
+def _leaf_case(view, node, dialect, pad, step):
+    """Nested CASE giving the leaf id reached from ``node``."""
+    tree = view.tree
+    left = int(tree.children_left[node])
+    if left < 0:
+        return str(int(node))
+    right = int(tree.children_right[node])
+    j = int(tree.feature[node])
+    col = _quote_ident(view.feature_names[j])
+    missing_left = bool(tree.missing_left[node])
+    inner = pad + step
+    left_sql = _leaf_case(view, left, dialect, inner, step)
+    right_sql = _leaf_case(view, right, dialect, inner, step)
+    if view.is_categorical[j]:
+        cats = view.categories[j]
+        row = np.asarray(tree.cat_left[node])
+        go_left = [bool(row[c]) if c < row.shape[0] else False for c in range(len(cats))]
+        # test membership of the side that does NOT receive missing/unseen values
+        if missing_left:
+            test = [lab for lab, gl in zip(cats, go_left) if not gl]
+            then_sql, else_sql = right_sql, left_sql
+        else:
+            test = [lab for lab, gl in zip(cats, go_left) if gl]
+            then_sql, else_sql = left_sql, right_sql
+        if not test:  # degenerate split: every value goes to the missing side
+            return else_sql
+        values = ", ".join(_label_literal(lab, dialect) for lab in test)
+        cond = f"{col} IN ({values})"
+    else:
+        thr = _float_literal(tree.threshold[node], dialect)
+        cond = f"{col} <= {thr}"
+        if missing_left:
+            cond = f"{col} IS NULL OR {cond}"
+        then_sql, else_sql = left_sql, right_sql
+    return (
+        f"CASE\n{inner}WHEN {cond}\n{inner}THEN {then_sql}\n"
+        f"{inner}ELSE {else_sql}\n{pad}END"
+    )
+
+
+def _cost_sql(matrix, decision, cost_columns, dialect):
+    """SQL of ``Cost(i, d)``: a column, a constant, or 0."""
+    costs = getattr(matrix, "costs", None) or {}
+    spec = costs.get(decision, None)
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        return _quote_ident(cost_columns.get(spec, spec))
+    return _float_literal(spec, dialect)
+
+
+def _interp_sql(knots, vals, y, dialect):
+    """Piecewise-linear interpolation of ``vals`` over ``knots`` at ``y`` (same ops as Python)."""
+    knots = np.asarray(knots, dtype=np.float64)
+    vals = np.asarray(vals, dtype=np.float64)
+    k = len(knots)
+    pieces = []
+    for s in range(k - 1):
+        k0 = _float_literal(knots[s], dialect)
+        width = _float_literal(knots[s + 1] - knots[s], dialect)
+        w = f"(({y} - {k0}) / {width})"
+        v0 = _float_literal(vals[s], dialect)
+        v1 = _float_literal(vals[s + 1], dialect)
+        pieces.append(f"{v0} * (1.0e0 - {w}) + {v1} * {w}")
+    if k == 2:
+        return f"CASE WHEN {y} IS NULL THEN NULL ELSE {pieces[0]} END"
+    parts = [f"CASE WHEN {y} IS NULL THEN NULL"]
+    for s in range(k - 2):
+        parts.append(f"WHEN {y} < {_float_literal(knots[s + 1], dialect)} THEN {pieces[s]}")
+    parts.append(f"ELSE {pieces[-1]} END")
+    return " ".join(parts)
+
+
+def _max_sql(exprs):
+    """Greatest of SQL expressions, NULL if any is NULL (no GREATEST in ANSI SQL)."""
+    if len(exprs) == 1:
+        return exprs[0]
+    null_test = " OR ".join(f"{e} IS NULL" for e in exprs)
+    parts = [f"CASE WHEN {null_test} THEN NULL"]
+    for a in range(len(exprs) - 1):
+        conds = " AND ".join(f"{exprs[a]} >= {exprs[b]}" for b in range(a + 1, len(exprs)))
+        parts.append(f"WHEN {conds} THEN {exprs[a]}")
+    parts.append(f"ELSE {exprs[-1]} END")
+    return " ".join(parts)
+
+
+def to_sql(
+    estimator,
+    *,
+    table="data",
+    keep_columns="*",
+    target=None,
+    cost_columns=None,
+    leaf_column="_LEAF_",
+    dialect="ansi",
+):
+    """ANSI SQL score code of a fitted profit tree.
+
+    The query is one ``SELECT`` over ``table`` with nested ``CASE`` expressions: an inner
+    query finds the leaf of every row, an outer one adds the leaf's outputs. It scores
+    exactly as ``estimator.decide`` does: ``x <= threshold`` goes left, categorical
+    splits test the training labels of one side, and NULL as well as labels unseen in
+    training follow the node's missing-value side.
+
+    Output columns (``<t>`` is the estimator's ``target_name_``):
+
+    - ``_LEAF_``: the leaf node id (as ``estimator.apply``);
+    - ``P_<t>_<class>`` per class (classifier), or ``P_<t>`` the predicted mean (regressor);
+    - with a decision matrix: ``D_<t>`` (decision) and ``EP_<t>`` (``EL_<t>`` for a loss
+      matrix), the leaf's expected profit;
+    - with a revenue matrix: ``IC_<t>``, the investment cost ``Cost(i, D(i))`` of the row
+      (a cost column or a constant; 0 for decisions without cost);
+    - with ``target`` given: ``CP_<t>``/``CL_<t>`` (computed profit), ``BP_<t>``/``BL_<t>``
+      (best possible profit) and, for a revenue matrix, ``ROI_<t>`` with the four cases
+      of the design notes. A row with a NULL cost gets NULL for these.
+
+    Parameters
+    ----------
+    estimator : ProfitTreeClassifier or ProfitTreeRegressor
+        A fitted tree.
+    table : str or tuple of str, default="data"
+        Table to read; a tuple gives a qualified name such as ``("schema", "table")``.
+        Every part is quoted as an identifier.
+    keep_columns : "*", list of str or None, default="*"
+        Input columns to copy to the output: all of them, the listed ones, or none.
+    target : str or None, default=None
+        Name of the column holding the actual target; adds computed and best profit and
+        ROI.
+    cost_columns : dict or None, default=None
+        Renames cost variables of the matrix to the table's column names
+        (``{matrix_cost_variable: sql_column}``); by default the matrix's names are used.
+    leaf_column : str, default="_LEAF_"
+        Name of the leaf-id output column.
+    dialect : {"ansi", "sqlite", "duckdb", "postgresql"}, default="ansi"
+        Only changes how infinite ROI values are written: ``9e999`` for SQLite,
+        ``CAST('Infinity' AS DOUBLE PRECISION)`` otherwise.
+
+    Returns
+    -------
+    str
+        The query, without a trailing semicolon.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``dialect``, a ``target`` with a case-specific decision matrix
+        (its consequences are not columns), or invalid column arguments.
+
+    Notes
+    -----
+    Missing numeric values must be NULL in the table (not a floating-point NaN, which
+    some engines order above every number). Constants are exact as long as the engine
+    reads 17-digit decimal literals correctly; SQLite 3.40 does so for ordinary magnitudes
+    but not always near the limits of the double range (about 1e-280 or 1e280).
+
+    Examples
+    --------
+    >>> import sqlite3
+    >>> import pandas as pd
+    >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+    >>> from dtdecide.export import to_sql
+    >>> X = pd.DataFrame({"age": [20.0, 25.0, 30.0, 35.0, 40.0, 45.0, 50.0, 55.0]})
+    >>> y = ["no", "no", "no", "no", "yes", "yes", "yes", "yes"]
+    >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
+    ...                    decisions=["ignore", "mail"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1).fit(X, y)
+    >>> con = sqlite3.connect(":memory:")
+    >>> _ = X.to_sql("data", con, index=False)
+    >>> sql = to_sql(tree, keep_columns=["age"], dialect="sqlite")
+    >>> rows = con.execute(sql).fetchall()
+    >>> [(age, decision) for age, _, _, _, decision, _ in rows[::3]]
+    [(20.0, 'ignore'), (35.0, 'ignore'), (50.0, 'mail')]
+    """
+    view = tree_view(estimator)
+    if dialect not in _DIALECTS:
+        raise ValueError(f"dialect must be one of {_DIALECTS}; got {dialect!r}")
+    if isinstance(table, str):
+        table_sql = _quote_ident(table)
+    elif isinstance(table, (tuple, list)) and table and all(isinstance(p, str) for p in table):
+        table_sql = ".".join(_quote_ident(p) for p in table)
+    else:
+        raise TypeError(f"table must be a str or a tuple of str; got {table!r}")
+    if keep_columns is None:
+        keep_sql = []
+    elif isinstance(keep_columns, str):
+        if keep_columns != "*":
+            raise ValueError(f"keep_columns must be '*', a list of names or None; got {keep_columns!r}")
+        keep_sql = ["*"]
+    else:
+        keep_columns = list(keep_columns)
+        if not all(isinstance(c, str) for c in keep_columns):
+            raise TypeError(f"keep_columns must hold str column names; got {keep_columns!r}")
+        keep_sql = [_quote_ident(c) for c in keep_columns]
+    if cost_columns is None:
+        cost_columns = {}
+    elif not isinstance(cost_columns, dict):
+        raise TypeError(f"cost_columns must be a dict or None; got {type(cost_columns).__name__}")
+    if not isinstance(leaf_column, str) or not leaf_column:
+        raise TypeError(f"leaf_column must be a non-empty str; got {leaf_column!r}")
+    if target is not None and not isinstance(target, str):
+        raise TypeError(f"target must be a column name (str) or None; got {target!r}")
+
+    tname = view.target_name
+    leaf = _quote_ident(leaf_column)
+    leaf_expr = _leaf_case(view, 0, dialect, "      ", "  ")
+    inner = f"SELECT\n    t.*,\n    {leaf_expr} AS {leaf}\n  FROM {table_sql} AS t"
+    sleaf = f"s.{leaf}"
+
+    matrix = view.matrix
+    leaves = view.leaves
+    cols = ["s.*"] if keep_sql == ["*"] else [f"s.{c}" for c in keep_sql] + [sleaf]
+    if view.is_classifier:
+        for k, cls in enumerate(view.classes):
+            items = [(n, _float_literal(view.posteriors[n, k], dialect)) for n in leaves]
+            cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'P_{tname}_{cls}')}")
+    else:
+        items = [(n, _float_literal(view.mean[n], dialect)) for n in leaves]
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'P_{tname}')}")
+
+    has_costs = view.has_decisions and getattr(matrix, "kind", None) == "revenue"
+    cost_sql = {}
+    if has_costs:
+        for d in view.decisions:
+            expr = _cost_sql(matrix, d, cost_columns, dialect)
+            cost_sql[d] = None if expr is None else (f"s.{expr}" if expr.startswith('"') else expr)
+    cost_refs = sorted({c for c in cost_sql.values() if c is not None and c.startswith("s.")})
+    any_cost_missing = " OR ".join(f"{c} IS NULL" for c in cost_refs) or None
+
+    def _guard(expr):
+        if any_cost_missing is None:
+            return expr
+        return f"CASE WHEN {any_cost_missing} THEN NULL ELSE {expr} END"
+
+    if view.has_decisions:
+        items = [(n, _label_literal(view.decision_label(n), dialect)) for n in leaves]
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'D_{tname}')}")
+        ep = view.node_expected
+        items = [(n, _float_literal(ep[n, view.node_decision[n]], dialect)) for n in leaves]
+        cols.append(
+            f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'{view.ep_name}_{tname}')}"
+        )
+    if has_costs:
+        items = []
+        for n in leaves:
+            c = cost_sql[view.decision_label(n)]
+            items.append((n, c if c is not None else "0.0e0"))
+        cols.append(f"{_guard(_case_by_leaf(sleaf, items))} AS {_quote_ident(f'IC_{tname}')}")
+
+    wants_roi = False
+    if target is not None:
+        if not view.has_decisions:
+            raise ValueError(
+                "target is only used for computed profit and ROI, which need a tree "
+                "fitted with a decision_matrix"
+            )
+        if getattr(matrix, "is_case_specific", False):
+            raise ValueError(
+                "target cannot be scored in SQL with a case-specific decision matrix: its "
+                "consequences are per-case arrays, not table columns; pass target=None"
+            )
+        y = f"s.{_quote_ident(target)}"
+        values = np.asarray(matrix.values, dtype=np.float64)
+        q = []  # per decision: SQL of Q(i, T(i), d) in the user's sign
+        for k, d in enumerate(view.decisions):
+            if getattr(matrix, "is_interval", False):
+                base = _interp_sql(matrix.knots, values[:, k], y, dialect)
+            else:
+                whens = " ".join(
+                    f"WHEN {_label_literal(lev, dialect)} "
+                    f"THEN {_float_literal(values[t, k], dialect)}"
+                    for t, lev in enumerate(matrix.levels)
+                )
+                base = f"CASE {y} {whens} ELSE NULL END"
+            c = cost_sql.get(d) if has_costs else None
+            q.append(f"({base}) - {c}" if c is not None else f"({base})")
+        items = [(n, q[int(view.node_decision[n])]) for n in leaves]
+        cp_name = "CL" if view.sign < 0 else "CP"
+        bp_name = "BL" if view.sign < 0 else "BP"
+        cols.append(f"{_guard(_case_by_leaf(sleaf, items))} AS {_quote_ident(f'{cp_name}_{tname}')}")
+        if view.sign < 0:  # the best loss is the smallest one
+            best = "-(" + _max_sql([f"(-{e})" for e in q]) + ")"
+        else:
+            best = _max_sql(q)
+        cols.append(f"{_guard(best)} AS {_quote_ident(f'{bp_name}_{tname}')}")
+        wants_roi = has_costs
+
+    sql = "SELECT\n  " + ",\n  ".join(cols) + f"\nFROM (\n  {inner}\n) AS s"
+    if wants_roi:
+        cp = "m." + _quote_ident(f"CP_{tname}")
+        ic = "m." + _quote_ident(f"IC_{tname}")
+        pinf = _float_literal(math.inf, dialect)
+        ninf = _float_literal(-math.inf, dialect)
+        roi = (
+            f"CASE WHEN {cp} IS NULL OR {ic} IS NULL THEN NULL "
+            f"WHEN {ic} > 0 THEN {cp} / {ic} "
+            f"WHEN {cp} > 0 THEN {pinf} WHEN {cp} < 0 THEN {ninf} ELSE NULL END"
+        )
+        sql = f"SELECT\n  m.*,\n  {roi} AS {_quote_ident(f'ROI_{tname}')}\nFROM (\n{sql}\n) AS m"
+    return sql
