@@ -305,10 +305,9 @@ def encode_target(y, levels):
     >>> encode_target(["b", "a", "b"], ["a", "b", "c"]).tolist()
     [1, 0, 1]
     """
-    values = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) else y
-    values = values.reshape(-1) if values.ndim > 1 and values.shape[1:] == (1,) * (
-        values.ndim - 1
-    ) else values
+    values = y if isinstance(y, np.ndarray) else np.asarray(y, dtype=object)
+    if values.ndim == 2 and values.shape[1] == 1:
+        values = values[:, 0]
     if values.ndim != 1:
         raise ValueError(f"y must be 1-D; got shape {np.shape(y)}")
     index = pd.Index(list(levels))
