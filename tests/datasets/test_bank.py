@@ -161,3 +161,39 @@ def test_split_labels_properties(y, seed):
 def test_split_labels_rejects_missing():
     with pytest.raises(ValueError, match="y must not contain missing"):
         split_labels(["a", None])
+
+
+def test_decision_matrix(bank):
+    matrix = bank.decision_matrix
+    assert matrix.kind == "revenue"
+    assert matrix.decisions == ("contact", "do nothing")
+    assert list(matrix.levels) == ["no", "yes"]
+    assert matrix.costs == {"contact": "contact_cost"}
+    np.testing.assert_array_equal(matrix.values, [[0.0, 0.0], [_bank.REVENUE_PER_SUBSCRIBER, 0.0]])
+
+
+def test_consequences_by_hand(bank):
+    from dtdecide.decision import decide
+
+    # three clients: a subscriber called 3 times, a non-subscriber called twice, and a
+    # client called 20 times or more; equal posteriors make the first two "contact".
+    rows = [
+        bank.frame.index[(bank.frame["campaign"] == 3) & (bank.target == "yes")][0],
+        bank.frame.index[(bank.frame["campaign"] == 2) & (bank.target == "no")][0],
+        bank.frame.index[(bank.frame["campaign"] >= 20)][0],
+    ]
+    post = pd.DataFrame({"no": [0.5, 0.5, 0.5], "yes": [0.5, 0.5, 0.5]})
+    result = decide(
+        post,
+        bank.decision_matrix,
+        y=bank.target.loc[rows].to_numpy(),
+        costs=bank.costs.loc[rows].reset_index(drop=True),
+        target_name="y",
+    )
+    cases = result.cases
+    # expected profit of contact = 0.5 * 30 - cost; do nothing = 0
+    assert list(cases["D_y"]) == ["contact", "contact", "do nothing"]
+    np.testing.assert_allclose(cases["EP_y"], [15 - 3, 15 - 2, 0.0])
+    np.testing.assert_allclose(cases["CP_y"], [30 - 3, -2, 0.0])
+    np.testing.assert_allclose(cases["IC_y"], [3, 2, 0])
+    np.testing.assert_allclose(cases["ROI_y"].iloc[:2], [27 / 3, -1.0])
