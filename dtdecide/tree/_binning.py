@@ -1,0 +1,305 @@
+"""Binning of encoded inputs into small integers (:class:`Binner`).
+
+Numeric features are cut into at most ``max_bins`` bins; categorical features get one bin
+per category code. Every feature has one dedicated *missing* bin, the same index for all
+features: ``missing_bin_idx_ == max(n_bins_)``. The binned matrix is ``uint8`` when
+``missing_bin_idx_ <= 255`` and ``uint16`` otherwise (up to 65,535 non-missing bins, i.e.
+categorical features with at most 65,535 categories; more raise a clear error).
+
+Numeric bin edges (``bin_thresholds_[j]``, increasing, the last one ``+inf``): a value ``v``
+goes in the first bin whose edge is ``>= v``, so that ``v <= bin_thresholds_[j][b]`` holds
+exactly when ``bin(v) <= b``. A tree split "bins ``<= b`` go left" therefore becomes the raw
+rule ``x <= bin_thresholds_[j][b]`` with no loss. Edges are always midpoints between two
+consecutive distinct observed values:
+
+* fewer distinct values than ``max_bins``: every midpoint, one bin per distinct value (the
+  thresholds a split search on sorted raw values would consider);
+* otherwise: the midpoints that follow the weighted quantiles ``k / max_bins``,
+  ``k = 1 .. max_bins - 1``, of the (sub-sampled) values, duplicates removed.
+"""
+
+import numbers
+
+import numpy as np
+
+__all__ = ["Binner", "X_BINNED_DTYPE_SMALL", "X_BINNED_DTYPE_LARGE"]
+
+# Binned values: one byte per cell when every feature fits in 255 bins + missing, which is
+# the default and keeps the histogram gathers cache-friendly; two bytes for features with
+# many categories.
+X_BINNED_DTYPE_SMALL = np.uint8
+X_BINNED_DTYPE_LARGE = np.uint16
+_MAX_BINS_LARGE = np.iinfo(X_BINNED_DTYPE_LARGE).max  # 65535 (the missing bin fits too)
+
+
+def _midpoints(lo, hi):
+    """Midpoints strictly below ``hi`` (falls back to ``lo`` on float rounding)."""
+    mid = lo + (hi - lo) / 2.0
+    return np.where(mid < hi, mid, lo)
+
+
+def numeric_bin_edges(values, weights, max_bins):
+    """Bin edges of one numeric feature (see the module docstring).
+
+    Parameters
+    ----------
+    values : ndarray of float64
+        Non-missing, finite values.
+    weights : ndarray of float64 or None
+        Case weights of ``values``.
+    max_bins : int
+        Largest number of bins.
+
+    Returns
+    -------
+    ndarray of float64
+        Increasing edges, the last one ``+inf``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._binning import numeric_bin_edges
+    >>> numeric_bin_edges(np.array([3.0, 1.0, 2.0, 2.0]), None, 255).tolist()
+    [1.5, 2.5, inf]
+    """
+    if values.size == 0:
+        return np.array([np.inf])
+    if weights is None:
+        distinct, counts = np.unique(values, return_counts=True)
+        counts = counts.astype(np.float64)
+    else:
+        distinct, inverse = np.unique(values, return_inverse=True)
+        counts = np.bincount(inverse, weights=weights, minlength=distinct.size)
+    if distinct.size <= max_bins:
+        edges = _midpoints(distinct[:-1], distinct[1:])
+    else:
+        cum = np.cumsum(counts)
+        cum /= cum[-1]
+        quantiles = np.arange(1, max_bins) / max_bins
+        idx = np.searchsorted(cum, quantiles, side="left")
+        idx = np.unique(np.clip(idx, 0, distinct.size - 2))
+        edges = _midpoints(distinct[idx], distinct[idx + 1])
+    return np.concatenate([np.unique(edges), [np.inf]])
+
+
+class Binner:
+    """Map encoded inputs to bin indices for the histogram grower.
+
+    Parameters
+    ----------
+    max_bins : int, default=255
+        Largest number of non-missing bins of a numeric feature, in ``[2, 65535]``.
+        Categorical features always get one bin per category code.
+    subsample : int or None, default=200_000
+        Number of rows (drawn without replacement) used to compute numeric bin edges;
+        ``None`` uses every row. Categorical features always use every row.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed for the row sub-sample.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        Number of columns seen in :meth:`fit`.
+    is_categorical_ : ndarray of bool
+        Categorical columns.
+    bin_thresholds_ : list of ndarray
+        Numeric columns: increasing raw upper edges (last ``+inf``). Categorical columns:
+        the integer codes ``0 .. n_bins_[j] - 1`` as float64 (bin ``b`` is code ``b``).
+    n_bins_ : ndarray of int
+        Non-missing bins per feature.
+    missing_bin_idx_ : int
+        Bin of missing values, ``max(n_bins_)``, identical for every feature.
+    n_bins_total_ : int
+        ``missing_bin_idx_ + 1``: width of a histogram over bins.
+    binned_dtype_ : numpy dtype
+        ``uint8`` or ``uint16``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._binning import Binner
+    >>> X = np.array([[1.0, 0.0], [2.0, 1.0], [np.nan, 2.0], [3.0, np.nan]])
+    >>> b = Binner().fit(X, is_categorical=[False, True])
+    >>> b.bin_thresholds_[0].tolist(), b.n_bins_.tolist(), b.missing_bin_idx_
+    ([1.5, 2.5, inf], [3, 3], 3)
+    >>> b.transform(X).tolist()
+    [[0, 0], [1, 1], [3, 2], [2, 3]]
+    """
+
+    def __init__(self, max_bins=255, *, subsample=200_000, random_state=None):
+        self.max_bins = max_bins
+        self.subsample = subsample
+        self.random_state = random_state
+
+    def _validate_params(self):
+        if (
+            not isinstance(self.max_bins, numbers.Integral)
+            or isinstance(self.max_bins, bool)
+            or not 2 <= self.max_bins <= _MAX_BINS_LARGE
+        ):
+            raise ValueError(
+                f"max_bins must be an integer in [2, {_MAX_BINS_LARGE}]; got {self.max_bins!r}"
+            )
+        if self.subsample is not None and (
+            not isinstance(self.subsample, numbers.Integral)
+            or isinstance(self.subsample, bool)
+            or self.subsample < 2
+        ):
+            raise ValueError(
+                f"subsample must be None or an integer >= 2; got {self.subsample!r}"
+            )
+
+    @staticmethod
+    def _check_X(X, name="X_encoded"):
+        X = np.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be a 2-D array; got shape {X.shape}")
+        if X.dtype != np.float64:
+            try:
+                X = X.astype(np.float64)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(
+                    f"{name} must be a numeric (float64) matrix; got dtype {X.dtype}"
+                ) from exc
+        return X
+
+    def fit(self, X_encoded, is_categorical=None, sample_weight=None):
+        """Compute the bins of every feature.
+
+        Parameters
+        ----------
+        X_encoded : ndarray of shape (n_samples, n_features)
+            float64: raw values for numeric columns, integer codes (``0, 1, ...``) for
+            categorical columns, NaN for missing values. Infinite values are rejected.
+        is_categorical : array-like of bool of shape (n_features,) or None
+            Categorical columns; None means all numeric.
+        sample_weight : array-like of shape (n_samples,) or None
+            Case weights, used for the numeric quantiles.
+
+        Returns
+        -------
+        self : Binner
+        """
+        self._validate_params()
+        X = self._check_X(X_encoded)
+        n_samples, n_features = X.shape
+        if n_samples == 0:
+            raise ValueError("X_encoded must have at least one row")
+        if is_categorical is None:
+            is_categorical = np.zeros(n_features, dtype=bool)
+        is_categorical = np.asarray(is_categorical)
+        if is_categorical.dtype != bool or is_categorical.shape != (n_features,):
+            raise ValueError(
+                f"is_categorical must be a boolean array of shape ({n_features},); got "
+                f"dtype {is_categorical.dtype} and shape {is_categorical.shape}"
+            )
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+            if sample_weight.shape != (n_samples,):
+                raise ValueError(
+                    f"sample_weight must have shape ({n_samples},); got {sample_weight.shape}"
+                )
+        rows = None
+        if self.subsample is not None and n_samples > self.subsample:
+            rng = np.random.default_rng(self.random_state)
+            rows = np.sort(rng.choice(n_samples, size=self.subsample, replace=False))
+
+        thresholds, n_bins = [], []
+        for j in range(n_features):
+            col = X[:, j]
+            if is_categorical[j]:
+                present = col[~np.isnan(col)]
+                if np.isinf(present).any() or np.any(present < 0) or np.any(
+                    present != np.floor(present)
+                ):
+                    raise ValueError(
+                        f"X_encoded column {j} is categorical and must hold non-negative "
+                        "integer codes or NaN"
+                    )
+                n_cat = int(present.max()) + 1 if present.size else 1
+                if n_cat > _MAX_BINS_LARGE:
+                    raise ValueError(
+                        f"X_encoded column {j} has {n_cat} category codes; at most "
+                        f"{_MAX_BINS_LARGE} categories are supported"
+                    )
+                thresholds.append(np.arange(n_cat, dtype=np.float64))
+                n_bins.append(n_cat)
+                continue
+            if np.isinf(col).any():
+                raise ValueError(
+                    f"X_encoded column {j} contains infinite values; use NaN for missing"
+                )
+            sub = col if rows is None else col[rows]
+            keep = ~np.isnan(sub)
+            w = None
+            if sample_weight is not None:
+                w = sample_weight if rows is None else sample_weight[rows]
+                keep &= w > 0
+                w = w[keep]
+            edges = numeric_bin_edges(sub[keep], w, self.max_bins)
+            thresholds.append(edges)
+            n_bins.append(edges.size)
+
+        self.n_features_in_ = n_features
+        self.is_categorical_ = is_categorical.copy()
+        self.bin_thresholds_ = thresholds
+        self.n_bins_ = np.asarray(n_bins, dtype=np.intp)
+        self.missing_bin_idx_ = int(self.n_bins_.max())
+        self.n_bins_total_ = self.missing_bin_idx_ + 1
+        self.binned_dtype_ = np.dtype(
+            X_BINNED_DTYPE_SMALL
+            if self.missing_bin_idx_ <= np.iinfo(X_BINNED_DTYPE_SMALL).max
+            else X_BINNED_DTYPE_LARGE
+        )
+        return self
+
+    def transform(self, X_encoded):
+        """Bin indices of every cell.
+
+        Parameters
+        ----------
+        X_encoded : ndarray of shape (n_samples, n_features)
+            Same encoding as in :meth:`fit`.
+
+        Returns
+        -------
+        X_binned : ndarray of uint8 or uint16, shape (n_samples, n_features)
+            Fortran (column-major) order, as the grower reads it column by column.
+            Missing values, and category codes outside ``[0, n_bins_[j])`` or not integer,
+            get ``missing_bin_idx_``.
+        """
+        if not hasattr(self, "n_bins_"):
+            raise ValueError("this Binner is not fitted yet; call fit first")
+        X = self._check_X(X_encoded)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X_encoded has {X.shape[1]} columns; the Binner was fitted with "
+                f"{self.n_features_in_}"
+            )
+        out = np.empty(X.shape, dtype=self.binned_dtype_, order="F")
+        missing = self.missing_bin_idx_
+        for j in range(self.n_features_in_):
+            col = X[:, j]
+            nan = np.isnan(col)
+            if self.is_categorical_[j]:
+                ok = (col >= 0) & (col < self.n_bins_[j]) & (col == np.floor(col))
+                out[:, j] = np.where(ok, col, missing)
+            else:
+                if np.isinf(col).any():
+                    raise ValueError(
+                        f"X_encoded column {j} contains infinite values; use NaN for missing"
+                    )
+                b = np.searchsorted(self.bin_thresholds_[j], col, side="left")
+                if nan.any():
+                    b[nan] = missing
+                out[:, j] = b
+        return out
+
+    def fit_transform(self, X_encoded, is_categorical=None, sample_weight=None):
+        """Fit, then transform the same matrix.
+
+        Returns
+        -------
+        X_binned : ndarray of uint8 or uint16, shape (n_samples, n_features)
+        """
+        return self.fit(X_encoded, is_categorical, sample_weight).transform(X_encoded)

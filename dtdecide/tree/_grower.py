@@ -1,0 +1,570 @@
+"""Histogram tree grower: binned inputs in, a frozen :class:`TreeStructure` out.
+
+How the estimators call it (nothing else is needed)::
+
+    from dtdecide.tree._binning import Binner
+    from dtdecide.tree._grower import grow_tree
+
+    binner = Binner(max_bins=255, random_state=rs).fit(X_encoded, is_categorical,
+                                                       sample_weight)
+    X_binned = binner.transform(X_encoded)
+    tree = grow_tree(X_binned, binner, y=y_codes, n_classes=n_classes,
+                     sample_weight=sample_weight, criterion="gini", max_depth=6, ...)
+    leaves = tree.apply(X_encoded)      # routes exactly as the training rows were split
+
+``X_encoded`` is float64: raw values for numeric columns, integer codes for categorical
+columns, NaN for missing. For classifiers ``y`` holds integer class codes in
+``[0, n_classes)``; for ``criterion="variance"`` it holds the float target.
+
+Growth is level-wise (all nodes of a depth at once) unless ``max_leaf_nodes`` is set, in
+which case it is best-first (the node with the largest weighted impurity decrease is split
+next, as in scikit-learn). Both modes run the same explicit per-level state
+(:class:`Level`: the nodes being grown, their histograms, and the rows still in them with
+their node slot) through the same three steps — split search on histograms, partition of
+the rows, histograms of the children — so that a distributed version only changes where
+the histogram sums happen. Only the smaller child of each split is histogrammed from rows;
+its sibling is ``parent - smaller``. Rows of finished leaves are dropped.
+
+Stopping rules (scikit-learn semantics): a node is split only when its depth is below
+``max_depth``, it has at least ``min_samples_split`` and ``2 * min_samples_leaf`` *rows*,
+its impurity is above machine epsilon, a split leaving at least ``min_samples_leaf`` rows
+(and positive weight) in each child exists, and the weighted impurity decrease
+``(W(parent) - W(left) - W(right)) / total weight`` is at least ``min_impurity_decrease``.
+"""
+
+import heapq
+import numbers
+
+import numpy as np
+
+from ._criteria import (
+    CLASSIFICATION_CRITERIA,
+    CRITERIA,
+    check_loss_matrix,
+    impurity,
+)
+from ._histogram import DEFAULT_CHUNK_SIZE, HistogramTarget, build_histograms
+from ._splitter import SplitResult, find_best_splits
+from ._tree import TreeStructure
+
+__all__ = ["grow_tree", "Level"]
+
+_EPS = np.finfo(np.float64).eps
+
+
+class Level:
+    """Explicit state of the nodes being grown.
+
+    Attributes
+    ----------
+    node_ids : ndarray of intp, shape (m,)
+        Tree ids of the nodes (slot ``i`` is node ``node_ids[i]``).
+    depth : int
+        Depth of these nodes (best-first: of the single node).
+    hist : ndarray, shape (m, n_features, n_bins_total, n_channels)
+        Their histograms.
+    counts : ndarray, shape (m, n_features, n_bins_total)
+        Their row counts per bin.
+    rows : ndarray of intp or None
+        Training rows still in these nodes (None: every row).
+    slots : ndarray of intp
+        Slot of each of ``rows``.
+    """
+
+    def __init__(self, node_ids, depth, hist, counts, rows, slots):
+        self.node_ids = node_ids
+        self.depth = depth
+        self.hist = hist
+        self.counts = counts
+        self.rows = rows
+        self.slots = slots
+
+    @property
+    def n_nodes(self):
+        return self.node_ids.shape[0]
+
+    def take(self, i):
+        """The state of slot ``i`` alone."""
+        mask = self.slots == i
+        rows = np.flatnonzero(mask) if self.rows is None else self.rows[mask]
+        return Level(
+            self.node_ids[i : i + 1],
+            self.depth,
+            self.hist[i : i + 1],
+            None if self.counts is None else self.counts[i : i + 1],
+            rows,
+            np.zeros(rows.shape[0], dtype=np.intp),
+        )
+
+
+def _take_split(split, i):
+    s = slice(i, i + 1)
+    return SplitResult(
+        split.gain[s],
+        split.feature[s],
+        split.bin_threshold[s],
+        split.is_categorical[s],
+        split.missing_left[s],
+        split.go_left[s],
+    )
+
+
+class _NodeTable:
+    """Append-only node records, frozen into a TreeStructure at the end."""
+
+    def __init__(self):
+        self.parent, self.depth, self.n_samples, self.sums = [], [], [], []
+        self.splits = []
+        self.n_nodes = 0
+
+    def add(self, parent, depth, n_samples, sums):
+        k = parent.shape[0]
+        ids = np.arange(self.n_nodes, self.n_nodes + k, dtype=np.intp)
+        self.parent.append(parent.astype(np.intp))
+        self.depth.append(np.full(k, depth, dtype=np.intp))
+        self.n_samples.append(np.asarray(n_samples, dtype=np.int64))
+        self.sums.append(np.asarray(sums, dtype=np.float64))
+        self.n_nodes += k
+        return ids
+
+    def set_split(self, ids, feature, threshold, is_cat, cat_rows, missing_left, left, right):
+        self.splits.append((ids, feature, threshold, is_cat, cat_rows, missing_left, left, right))
+
+
+class _Context:
+    """Everything constant during growth."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def counts_for(self, hist, counts):
+        return counts if counts is not None else self.target.counts_of(hist)
+
+    def crit_sums(self, sums):
+        return sums * self.class_weight if self.class_weight is not None else sums
+
+    def weight_of(self, sums):
+        return sums.sum(axis=-1) if self.is_classification else sums[..., 0]
+
+    def find(self, level):
+        return find_best_splits(
+            level.hist,
+            self.counts_for(level.hist, level.counts),
+            is_classification=self.is_classification,
+            criterion=self.criterion,
+            loss_matrix=self.loss_matrix,
+            class_weight=self.class_weight,
+            is_categorical=self.is_categorical,
+            min_samples_leaf=self.min_samples_leaf,
+        )
+
+    def accept(self, split):
+        """Nodes whose best split is valid and decreases impurity enough."""
+        improvement = split.gain / self.total_weight
+        return split.is_valid & (improvement + _EPS >= self.min_impurity_decrease)
+
+    def can_split(self, depth, n_samples, sums):
+        ok = (n_samples >= self.min_samples_split) & (n_samples >= 2 * self.min_samples_leaf)
+        if self.max_depth is not None and depth >= self.max_depth:
+            return np.zeros_like(ok)
+        imp = impurity(self.crit_sums(sums), self.criterion, self.loss_matrix)
+        return ok & (imp > _EPS)
+
+
+def _expand(ctx, level, split, do):
+    """Split the nodes ``do`` of ``level``; return the level of children still to grow."""
+    X_binned, nodes = ctx.X_binned, ctx.nodes
+    sel = np.flatnonzero(do)
+    ns = sel.size
+    feat = split.feature[sel]
+    table = split.go_left[sel]
+    chosen = level.hist[sel, feat]  # (ns, B, C)
+    cnt = ctx.counts_for(level.hist, level.counts)[sel, feat]  # (ns, B)
+    left_sums = np.einsum("sbc,sb->sc", chosen, table)
+    parent_sums = chosen.sum(axis=1)
+    right_sums = parent_sums - left_sums
+    left_cnt = np.where(table, cnt, 0).sum(axis=1).astype(np.int64)
+    right_cnt = cnt.sum(axis=1).astype(np.int64) - left_cnt
+    child_sums = np.stack([left_sums, right_sums], axis=1).reshape(2 * ns, -1)
+    child_cnt = np.stack([left_cnt, right_cnt], axis=1).reshape(2 * ns)
+    if ctx.is_classification:
+        np.maximum(child_sums, 0.0, out=child_sums)
+    child_depth = level.depth + 1
+    parents = level.node_ids[sel]
+    child_ids = nodes.add(np.repeat(parents, 2), child_depth, child_cnt, child_sums)
+    is_cat = split.is_categorical[sel]
+    bin_thr = split.bin_threshold[sel]
+    threshold = np.where(is_cat, np.nan, ctx.thresholds[feat, np.maximum(bin_thr, 0)])
+    nodes.set_split(
+        parents,
+        feat,
+        threshold,
+        is_cat,
+        table[:, : ctx.cat_width] & is_cat[:, None],
+        split.missing_left[sel],
+        child_ids[0::2],
+        child_ids[1::2],
+    )
+
+    # partition the rows of the split nodes
+    k_of_slot = np.full(level.n_nodes, -1, dtype=np.intp)
+    k_of_slot[sel] = np.arange(ns)
+    k = k_of_slot[level.slots]
+    keep = k >= 0
+    rows = np.flatnonzero(keep) if level.rows is None else level.rows[keep]
+    k = k[keep]
+    if ns == 1:
+        b = X_binned[rows, feat[0]]
+        go_left = table[0, b]
+    else:
+        b = X_binned[rows, feat[k]]
+        go_left = table[k, b]
+    child = 2 * k + (~go_left)
+
+    # children that keep growing, and the histograms they need
+    cont = ctx.can_split(child_depth, child_cnt, child_sums)
+    if not cont.any():
+        return None
+    pair_needed = cont[0::2] | cont[1::2]
+    small_is_right = right_cnt < left_cnt
+    small_child = 2 * np.arange(ns) + small_is_right
+    needed = np.flatnonzero(pair_needed)
+    build_slot = np.full(2 * ns, -1, dtype=np.intp)
+    build_slot[small_child[needed]] = np.arange(needed.size)
+    bs = build_slot[child]
+    in_small = bs >= 0
+    hist_small, counts_small = build_histograms(
+        X_binned,
+        rows[in_small],
+        bs[in_small],
+        needed.size,
+        ctx.n_bins_total,
+        ctx.target,
+        with_counts=ctx.with_counts,
+        chunk_size=ctx.chunk_size,
+    )
+    cont_idx = np.flatnonzero(cont)
+    pair = cont_idx // 2
+    rank = np.full(ns, -1, dtype=np.intp)
+    rank[needed] = np.arange(needed.size)
+    r = rank[pair]
+    is_small = cont_idx == small_child[pair]
+    new_hist = np.empty((cont_idx.size, *level.hist.shape[1:]), dtype=level.hist.dtype)
+    new_hist[is_small] = hist_small[r[is_small]]
+    big = np.flatnonzero(~is_small)
+    if big.size:
+        new_hist[big] = level.hist[sel[pair[big]]] - hist_small[r[big]]
+        sub = new_hist[big]
+        if ctx.is_classification:
+            np.maximum(sub, 0.0, out=sub)
+        else:
+            np.maximum(sub[..., 0], 0.0, out=sub[..., 0])
+            np.maximum(sub[..., 2], 0.0, out=sub[..., 2])
+        new_hist[big] = sub
+    new_counts = None
+    if ctx.with_counts:
+        new_counts = np.empty((cont_idx.size, *level.counts.shape[1:]), dtype=np.int64)
+        new_counts[is_small] = counts_small[r[is_small]]
+        if big.size:
+            new_counts[big] = level.counts[sel[pair[big]]] - counts_small[r[big]]
+
+    new_slot_of_child = np.full(2 * ns, -1, dtype=np.intp)
+    new_slot_of_child[cont_idx] = np.arange(cont_idx.size)
+    ns_row = new_slot_of_child[child]
+    alive = ns_row >= 0
+    return Level(child_ids[cont_idx], child_depth, new_hist, new_counts, rows[alive], ns_row[alive])
+
+
+def _grow_level_wise(ctx, root):
+    level = root
+    while level is not None and level.n_nodes:
+        split = ctx.find(level)
+        do = ctx.accept(split)
+        if not do.any():
+            break
+        level = _expand(ctx, level, split, do)
+
+
+def _grow_best_first(ctx, root, max_leaf_nodes):
+    heap, counter = [], 0
+
+    def push(level, split):
+        nonlocal counter
+        do = ctx.accept(split)
+        for i in np.flatnonzero(do):
+            single = level if level.n_nodes == 1 else level.take(i)
+            item = (-float(split.gain[i]), counter, single, _take_split(split, i))
+            heapq.heappush(heap, item)
+            counter += 1
+
+    push(root, ctx.find(root))
+    n_leaves = 1
+    while heap and n_leaves < max_leaf_nodes:
+        _, _, level, split = heapq.heappop(heap)
+        children = _expand(ctx, level, split, np.ones(1, dtype=bool))
+        n_leaves += 1
+        if children is not None:
+            push(children, ctx.find(children))
+
+
+def _check_int(name, value, low, allow_none=False):
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        extra = " or None" if allow_none else ""
+        raise ValueError(f"{name} must be an integer >= {low}{extra}; got {value!r}")
+    return int(value)
+
+
+def grow_tree(
+    X_binned,
+    binner,
+    *,
+    y,
+    n_classes=None,
+    sample_weight=None,
+    criterion="gini",
+    loss_matrix=None,
+    class_weight=None,
+    max_depth=6,
+    min_samples_leaf=5,
+    min_samples_split=10,
+    min_impurity_decrease=0.0,
+    max_leaf_nodes=None,
+    chunk_size=DEFAULT_CHUNK_SIZE,
+):
+    """Grow a tree on binned inputs.
+
+    Parameters
+    ----------
+    X_binned : ndarray of uint8 or uint16, shape (n_samples, n_features)
+        Output of ``binner.transform``.
+    binner : Binner
+        The fitted :class:`~dtdecide.tree._binning.Binner` (bin edges, categorical flags).
+    y : array-like of shape (n_samples,)
+        Class codes in ``[0, n_classes)`` (classification) or float targets (variance).
+    n_classes : int or None
+        Number of classes (default: ``max(y) + 1``); ignored for ``variance``.
+    sample_weight : array-like of shape (n_samples,) or None
+        Non-negative case weights (frequencies).
+    criterion : {"gini", "entropy", "generalized_gini", "variance"}, default="gini"
+    loss_matrix : array-like of shape (n_classes, n_classes) or None
+        Loss ``L(t, d)`` of the generalized Gini ``sum_t sum_d L(t, d) p_t p_d``; required
+        with (and only with) ``criterion="generalized_gini"``.
+    class_weight : array-like of shape (n_classes,) or None
+        Per-class multiplier used in the split search only (e.g. priors divided by training
+        proportions). Node ``value`` keeps the raw weighted counts; ``impurity`` uses the
+        multiplied counts.
+    max_depth : int or None, default=6
+        Largest depth (None: unlimited).
+    min_samples_leaf : int, default=5
+        Least number of training rows (not weight) in each child of a split.
+    min_samples_split : int, default=10
+        Least number of rows for a node to be split.
+    min_impurity_decrease : float, default=0.0
+        Least weighted impurity decrease of a split (scikit-learn's definition).
+    max_leaf_nodes : int or None, default=None
+        When set, grow best-first up to this many leaves.
+    chunk_size : int
+        Rows per histogram chunk.
+
+    Returns
+    -------
+    TreeStructure
+        Raw thresholds, categorical left sets, learned missing directions, node ``value``
+        (weighted class counts; regression ``[sum w, sum w*y, sum w*y**2]``), impurity and
+        counts. Decision statistics are left None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._binning import Binner
+    >>> from dtdecide.tree._grower import grow_tree
+    >>> X = np.array([[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]])
+    >>> y = np.array([0, 0, 0, 1, 1, 1])
+    >>> binner = Binner().fit(X, np.array([False]))
+    >>> tree = grow_tree(binner.transform(X), binner, y=y, min_samples_leaf=1,
+    ...                  min_samples_split=2)
+    >>> tree.threshold[0], tree.value.tolist()
+    (np.float64(3.5), [[3.0, 3.0], [3.0, 0.0], [0.0, 3.0]])
+    >>> tree.apply(X).tolist()
+    [1, 1, 1, 2, 2, 2]
+    """
+    if not hasattr(binner, "n_bins_"):
+        raise ValueError("binner must be a fitted Binner")
+    X_binned = np.asarray(X_binned)
+    if X_binned.ndim != 2 or X_binned.dtype not in (np.uint8, np.uint16):
+        raise TypeError(
+            "X_binned must be a 2-D uint8/uint16 array from Binner.transform; got "
+            f"dtype {X_binned.dtype} and shape {X_binned.shape}"
+        )
+    n_samples, n_features = X_binned.shape
+    if n_features != binner.n_features_in_:
+        raise ValueError(
+            f"X_binned has {n_features} columns; the binner was fitted with "
+            f"{binner.n_features_in_}"
+        )
+    if n_samples == 0:
+        raise ValueError("X_binned must have at least one row")
+    X_binned = np.asfortranarray(X_binned)
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {CRITERIA}; got {criterion!r}")
+    is_classification = criterion in CLASSIFICATION_CRITERIA
+    max_depth = _check_int("max_depth", max_depth, 1, allow_none=True)
+    min_samples_leaf = _check_int("min_samples_leaf", min_samples_leaf, 1)
+    min_samples_split = _check_int("min_samples_split", min_samples_split, 2)
+    max_leaf_nodes = _check_int("max_leaf_nodes", max_leaf_nodes, 2, allow_none=True)
+    chunk_size = _check_int("chunk_size", chunk_size, 1)
+    if (
+        isinstance(min_impurity_decrease, bool)
+        or not isinstance(min_impurity_decrease, numbers.Real)
+        or not min_impurity_decrease >= 0
+    ):
+        raise ValueError(
+            f"min_impurity_decrease must be a non-negative number; got {min_impurity_decrease!r}"
+        )
+
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        if sample_weight.shape != (n_samples,):
+            raise ValueError(
+                f"sample_weight must have shape ({n_samples},); got {sample_weight.shape}"
+            )
+        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
+            raise ValueError("sample_weight must be finite and non-negative")
+        if not sample_weight.sum() > 0:
+            raise ValueError("sample_weight must have a positive sum")
+
+    y = np.asarray(y)
+    if y.shape != (n_samples,):
+        raise ValueError(f"y must have shape ({n_samples},); got {y.shape}")
+    if is_classification:
+        if y.dtype.kind not in "iub" and not (
+            y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.floor(y))
+        ):
+            raise ValueError("y must hold integer class codes for a classification criterion")
+        codes = y.astype(np.intp)
+        if codes.min() < 0:
+            raise ValueError("y class codes must be non-negative")
+        if n_classes is None:
+            n_classes = int(codes.max()) + 1
+        n_classes = _check_int("n_classes", n_classes, 1)
+        if codes.max() >= n_classes:
+            raise ValueError(f"y class codes must be < n_classes={n_classes}")
+        target = HistogramTarget(codes=codes, n_classes=n_classes, weights=sample_weight)
+        shift = 0.0
+        if class_weight is not None:
+            class_weight = np.asarray(class_weight, dtype=np.float64)
+            if class_weight.shape != (n_classes,):
+                raise ValueError(
+                    f"class_weight must have shape ({n_classes},); got {class_weight.shape}"
+                )
+            if not np.all(np.isfinite(class_weight)) or np.any(class_weight < 0):
+                raise ValueError("class_weight must be finite and non-negative")
+        if criterion == "generalized_gini":
+            if loss_matrix is None:
+                raise ValueError("loss_matrix is required with criterion='generalized_gini'")
+            loss_matrix = check_loss_matrix(loss_matrix, n_classes)
+        elif loss_matrix is not None:
+            raise ValueError("loss_matrix is only used with criterion='generalized_gini'")
+    else:
+        if class_weight is not None:
+            raise ValueError("class_weight is only used with a classification criterion")
+        if loss_matrix is not None:
+            raise ValueError("loss_matrix is only used with criterion='generalized_gini'")
+        try:
+            yf = y.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("y must be numeric for criterion='variance'") from exc
+        if not np.all(np.isfinite(yf)):
+            raise ValueError("y must be finite for criterion='variance'")
+        w = np.ones(n_samples) if sample_weight is None else sample_weight
+        shift = float(np.average(yf, weights=w))  # centring keeps sum w*y**2 accurate
+        yc = yf - shift
+        channels = np.column_stack([w, w * yc, w * yc * yc])
+        target = HistogramTarget(channels=channels)
+
+    B = binner.n_bins_total_
+    thresholds = np.full((n_features, B), np.nan)
+    for j in range(n_features):
+        if not binner.is_categorical_[j]:
+            thresholds[j, : binner.n_bins_[j]] = binner.bin_thresholds_[j]
+    cat_bins = binner.n_bins_[binner.is_categorical_]
+    ctx = _Context(
+        X_binned=X_binned,
+        target=target,
+        is_classification=is_classification,
+        criterion=criterion,
+        loss_matrix=loss_matrix,
+        class_weight=class_weight,
+        is_categorical=binner.is_categorical_,
+        n_bins_total=B,
+        thresholds=thresholds,
+        cat_width=int(cat_bins.max()) if cat_bins.size else 0,
+        with_counts=not target.counts_from_sums,
+        chunk_size=chunk_size,
+        min_samples_leaf=min_samples_leaf,
+        min_samples_split=min_samples_split,
+        min_impurity_decrease=float(min_impurity_decrease),
+        max_depth=max_depth,
+        nodes=_NodeTable(),
+    )
+
+    slots = np.zeros(n_samples, dtype=np.intp)
+    hist, counts = build_histograms(
+        X_binned, None, slots, 1, B, target, with_counts=ctx.with_counts, chunk_size=chunk_size
+    )
+    root_sums = hist[0, 0].sum(axis=0)
+    ctx.total_weight = float(ctx.weight_of(ctx.crit_sums(root_sums)))
+    ctx.nodes.add(np.array([-1]), 0, [n_samples], root_sums[None, :])
+    root = Level(np.array([0], dtype=np.intp), 0, hist, counts, None, slots)
+    if ctx.can_split(0, np.array([n_samples]), root_sums[None, :])[0] and ctx.total_weight > 0:
+        if max_leaf_nodes is None:
+            _grow_level_wise(ctx, root)
+        else:
+            _grow_best_first(ctx, root, max_leaf_nodes)
+    return _freeze(ctx, shift)
+
+
+def _freeze(ctx, shift):
+    nodes = ctx.nodes
+    n = nodes.n_nodes
+    parent = np.concatenate(nodes.parent)
+    depth = np.concatenate(nodes.depth)
+    n_node_samples = np.concatenate(nodes.n_samples)
+    sums = np.concatenate(nodes.sums, axis=0)
+    left = np.full(n, -1, dtype=np.intp)
+    right = np.full(n, -1, dtype=np.intp)
+    feature = np.full(n, -1, dtype=np.intp)
+    threshold = np.full(n, np.nan)
+    is_cat = np.zeros(n, dtype=bool)
+    cat_left = np.zeros((n, ctx.cat_width), dtype=bool)
+    missing_left = np.zeros(n, dtype=bool)
+    for ids, feat, thr, cat, cat_rows, ml, lch, rch in nodes.splits:
+        feature[ids], threshold[ids], is_cat[ids] = feat, thr, cat
+        cat_left[ids], missing_left[ids] = cat_rows, ml
+        left[ids], right[ids] = lch, rch
+    imp = impurity(ctx.crit_sums(sums), ctx.criterion, ctx.loss_matrix)
+    weighted_n = ctx.weight_of(sums)
+    if ctx.is_classification:
+        value = sums
+    else:
+        W, S1c, S2c = sums[:, 0], sums[:, 1], sums[:, 2]
+        value = np.column_stack(
+            [W, S1c + W * shift, S2c + 2.0 * shift * S1c + W * shift * shift]
+        )
+    return TreeStructure(
+        children_left=left,
+        children_right=right,
+        parent=parent,
+        depth=depth,
+        feature=feature,
+        threshold=threshold,
+        is_categorical=is_cat,
+        cat_left=cat_left,
+        missing_left=missing_left,
+        n_node_samples=n_node_samples,
+        weighted_n_node_samples=weighted_n,
+        value=value,
+        impurity=imp,
+    )

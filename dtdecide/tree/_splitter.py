@@ -1,0 +1,258 @@
+"""Best split of many nodes at once, from their histograms.
+
+:func:`find_best_splits` scans every feature of every node (vectorised over nodes and bins;
+the only Python loop is over features) and returns, per node, the split with the largest
+gain ``W(parent) - W(left) - W(right)`` (:mod:`dtdecide.tree._criteria`).
+
+Candidate splits of a feature, over its non-missing bins taken in some *order*:
+"the first ``s + 1`` bins of the order go left", for every ``s``. Missing values (the
+missing bin) are tried on the left and on the right; the better side is learned per split.
+When the node has no missing value for that feature, ``missing_left`` is set to the child
+with the larger training weight (ties: left).
+
+* Numeric features: bins in their natural order, so ``s`` is the last bin going left and
+  the raw threshold is the upper edge of bin ``s``.
+* Categorical features, binary target or regression: categories ordered by event rate
+  (proportion of class 1) or by mean; scanning prefixes of that order finds the optimal
+  binary partition for Gini, entropy and variance (Breiman et al. 1984, Thm 4.5 and 9.6).
+* Categorical features, three or more classes: a heuristic. Orders by the proportion of
+  each class and by the mean class index (the natural order for ordinal targets) are all
+  tried and the best prefix among them is taken; this is exact whenever the best split
+  separates one class's "high" categories, and never worse than any one-class order.
+* Every category present in the node takes part, however rare (its rate is used as is:
+  the optimum above is exact on training data; use ``min_samples_leaf`` to keep rare
+  categories from forming leaves of their own). Categories absent from the node — and
+  categories never seen in training — follow the missing direction.
+
+A candidate is valid when each child has at least ``min_samples_leaf`` rows and positive
+weight.
+"""
+
+import numpy as np
+
+from ._criteria import weighted_impurity
+
+__all__ = ["SplitResult", "find_best_splits"]
+
+
+class SplitResult:
+    """Best split of each node (arrays of length ``n_nodes`` unless noted).
+
+    Attributes
+    ----------
+    gain : ndarray of float64
+        ``W(parent) - W(left) - W(right)`` under the criterion's (class-weighted) sums;
+        ``-inf`` where no valid split exists.
+    feature : ndarray of intp
+        Split feature, ``-1`` where no valid split exists.
+    bin_threshold : ndarray of intp
+        Numeric splits: last bin going left; ``-1`` otherwise.
+    is_categorical : ndarray of bool
+    missing_left : ndarray of bool
+    go_left : ndarray of bool, shape (n_nodes, n_bins_total)
+        For every bin of the chosen feature (missing bin last), whether it goes left.
+    """
+
+    def __init__(self, gain, feature, bin_threshold, is_categorical, missing_left, go_left):
+        self.gain = gain
+        self.feature = feature
+        self.bin_threshold = bin_threshold
+        self.is_categorical = is_categorical
+        self.missing_left = missing_left
+        self.go_left = go_left
+
+    @property
+    def is_valid(self):
+        """Nodes with a valid split."""
+        return self.feature >= 0
+
+
+def _channel_weight(sums, is_classification):
+    return sums.sum(axis=-1) if is_classification else sums[..., 0]
+
+
+def _scan(Hs, cs, Hm, cm, P, Pc, Wp, ctx):
+    """Best prefix of an ordered bin sequence, missing left or right.
+
+    Hs (m, b, C) / cs (m, b): ordered non-missing bins; Hm (m, C) / cm (m,): missing bin;
+    P (m, C) / Pc (m,): node totals; Wp (m,): W(parent). Returns gain, pos, missing_left.
+    """
+    crit, loss, msl, is_clf = ctx
+    cumH = np.cumsum(Hs, axis=1)
+    cumc = np.cumsum(cs, axis=1)
+
+    def gains(LH, Lc):
+        RH = P[:, None, :] - LH
+        Rc = Pc[:, None] - Lc
+        valid = (Lc >= msl) & (Rc >= msl)
+        valid &= _channel_weight(LH, is_clf) > 0
+        valid &= _channel_weight(RH, is_clf) > 0
+        g = Wp[:, None] - weighted_impurity(LH, crit, loss) - weighted_impurity(RH, crit, loss)
+        return np.where(valid, g, -np.inf)
+
+    rows = np.arange(Hs.shape[0])
+    g_right = gains(cumH, cumc)
+    pos = np.argmax(g_right, axis=1)
+    best = g_right[rows, pos]
+    missing_left = np.zeros(Hs.shape[0], dtype=bool)
+    has_missing = cm > 0
+    if has_missing.any():
+        sub = np.flatnonzero(has_missing)
+        g_left = gains(cumH[sub] + Hm[sub, None, :], cumc[sub] + cm[sub, None])
+        pos_l = np.argmax(g_left, axis=1)
+        best_l = g_left[np.arange(sub.size), pos_l]
+        better = best_l > best[sub]
+        take = sub[better]
+        pos[take] = pos_l[better]
+        best[take] = best_l[better]
+        missing_left[take] = True
+    return best, pos, missing_left
+
+
+def _category_keys(Hn, cn, is_clf):
+    """Orderings of the categories (keys, one per heuristic), absent ones last."""
+    absent = cn <= 0
+    if is_clf:
+        tot = Hn.sum(axis=-1)
+        safe = np.where(tot > 0, tot, 1.0)
+        n_classes = Hn.shape[-1]
+        if n_classes == 2:
+            keys = [Hn[..., 1] / safe]
+        else:
+            keys = [Hn[..., t] / safe for t in range(n_classes)]
+            keys.append(Hn @ np.arange(n_classes, dtype=np.float64) / safe)
+    else:
+        W = Hn[..., 0]
+        keys = [Hn[..., 1] / np.where(W > 0, W, 1.0)]
+    return [np.where(absent, np.inf, k) for k in keys]
+
+
+def find_best_splits(
+    hist,
+    counts,
+    *,
+    is_classification,
+    criterion,
+    loss_matrix=None,
+    class_weight=None,
+    is_categorical,
+    min_samples_leaf=1,
+):
+    """Best split of every node from its histogram.
+
+    Parameters
+    ----------
+    hist : ndarray of shape (n_nodes, n_features, n_bins_total, n_channels)
+        Raw sums (missing bin last), see :mod:`dtdecide.tree._histogram`.
+    counts : ndarray of shape (n_nodes, n_features, n_bins_total)
+        Row counts per bin.
+    is_classification : bool
+    criterion : str
+        See :mod:`dtdecide.tree._criteria`.
+    loss_matrix : ndarray or None
+        Symmetric loss matrix for ``generalized_gini``.
+    class_weight : ndarray of shape (n_classes,) or None
+        Multiplier of each class's sums in the split search.
+    is_categorical : ndarray of bool, shape (n_features,)
+    min_samples_leaf : int
+        Least number of rows in each child.
+
+    Returns
+    -------
+    SplitResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._splitter import find_best_splits
+    >>> hist = np.zeros((1, 1, 4, 2))  # one node, one feature, 3 bins + missing
+    >>> hist[0, 0, :3] = [[2, 0], [1, 1], [0, 2]]
+    >>> counts = hist.sum(-1)
+    >>> s = find_best_splits(hist, counts, is_classification=True, criterion="gini",
+    ...                      is_categorical=np.array([False]))
+    >>> int(s.feature[0]), int(s.bin_threshold[0]), s.go_left[0].tolist()
+    (0, 0, [True, False, False, False])
+    """
+    m, n_features, B, _ = hist.shape
+    rows = np.arange(m)
+    ctx = (criterion, loss_matrix, min_samples_leaf, is_classification)
+    best_gain = np.full(m, -np.inf)
+    best_feature = np.full(m, -1, dtype=np.intp)
+    best_pos = np.zeros(m, dtype=np.intp)
+    best_ml = np.zeros(m, dtype=bool)
+    best_order = None  # (m, B - 1) order of the winning categorical scan
+    for j in range(n_features):
+        H = hist[:, j]
+        if class_weight is not None:
+            H = H * class_weight
+        cnt = counts[:, j]
+        Hn, Hm = H[:, : B - 1], H[:, B - 1]
+        cn, cm = cnt[:, : B - 1], cnt[:, B - 1]
+        P = H.sum(axis=1)
+        Pc = cnt.sum(axis=1)
+        Wp = weighted_impurity(P, criterion, loss_matrix)
+        if is_categorical[j]:
+            g = np.full(m, -np.inf)
+            pos = np.zeros(m, dtype=np.intp)
+            ml = np.zeros(m, dtype=bool)
+            order = np.zeros((m, B - 1), dtype=np.intp)
+            for key in _category_keys(Hn, cn, is_classification):
+                o = np.argsort(key, axis=1, kind="stable")
+                Hs = np.take_along_axis(Hn, o[:, :, None], axis=1)
+                cs = np.take_along_axis(cn, o, axis=1)
+                g_k, pos_k, ml_k = _scan(Hs, cs, Hm, cm, P, Pc, Wp, ctx)
+                better = g_k > g
+                g[better], pos[better], ml[better] = g_k[better], pos_k[better], ml_k[better]
+                order[better] = o[better]
+        else:
+            g, pos, ml = _scan(Hn, cn, Hm, cm, P, Pc, Wp, ctx)
+            order = None
+        better = g > best_gain
+        if not better.any():
+            continue
+        best_gain[better] = g[better]
+        best_feature[better] = j
+        best_pos[better] = pos[better]
+        best_ml[better] = ml[better]
+        if order is not None:
+            if best_order is None:
+                best_order = np.zeros((m, B - 1), dtype=np.intp)
+            best_order[better] = order[better]
+
+    valid = best_feature >= 0
+    feat = np.where(valid, best_feature, 0)
+    is_cat = valid & np.asarray(is_categorical)[feat]
+    # go-left table over the bins of the chosen feature
+    go_left = np.zeros((m, B), dtype=bool)
+    go_left[:, : B - 1] = np.arange(B - 1)[None, :] <= best_pos[:, None]
+    if is_cat.any():
+        cat_nodes = np.flatnonzero(is_cat)
+        rank = np.empty((cat_nodes.size, B - 1), dtype=np.intp)
+        np.put_along_axis(
+            rank, best_order[cat_nodes], np.arange(B - 1)[None, :].repeat(cat_nodes.size, 0), 1
+        )
+        go_left[cat_nodes, : B - 1] = rank <= best_pos[cat_nodes, None]
+    # learned missing side; no missing value at the node -> the heavier child
+    chosen_hist = hist[rows, feat]  # (m, B, C) raw sums
+    chosen_cnt = counts[rows, feat]
+    no_missing = chosen_cnt[:, B - 1] <= 0
+    w_bins = _channel_weight(chosen_hist, is_classification)
+    w_left = np.where(go_left[:, : B - 1], w_bins[:, : B - 1], 0.0).sum(axis=1)
+    w_right = w_bins[:, : B - 1].sum(axis=1) - w_left
+    missing_left = np.where(no_missing, w_left >= w_right, best_ml) & valid
+    go_left[:, B - 1] = missing_left
+    if is_cat.any():
+        # categories absent from the node follow the missing side
+        absent = chosen_cnt[cat_nodes, : B - 1] <= 0
+        block = go_left[cat_nodes, : B - 1]
+        block[absent] = np.repeat(missing_left[cat_nodes], absent.sum(axis=1))
+        go_left[cat_nodes, : B - 1] = block
+    go_left[~valid] = False
+    return SplitResult(
+        gain=best_gain,
+        feature=best_feature,
+        bin_threshold=np.where(valid & ~is_cat, best_pos, -1),
+        is_categorical=is_cat,
+        missing_left=missing_left,
+        go_left=go_left,
+    )
