@@ -35,7 +35,7 @@ __all__ = ["FeatureEncoding", "fit_encode", "encode", "n_samples_of"]
 # thresholds compare exactly with the values the user passes.
 X_DTYPE = np.float64
 
-_NUMERIC_INFERRED = {"integer", "floating", "mixed-integer-float", "decimal", "empty"}
+_NUMERIC_INFERRED = {"integer", "floating", "mixed-integer-float", "decimal"}
 
 
 @dataclass(frozen=True)

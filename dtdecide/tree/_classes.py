@@ -1,0 +1,1045 @@
+"""Profit trees: :class:`ProfitTreeClassifier` and :class:`ProfitTreeRegressor`.
+
+The estimators glue the stages together: raw inputs are encoded (:mod:`._encode`),
+binned and grown into frozen node arrays (:mod:`._binning`, :mod:`._grower`,
+:mod:`._tree`), and every node gets its decision statistics (:mod:`._leaf`) so that
+each leaf carries one decision, chosen as section 3 of the design notes says.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from ..decision import DecisionMatrix
+from ..decision._kernels import encode_target, prior_adjustment_weights, roi
+from . import _leaf
+from ._encode import encode, fit_encode, n_samples_of
+
+__all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
+
+# Case frequencies, target values and all statistics: float64 (see _leaf.STAT_DTYPE).
+_FLOAT = np.float64
+
+
+# ============================================================================ helpers
+def _as_1d(y, name="y"):
+    """A 1-D numpy view of a target-like input (Series, list, column vector)."""
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            raise ValueError(f"{name} must be 1-D; got a DataFrame with {y.shape[1]} columns")
+        y = y.iloc[:, 0]
+    if isinstance(y, (pd.Series, pd.Index)):
+        return y.to_numpy()
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        raise ValueError(
+            f"{name} must be 1-D; got a column vector of shape {arr.shape}. Please change "
+            "its shape to (n_samples,), for example using ravel()."
+        )
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {arr.shape}")
+    return arr
+
+
+def _check_sample_weight(sample_weight, n):
+    if sample_weight is None:
+        return np.ones(n, dtype=_FLOAT)
+    if isinstance(sample_weight, numbers.Number) and not isinstance(sample_weight, bool):
+        return np.full(n, float(sample_weight))
+    try:
+        w = np.asarray(sample_weight, dtype=_FLOAT)
+    except (TypeError, ValueError):
+        raise TypeError("sample_weight must be numeric") from None
+    if w.ndim != 1 or w.shape[0] != n:
+        raise ValueError(
+            f"sample_weight.shape == {w.shape}, expected ({n},): one frequency per case"
+        )
+    if not np.all(np.isfinite(w)):
+        raise ValueError("sample_weight must be finite (no NaN or infinity)")
+    if np.any(w < 0):
+        raise ValueError("sample_weight must be non-negative (frequencies)")
+    if not w.sum() > 0:
+        raise ValueError("sample_weight must have a positive sum")
+    return w
+
+
+def _positions(frame_or_none, names):
+    return [c for c in names if frame_or_none is not None and c in frame_or_none.columns]
+
+
+# ============================================================================ base class
+class _BaseProfitTree(BaseEstimator):
+    """Shared fitting and scoring code of the two profit trees."""
+
+    _parameter_constraints: dict = {
+        "decision_matrix": [HasMethods(["resolve"]), None],
+        "criterion": [StrOptions({"gini", "entropy", "variance"})],
+        "ordinal": ["boolean"],
+        "use_priors": ["boolean"],
+        "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
+        "min_samples_leaf": [Interval(numbers.Integral, 1, None, closed="left")],
+        "min_samples_split": [Interval(numbers.Integral, 2, None, closed="left")],
+        "min_impurity_decrease": [Interval(numbers.Real, 0.0, None, closed="left")],
+        "max_leaf_nodes": [Interval(numbers.Integral, 2, None, closed="left"), None],
+        "max_bins": [Interval(numbers.Integral, 2, 65535, closed="both")],
+        "ccp_alpha": [Interval(numbers.Real, 0.0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    _is_classifier = False
+
+    # ---------------------------------------------------------------- tags
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        return tags
+
+    # ---------------------------------------------------------------- fit
+    def _check_matrix(self):
+        matrix = self.decision_matrix
+        if matrix is None:
+            return None
+        if not isinstance(matrix, DecisionMatrix):
+            raise TypeError(
+                "decision_matrix must be a dtdecide.DecisionMatrix or None; got "
+                f"{type(matrix).__name__}"
+            )
+        if self._is_classifier and matrix.is_interval:
+            raise ValueError(
+                "decision_matrix has knots (an interval target); ProfitTreeClassifier needs "
+                "a matrix with levels. Use ProfitTreeRegressor for interval targets."
+            )
+        if not self._is_classifier and not matrix.is_interval:
+            raise ValueError(
+                "decision_matrix has levels (a categorical target); ProfitTreeRegressor "
+                "needs a matrix with knots. Use ProfitTreeClassifier for categorical targets."
+            )
+        return matrix
+
+    def _split_costs(self, X, costs, matrix):
+        """Separate cost-variable columns of ``X`` from the inputs.
+
+        Returns ``(X_inputs, costs_for_resolve, cost_columns, cost_features)``.
+        """
+        if matrix is None:
+            if costs is not None:
+                raise ValueError("costs needs a decision_matrix; got decision_matrix=None")
+            return X, None, {}, ()
+        if matrix.is_case_specific:
+            return X, costs, {}, ()
+        names = matrix.cost_variables
+        if not names:
+            if costs is not None and not isinstance(costs, (pd.DataFrame, Mapping)):
+                raise TypeError(
+                    "costs must be a DataFrame or dict of cost columns; got "
+                    f"{type(costs).__name__}"
+                )
+            return X, None, {}, ()
+        if costs is not None and not isinstance(costs, (pd.DataFrame, Mapping)):
+            raise TypeError(
+                "costs must be a DataFrame or a dict of arrays keyed by cost-variable name "
+                f"({list(names)!r}); got {type(costs).__name__}"
+            )
+        provided = {} if costs is None else {v: costs[v] for v in names if v in costs}
+        frame = X if isinstance(X, pd.DataFrame) else None
+        from_x = [v for v in _positions(frame, names) if v not in provided]
+        columns = dict(provided)
+        for v in from_x:
+            columns[v] = frame[v]
+        missing = [v for v in names if v not in columns]
+        if missing:
+            raise ValueError(
+                f"costs: the decision matrix uses the cost variables {list(names)!r}, but no "
+                f"values were given for {missing!r}; pass them with costs= (a DataFrame or "
+                "dict of arrays) or as columns of X"
+            )
+        n = n_samples_of(X)
+        arrays = {}
+        for v in names:
+            col = np.asarray(columns[v]).reshape(-1)
+            try:
+                arr = pd.to_numeric(pd.Series(col), errors="raise").to_numpy(
+                    dtype=_FLOAT, na_value=np.nan
+                )
+            except (TypeError, ValueError):
+                raise TypeError(f"costs column {v!r} must be numeric") from None
+            if arr.shape[0] != n:
+                raise ValueError(
+                    f"costs column {v!r} must have one value per case ({n}); got {arr.shape[0]}"
+                )
+            arrays[v] = arr
+        if from_x:
+            X = X.drop(columns=from_x)
+        return X, arrays, arrays, tuple(from_x)
+
+    def _drop_cost_features(self, X):
+        if self.cost_features_ and isinstance(X, pd.DataFrame):
+            present = [c for c in self.cost_features_ if c in X.columns]
+            return X.drop(columns=present), X[present] if present else None
+        return X, None
+
+    def _fit(self, X, y, sample_weight, costs):
+        self._validate_params()
+        matrix = self._check_matrix()
+        X_in, resolve_costs, cost_columns, cost_features = self._split_costs(X, costs, matrix)
+        X_codes, encoding = fit_encode(X_in)
+        n = X_codes.shape[0]
+        y_arr = _as_1d(y)
+        if y_arr.shape[0] != n:
+            raise ValueError(
+                f"X and y have inconsistent numbers of samples: {n} and {y_arr.shape[0]}"
+            )
+        F = _check_sample_weight(sample_weight, n)
+
+        self.feature_names_in_ = encoding.feature_names
+        self.n_features_in_ = len(encoding.feature_names)
+        self.is_categorical_ = encoding.is_categorical
+        self.categories_ = encoding.categories
+        self._encoding = encoding
+        self.cost_features_ = cost_features
+        self.decision_matrix_ = matrix
+        self.decisions_ = None if matrix is None else tuple(matrix.decisions)
+        self.target_name_ = (
+            str(y.name) if isinstance(y, pd.Series) and y.name is not None else "target"
+        )
+
+        target = self._prepare_target(y, y_arr, matrix)
+        cons = None
+        if matrix is not None:
+            cons = matrix.resolve(resolve_costs, n_samples=n)
+            if cons.has_missing.any():
+                k = int(np.count_nonzero(cons.has_missing))
+                raise ValueError(
+                    f"costs: {k} training case(s) have a missing cost; the leaf averages of "
+                    "the costs need every training case's costs (impute or drop them)"
+                )
+        loss_matrix = self._loss_matrix(matrix, cons, F)
+        priors = None
+        if self.use_priors and matrix is not None and matrix.priors is not None:
+            priors = np.asarray(matrix.priors, dtype=_FLOAT)
+
+        tree = self._grow(X_codes, target, F, loss_matrix=loss_matrix, priors=priors)
+
+        self._full_tree_ = tree
+        self._decision_stats_ = None
+        if matrix is not None:
+            node_of_row = tree.apply(X_codes)
+            stats = _leaf.compute_decision_stats(
+                node_of_row, tree.parent, tree.depth, cons=cons, sample_weight=F,
+                t_idx=None if matrix.is_interval else target,
+                y=target if matrix.is_interval else None,
+                rows=matrix.rows, decisions=matrix.decisions, cost_columns=cost_columns,
+            )
+            self._decision_stats_ = stats
+            tree = self._redecide(tree)
+            self._full_tree_ = tree
+        self.tree_ = tree
+        if self.ccp_alpha > 0:
+            from . import _pruning
+
+            self.tree_ = _pruning.apply_ccp_alpha(self, self.ccp_alpha)
+        return self
+
+    def _grow(self, X_codes, target, F, *, loss_matrix, priors):
+        from ._grower import grow_tree
+
+        return grow_tree(
+            X_codes,
+            target,
+            sample_weight=F,
+            is_categorical=self.is_categorical_,
+            n_classes=len(self.classes_) if self._is_classifier else None,
+            criterion=self._growing_criterion(loss_matrix),
+            loss_matrix=loss_matrix,
+            priors=priors,
+            max_depth=self.max_depth,
+            min_samples_leaf=self.min_samples_leaf,
+            min_samples_split=self.min_samples_split,
+            min_impurity_decrease=self.min_impurity_decrease,
+            max_leaf_nodes=self.max_leaf_nodes,
+            max_bins=self.max_bins,
+            random_state=self.random_state,
+        )
+
+    def _growing_criterion(self, loss_matrix):
+        if loss_matrix is not None:
+            return "generalized_gini"
+        return self.criterion
+
+    # ---------------------------------------------------------------- re-deciding
+    def _redecide(self, structure=None, *, matrix=None, priors=None):
+        """Recompute the decision fields of a tree from the stored node statistics.
+
+        Parameters
+        ----------
+        structure : TreeStructure, optional
+            The fitted tree (default ``tree_``) or a subtree of the full tree grown at
+            fit (for instance a pruned one). Its nodes are matched to the full tree by
+            their position.
+        matrix : DecisionMatrix, optional
+            Another matrix with the same levels (same knots for an interval target)
+            whose costs are constants or cost variables seen at fit. Default: the
+            fitted matrix.
+        priors : array-like or None, optional
+            Other priors for the posteriors (categorical); default: the matrix's own.
+
+        Returns
+        -------
+        TreeStructure
+            A copy of ``structure`` with ``cost_sum``, ``profit_sum``,
+            ``node_decision`` and ``node_expected`` recomputed (profit orientation).
+        """
+        check_is_fitted(self, "_full_tree_")
+        if structure is None:
+            structure = self.tree_
+        stats = self._decision_stats_
+        if stats is None:
+            raise ValueError(
+                "this tree was fitted without a decision_matrix: it has no decision "
+                "statistics to re-decide from; refit it with a decision_matrix"
+            )
+        if matrix is None:
+            matrix = self.decision_matrix_
+        elif not isinstance(matrix, DecisionMatrix):
+            raise TypeError(f"matrix must be a DecisionMatrix; got {type(matrix).__name__}")
+        if priors is None:
+            priors = matrix.priors
+        else:
+            if matrix.is_interval:
+                raise ValueError("priors only apply to a categorical target")
+            priors = np.asarray(matrix.replace(priors=priors).priors, dtype=_FLOAT)
+        nodes = _match_nodes(self._full_tree_, structure)
+        sub = stats.take(nodes)
+        fields = _leaf.node_decisions(sub, matrix, priors=priors)
+        fields = _leaf.fill_empty_from_parent(
+            fields, structure.parent, structure.depth, structure.weighted_n_node_samples
+        )
+        return structure.replace(**fields)
+
+    # ---------------------------------------------------------------- scoring helpers
+    def _encode_X(self, X):
+        """Raw inputs -> the float64 code matrix of the fitted encoding."""
+        check_is_fitted(self, "tree_")
+        X, _ = self._drop_cost_features(X)
+        return encode(X, self._encoding, estimator_name=type(self).__name__)
+
+    def apply(self, X):
+        """Leaf id of every case.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.tree_.apply(self._encode_X(X))
+
+    def decision_path(self, X):
+        """Sparse indicator of the nodes each case passes through.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+        """
+        return self.tree_.decision_path(self._encode_X(X))
+
+    def get_depth(self):
+        """Depth of the tree (0 for a single leaf)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self):
+        """Number of leaves."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    @property
+    def feature_importances_(self):
+        """Normalised total weighted impurity decrease of each input."""
+        check_is_fitted(self, "tree_")
+        t = self.tree_
+        internal = np.flatnonzero(t.children_left >= 0)
+        out = np.zeros(self.n_features_in_, dtype=_FLOAT)
+        if internal.size:
+            wi = t.weighted_n_node_samples * t.impurity
+            gain = wi[internal] - wi[t.children_left[internal]] - wi[t.children_right[internal]]
+            np.add.at(out, t.feature[internal], np.maximum(gain, 0.0))
+        total = out.sum()
+        return out / total if total > 0 else out
+
+    def _leaf_decisions(self, leaves):
+        """(D_idx, E) of the cases from their leaves (profit orientation)."""
+        t = self.tree_
+        if t.node_decision is None:
+            raise ValueError(
+                "decide needs a tree fitted with a decision_matrix; got decision_matrix=None"
+            )
+        d = t.node_decision[leaves]
+        e = t.node_expected[leaves, d]
+        return d, e
+
+    def decide(self, X, y=None, costs=None, sample_weight=None):
+        """One decision per case from its leaf, with profit figures.
+
+        The decision and the expected profit come from the case's leaf (chosen from the
+        leaf's training cases); the case's own actual costs only enter ``IC_``,
+        ``ROI_``, ``CP_`` and ``BP_``, never the decision.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs; may also hold the cost columns recorded in ``cost_features_``.
+        y : array-like of shape (n_samples,), default=None
+            Actual target, for ``CP_``/``BP_``/``ROI_`` and the realised summaries.
+        costs : DataFrame, dict of arrays or ndarray, default=None
+            The cases' actual costs (cost-variable columns), or the case-specific
+            consequence array. Needed with ``y`` when the matrix uses case costs; when
+            absent without ``y``, ``IC_`` is missing.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Frequencies used in the summary.
+
+        Returns
+        -------
+        DecisionResult
+            ``cases`` with the columns of :func:`dtdecide.decide` (``D_``, ``EP_``/
+            ``EL_``, ``CP_``/``CL_``, ``BP_``/``BL_``, ``IC_``, ``ROI_``, suffixed with
+            the target name) and ``summary`` with the same statistics.
+        """
+        check_is_fitted(self, "tree_")
+        matrix = self.decision_matrix_
+        if matrix is None:
+            raise ValueError(
+                "decide needs a tree fitted with a decision_matrix; got decision_matrix=None"
+            )
+        X_in, cost_frame = self._drop_cost_features(X)
+        X_codes = encode(X_in, self._encoding, estimator_name=type(self).__name__)
+        n = X_codes.shape[0]
+        index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n)
+        leaves = self.tree_.apply(X_codes)
+        d_idx, E = self._leaf_decisions(leaves)
+
+        if costs is None and cost_frame is not None:
+            costs = cost_frame
+        cons = None
+        needs_costs = matrix.is_case_specific or bool(matrix.cost_variables)
+        if not needs_costs or costs is not None or y is not None:
+            if y is not None and needs_costs and costs is None and not (
+                matrix.is_case_specific and matrix.case_values is not None
+            ):
+                raise ValueError(
+                    "costs: computed profits (CP_, BP_, ROI_) need the cases' actual costs; "
+                    f"pass costs= or X columns {list(matrix.cost_variables)!r}"
+                )
+            cons = matrix.resolve(costs, n_samples=n, index=index)
+
+        t = None
+        post = None
+        if y is not None:
+            y_arr = _as_1d(y)
+            if y_arr.shape[0] != n:
+                raise ValueError(f"y must have one value per case ({n}); got {y_arr.shape[0]}")
+            if matrix.is_interval:
+                t = np.asarray(y_arr, dtype=_FLOAT)
+                if not np.all(np.isfinite(t)):
+                    raise ValueError("y must be finite (no NaN or infinity)")
+            else:
+                t = encode_target(y_arr, matrix.levels)
+                post = self._node_posteriors()[leaves]
+        F = None if sample_weight is None else _check_sample_weight(sample_weight, n)
+        return _decision_result(
+            d_idx, E, cons=cons, matrix=matrix, t=t, post=post, F=F, index=index,
+            target_name=self.target_name_,
+        )
+
+    # ---------------------------------------------------------------- hooks
+    def cost_complexity_pruning_path(self, **kwargs):
+        """Weakest-link pruning path, see :func:`dtdecide.tree._pruning.pruning_path`."""
+        from . import _pruning
+
+        return _pruning.pruning_path(self, **kwargs)
+
+    def prune(self, **kwargs):
+        """A pruned copy, see :func:`dtdecide.tree._pruning.prune_estimator`."""
+        from . import _pruning
+
+        return _pruning.prune_estimator(self, **kwargs)
+
+    def leaf_table(self, **kwargs):
+        """Leaf decision table, see :func:`dtdecide.export.leaf_table`."""
+        from .. import export
+
+        return export.leaf_table(self, **kwargs)
+
+    def to_sql(self, **kwargs):
+        """SQL score code, see :func:`dtdecide.export.to_sql`."""
+        from .. import export
+
+        return export.to_sql(self, **kwargs)
+
+    def export_rules(self, **kwargs):
+        """English rules, see :func:`dtdecide.export.export_rules`."""
+        from .. import export
+
+        return export.export_rules(self, **kwargs)
+
+
+def _match_nodes(full, sub):
+    """Id in ``full`` of every node of ``sub``, a subtree sharing the same root.
+
+    Nodes are matched by their path from the root (left/right at each split), one
+    vectorised step per depth level; a split that differs from the full tree's raises.
+    """
+    if sub is full:
+        return np.arange(full.n_nodes)
+    out = np.full(sub.n_nodes, -1, dtype=np.intp)
+    out[0] = 0
+    for d in range(1, sub.max_depth + 1):
+        ids = sub.node_ids_at_depth(d)
+        par = sub.parent[ids]
+        fpar = out[par]
+        if np.any(full.children_left[fpar] < 0):
+            raise ValueError("structure is not a subtree of the tree grown at fit")
+        is_left = sub.children_left[par] == ids
+        out[ids] = np.where(is_left, full.children_left[fpar], full.children_right[fpar])
+    internal = np.flatnonzero(sub.children_left >= 0)
+    f_int = out[internal]
+    same = (sub.feature[internal] == full.feature[f_int]) & (
+        (sub.threshold[internal] == full.threshold[f_int])
+        | (np.isnan(sub.threshold[internal]) & np.isnan(full.threshold[f_int]))
+    )
+    if not np.all(same) or not np.all(
+        sub.n_node_samples == full.n_node_samples[out]
+    ):
+        raise ValueError(
+            "structure is not a subtree of the tree grown at fit (its splits or node "
+            "counts differ); re-deciding it needs the training data"
+        )
+    return out
+
+
+def _decision_result(d_idx, E, *, cons, matrix, t, post, F, index, target_name):
+    """Build the same ``DecisionResult`` as :func:`dtdecide.decide` from fixed decisions."""
+    from ..decision import DecisionResult
+
+    n = d_idx.shape[0]
+    sign = matrix.sign
+    word = "loss" if sign < 0 else "profit"
+    letter = "L" if sign < 0 else "P"
+    is_revenue = matrix.kind == "revenue"
+    has_y = t is not None
+    miss = np.zeros(n, dtype=bool) if cons is None else cons.has_missing
+    d_idx = d_idx.copy()
+    E = E.copy()
+    d_idx[miss] = -1
+    E[miss] = np.nan
+    C = B = IC = None
+    if cons is not None and is_revenue:
+        IC = cons.costs(d_idx)
+    elif is_revenue:
+        IC = np.full(n, np.nan)
+    if has_y:
+        q = cons.q_actual(t)
+        safe = np.where(d_idx < 0, 0, d_idx)
+        C = np.take_along_axis(q, safe[:, None], axis=1)[:, 0]
+        C = np.where(d_idx < 0, np.nan, C)
+        B = q.max(axis=1)
+        B[miss] = np.nan
+    cols = {
+        f"D_{target_name}": pd.Categorical.from_codes(
+            d_idx.astype(np.int64), categories=list(matrix.decisions)
+        ),
+        f"E{letter}_{target_name}": sign * E + 0.0,
+    }
+    if has_y:
+        cols[f"C{letter}_{target_name}"] = sign * C + 0.0
+        cols[f"B{letter}_{target_name}"] = sign * B + 0.0
+    if is_revenue:
+        cols[f"IC_{target_name}"] = IC
+        if has_y:
+            cols[f"ROI_{target_name}"] = roi(C, IC)
+    cases = pd.DataFrame(cols, index=index, copy=False)
+
+    ok = ~miss
+    w = np.ones(n) if F is None else F
+    w_ok = np.where(ok, w, 0.0)
+    freq = float(w_ok.sum())
+
+    def total(x):
+        return float(sign * np.dot(w_ok, np.where(ok, x, 0.0))) + 0.0
+
+    def average(tot):
+        return tot / freq if freq > 0 else np.nan
+
+    summary = {"n_cases": n, "n_missing": int(np.count_nonzero(miss)), "frequency": freq}
+    tot = total(E)
+    summary[f"total_expected_{word}"] = tot
+    summary[f"average_expected_{word}"] = average(tot)
+    if has_y:
+        tot = total(C)
+        summary[f"total_{word}"] = tot
+        summary[f"average_{word}"] = average(tot)
+        best = total(B)
+        summary[f"total_best_{word}"] = best
+        summary[f"average_best_{word}"] = average(best)
+    if is_revenue:
+        summary["total_investment"] = float(np.dot(w_ok, np.where(ok, IC, 0.0)))
+        if has_y:
+            summary["roi"] = float(roi(summary[f"total_{word}"], summary["total_investment"]))
+    if has_y and not matrix.is_interval and matrix.priors is not None:
+        paw = prior_adjustment_weights(t[ok], w[ok], matrix.priors, matrix.n_levels)
+        if paw is None:
+            adj_tot = adj_avg = np.nan
+        else:
+            aw = w[ok] * paw
+            adj_tot = float(sign * np.dot(aw, C[ok])) + 0.0
+            adj_avg = adj_tot / aw.sum() if aw.sum() > 0 else np.nan
+        summary[f"adjusted_total_{word}"] = adj_tot
+        summary[f"adjusted_average_{word}"] = adj_avg
+    if has_y and post is not None:
+        wrong = np.argmax(post, axis=1) != t
+        wt = float(w.sum())
+        summary["misclassification_rate"] = float(np.dot(w, wrong)) / wt if wt > 0 else np.nan
+    summary = pd.Series(summary, name=target_name, dtype=_FLOAT)
+    return DecisionResult(cases, summary, matrix, tuple(matrix.decisions), target_name)
+
+
+# ============================================================================ classifier
+class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
+    """A fast classification tree with one business decision per leaf.
+
+    Grows a tree level-wise on binned inputs (histograms, native categorical splits and
+    missing values) for a binary, nominal or ordinal target. With a ``decision_matrix``
+    every node also stores the expected profit of each decision and its best decision
+    (design notes section 3): posteriors from the node's training cases
+    (prior-adjusted when the matrix has priors), case costs averaged over the node's
+    training cases, training profit for case-specific consequence arrays. Decisions
+    never change how a nominal or binary tree grows; an ordinal tree grows on the
+    generalized Gini of the matrix's regret.
+
+    Parameters
+    ----------
+    decision_matrix : DecisionMatrix, default=None
+        Categorical decision matrix (levels). None gives a plain classification tree.
+    criterion : {"gini", "entropy"}, default="gini"
+        Impurity for nominal and binary targets. Ordinal targets ignore it: they use
+        the generalized Gini of the matrix's regret ``max_d' Q(t,d') - Q(t,d)`` (a
+        loss matrix is used as is), or of the rank distance ``|i - j|`` without a
+        matrix.
+    ordinal : bool, default=False
+        Treat the target as ordinal. The level order comes from the matrix levels, or
+        the sorted classes without a matrix. An ordered pandas Categorical target is
+        ordinal whatever this says. With a matrix, it must be square (decision ``k``
+        corresponds to level ``k``).
+    use_priors : bool, default=False
+        Reweight class proportions by ``prior / training proportion`` in split search
+        (needs matrix priors). Leaf posteriors are prior-adjusted whenever the matrix
+        has priors.
+    max_depth : int or None, default=6
+        Largest depth; None for no limit.
+    min_samples_leaf : int, default=5
+        Fewest training rows in a leaf.
+    min_samples_split : int, default=10
+        Fewest training rows in a node that may be split.
+    min_impurity_decrease : float, default=0.0
+        A split must decrease the weighted impurity by at least this (scikit-learn's
+        definition, relative to the total training weight).
+    max_leaf_nodes : int or None, default=None
+        Grow best-first up to this many leaves.
+    max_bins : int, default=255
+        Largest number of bins of a numeric input.
+    ccp_alpha : float, default=0.0
+        Weakest-link pruning at the end of ``fit`` (risk = minus training profit under
+        the node decisions, or misclassification without a matrix).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the row sub-sample used to compute bin edges.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        Class labels: the matrix levels when a matrix is given (in its order), else
+        the sorted labels of ``y`` (the categories' order for an ordered Categorical).
+    n_classes_ : int
+    is_ordinal_ : bool
+    tree_ : TreeStructure
+        The frozen node arrays, with decision statistics when a matrix is given.
+    feature_names_in_ : ndarray of str
+        Input names (``x0, x1, ...`` for arrays).
+    n_features_in_ : int
+    is_categorical_ : ndarray of bool
+    categories_ : list
+        Per input, None (numeric) or the array of category labels.
+    decision_matrix_ : DecisionMatrix or None
+    decisions_ : tuple of str or None
+    cost_features_ : tuple of str
+        Cost-variable columns taken out of ``X`` (not used as inputs).
+    target_name_ : str
+        Name of ``y`` (a Series' name) or ``"target"``.
+    feature_importances_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    ProfitTreeRegressor : The interval-target version.
+    dtdecide.decide : The decision engine for any model's posteriors.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"age": rng.integers(20, 70, 400),
+    ...                   "job": rng.choice(["admin", "tech", "retired"], 400)})
+    >>> y = np.where((X["age"] > 50) & (rng.random(400) < 0.6), "yes", "no")
+    >>> m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2).fit(X, y)
+    >>> tree.classes_.tolist()
+    ['yes', 'no']
+    >>> res = tree.decide(X, y)
+    >>> sorted(res.cases.columns)
+    ['BP_target', 'CP_target', 'D_target', 'EP_target']
+    >>> bool(res.summary["average_profit"] >= 0)
+    True
+    """
+
+    _is_classifier = True
+    _parameter_constraints: dict = {
+        **_BaseProfitTree._parameter_constraints,
+        "criterion": [StrOptions({"gini", "entropy"})],
+    }
+
+    def __init__(
+        self,
+        *,
+        decision_matrix=None,
+        criterion="gini",
+        ordinal=False,
+        use_priors=False,
+        max_depth=6,
+        min_samples_leaf=5,
+        min_samples_split=10,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        max_bins=255,
+        ccp_alpha=0.0,
+        random_state=None,
+    ):
+        self.decision_matrix = decision_matrix
+        self.criterion = criterion
+        self.ordinal = ordinal
+        self.use_priors = use_priors
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.min_samples_split = min_samples_split
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_bins = max_bins
+        self.ccp_alpha = ccp_alpha
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None, costs=None):
+        """Grow the tree and give every node its decision.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs. pandas category, string, object and bool columns are categorical;
+            NaN marks a missing value. Columns named in the matrix's cost variables are
+            taken as costs (not inputs) unless ``costs`` provides them.
+        y : array-like of shape (n_samples,)
+            Target labels (levels of the matrix when one is given).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Case frequencies.
+        costs : DataFrame, dict of arrays or ndarray, default=None
+            Training values of the cost variables, or the case-specific consequence
+            array of shape (n_samples, n_levels, n_decisions).
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, sample_weight, costs)
+
+    def _prepare_target(self, y, y_arr, matrix):
+        dtype = getattr(y, "dtype", None)
+        is_ordered_cat = isinstance(dtype, pd.CategoricalDtype) and bool(dtype.ordered)
+        ordinal = bool(self.ordinal) or is_ordered_cat
+        if pd.isna(pd.Series(y_arr, dtype=object)).any():
+            raise ValueError("y contains missing values (NaN/None); drop those cases first")
+        if matrix is None:
+            check_classification_targets(y_arr)
+        if matrix is not None:
+            if matrix.is_case_specific is False and matrix.levels is None:
+                raise ValueError("decision_matrix must have levels for a classifier")
+            levels = np.asarray(matrix.levels)
+            if ordinal and matrix.n_levels != matrix.n_decisions:
+                raise ValueError(
+                    "decision_matrix must be square for an ordinal target (decision k "
+                    f"corresponds to level k); got {matrix.n_levels} levels and "
+                    f"{matrix.n_decisions} decisions"
+                )
+            if is_ordered_cat:
+                cats = list(dtype.categories)
+                if [c for c in cats if c in list(levels)] != [
+                    lv for lv in levels.tolist() if lv in cats
+                ]:
+                    raise ValueError(
+                        "y is an ordered Categorical whose category order "
+                        f"{cats!r} disagrees with the decision_matrix levels "
+                        f"{levels.tolist()!r}; reorder one of them"
+                    )
+            t_idx = encode_target(y_arr, levels)
+            classes = levels
+        elif is_ordered_cat:
+            classes = np.asarray(dtype.categories)
+            t_idx = encode_target(y_arr, classes)
+        else:
+            classes, t_idx = np.unique(y_arr, return_inverse=True)
+        self.classes_ = classes
+        self.n_classes_ = len(classes)
+        self.is_ordinal_ = ordinal
+        return t_idx.astype(np.intp)
+
+    def _loss_matrix(self, matrix, cons, F):
+        if not self.is_ordinal_:
+            return None
+        if matrix is None:
+            from ._criteria import ordinal_loss_matrix
+
+            return ordinal_loss_matrix(self.n_classes_)
+        from ._criteria import regret_matrix
+
+        if matrix.kind == "loss" and cons.case_costs is None and cons.case_q is None:
+            return np.asarray(matrix.values, dtype=_FLOAT)
+        # average consequences over the training cases (costs included)
+        if cons.case_q is not None:
+            q = np.tensordot(F, cons.case_q, axes=1) / F.sum()
+        else:
+            q = np.asarray(cons.base, dtype=_FLOAT)
+            if cons.case_costs is not None:
+                q = q - (F @ np.asarray(cons.case_costs)) / F.sum()
+        if matrix.kind == "loss":
+            return -q - (-q).min(axis=1, keepdims=True)
+        return regret_matrix(q)
+
+    def _node_posteriors(self):
+        priors = None
+        m = self.decision_matrix_
+        if m is not None and m.priors is not None:
+            priors = np.asarray(m.priors, dtype=_FLOAT)
+        return _leaf.node_posteriors(self.tree_.value, priors)
+
+    def predict_proba(self, X):
+        """Posterior of every class from the case's leaf.
+
+        Prior-adjusted when the decision matrix has priors.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes_)
+        """
+        leaves = self.apply(X)
+        return self._node_posteriors()[leaves]
+
+    def predict(self, X):
+        """Most probable class of every case (first class on ties).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def predict_decision(self, X):
+        """Decision name of every case (its leaf's decision).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of object, shape (n_samples,)
+        """
+        d, _ = self._leaf_decisions(self.apply(X))
+        return np.asarray(self.decisions_, dtype=object)[d]
+
+
+# ============================================================================ regressor
+class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
+    """A fast regression tree with one business decision per leaf.
+
+    Grows on the variance of an interval target. With an interval ``decision_matrix``
+    (knots) every leaf predicts its training mean ``P`` and takes the decision that
+    maximises the leaf sum ``sum_j F(j) L(j, P, d) / sum_j F(j)``, where ``L``
+    interpolates the consequences over the knots (linear extrapolation outside).
+
+    Parameters
+    ----------
+    decision_matrix : DecisionMatrix, default=None
+        Interval decision matrix (knots). None gives a plain regression tree.
+    criterion : {"variance"}, default="variance"
+    max_depth : int or None, default=6
+    min_samples_leaf : int, default=5
+    min_samples_split : int, default=10
+    min_impurity_decrease : float, default=0.0
+    max_leaf_nodes : int or None, default=None
+    max_bins : int, default=255
+    ccp_alpha : float, default=0.0
+        Weakest-link pruning at the end of ``fit`` (risk = minus training profit, or
+        the sum of squared errors without a matrix).
+    random_state : int, RandomState instance or None, default=None
+    ordinal, use_priors : bool, default=False
+        Accepted for a common signature; must stay False for an interval target.
+
+    Attributes
+    ----------
+    tree_ : TreeStructure
+    feature_names_in_ : ndarray of str
+    n_features_in_ : int
+    is_categorical_ : ndarray of bool
+    categories_ : list
+    decision_matrix_ : DecisionMatrix or None
+    decisions_ : tuple of str or None
+    cost_features_ : tuple of str
+    target_name_ : str
+    feature_importances_ : ndarray of shape (n_features_in_,)
+
+    See Also
+    --------
+    ProfitTreeClassifier : The categorical-target version.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide import DecisionMatrix, ProfitTreeRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(0, 10, size=(300, 2))
+    >>> y = 3 * X[:, 0] + rng.normal(size=300)
+    >>> m = DecisionMatrix({"invest": [-20, 40], "wait": [0, 0]}, knots=[0, 30])
+    >>> reg = ProfitTreeRegressor(decision_matrix=m, max_depth=3).fit(X, y)
+    >>> sorted(set(reg.decide(X).cases["D_target"]))
+    ['invest', 'wait']
+    """
+
+    _parameter_constraints: dict = {
+        **_BaseProfitTree._parameter_constraints,
+        "criterion": [StrOptions({"variance"})],
+    }
+
+    def __init__(
+        self,
+        *,
+        decision_matrix=None,
+        criterion="variance",
+        ordinal=False,
+        use_priors=False,
+        max_depth=6,
+        min_samples_leaf=5,
+        min_samples_split=10,
+        min_impurity_decrease=0.0,
+        max_leaf_nodes=None,
+        max_bins=255,
+        ccp_alpha=0.0,
+        random_state=None,
+    ):
+        self.decision_matrix = decision_matrix
+        self.criterion = criterion
+        self.ordinal = ordinal
+        self.use_priors = use_priors
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.min_samples_split = min_samples_split
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_bins = max_bins
+        self.ccp_alpha = ccp_alpha
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None, costs=None):
+        """Grow the tree and give every node its decision.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Numeric target.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Case frequencies.
+        costs : DataFrame, dict of arrays or ndarray, default=None
+            Training values of the cost variables (or columns of ``X``), or the
+            case-specific consequence array (n_samples, n_knots, n_decisions).
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, sample_weight, costs)
+
+    def _prepare_target(self, y, y_arr, matrix):
+        if self.ordinal or self.use_priors:
+            raise ValueError(
+                "ordinal and use_priors apply to categorical targets; use "
+                "ProfitTreeClassifier or leave them False"
+            )
+        try:
+            t = np.asarray(y_arr, dtype=_FLOAT)
+        except (TypeError, ValueError):
+            raise ValueError("y must be numeric for ProfitTreeRegressor") from None
+        if not np.all(np.isfinite(t)):
+            raise ValueError("y contains NaN or infinity; the target must be finite")
+        return t
+
+    def _loss_matrix(self, matrix, cons, F):
+        return None
+
+    def predict(self, X):
+        """Leaf mean of every case.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        leaves = self.apply(X)
+        v = self.tree_.value
+        return (v[:, 1] / v[:, 0])[leaves]
+
+    def predict_decision(self, X):
+        """Decision name of every case (its leaf's decision).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of object, shape (n_samples,)
+        """
+        d, _ = self._leaf_decisions(self.apply(X))
+        return np.asarray(self.decisions_, dtype=object)[d]
