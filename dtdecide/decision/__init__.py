@@ -7,6 +7,7 @@ priors. This subpackage imports nothing else from dtdecide.
 
 from ._consequences import Consequences
 from ._engine import DecisionResult, decide
+from ._estimator import DecisionEstimator, model_posteriors
 from ._kernels import (
     adjust_posteriors,
     decide_arrays,
@@ -16,9 +17,11 @@ from ._kernels import (
     roi,
 )
 from ._matrix import DecisionMatrix
+from ._scorer import make_profit_scorer
 
 __all__ = [
     "Consequences",
+    "DecisionEstimator",
     "DecisionMatrix",
     "DecisionResult",
     "adjust_posteriors",
@@ -26,6 +29,8 @@ __all__ = [
     "decide_arrays",
     "encode_target",
     "interpolate_knots",
+    "make_profit_scorer",
+    "model_posteriors",
     "prior_adjustment_weights",
     "roi",
 ]

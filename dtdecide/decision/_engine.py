@@ -271,6 +271,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
         raise TypeError(f"target_name must be a str; got {target_name!r}")
     P, index = _posterior_array(posteriors_or_predictions, matrix)
     n = P.shape[0]
+    given_index = index  # only a pandas input index is checked against y/costs/weights
     if index is None:
         index = pd.RangeIndex(n)
     T, D = matrix.n_levels, matrix.n_decisions
@@ -308,7 +309,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     # --- target
     t_all = None
     if y is not None:
-        _check_aligned(y, index, "y")
+        _check_aligned(y, given_index, "y")
         if matrix.is_interval:
             try:
                 t_all = np.asarray(y, dtype=_FLOAT).reshape(-1)
@@ -324,10 +325,10 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
         if t_all.shape[0] != n:
             raise ValueError(f"y must have one value per case ({n}); got {t_all.shape[0]}")
 
-    _check_aligned(sample_weight, index, "sample_weight")
+    _check_aligned(sample_weight, given_index, "sample_weight")
     F = _sample_weight(sample_weight, n)
     if isinstance(costs, pd.DataFrame):
-        _check_aligned(costs, index, "costs")
+        _check_aligned(costs, given_index, "costs")
     cons = matrix.resolve(costs, n_samples=n, index=index)
 
     # --- per-chunk decisions

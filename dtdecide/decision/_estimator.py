@@ -1,0 +1,270 @@
+"""Any scikit-learn model can decide: a meta-estimator around a classifier or regressor."""
+
+import copy
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.utils import get_tags
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from ._engine import decide
+from ._kernels import _check_priors
+from ._matrix import DecisionMatrix
+
+__all__ = ["DecisionEstimator"]
+
+
+def _level_codes(classes, matrix, name="estimator"):
+    """Column of each class in the matrix levels; error naming unknown classes."""
+    codes = pd.Index(list(matrix.levels)).get_indexer(pd.Index(list(classes)))
+    if np.any(codes < 0):
+        unknown = [c for c, k in zip(classes, codes) if k < 0]
+        raise ValueError(
+            f"{name} predicts classes that are not levels of the decision matrix: "
+            f"{unknown!r}; expected levels {list(matrix.levels)!r}"
+        )
+    return codes
+
+
+def model_posteriors(estimator, X, matrix):
+    """Posteriors (n, n_levels) in matrix level order, or predictions (n,) for intervals.
+
+    Classifier columns are matched to the matrix levels by label through
+    ``estimator.classes_``; levels the model never predicts get posterior 0.
+    """
+    if matrix.is_interval:
+        return np.asarray(estimator.predict(X), dtype=np.float64).reshape(-1)
+    if not hasattr(estimator, "predict_proba"):
+        raise TypeError(
+            f"estimator must have predict_proba for a categorical decision matrix; "
+            f"{type(estimator).__name__} has not"
+        )
+    proba = np.asarray(estimator.predict_proba(X), dtype=np.float64)
+    codes = _level_codes(estimator.classes_, matrix)
+    post = np.zeros((proba.shape[0], matrix.n_levels))
+    post[:, codes] = proba
+    return post
+
+
+def _estimator_has(attr):
+    def check(self):
+        if hasattr(self, "estimator_"):
+            return hasattr(self.estimator_, attr)
+        return hasattr(self.estimator, attr)
+
+    return check
+
+
+class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
+    """Wrap any classifier or regressor so that it makes decisions.
+
+    ``fit``, ``predict``, ``predict_proba`` and ``score`` behave as the wrapped model;
+    :meth:`decide` turns its posteriors (classifier: ``predict_proba`` columns matched
+    to the matrix levels by label) or predictions (regressor with an interval matrix)
+    into decisions with :func:`decide`.
+
+    Parameters
+    ----------
+    estimator : estimator object
+        A scikit-learn classifier (with ``predict_proba``) or regressor. Cloned in fit.
+    decision_matrix : DecisionMatrix, default=None
+        Categorical matrix for a classifier, interval matrix for a regressor. Without
+        one the wrapper only delegates and :meth:`decide` raises.
+    train_priors : array-like of shape (n_levels,), default=None
+        Class proportions the model was trained on, used with the matrix priors to
+        adjust the posteriors. When None and the matrix has priors, the
+        (weighted) class proportions seen by ``fit`` are used.
+
+    Attributes
+    ----------
+    estimator_ : estimator object
+        The fitted clone.
+    classes_ : ndarray
+        Classes of a wrapped classifier.
+    decision_matrix_ : DecisionMatrix or None
+        The validated matrix.
+    train_priors_ : ndarray of shape (n_levels,) or None
+        Training proportions used for the posterior adjustment (None without priors).
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+        Only when the wrapped model defines it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from dtdecide import DecisionEstimator, DecisionMatrix
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2))
+    >>> y = np.where(X[:, 0] + rng.normal(size=200) > 1, "buyer", "other")
+    >>> m = DecisionMatrix({"mail": [9, -1], "skip": [0, 0]}, levels=["buyer", "other"])
+    >>> est = DecisionEstimator(LogisticRegression(), m).fit(X, y)
+    >>> res = est.decide(X, y)
+    >>> sorted(res.cases.columns)
+    ['BP_target', 'CP_target', 'D_target', 'EP_target']
+    >>> bool(res.summary["average_profit"] > 0)
+    True
+    """
+
+    def __init__(self, estimator, decision_matrix=None, *, train_priors=None):
+        self.estimator = estimator
+        self.decision_matrix = decision_matrix
+        self.train_priors = train_priors
+
+    def _check_matrix(self):
+        m = self.decision_matrix
+        if m is None:
+            return None
+        if not isinstance(m, DecisionMatrix):
+            raise TypeError(
+                f"decision_matrix must be a DecisionMatrix or None; got {type(m).__name__}"
+            )
+        return m
+
+    def fit(self, X, y, sample_weight=None, **fit_params):
+        """Fit the wrapped model and validate the decision matrix.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to the model's fit when given.
+        **fit_params : dict
+            Other parameters for the model's fit.
+
+        Returns
+        -------
+        self
+        """
+        matrix = self._check_matrix()
+        if not hasattr(self.estimator, "fit"):
+            raise TypeError(
+                f"estimator must be a scikit-learn estimator with fit; got {self.estimator!r}"
+            )
+        est = clone(self.estimator)
+        if sample_weight is not None:
+            fit_params["sample_weight"] = sample_weight
+        est.fit(X, y, **fit_params)
+        self.estimator_ = est
+        for attr in ("n_features_in_", "feature_names_in_"):
+            if hasattr(est, attr):
+                setattr(self, attr, getattr(est, attr))
+        classifier = is_classifier(est)
+        if classifier:
+            self.classes_ = est.classes_
+        self.decision_matrix_ = matrix
+        self.train_priors_ = None
+        if matrix is None:
+            if self.train_priors is not None:
+                raise ValueError("train_priors needs a decision_matrix with priors; got None")
+            return self
+        if classifier:
+            if matrix.is_interval:
+                raise ValueError(
+                    "decision_matrix must have levels (not knots) for a classifier"
+                )
+            codes = _level_codes(self.classes_, matrix)
+            if self.train_priors is not None:
+                if matrix.priors is None:
+                    raise ValueError(
+                        "train_priors needs priors in the decision matrix; got a matrix "
+                        "without priors"
+                    )
+                self.train_priors_ = _check_priors(self.train_priors, matrix.n_levels,
+                                                   "train_priors")
+            elif matrix.priors is not None:
+                y_codes = pd.Index(list(self.classes_)).get_indexer(
+                    pd.Index(np.asarray(y).reshape(-1)))
+                w = None if sample_weight is None else np.asarray(sample_weight, float)
+                counts = np.bincount(y_codes, weights=w, minlength=len(self.classes_))
+                rho = np.zeros(matrix.n_levels)
+                rho[codes] = counts
+                # a level never seen in training never gets posterior mass, so its
+                # ratio does not matter; give it its prior to keep the ratio defined
+                absent = rho <= 0
+                rho[absent] = matrix.priors[absent] * counts.sum()
+                self.train_priors_ = rho / rho.sum()
+        else:
+            if not matrix.is_interval:
+                raise ValueError(
+                    "decision_matrix must have knots (interval target) for a regressor"
+                )
+            if self.train_priors is not None:
+                raise ValueError("train_priors only applies to classifiers")
+        return self
+
+    @available_if(_estimator_has("predict"))
+    def predict(self, X):
+        """Predict with the wrapped model."""
+        check_is_fitted(self)
+        return self.estimator_.predict(X)
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities of the wrapped model (columns follow ``classes_``)."""
+        check_is_fitted(self)
+        return self.estimator_.predict_proba(X)
+
+    @available_if(_estimator_has("predict_log_proba"))
+    def predict_log_proba(self, X):
+        """Log class probabilities of the wrapped model."""
+        check_is_fitted(self)
+        return self.estimator_.predict_log_proba(X)
+
+    @available_if(_estimator_has("decision_function"))
+    def decision_function(self, X):
+        """Decision function of the wrapped model."""
+        check_is_fitted(self)
+        return self.estimator_.decision_function(X)
+
+    @available_if(_estimator_has("score"))
+    def score(self, X, y, sample_weight=None):
+        """Score of the wrapped model (accuracy or R^2, as the model defines it)."""
+        check_is_fitted(self)
+        if sample_weight is None:
+            return self.estimator_.score(X, y)
+        return self.estimator_.score(X, y, sample_weight=sample_weight)
+
+    def decide(self, X, y=None, costs=None, *, sample_weight=None, target_name="target",
+               threshold=None, do_nothing="do nothing"):
+        """Decide for the cases in ``X`` with the wrapped model and the matrix.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,), default=None
+            Actual target, for computed and best possible profit.
+        costs : DataFrame, dict of arrays or ndarray, default=None
+            Cost columns (or case-specific consequences), see :func:`decide`.
+        sample_weight, target_name, threshold, do_nothing
+            As in :func:`decide`.
+
+        Returns
+        -------
+        DecisionResult
+            Cases aligned with ``X``'s index when ``X`` is a DataFrame.
+        """
+        check_is_fitted(self)
+        matrix = self.decision_matrix_
+        if matrix is None:
+            raise ValueError("decision_matrix is None: give a DecisionMatrix to decide")
+        post = model_posteriors(self.estimator_, X, matrix)
+        if isinstance(X, pd.DataFrame):
+            post = (pd.Series(post, index=X.index) if post.ndim == 1
+                    else pd.DataFrame(post, index=X.index, columns=list(matrix.levels)))
+        return decide(post, matrix, y=y, costs=costs, sample_weight=sample_weight,
+                      train_priors=self.train_priors_, target_name=target_name,
+                      threshold=threshold, do_nothing=do_nothing)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags = copy.deepcopy(inner.classifier_tags)
+        tags.regressor_tags = copy.deepcopy(inner.regressor_tags)
+        tags.input_tags = copy.deepcopy(inner.input_tags)
+        tags.target_tags = copy.deepcopy(inner.target_tags)
+        return tags

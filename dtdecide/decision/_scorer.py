@@ -1,0 +1,139 @@
+"""A scikit-learn scorer that measures the average profit of a model's decisions."""
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.metadata_routing import (
+    MetadataRequest,
+    _MetadataRequester,
+    _routing_enabled,
+)
+
+from ._engine import decide
+from ._estimator import model_posteriors
+from ._matrix import DecisionMatrix
+
+__all__ = ["make_profit_scorer"]
+
+_UNCHANGED = object()
+
+
+class ProfitScorer(_MetadataRequester):
+    """Scorer returning the average profit (or minus the average loss) of decisions.
+
+    Made by :func:`make_profit_scorer`; call it as ``scorer(estimator, X, y)``.
+    """
+
+    def __init__(self, matrix, *, train_priors=None, threshold=None):
+        self.matrix = matrix
+        self.train_priors = train_priors
+        self.threshold = threshold
+        self._requests = {"costs": None, "sample_weight": None}
+
+    def set_score_request(self, *, costs=_UNCHANGED, sample_weight=_UNCHANGED):
+        """Request metadata for scoring (needs metadata routing enabled).
+
+        Parameters
+        ----------
+        costs : bool, str or None
+            ``True`` to receive the case costs passed as ``costs`` (or an alias).
+        sample_weight : bool, str or None
+            ``True`` to weight cases by ``sample_weight``.
+
+        Returns
+        -------
+        self
+        """
+        if not _routing_enabled():
+            raise RuntimeError(
+                "set_score_request is only available when metadata routing is enabled: "
+                "sklearn.set_config(enable_metadata_routing=True)"
+            )
+        if costs is not _UNCHANGED:
+            self._requests["costs"] = costs
+        if sample_weight is not _UNCHANGED:
+            self._requests["sample_weight"] = sample_weight
+        return self
+
+    def _get_metadata_request(self):
+        request = MetadataRequest(owner=self)
+        for param, alias in self._requests.items():
+            request.score.add_request(param=param, alias=alias)
+        return request
+
+    def __call__(self, estimator, X, y_true, costs=None, sample_weight=None):
+        """Average profit of ``estimator``'s decisions on ``X`` (higher is better).
+
+        Cost columns not passed through ``costs`` are looked up in ``X`` when it is a
+        DataFrame. Cases with a missing cost are left out.
+        """
+        matrix = self.matrix
+        if costs is None and matrix.cost_variables and isinstance(X, pd.DataFrame) and all(
+            c in X.columns for c in matrix.cost_variables
+        ):
+            costs = X[list(matrix.cost_variables)]
+        post = model_posteriors(estimator, X, matrix)
+        if isinstance(costs, (pd.DataFrame, pd.Series)):
+            costs = costs.reset_index(drop=True)
+        y = y_true.to_numpy() if isinstance(y_true, (pd.Series, pd.DataFrame)) else y_true
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        res = decide(post, matrix, y=y, costs=costs,
+                     sample_weight=None if sample_weight is None else np.asarray(sample_weight),
+                     train_priors=self.train_priors, threshold=self.threshold)
+        word = "loss" if matrix.kind == "loss" else "profit"
+        return float(matrix.sign * res.summary[f"average_{word}"])
+
+    def __repr__(self):
+        return f"make_profit_scorer({self.matrix!r})"
+
+
+def make_profit_scorer(matrix, *, train_priors=None, threshold=None):
+    """Make a scorer: the average profit of a model's decisions, higher is better.
+
+    The model's ``predict_proba`` columns are matched to the matrix levels through
+    its ``classes_`` (a regressor's ``predict`` is used with an interval matrix),
+    every case is decided with :func:`decide` and the frequency-weighted average
+    computed profit is returned. For a loss matrix the negated average loss is
+    returned, so higher is still better.
+
+    Case costs travel through scikit-learn metadata routing: enable it with
+    ``sklearn.set_config(enable_metadata_routing=True)``, call
+    ``scorer.set_score_request(costs=True)`` and pass ``costs`` (a DataFrame or dict
+    of arrays with the cost columns) as a parameter of ``GridSearchCV.fit``,
+    ``cross_validate(params=...)`` and so on. Without routing, cost columns are
+    taken from ``X`` when it is a DataFrame that holds them.
+
+    Parameters
+    ----------
+    matrix : DecisionMatrix
+        The decision matrix (categorical for classifiers, interval for regressors).
+    train_priors : array-like of shape (n_levels,), default=None
+        Training class proportions, to adjust posteriors to the matrix priors.
+    threshold : float, default=None
+        Implicit do-nothing threshold, see :func:`decide`.
+
+    Returns
+    -------
+    scorer : callable
+        ``scorer(estimator, X, y, costs=None, sample_weight=None) -> float``, with
+        ``set_score_request``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from dtdecide import DecisionMatrix, make_profit_scorer
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 2))
+    >>> y = (X[:, 0] + rng.normal(size=300) > 1).astype(int)
+    >>> m = DecisionMatrix({"mail": [-1, 9], "skip": [0, 0]}, levels=[0, 1])
+    >>> scores = cross_val_score(LogisticRegression(), X, y, cv=3,
+    ...                          scoring=make_profit_scorer(m))
+    >>> scores.shape
+    (3,)
+    """
+    if not isinstance(matrix, DecisionMatrix):
+        raise TypeError(f"matrix must be a DecisionMatrix; got {type(matrix).__name__}")
+    return ProfitScorer(matrix, train_priors=train_priors, threshold=threshold)
