@@ -1,0 +1,883 @@
+"""Choosing a subtree of the pruning sequence: assessment, cross-validation, studies.
+
+Every subtree of the nested weakest-link sequence (:func:`~dtdecide.tree._pruning.pruning_path`)
+is scored on training data (from the stored node statistics), on validation data and,
+optionally, by k-fold cross-validation; one subtree is then selected the way the source
+suite does it (best assessment measure, smallest subtree on ties) or by the 1-SE rule.
+
+Scoring all subtrees at once
+----------------------------
+Each validation row is routed once through the full tree to its leaf. Row statistics
+(the row's consequence of every decision, its class, its squared error terms) are summed
+per leaf and then added from children into parents, so every node holds the sums of the
+rows passing through it. A node's contribution as a leaf (its rows' profit under the
+node's own decision, its misclassified weight, ...) is therefore known for every node,
+and the total over the leaves of subtree ``k`` is one difference array over the ranges
+of subtrees in which each node is a leaf (:func:`~dtdecide.tree._pruning.sum_over_subtrees`).
+Nothing loops over subtrees or rows in Python, except the lift, which sorts the leaves of
+each subtree.
+"""
+
+import copy
+import numbers
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils import check_random_state
+
+from ._pruning import (
+    _RISK_RTOL,
+    _decision_matrix,
+    _is_classifier,
+    _materialise,
+    _training_level_weights,
+    leaf_intervals,
+    node_risk,
+    pruning_path,
+    subtree_index_for_alpha,
+    sum_over_subtrees,
+)
+
+__all__ = ["PruningStudy", "select_subtree", "best_subtrees_by_size"]
+
+_METHODS = ("assessment", "cv", "n_leaves", "largest")
+_MEASURES = ("decision", "misclassification", "ase", "lift")
+_LABELS = {
+    "profit": "average profit",
+    "loss": "average loss",
+    "misclassification": "misclassification rate",
+    "ase": "average squared error",
+    "lift": "lift",
+}
+
+
+# ------------------------------------------------------------------------ helpers
+def _n_rows(X):
+    if hasattr(X, "shape"):
+        return int(X.shape[0])
+    return len(X)
+
+
+def _take(obj, idx):
+    """Rows ``idx`` of X / y / costs / sample_weight (None stays None)."""
+    if obj is None:
+        return None
+    if isinstance(obj, (pd.DataFrame, pd.Series)):
+        return obj.iloc[idx]
+    if isinstance(obj, dict):
+        return {k: np.asarray(v)[idx] for k, v in obj.items()}
+    return np.asarray(obj)[idx]
+
+
+def _as_1d(y, name):
+    arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {arr.shape}")
+    return arr
+
+
+def _weights(sample_weight, n, name):
+    if sample_weight is None:
+        return np.ones(n)
+    w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+    if w.shape[0] != n:
+        raise ValueError(f"{name} must have one value per case ({n}); got {w.shape[0]}")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"{name} must be finite and non-negative")
+    return w
+
+
+def _class_codes(classes, y, name):
+    codes = pd.Index(list(np.asarray(classes).tolist())).get_indexer(pd.Index(list(y)))
+    if np.any(codes < 0):
+        unknown = pd.unique(pd.Series(np.asarray(y, dtype=object)[codes < 0]))[:5]
+        raise ValueError(
+            f"{name} holds values the tree never saw as classes: "
+            f"{', '.join(repr(u) for u in unknown)}; expected one of {list(classes)!r}"
+        )
+    return codes.astype(np.intp)
+
+
+def _resolve_costs(estimator, X, costs):
+    """Costs for ``matrix.resolve``: given, or the cost columns kept in ``X``."""
+    features = tuple(getattr(estimator, "cost_features_", ()) or ())
+    if costs is None and features and isinstance(X, pd.DataFrame):
+        present = [c for c in features if c in X.columns]
+        if present:
+            return X[present]
+    return costs
+
+
+def _propagate_up(sums, tree):
+    """Add every node's sums into its ancestors (one vectorised step per depth)."""
+    sums = sums.copy()
+    for d in range(tree.max_depth, 0, -1):
+        ids = np.flatnonzero(tree.depth == d)
+        np.add.at(sums, tree.parent[ids], sums[ids])
+    return sums
+
+
+def _node_sums(tree, leaf, columns):
+    n_nodes = tree.n_nodes
+    out = np.empty((n_nodes, columns.shape[1]))
+    for j in range(columns.shape[1]):
+        out[:, j] = np.bincount(leaf, weights=columns[:, j], minlength=n_nodes)
+    return _propagate_up(out, tree)
+
+
+def _pos_index(estimator, pos_label):
+    classes = getattr(estimator, "classes_", None)
+    if classes is None:
+        raise ValueError("measure='lift' needs a classifier")
+    classes = list(np.asarray(classes).tolist())
+    if pos_label is None:
+        return len(classes) - 1
+    key = pos_label.item() if isinstance(pos_label, np.generic) else pos_label
+    if key not in classes:
+        raise ValueError(f"pos_label must be one of the classes {classes!r}; got {pos_label!r}")
+    return classes.index(key)
+
+
+# -------------------------------------------------------------- row statistics
+class _Scorer:
+    """Row statistics of one measure and their conversion into node contributions.
+
+    ``columns`` (n_rows, m) are summed per node of any tree fitted on the same problem;
+    :meth:`node_values` turns the node sums of a given tree into per-node
+    ``(s1, s2, weight, count)``: the sum of the rows' measure when the node is their leaf,
+    the sum of its squares, the rows' (prior-adjusted) weight and their frequency.
+    """
+
+    def __init__(self, estimator, kind, X, y, *, costs, sample_weight, pos_label, name):
+        n = _n_rows(X)
+        y = _as_1d(y, f"y{name}")
+        if y.shape[0] != n:
+            raise ValueError(
+                f"X{name} and y{name} have inconsistent numbers of samples: {n} and "
+                f"{y.shape[0]}"
+            )
+        F = _weights(sample_weight, n, f"sample_weight{name}")
+        self.kind = kind
+        self.n_samples = n
+        self.nan_summary = False
+        if kind in ("profit", "loss"):
+            matrix = _decision_matrix(estimator)
+            cons = matrix.resolve(_resolve_costs(estimator, X, costs), n_samples=n)
+            if matrix.is_interval:
+                t = np.asarray(y, dtype=np.float64)
+                if not np.all(np.isfinite(t)):
+                    raise ValueError(f"y{name} must be finite (no NaN or infinity)")
+                paw = np.ones(n)
+            else:
+                from ..decision._kernels import encode_target, prior_adjustment_weights
+
+                t = encode_target(y, matrix.levels)
+                paw = np.zeros(n)
+                ok = ~cons.has_missing
+                adj = prior_adjustment_weights(
+                    t[ok], F[ok], matrix.priors, len(matrix.levels)
+                )
+                if adj is None:
+                    self.nan_summary = True
+                    adj = np.ones(int(ok.sum()))
+                paw[ok] = adj
+            q = cons.q_actual(t)
+            valid = ~cons.has_missing
+            q = np.where(valid[:, None], q, 0.0)
+            w = np.where(valid, F * paw, 0.0)
+            count = np.where(valid, F, 0.0)
+            self.n_decisions = q.shape[1]
+            self.columns = np.column_stack([w[:, None] * q, w[:, None] * q**2, w, count])
+        elif kind == "misclassification" or (kind in ("ase", "lift") and _is_classifier(estimator)):
+            classes = estimator.classes_
+            codes = _class_codes(classes, y, f"y{name}")
+            onehot = np.zeros((n, len(classes)))
+            onehot[np.arange(n), codes] = F
+            self.classes = classes
+            self.columns = np.column_stack([onehot, F])
+        else:  # ase of a regressor: centred power sums up to the 4th
+            yv = np.asarray(y, dtype=np.float64)
+            if not np.all(np.isfinite(yv)):
+                raise ValueError(f"y{name} must be finite (no NaN or infinity)")
+            total = F.sum()
+            self.center = float((F * yv).sum() / total) if total > 0 else 0.0
+            yc = yv - self.center
+            self.columns = np.column_stack([F * yc**p for p in range(5)])
+        if kind == "lift":
+            self.pos_index = _pos_index(estimator, pos_label)
+
+    def node_sums(self, fitted, X):
+        leaf = np.asarray(fitted.apply(X), dtype=np.intp)
+        return _node_sums(fitted.tree_, leaf, self.columns)
+
+    def class_counts(self, fitted, tree):
+        """Training class weights of ``tree`` in the order of this scorer's classes."""
+        if np.array_equal(np.asarray(fitted.classes_), np.asarray(self.classes)):
+            return np.asarray(tree.value, dtype=np.float64)
+        return _map_classes(fitted, tree, self.classes)
+
+    def node_values(self, fitted, tree, sums):
+        """(n_nodes, 4) array of s1, s2, weight, count (user orientation for loss)."""
+        nodes = np.arange(tree.n_nodes)
+        if self.kind in ("profit", "loss"):
+            D = self.n_decisions
+            dec = np.asarray(tree.node_decision, dtype=np.intp)
+            s1 = sums[nodes, dec]
+            s2 = sums[nodes, D + dec]
+            if self.kind == "loss":
+                s1 = -s1
+            return np.column_stack([s1, s2, sums[:, 2 * D], sums[:, 2 * D + 1]])
+        if self.kind == "misclassification":
+            counts = self.class_counts(fitted, tree)
+            pred = counts.argmax(axis=1)
+            W = sums[:, -1]
+            wrong = W - sums[nodes, pred]
+            return np.column_stack([wrong, wrong, W, W])
+        if self.kind == "ase" and hasattr(self, "classes"):
+            counts = self.class_counts(fitted, tree)
+            tot = counts.sum(axis=1, keepdims=True)
+            p = np.divide(counts, tot, out=np.zeros_like(counts), where=tot > 0)
+            C = p.shape[1]
+            err = (1.0 - 2.0 * p + (p**2).sum(axis=1, keepdims=True)) / C  # per true class
+            E = sums[:, :-1]
+            W = sums[:, -1]
+            return np.column_stack([(E * err).sum(1), (E * err**2).sum(1), W, W])
+        if self.kind == "ase":
+            value = tree.value
+            m = np.divide(value[:, 1], value[:, 0], out=np.zeros(tree.n_nodes),
+                          where=value[:, 0] > 0) - self.center
+            S0, S1, S2, S3, S4 = (sums[:, j] for j in range(5))
+            sse = S2 - 2 * m * S1 + m**2 * S0
+            s4 = S4 - 4 * m * S3 + 6 * m**2 * S2 - 4 * m**3 * S1 + m**4 * S0
+            return np.column_stack([np.maximum(sse, 0), np.maximum(s4, 0), S0, S0])
+        raise AssertionError(self.kind)  # lift is not additive: see _lift_per_subtree
+
+
+def _map_classes(fitted, tree, classes):
+    out = np.zeros((tree.n_nodes, len(classes)))
+    fitted_classes = list(np.asarray(fitted.classes_).tolist())
+    for j, c in enumerate(np.asarray(classes).tolist()):
+        if c in fitted_classes:
+            out[:, j] = tree.value[:, fitted_classes.index(c)]
+    return out
+
+
+def _lift_per_subtree(score, events, weight, start, stop, n_subtrees, depth_fraction):
+    """Lift in the top ``depth_fraction`` of the weight, leaves ranked by ``score``.
+
+    A leaf that straddles the cut-off counts in proportion; leaves with equal scores are
+    merged first (their order is arbitrary).
+    """
+    out = np.full(n_subtrees, np.nan)
+    for k in range(n_subtrees):
+        leaves = np.flatnonzero((start <= k) & (k < stop) & (weight > 0))
+        if leaves.size == 0:
+            continue
+        W_all = weight[leaves].sum()
+        E_all = events[leaves].sum()
+        if W_all <= 0 or E_all <= 0:
+            continue
+        s, inverse = np.unique(-score[leaves], return_inverse=True)
+        w = np.bincount(inverse, weights=weight[leaves], minlength=s.size)
+        e = np.bincount(inverse, weights=events[leaves], minlength=s.size)
+        cut = depth_fraction * W_all
+        cw = np.cumsum(w)
+        before = np.concatenate([[0.0], cw[:-1]])
+        take = np.clip(cut - before, 0.0, w)
+        top_e = (e * np.divide(take, w, out=np.zeros_like(w), where=w > 0)).sum()
+        out[k] = (top_e / cut) / (E_all / W_all)
+    return out
+
+
+# ----------------------------------------------------------- per-subtree measures
+def _finish_sums(kind, sums):
+    """Average and per-observation standard error from per-subtree (s1, s2, w, n)."""
+    s1, s2, w, n = sums.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        avg = s1 / w
+        var = np.maximum(s2 / w - avg**2, 0.0)
+        se = np.sqrt(var / n)
+    if kind == "misclassification":
+        se = np.sqrt(np.maximum(avg * (1 - avg), 0.0) / n)
+    return avg, se
+
+
+def _train_measure(estimator, path, kind, *, pos_label, depth_fraction):
+    tree = estimator.tree_
+    n = path.n_subtrees
+    start, stop = leaf_intervals(path.collapse_step, tree.parent, n)
+    if kind == "lift":
+        pos = _pos_index(estimator, pos_label)
+        w = tree.value.sum(axis=1)
+        score = np.divide(tree.value[:, pos], w, out=np.zeros_like(w), where=w > 0)
+        return _lift_per_subtree(score, tree.value[:, pos], w, start, stop, n, depth_fraction)
+    measure = "decision" if kind in ("profit", "loss") else kind
+    if kind == path.measure:
+        return path.train_average.copy()
+    risk, _ = node_risk(estimator, tree, measure=measure)
+    total = sum_over_subtrees(risk, start, stop, n)
+    if kind == "profit":
+        total = -total
+    weight = float(tree.weighted_n_node_samples[0])
+    if kind in ("profit", "loss") and _training_level_weights(estimator, tree)[1]:
+        return np.full(n, np.nan)
+    return total / weight
+
+
+def _score_path(estimator, path, scorer, X, *, depth_fraction):
+    """Per-subtree (average, se, sums) of ``scorer``'s rows under ``estimator``."""
+    tree = estimator.tree_
+    n = path.n_subtrees
+    start, stop = leaf_intervals(path.collapse_step, tree.parent, n)
+    sums = scorer.node_sums(estimator, X)
+    if scorer.kind == "lift":
+        counts = scorer.class_counts(estimator, tree)
+        tot = counts.sum(axis=1)
+        score = np.divide(counts[:, scorer.pos_index], tot, out=np.zeros_like(tot),
+                          where=tot > 0)
+        lift = _lift_per_subtree(score, sums[:, scorer.pos_index], sums[:, -1], start,
+                                 stop, n, depth_fraction)
+        return lift, np.full(n, np.nan), None
+    per_subtree = sum_over_subtrees(scorer.node_values(estimator, tree, sums), start, stop, n)
+    avg, se = _finish_sums(scorer.kind, per_subtree)
+    if scorer.nan_summary:
+        avg = np.full(n, np.nan)
+    return avg, se, per_subtree
+
+
+def _geometric_midpoints(alphas):
+    """Where subtree k is evaluated in CV: sqrt(alpha_k alpha_k+1), +inf for the last."""
+    alphas = np.asarray(alphas, dtype=np.float64)
+    mid = np.empty_like(alphas)
+    mid[:-1] = np.sqrt(alphas[:-1] * alphas[1:])
+    mid[-1] = np.inf
+    return mid
+
+
+def _check_cv(cv, estimator, y, random_state):
+    if hasattr(cv, "split"):
+        return cv
+    if isinstance(cv, bool) or not isinstance(cv, numbers.Integral) or cv < 2:
+        raise ValueError(f"cv must be an integer >= 2 or a splitter with split(); got {cv!r}")
+    rng = check_random_state(random_state)
+    seed = int(rng.randint(np.iinfo(np.int32).max))
+    if _is_classifier(estimator):
+        return StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=seed)
+    return KFold(n_splits=int(cv), shuffle=True, random_state=seed)
+
+
+def _fit_fold(estimator, X, y, costs, sample_weight, train_idx, test_idx, scorer,
+              pruning_measure, eval_alphas, depth_fraction):
+    started = time.perf_counter()
+    fold = clone(estimator)
+    if "ccp_alpha" in fold.get_params():
+        fold.set_params(ccp_alpha=0.0)
+    kw = {}
+    if sample_weight is not None:
+        kw["sample_weight"] = _take(sample_weight, train_idx)
+    if costs is not None:
+        kw["costs"] = _take(costs, train_idx)
+    fold.fit(_take(X, train_idx), _take(y, train_idx), **kw)
+    fold_path = pruning_path(fold, measure=pruning_measure)
+    fold_scorer = copy.copy(scorer)
+    fold_scorer.columns = scorer.columns[test_idx]
+    tree = fold.tree_
+    start, stop = leaf_intervals(fold_path.collapse_step, tree.parent, fold_path.n_subtrees)
+    sums = fold_scorer.node_sums(fold, _take(X, test_idx))
+    values = scorer.node_values(fold, tree, sums)
+    per_subtree = sum_over_subtrees(values, start, stop, fold_path.n_subtrees)
+    picks = np.array([
+        fold_path.n_subtrees - 1 if not np.isfinite(a)
+        else subtree_index_for_alpha(fold_path.ccp_alphas, a)
+        for a in eval_alphas
+    ])
+    return per_subtree[picks], int(tree.n_leaves), time.perf_counter() - started
+
+
+# --------------------------------------------------------------------- selection
+def _best_index(values, higher_is_better):
+    """Best value, the largest index (smallest subtree) on ties; NaN ignored."""
+    values = np.asarray(values, dtype=np.float64)
+    ok = np.isfinite(values)
+    if not ok.any():
+        raise ValueError("no subtree has a finite assessment value to select from")
+    signed = np.where(ok, values if higher_is_better else -values, -np.inf)
+    best = signed.max()
+    tol = _RISK_RTOL * max(abs(best), 1e-300)
+    return int(np.flatnonzero(signed >= best - tol)[-1])
+
+
+class PruningStudy:
+    """Score every subtree of the pruning sequence and select one, as the suite does.
+
+    The fitted tree's nested weakest-link sequence (no refit) is scored on training data,
+    on validation data when given, and by k-fold cross-validation when ``cv`` is set;
+    one subtree is then selected.
+
+    Parameters
+    ----------
+    estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
+        The tree to prune. It is not modified.
+    method : {"assessment", "cv", "n_leaves", "largest"}, default=None
+        How to select: ``"assessment"`` picks the best assessment measure on the
+        validation data (on the training data when none is given), the smallest subtree
+        on ties; ``"cv"`` applies the ``se_rule`` to the cross-validated measure;
+        ``"n_leaves"`` the largest subtree with at most ``n_leaves`` leaves;
+        ``"largest"`` the full tree. None means ``"cv"`` when ``cv`` is given, else
+        ``"assessment"``.
+    measure : {"decision", "misclassification", "ase", "lift"}, default=None
+        Assessment measure. ``"decision"`` (the default when the tree has a decision
+        matrix with two or more decisions) is the average profit (average loss for a
+        loss matrix), prior-adjusted when the matrix has priors; otherwise the default is
+        ``"misclassification"`` (classifier) or ``"ase"`` (regressor). ``"ase"`` of a
+        classifier is the squared error of the posteriors averaged over cases and
+        classes. ``"lift"`` is the lift of ``pos_label`` in the top ``depth_fraction`` of
+        the cases ranked by the leaf posterior. The sequence itself is pruned by profit,
+        or by misclassification / squared error when that is the measure.
+    n_leaves : int, default=None
+        Required by ``method="n_leaves"``.
+    depth_fraction : float, default=0.1
+        Depth of the lift, in (0, 1].
+    pos_label : class label, default=None
+        Event class of the lift; None takes the last class.
+    cv : int or cross-validation splitter, default=None
+        Number of folds (stratified for classifiers, shuffled with ``random_state``) or
+        a splitter. Needs the training data in :meth:`fit`.
+    se_rule : float, default=1.0
+        Select the smallest subtree whose CV measure is within ``se_rule`` standard
+        errors of the best (0 selects the best).
+    n_jobs : int, default=None
+        Folds fitted in parallel with joblib.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the fold assignment when ``cv`` is an integer.
+    verbose : int, default=0
+        Print one progress line per cross-validation fold when positive.
+
+    Attributes
+    ----------
+    path_ : Bunch
+        The pruning path (see :func:`dtdecide.tree.pruning_path`).
+    measure_ : str
+        ``"profit"``, ``"loss"``, ``"misclassification"``, ``"ase"`` or ``"lift"``.
+    higher_is_better_ : bool
+    method_ : str
+    results_ : DataFrame
+        One row per subtree (index ``subtree``): ``alpha``, ``n_leaves``,
+        ``train_measure``, ``valid_measure`` (with validation data), ``cv_alpha``,
+        ``cv_mean``, ``cv_se`` (with ``cv``) and ``selected``.
+    selected_index_ : int
+    selected_alpha_ : float
+    selected_n_leaves_ : int
+    best_estimator_ : estimator
+        Pruned copy of the estimator at the selected subtree.
+
+    See Also
+    --------
+    select_subtree : The selected pruned estimator in one call.
+    PruningStudyDisplay : Plot of a study.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+    >>> from dtdecide.tree import PruningStudy
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"age": rng.integers(20, 70, 600), "noise": rng.random(600)})
+    >>> y = np.where((X["age"] > 50) & (rng.random(600) < 0.6), "yes", "no")
+    >>> m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=4).fit(X[:400], y[:400])
+    >>> study = PruningStudy(tree).fit(X[400:], y[400:])
+    >>> study.measure_, study.method_
+    ('profit', 'assessment')
+    >>> table = study.results_
+    >>> list(table.columns)
+    ['alpha', 'n_leaves', 'train_measure', 'valid_measure', 'selected']
+    >>> int(table["selected"].sum())
+    1
+    """
+
+    def __init__(self, estimator, *, method=None, measure=None, n_leaves=None,
+                 depth_fraction=0.1, pos_label=None, cv=None, se_rule=1.0, n_jobs=None,
+                 random_state=None, verbose=0):
+        self.estimator = estimator
+        self.method = method
+        self.measure = measure
+        self.n_leaves = n_leaves
+        self.depth_fraction = depth_fraction
+        self.pos_label = pos_label
+        self.cv = cv
+        self.se_rule = se_rule
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ checks
+    def _check_params(self, has_valid, has_train):
+        est = self.estimator
+        if getattr(est, "tree_", None) is None:
+            raise ValueError(
+                f"estimator must be a fitted tree; {type(est).__name__} has no tree_"
+            )
+        if self.measure is not None and self.measure not in _MEASURES:
+            raise ValueError(f"measure must be None or one of {_MEASURES}; got {self.measure!r}")
+        method = self.method
+        if method is None:
+            method = "cv" if self.cv is not None else "assessment"
+        if method not in _METHODS:
+            raise ValueError(f"method must be None or one of {_METHODS}; got {method!r}")
+        if method == "cv" and self.cv is None:
+            raise ValueError("method='cv' needs cv (a number of folds or a splitter)")
+        if self.cv is not None and not has_train:
+            raise ValueError(
+                "cv needs the training data: pass X_train and y_train to fit (the fitted "
+                "tree does not keep its training rows)"
+            )
+        if method == "n_leaves":
+            n = self.n_leaves
+            if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+                raise ValueError(
+                    f"n_leaves must be a positive integer with method='n_leaves'; got {n!r}"
+                )
+        d = self.depth_fraction
+        if isinstance(d, bool) or not isinstance(d, numbers.Real) or not 0 < d <= 1:
+            raise ValueError(f"depth_fraction must be in (0, 1]; got {d!r}")
+        s = self.se_rule
+        if isinstance(s, bool) or not isinstance(s, numbers.Real) or not s >= 0:
+            raise ValueError(f"se_rule must be a non-negative number; got {s!r}")
+        if self.measure == "lift" and self.cv is not None:
+            raise ValueError("measure='lift' is not additive over cases; use it without cv")
+        return method
+
+    def _resolve_kind(self):
+        est = self.estimator
+        measure = self.measure
+        if measure == "lift":
+            _pos_index(est, self.pos_label)
+            return "lift", None
+        pruning_measure = measure if measure in ("misclassification", "ase") else None
+        path_kind = node_risk(est, measure=measure)[1]
+        return path_kind, pruning_measure
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X_valid=None, y_valid=None, *, costs_valid=None, sample_weight_valid=None,
+            X_train=None, y_train=None, costs_train=None, sample_weight_train=None):
+        """Score every subtree and select one.
+
+        Parameters
+        ----------
+        X_valid, y_valid : validation inputs and target, optional
+            Validation data (both or neither).
+        costs_valid : DataFrame, dict or ndarray, optional
+            The validation cases' cost variables (or case-specific consequences); cost
+            columns left in ``X_valid`` are used when this is None.
+        sample_weight_valid : array-like, optional
+            Validation frequencies.
+        X_train, y_train, costs_train, sample_weight_train : optional
+            The training data, needed by cross-validation only.
+
+        Returns
+        -------
+        self
+        """
+        if (X_valid is None) != (y_valid is None):
+            raise ValueError("give both X_valid and y_valid, or neither")
+        if (X_train is None) != (y_train is None):
+            raise ValueError("give both X_train and y_train, or neither")
+        method = self._check_params(X_valid is not None, X_train is not None)
+        est = self.estimator
+        kind, pruning_measure = self._resolve_kind()
+        path = pruning_path(est, measure=pruning_measure)
+        n = path.n_subtrees
+        higher = kind in ("profit", "lift")
+        table = pd.DataFrame(
+            {"alpha": path.ccp_alphas, "n_leaves": path.n_leaves},
+            index=pd.RangeIndex(n, name="subtree"),
+        )
+        table["train_measure"] = _train_measure(
+            est, path, kind, pos_label=self.pos_label, depth_fraction=self.depth_fraction
+        )
+        if X_valid is not None:
+            scorer = _Scorer(est, kind, X_valid, y_valid, costs=costs_valid,
+                             sample_weight=sample_weight_valid, pos_label=self.pos_label,
+                             name="_valid")
+            valid, _, _ = _score_path(est, path, scorer, X_valid,
+                                      depth_fraction=self.depth_fraction)
+            table["valid_measure"] = valid
+        if self.cv is not None:
+            mean, se, mid = self._cross_validate(
+                path, kind, pruning_measure, X_train, y_train, costs_train,
+                sample_weight_train)
+            table["cv_alpha"] = mid
+            table["cv_mean"] = mean
+            table["cv_se"] = se
+
+        if method == "largest":
+            k = 0
+        elif method == "n_leaves":
+            k = int(np.flatnonzero(path.n_leaves <= self.n_leaves)[0])
+        elif method == "assessment":
+            column = "valid_measure" if X_valid is not None else "train_measure"
+            k = _best_index(table[column].to_numpy(), higher)
+        else:  # cv with the se rule
+            mean = table["cv_mean"].to_numpy()
+            se = table["cv_se"].to_numpy()
+            best = _best_index(mean, higher)
+            slack = self.se_rule * (se[best] if np.isfinite(se[best]) else 0.0)
+            limit = mean[best] - slack if higher else mean[best] + slack
+            tol = _RISK_RTOL * max(abs(mean[best]), 1e-300)
+            ok = (mean >= limit - tol) if higher else (mean <= limit + tol)
+            k = int(np.flatnonzero(ok & np.isfinite(mean))[-1])
+        table["selected"] = np.arange(n) == k
+
+        self.path_ = path
+        self.measure_ = kind
+        self.higher_is_better_ = higher
+        self.method_ = method
+        self.results_ = table
+        self.selected_index_ = k
+        self.selected_alpha_ = float(path.ccp_alphas[k])
+        self.selected_n_leaves_ = int(path.n_leaves[k])
+        best = copy.deepcopy(est)
+        best.tree_ = _materialise(est, est.tree_, path, k)
+        if "ccp_alpha" in getattr(best, "__dict__", {}):
+            best.ccp_alpha = self.selected_alpha_
+        best.pruning_subtree_index_ = k
+        self.best_estimator_ = best
+        return self
+
+    def _cross_validate(self, path, kind, pruning_measure, X, y, costs, sample_weight):
+        est = self.estimator
+        y_arr = _as_1d(y, "y_train")
+        splitter = _check_cv(self.cv, est, y_arr, self.random_state)
+        scorer = _Scorer(est, kind, X, y_arr, costs=_resolve_costs(est, X, costs),
+                         sample_weight=sample_weight, pos_label=self.pos_label,
+                         name="_train")
+        mid = _geometric_midpoints(path.ccp_alphas)
+        splits = list(splitter.split(np.zeros((len(y_arr), 1)), y_arr))
+        n_folds = len(splits)
+        tasks = (
+            delayed(_fit_fold)(est, X, y, costs, sample_weight, tr, te, scorer,
+                               pruning_measure, mid, self.depth_fraction)
+            for tr, te in splits
+        )
+        total = np.zeros((path.n_subtrees, 4))
+        started = time.perf_counter()
+        parallel = Parallel(n_jobs=self.n_jobs, return_as="generator")
+        for i, (sums, n_leaves, seconds) in enumerate(parallel(tasks), start=1):
+            total += sums
+            if self.verbose:
+                print(
+                    f"[PruningStudy] fold {i}/{n_folds}: {n_leaves} leaves, "
+                    f"{seconds:.1f}s (elapsed {time.perf_counter() - started:.1f}s)",
+                    file=sys.stdout, flush=True,
+                )
+        mean, se = _finish_sums(kind, total)
+        if scorer.nan_summary:
+            mean = np.full_like(mean, np.nan)
+        return mean, se, mid
+
+    # ------------------------------------------------------------------ reports
+    def to_frame(self):
+        """The per-subtree table (a copy of ``results_``).
+
+        Returns
+        -------
+        DataFrame
+        """
+        self._check_fitted()
+        return self.results_.copy()
+
+    def cp_table(self):
+        """The study in the layout of R rpart's cp table.
+
+        ``CP`` is alpha divided by the size of the root's total risk, ``nsplit`` the
+        number of splits, ``rel_error`` the training risk relative to the size of the
+        root's, and ``xerror`` / ``xstd`` the cross-validated risk and its standard error
+        on the same scale (when ``cv`` was run). Risk is the loss, misclassified weight
+        or squared error, and minus the profit for a profit matrix (then the relative
+        errors are negative). Rows run from the root alone to the full tree, as rpart
+        prints them.
+
+        Returns
+        -------
+        DataFrame
+        """
+        self._check_fitted()
+        if self.measure_ == "lift":
+            raise ValueError("cp_table needs an additive measure; this study used lift")
+        t = self.results_
+        sign = -1.0 if self.measure_ == "profit" else 1.0
+        weight = float(self.estimator.tree_.weighted_n_node_samples[0])
+        root = abs(sign * t["train_measure"].iloc[-1])  # root risk per unit of weight
+        scale = root if root > 0 else np.nan
+        out = pd.DataFrame({
+            "CP": t["alpha"] / (scale * weight),
+            "nsplit": t["n_leaves"] - 1,
+            "rel_error": sign * t["train_measure"] / scale,
+        })
+        if "cv_mean" in t:
+            out["xerror"] = sign * t["cv_mean"] / scale
+            out["xstd"] = t["cv_se"] / scale
+        return out.iloc[::-1].reset_index(drop=True)
+
+    def _check_fitted(self):
+        if not hasattr(self, "results_"):
+            raise ValueError("this PruningStudy is not fitted yet; call fit first")
+
+
+def select_subtree(estimator, X_valid=None, y_valid=None, *, costs_valid=None,
+                   sample_weight_valid=None, X_train=None, y_train=None, costs_train=None,
+                   sample_weight_train=None, **params):
+    """The pruned copy of a fitted tree selected as the suite does.
+
+    A shortcut for ``PruningStudy(estimator, **params).fit(...).best_estimator_``.
+
+    Parameters
+    ----------
+    estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
+    X_valid, y_valid, costs_valid, sample_weight_valid : optional
+        Validation data, as in :meth:`PruningStudy.fit`.
+    X_train, y_train, costs_train, sample_weight_train : optional
+        Training data, for cross-validation.
+    **params
+        Parameters of :class:`PruningStudy` (``method``, ``measure``, ``n_leaves``,
+        ``cv``, ...).
+
+    Returns
+    -------
+    estimator
+        A pruned deep copy; the input is not modified.
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+    >>> from dtdecide.tree import select_subtree
+    >>> rng = np.random.default_rng(1)
+    >>> X = pd.DataFrame({"age": rng.integers(20, 70, 600), "noise": rng.random(600)})
+    >>> y = np.where((X["age"] > 50) & (rng.random(600) < 0.6), "yes", "no")
+    >>> m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=4).fit(X, y)
+    >>> select_subtree(tree, method="n_leaves", n_leaves=3).get_n_leaves() <= 3
+    True
+    """
+    study = PruningStudy(estimator, **params)
+    study.fit(X_valid, y_valid, costs_valid=costs_valid,
+              sample_weight_valid=sample_weight_valid, X_train=X_train, y_train=y_train,
+              costs_train=costs_train, sample_weight_train=sample_weight_train)
+    return study.best_estimator_
+
+
+# ----------------------------------------------------------- best subtree by size
+def _min_plus(a, b, cap):
+    """c[m] = min_{i + j = m} a[i] + b[j] (index = number of leaves - 1), up to cap."""
+    if a.size > b.size:
+        a, b = b, a
+    size = min(a.size + b.size, cap)  # sizes 2 .. a.size + b.size leaves
+    out = np.full(size, np.inf)
+    arg = np.zeros(size, dtype=np.intp)
+    for i in range(a.size):  # the smaller side
+        lo = i + 1  # i+1 leaves on side a, at least 1 on side b -> m = i + j + 2
+        if lo >= size:
+            break
+        cand = a[i] + b[: size - lo]
+        hi = lo + cand.size
+        better = cand < out[lo:hi]
+        out[lo:hi][better] = cand[better]
+        arg[lo:hi][better] = i
+    return out, arg
+
+
+def best_subtrees_by_size(estimator, *, max_leaves=None, measure=None):
+    """Best training measure for every number of leaves (a tree dynamic program).
+
+    Weakest-link pruning yields a nested sequence that skips some sizes, and for a size
+    that it does contain it is optimal only among nested subtrees on the way: the best
+    subtree with exactly ``m`` leaves need not be nested in the best one with ``m + 1``.
+    This dynamic program finds, for every ``m``, the subtree of the fitted tree with
+    ``m`` leaves and the smallest training risk (the highest training profit), and
+    compares it with the nested sequence.
+
+    Parameters
+    ----------
+    estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
+    max_leaves : int, default=None
+        Largest size computed (None: every size up to the tree's leaves). The cost is
+        about ``n_nodes * max_leaves`` operations.
+    measure : {None, "decision", "misclassification", "ase"}, default=None
+        As in :func:`dtdecide.tree.pruning_path`.
+
+    Returns
+    -------
+    DataFrame
+        One row per number of leaves ``n_leaves``: ``best_total`` (best training total
+        with exactly that many leaves, user orientation), ``nested_total`` (total of the
+        nested subtree of that size, NaN when the sequence skips it), ``in_sequence`` and
+        ``differs`` (the best subtree of that size beats the nested one, or the sequence
+        has no subtree of that size).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+    >>> from dtdecide.tree import best_subtrees_by_size
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"age": rng.integers(20, 70, 400)})
+    >>> y = np.where((X["age"] > 50) & (rng.random(400) < 0.6), "yes", "no")
+    >>> m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=3).fit(X, y)
+    >>> table = best_subtrees_by_size(tree)
+    >>> bool((table["best_total"] >= table["nested_total"].fillna(-np.inf)).all())
+    True
+    """
+    tree = getattr(estimator, "tree_", None)
+    if tree is None:
+        raise ValueError(f"{type(estimator).__name__} is not fitted: it has no tree_")
+    risk, kind = node_risk(estimator, tree, measure=measure)
+    n_total = tree.n_leaves
+    if max_leaves is None:
+        cap = n_total
+    elif isinstance(max_leaves, bool) or not isinstance(max_leaves, numbers.Integral):
+        raise TypeError(f"max_leaves must be a positive integer or None; got {max_leaves!r}")
+    elif max_leaves < 1:
+        raise ValueError(f"max_leaves must be at least 1; got {max_leaves}")
+    else:
+        cap = min(int(max_leaves), n_total)
+    left, right = tree.children_left, tree.children_right
+    best = [None] * tree.n_nodes
+    for v in range(tree.n_nodes - 1, -1, -1):
+        if left[v] < 0:
+            best[v] = np.array([risk[v]])
+        else:
+            combined, _ = _min_plus(best[left[v]], best[right[v]], cap)
+            best[v] = np.concatenate([[risk[v]], combined[1:]])
+            best[left[v]] = best[right[v]] = None  # free memory as we go
+    dp = best[0][:cap]
+    path = pruning_path(estimator, measure=measure)
+    sign = -1.0 if kind == "profit" else 1.0
+    sizes = np.arange(1, dp.size + 1)
+    nested = np.full(dp.size, np.nan)
+    for m, total in zip(path.n_leaves, path.train_total):
+        if m <= dp.size:
+            nested[m - 1] = total
+    best_total = sign * dp
+    in_seq = ~np.isnan(nested)
+    tol = _RISK_RTOL * max(float(np.nanmax(np.abs(best_total))), 1e-300)
+    if kind == "profit":
+        beats = best_total > nested + tol
+    else:
+        beats = best_total < nested - tol
+    return pd.DataFrame({
+        "n_leaves": sizes,
+        "best_total": best_total,
+        "nested_total": nested,
+        "in_sequence": in_seq,
+        "differs": ~in_seq | beats,
+    })
