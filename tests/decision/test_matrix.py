@@ -296,3 +296,14 @@ def test_equality_and_repr():
     r = repr(a)
     assert "revenue" in r and "call_cost" in r
     assert (a == "x") is False
+
+
+@pytest.mark.parametrize("m", MATRICES, ids=range(len(MATRICES)))
+def test_pickle_and_deepcopy(m):
+    import copy
+    import pickle
+
+    back = pickle.loads(pickle.dumps(m))
+    assert back == m and copy.deepcopy(m) == m
+    with pytest.raises(AttributeError, match="read-only"):
+        back.kind = "loss"
