@@ -24,6 +24,10 @@ _PUBLIC = {
     # trees
     "ProfitTreeClassifier": "dtdecide.tree",
     "ProfitTreeRegressor": "dtdecide.tree",
+    "PruningStudy": "dtdecide.tree._study",
+    "PruningStudyDisplay": "dtdecide.tree._pruning_display",
+    "select_subtree": "dtdecide.tree._study",
+    "best_subtrees_by_size": "dtdecide.tree._study",
     # bundled data
     "load_bank_marketing": "dtdecide.datasets",
 }

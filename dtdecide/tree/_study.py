@@ -487,7 +487,7 @@ class PruningStudy:
     --------
     >>> import numpy as np, pandas as pd
     >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-    >>> from dtdecide.tree import PruningStudy
+    >>> from dtdecide import PruningStudy
     >>> rng = np.random.default_rng(0)
     >>> X = pd.DataFrame({"age": rng.integers(20, 70, 600), "noise": rng.random(600)})
     >>> y = np.where((X["age"] > 50) & (rng.random(600) < 0.6), "yes", "no")
@@ -759,7 +759,7 @@ def select_subtree(estimator, X_valid=None, y_valid=None, *, costs_valid=None,
     --------
     >>> import numpy as np, pandas as pd
     >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-    >>> from dtdecide.tree import select_subtree
+    >>> from dtdecide import select_subtree
     >>> rng = np.random.default_rng(1)
     >>> X = pd.DataFrame({"age": rng.integers(20, 70, 600), "noise": rng.random(600)})
     >>> y = np.where((X["age"] > 50) & (rng.random(600) < 0.6), "yes", "no")
@@ -827,7 +827,7 @@ def best_subtrees_by_size(estimator, *, max_leaves=None, measure=None):
     --------
     >>> import numpy as np, pandas as pd
     >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-    >>> from dtdecide.tree import best_subtrees_by_size
+    >>> from dtdecide import best_subtrees_by_size
     >>> rng = np.random.default_rng(0)
     >>> X = pd.DataFrame({"age": rng.integers(20, 70, 400)})
     >>> y = np.where((X["age"] > 50) & (rng.random(400) < 0.6), "yes", "no")
