@@ -145,12 +145,15 @@ class TreeView:
             c = conds[j]
             c.has_missing = c.has_missing and missing_here
             if c.is_categorical:
+                missing_left_parent = bool(tree.missing_left[parent])
                 cats = self.categories[j]
                 row = np.asarray(tree.cat_left[parent])
                 keep = []
                 known = set(c.categories) if len(c.categories) else set()
                 for code, label in enumerate(cats):
-                    goes_left = bool(row[code]) if code < row.shape[0] else False
+                    goes_left = (
+                        bool(row[code]) if code < row.shape[0] else missing_left_parent
+                    )
                     if goes_left == went_left and label in known:
                         keep.append(label)
                 c.categories = tuple(keep)
@@ -171,7 +174,12 @@ class TreeView:
         if self.is_categorical[j]:
             row = np.asarray(tree.cat_left[node])
             cats = self.categories[j]
-            left = [format_label(lab) for code, lab in enumerate(cats) if row[code]]
+            miss = bool(tree.missing_left[node])
+            left = [
+                format_label(lab)
+                for code, lab in enumerate(cats)
+                if (bool(row[code]) if code < row.shape[0] else miss)
+            ]
             text = f"{name} in {{{', '.join(left)}}}"
         else:
             text = f"{name} <= {format_number(tree.threshold[node], precision)}"
@@ -208,7 +216,7 @@ def tree_view(estimator):
     """
     if isinstance(estimator, TreeView):
         return estimator
-    if not hasattr(estimator, "fit") or not hasattr(type(estimator), "decide"):
+    if not hasattr(estimator, "fit") or not hasattr(type(estimator), "apply"):
         raise TypeError(
             "estimator must be a fitted ProfitTreeClassifier or ProfitTreeRegressor; "
             f"got {type(estimator).__name__}"
@@ -242,7 +250,11 @@ def tree_view(estimator):
         target_name=str(target),
     )
     if is_classifier:
-        view.posteriors = _node_posteriors(tree)
+        # the estimator's own posteriors (prior-adjusted when the matrix has priors)
+        own = getattr(estimator, "_node_posteriors", None)
+        view.posteriors = (
+            np.asarray(own(), dtype=np.float64) if callable(own) else _node_posteriors(tree)
+        )
     else:
         view.mean, view.sd = _node_mean_sd(tree)
     node_decision = getattr(tree, "node_decision", None)

@@ -94,58 +94,33 @@ def _training_columns(view, out):
         return
     profit_sum = np.asarray(profit_sum, dtype=np.float64)[leaves]
     rows = np.arange(len(leaves))
+    per_level = None
     if profit_sum.ndim == 3:  # categorical: (leaf, level, decision)
         per_level = profit_sum[rows, :, d_idx]  # (n_leaves, T)
-        total_plain = per_level.sum(axis=1)
-        level_w, ok = _level_weights(view, profit_sum.shape[1])
-        if level_w is None:
-            total = total_plain
-            denom = weight
-        elif not ok:
-            total = np.full(len(leaves), np.nan)
-            denom = weight
-        else:
-            total = per_level @ level_w
-            denom = _leaf_level_freq(view, leaves, profit_sum.shape[1]) @ level_w
+        total = per_level.sum(axis=1)
     else:
-        total_plain = profit_sum[rows, d_idx]
-        total, denom = total_plain, weight
+        total = profit_sum[rows, d_idx]
     with np.errstate(invalid="ignore", divide="ignore"):
         out[f"total_{word}"] = sign * total
-        out[f"average_{word}"] = sign * total / denom
+        out[f"average_{word}"] = sign * total / weight
     if has_costs:
         ic = cost_sum[rows, d_idx]
-        out["ROI"] = [_roi_scalar(c, i) for c, i in zip(total_plain, ic)]
-
-
-def _level_weights(view, n_levels):
-    """Paw per matrix level, or None without explicit priors; (weights, ok)."""
-    matrix = view.matrix
-    priors = getattr(matrix, "priors", None)
-    if priors is None or not view.is_classifier:
-        return None, True
-    freq = _leaf_level_freq(view, [0], n_levels)[0]
-    total = freq.sum()
-    w = np.zeros(n_levels)
-    ok = True
-    for t in range(n_levels):
-        if freq[t] > 0:
-            w[t] = float(priors[t]) / freq[t] * total
-        elif priors[t] > 0:
-            ok = False
-    return w, ok
-
-
-def _leaf_level_freq(view, nodes, n_levels):
-    """Training frequency per matrix level of the given nodes (from class counts)."""
-    value = np.asarray(view.tree.value, dtype=np.float64)[np.asarray(nodes)]
-    out = np.zeros((value.shape[0], n_levels))
-    levels = list(view.matrix.levels)
-    for k, cls in enumerate(view.classes):
-        for t, lev in enumerate(levels):
-            if cls == lev:
-                out[:, t] = value[:, k]
-    return out
+        out["ROI"] = [_roi_scalar(c, i) for c, i in zip(total, ic)]
+    priors = getattr(view.matrix, "priors", None)
+    if priors is not None and per_level is not None and view.is_classifier:
+        value = np.asarray(tree.value, dtype=np.float64)
+        freq = value[0]
+        level_w = np.zeros(len(freq))
+        ok = True
+        for t in range(len(freq)):
+            if freq[t] > 0:
+                level_w[t] = float(priors[t]) / freq[t] * freq.sum()
+            elif priors[t] > 0:
+                ok = False
+        with np.errstate(invalid="ignore", divide="ignore"):
+            adj = per_level @ level_w if ok else np.full(len(leaves), np.nan)
+            out[f"adjusted_total_{word}"] = sign * adj
+            out[f"adjusted_average_{word}"] = sign * adj / (value[leaves] @ level_w)
 
 
 def _validation_columns(view, out, X, y, costs, sample_weight):
@@ -202,7 +177,7 @@ def _validation_columns(view, out, X, y, costs, sample_weight):
         if vars_:
             costs = X[vars_]
     case_costs = None
-    if has_costs:
+    if has_costs and (costs is not None or not matrix.cost_variables):
         cons = matrix.resolve(costs, n_samples=n)
         case_costs = np.asarray(cons.case_costs, dtype=np.float64)
         ok_cost = ~np.isnan(case_costs).any(axis=1)
@@ -230,19 +205,24 @@ def _validation_columns(view, out, X, y, costs, sample_weight):
             ok = False
         else:
             paw[good] = got
-    wf = w * paw
-    total = np.bincount(row[good], weights=(wf * cp)[good], minlength=n_leaves)
-    denom = np.bincount(row[good], weights=wf[good], minlength=n_leaves)
-    if not ok:
-        total = np.full(n_leaves, np.nan)
+    total = np.bincount(row[good], weights=(w * cp)[good], minlength=n_leaves)
+    denom = np.bincount(row[good], weights=w[good], minlength=n_leaves)
     with np.errstate(invalid="ignore", divide="ignore"):
         out[f"valid_total_{word}"] = sign * total
         out[f"valid_average_{word}"] = sign * total / denom
     if has_costs:
         ic = cases[f"IC_{tname}"].to_numpy(dtype=np.float64)
-        plain = np.bincount(row[good], weights=(w * cp)[good], minlength=n_leaves)
         ic_tot = np.bincount(row[good], weights=(w * ic)[good], minlength=n_leaves)
-        out["valid_ROI"] = [_roi_scalar(c, i) for c, i in zip(plain, ic_tot)]
+        out["valid_ROI"] = [_roi_scalar(c, i) for c, i in zip(total, ic_tot)]
+    if priors is not None and view.is_classifier:
+        wf = w * paw
+        adj = np.bincount(row[good], weights=(wf * cp)[good], minlength=n_leaves)
+        adj_den = np.bincount(row[good], weights=wf[good], minlength=n_leaves)
+        if not ok:
+            adj = np.full(n_leaves, np.nan)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[f"valid_adjusted_total_{word}"] = sign * adj
+            out[f"valid_adjusted_average_{word}"] = sign * adj / adj_den
 
 
 def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, precision=None):

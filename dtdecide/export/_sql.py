@@ -88,7 +88,8 @@ def _leaf_case(view, node, dialect, pad, step):
     if view.is_categorical[j]:
         cats = view.categories[j]
         row = np.asarray(tree.cat_left[node])
-        go_left = [bool(row[c]) if c < row.shape[0] else False for c in range(len(cats))]
+        # codes beyond the table's width were never seen going either way: missing side
+        go_left = [bool(row[c]) if c < row.shape[0] else missing_left for c in range(len(cats))]
         # test membership of the side that does NOT receive missing/unseen values
         if missing_left:
             test = [lab for lab, gl in zip(cats, go_left) if not gl]
@@ -165,6 +166,7 @@ def to_sql(
     keep_columns="*",
     target=None,
     cost_columns=None,
+    include_costs=True,
     leaf_column="_LEAF_",
     dialect="ansi",
 ):
@@ -203,6 +205,11 @@ def to_sql(
     cost_columns : dict or None, default=None
         Renames cost variables of the matrix to the table's column names
         (``{matrix_cost_variable: sql_column}``); by default the matrix's names are used.
+    include_costs : bool, default=True
+        For a revenue matrix, read the cost columns and add ``IC_<t>``. As in
+        ``decide``, a row with a NULL cost then gets NULL decision, expected profit and
+        profit figures. False leaves the cost columns unread (no ``IC_``, and no
+        ``target`` when the matrix uses cost variables).
     leaf_column : str, default="_LEAF_"
         Name of the leaf-id output column.
     dialect : {"ansi", "sqlite", "duckdb", "postgresql"}, default="ansi"
@@ -291,7 +298,21 @@ def to_sql(
         items = [(n, _float_literal(view.mean[n], dialect)) for n in leaves]
         cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'P_{tname}')}")
 
-    has_costs = view.has_decisions and getattr(matrix, "kind", None) == "revenue"
+    if not isinstance(include_costs, (bool, np.bool_)):
+        raise TypeError(f"include_costs must be a bool; got {include_costs!r}")
+    has_costs = (
+        bool(include_costs) and view.has_decisions and getattr(matrix, "kind", None) == "revenue"
+    )
+    if (
+        target is not None
+        and not has_costs
+        and view.has_decisions
+        and getattr(matrix, "cost_variables", ())
+    ):
+        raise ValueError(
+            "target: computed profit needs the cases' actual costs; the matrix uses the "
+            f"cost variables {list(matrix.cost_variables)!r}, so include_costs must be True"
+        )
     cost_sql = {}
     if has_costs:
         for d in view.decisions:
@@ -307,11 +328,11 @@ def to_sql(
 
     if view.has_decisions:
         items = [(n, _label_literal(view.decision_label(n), dialect)) for n in leaves]
-        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'D_{tname}')}")
+        cols.append(f"{_guard(_case_by_leaf(sleaf, items))} AS {_quote_ident(f'D_{tname}')}")
         ep = view.node_expected
         items = [(n, _float_literal(ep[n, view.node_decision[n]], dialect)) for n in leaves]
         cols.append(
-            f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'{view.ep_name}_{tname}')}"
+            f"{_guard(_case_by_leaf(sleaf, items))} AS {_quote_ident(f'{view.ep_name}_{tname}')}"
         )
     if has_costs:
         items = []
