@@ -24,11 +24,21 @@ from ._benefit import (
     one_vs_rest_benefits,
 )
 from ._benefit_lr import BenefitWeightedLogisticRegression
+from ._hierarchical import (
+    FlatCostSensitiveClassifier,
+    HierarchicalCostSensitiveClassifier,
+    hierarchical_cost_parameters,
+    make_kernel_logistic_regression,
+)
 from ._naive_bayes import CostSensitiveNaiveBayes
 
 __all__ = [
     "BenefitWeightedLogisticRegression",
     "CostSensitiveNaiveBayes",
+    "FlatCostSensitiveClassifier",
+    "HierarchicalCostSensitiveClassifier",
+    "hierarchical_cost_parameters",
+    "make_kernel_logistic_regression",
     "benefit_curve",
     "benefit_eta",
     "benefit_from_confusion",
