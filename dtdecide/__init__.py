@@ -28,6 +28,20 @@ _PUBLIC = {
     "PruningStudyDisplay": "dtdecide.tree._pruning_display",
     "select_subtree": "dtdecide.tree._study",
     "best_subtrees_by_size": "dtdecide.tree._study",
+    # benefit- and cost-based classifiers
+    "benefit_curve": "dtdecide.models",
+    "benefit_metric": "dtdecide.models",
+    "best_benefit_threshold": "dtdecide.models",
+    "benefit_from_confusion": "dtdecide.models",
+    "benefit_score": "dtdecide.models",
+    "benefit_eta": "dtdecide.models",
+    "one_vs_rest_benefits": "dtdecide.models",
+    "BenefitWeightedLogisticRegression": "dtdecide.models",
+    "CostSensitiveNaiveBayes": "dtdecide.models",
+    "FlatCostSensitiveClassifier": "dtdecide.models",
+    "HierarchicalCostSensitiveClassifier": "dtdecide.models",
+    "make_kernel_logistic_regression": "dtdecide.models",
+    "hierarchical_cost_parameters": "dtdecide.models",
     # bundled data
     "load_bank_marketing": "dtdecide.datasets",
 }
