@@ -329,7 +329,18 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     F = _sample_weight(sample_weight, n)
     if isinstance(costs, pd.DataFrame):
         _check_aligned(costs, given_index, "costs")
-    cons = matrix.resolve(costs, n_samples=n, index=index)
+    if matrix.cost_variables and not matrix.is_case_specific:
+        # validate the cost columns once, resolve them chunk by chunk (memory bound)
+        cost_cols = matrix._cost_columns(costs, n, index)
+
+        def chunk_consequences(s, e):
+            return matrix.resolve({k: v[s:e] for k, v in cost_cols.items()}, n_samples=e - s)
+    else:
+        cons = matrix.resolve(costs, n_samples=n, index=index)
+
+        def chunk_consequences(s, e):
+            return cons.take(slice(s, e))
+    missing = np.zeros(n, dtype=bool)
 
     # --- per-chunk decisions
     has_y = t_all is not None
@@ -351,10 +362,11 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
             _check_posterior_chunk(post, s)
             if rho is not None:
                 post = adjust_posteriors(post, matrix.priors, rho)
-        cons_c = cons.take(slice(s, e))
+        cons_c = chunk_consequences(s, e)
         A = cons_c.expected(post)
         d_idx, e_val = decide_arrays(A)
         miss = cons_c.has_missing
+        missing[s:e] = miss
         d_idx[miss] = -1
         e_val[miss] = np.nan
         ic = cons_c.costs(d_idx) if is_revenue else None
@@ -403,7 +415,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     cases = pd.DataFrame(cols, index=index, copy=False)
 
     # --- summary over cases with known costs
-    ok = ~cons.has_missing
+    ok = ~missing
     w = np.ones(n) if F is None else F
     w_ok = np.where(ok, w, 0.0)
     freq = float(w_ok.sum())

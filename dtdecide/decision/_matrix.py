@@ -546,6 +546,22 @@ class DecisionMatrix:
         if not self.costs:
             return Consequences(self.profit_values, None, None, self.sign, self.knots, n)
 
+        columns = self._cost_columns(costs, n, index)
+
+        if not columns:  # constants only: a broadcast view, no memory per case
+            row = np.array([self.costs.get(d, 0.0) for d in self.decisions], dtype=_FLOAT)
+            case_costs = np.broadcast_to(row, (n, D))
+        else:
+            case_costs = np.zeros((n, D), dtype=_FLOAT)
+            for j, d in enumerate(self.decisions):
+                c = self.costs.get(d)
+                if c is None:
+                    continue
+                case_costs[:, j] = columns[c] if isinstance(c, str) else c
+        return Consequences(self.profit_values, case_costs, None, self.sign, self.knots, n)
+
+    def _cost_columns(self, costs, n, index=None):
+        """Validated cost-variable columns as float arrays of length ``n``."""
         columns = {}
         for var in self.cost_variables:
             if costs is None:
@@ -564,11 +580,17 @@ class DecisionMatrix:
                     f"costs is missing the cost column {var!r} used by the decision matrix"
                 )
             col = costs[var]
-            try:
-                col = pd.to_numeric(pd.Series(np.asarray(col).reshape(-1)), errors="raise")
-            except (TypeError, ValueError):
-                raise TypeError(f"costs column {var!r} must be numeric") from None
-            col = col.to_numpy(dtype=_FLOAT, na_value=np.nan)
+            if isinstance(col, (pd.Series, pd.Index)):
+                col = col.to_numpy()
+            col = np.asarray(col).reshape(-1)
+            if col.dtype.kind in "fiub":
+                col = col.astype(_FLOAT, copy=False)
+            else:
+                try:
+                    col = pd.to_numeric(pd.Series(col), errors="raise")
+                except (TypeError, ValueError):
+                    raise TypeError(f"costs column {var!r} must be numeric") from None
+                col = col.to_numpy(dtype=_FLOAT, na_value=np.nan)
             if col.size != n:
                 where = "" if index is None else " (cases indexed by the posteriors)"
                 raise ValueError(
@@ -578,18 +600,7 @@ class DecisionMatrix:
             if np.isinf(col).any():
                 raise ValueError(f"costs column {var!r} must not contain infinite values")
             columns[var] = col
-
-        if not columns:  # constants only: a broadcast view, no memory per case
-            row = np.array([self.costs.get(d, 0.0) for d in self.decisions], dtype=_FLOAT)
-            case_costs = np.broadcast_to(row, (n, D))
-        else:
-            case_costs = np.zeros((n, D), dtype=_FLOAT)
-            for j, d in enumerate(self.decisions):
-                c = self.costs.get(d)
-                if c is None:
-                    continue
-                case_costs[:, j] = columns[c] if isinstance(c, str) else c
-        return Consequences(self.profit_values, case_costs, None, self.sign, self.knots, n)
+        return columns
 
     # ----------------------------------------------------------- frames and files
     def to_frame(self, *, prior_column="prior", cost_row="cost"):
@@ -725,6 +736,17 @@ class DecisionMatrix:
         >>> DecisionMatrix.read_csv(io.StringIO(m.to_csv())) == m
         True
         """
+        where = path_or_buf if isinstance(path_or_buf, (str, os.PathLike)) else None
+        try:
+            return cls._read_csv(path_or_buf, kind=kind, prior_column=prior_column,
+                                 cost_row=cost_row, interval=interval)
+        except (TypeError, ValueError) as exc:
+            if where is None:
+                raise
+            raise type(exc)(f"{os.fspath(where)}: {exc}") from exc
+
+    @classmethod
+    def _read_csv(cls, path_or_buf, *, kind, prior_column, cost_row, interval):
         df = pd.read_csv(path_or_buf, index_col=0, dtype=str, keep_default_na=False)
         df = df.replace("", np.nan)
         if interval is None:

@@ -307,3 +307,17 @@ def test_pickle_and_deepcopy(m):
     assert back == m and copy.deepcopy(m) == m
     with pytest.raises(AttributeError, match="read-only"):
         back.kind = "loss"
+
+
+def test_read_csv_errors_name_the_file(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("level,call,none\nyes,30,0\nyes,1,0\n")
+    with pytest.raises(ValueError, match=r"bad\.csv: levels must be unique"):
+        DecisionMatrix.read_csv(path)
+    path.write_text("level,call,none\nyes,30,x\nno,1,0\n")
+    with pytest.raises(ValueError, match=r"bad\.csv: "):
+        DecisionMatrix.read_csv(path)
+    path.write_text("level,call,none\nyes,30,0\nno,0,0\ncost,c,\n")
+    with pytest.raises(ValueError, match=r"bad\.csv: costs are only allowed with kind='revenue'"):
+        DecisionMatrix.read_csv(path, kind="loss")
+    assert DecisionMatrix.read_csv(path).costs == {"call": "c"}
