@@ -16,7 +16,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, check_random_state, column_or_1d
 
 from ..decision import DecisionMatrix
 from ..decision._kernels import encode_target, prior_adjustment_weights, roi
@@ -32,6 +32,11 @@ _FLOAT = np.float64
 # ============================================================================ helpers
 def _as_1d(y, name="y"):
     """A 1-D numpy view of a target-like input (Series, list, column vector)."""
+    if y is None:
+        raise ValueError(
+            f"requires y to be passed, but the target {name} is None; pass the actual "
+            "target values"
+        )
     if isinstance(y, pd.DataFrame):
         if y.shape[1] != 1:
             raise ValueError(f"{name} must be 1-D; got a DataFrame with {y.shape[1]} columns")
@@ -40,12 +45,9 @@ def _as_1d(y, name="y"):
         return y.to_numpy()
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
-        raise ValueError(
-            f"{name} must be 1-D; got a column vector of shape {arr.shape}. Please change "
-            "its shape to (n_samples,), for example using ravel()."
-        )
+        return column_or_1d(arr, warn=True)
     if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D; got shape {arr.shape}")
+        raise ValueError(f"{name} should be a 1d array; got shape {arr.shape}")
     return arr
 
 
@@ -67,7 +69,10 @@ def _check_sample_weight(sample_weight, n):
     if np.any(w < 0):
         raise ValueError("sample_weight must be non-negative (frequencies)")
     if not w.sum() > 0:
-        raise ValueError("sample_weight must have a positive sum")
+        raise ValueError(
+            "Sample weights must contain at least one non-zero number (sample_weight "
+            "holds the case frequencies)"
+        )
     return w
 
 
@@ -250,24 +255,31 @@ class _BaseProfitTree(BaseEstimator):
         return self
 
     def _grow(self, X_codes, target, F, *, loss_matrix, priors):
+        from ._binning import Binner
         from ._grower import grow_tree
 
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        binner = Binner(max_bins=self.max_bins, random_state=seed)
+        X_binned = binner.fit_transform(X_codes, self.is_categorical_, F)
+        class_weight = None
+        if priors is not None:
+            freq = np.bincount(target, weights=F, minlength=len(priors))
+            rho = freq / freq.sum()
+            class_weight = np.divide(priors, rho, out=np.zeros_like(rho), where=rho > 0)
         return grow_tree(
-            X_codes,
-            target,
-            sample_weight=F,
-            is_categorical=self.is_categorical_,
+            X_binned,
+            binner,
+            y=target,
             n_classes=len(self.classes_) if self._is_classifier else None,
+            sample_weight=F,
             criterion=self._growing_criterion(loss_matrix),
             loss_matrix=loss_matrix,
-            priors=priors,
+            class_weight=class_weight,
             max_depth=self.max_depth,
             min_samples_leaf=self.min_samples_leaf,
             min_samples_split=self.min_samples_split,
             min_impurity_decrease=self.min_impurity_decrease,
             max_leaf_nodes=self.max_leaf_nodes,
-            max_bins=self.max_bins,
-            random_state=self.random_state,
         )
 
     def _growing_criterion(self, loss_matrix):
@@ -343,7 +355,8 @@ class _BaseProfitTree(BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        return self.tree_.apply(self._encode_X(X))
+        X_codes = self._encode_X(X)
+        return self.tree_.apply(X_codes)
 
     def decision_path(self, X):
         """Sparse indicator of the nodes each case passes through.
@@ -356,7 +369,8 @@ class _BaseProfitTree(BaseEstimator):
         -------
         scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
         """
-        return self.tree_.decision_path(self._encode_X(X))
+        X_codes = self._encode_X(X)
+        return self.tree_.decision_path(X_codes)
 
     def get_depth(self):
         """Depth of the tree (0 for a single leaf)."""

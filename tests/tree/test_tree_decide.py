@@ -1,0 +1,193 @@
+"""Scoring with ``decide``: leaf decisions, the cases' own costs, and the summaries."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor, decide
+
+STUMP = dict(max_depth=1, min_samples_leaf=1, min_samples_split=2)
+
+
+def stump_data():
+    """x splits the cases into two leaves; 'c' is the cost of mailing."""
+    X = pd.DataFrame({"x": [0, 0, 0, 1, 1]})
+    y = np.array(["yes", "no", "no", "yes", "yes"])
+    c = np.array([2.0, 4.0, 6.0, 1.0, 3.0])
+    return X, y, c
+
+
+MAIL = DecisionMatrix(
+    {"mail": [20.0, 0.0], "skip": [0.0, 0.0]}, levels=["yes", "no"], kind="revenue",
+    costs={"mail": "c"},
+)
+
+
+def test_decide_by_hand_with_case_costs():
+    X, y, c = stump_data()
+    tree = ProfitTreeClassifier(decision_matrix=MAIL, **STUMP).fit(X, y, costs={"c": c})
+    assert tree.get_n_leaves() == 2
+    # left leaf (x=0): Post(yes) = 1/3, average cost 4 -> EP(mail) = 20/3 - 4 = 8/3
+    # right leaf (x=1): Post(yes) = 1, average cost 2 -> EP(mail) = 18
+    new_c = np.array([10.0, 0.0, 1.0, 5.0, 30.0])  # the cases' actual costs at scoring
+    res = tree.decide(X, y, costs={"c": new_c})
+    cases = res.cases
+    assert cases["D_target"].tolist() == ["mail"] * 5
+    np.testing.assert_allclose(cases["EP_target"], [8 / 3] * 3 + [18.0] * 2)
+    # computed profit, investment and ROI use the cases' own costs
+    np.testing.assert_allclose(cases["CP_target"], [10.0, 0.0, -1.0, 15.0, -10.0])
+    np.testing.assert_allclose(cases["IC_target"], new_c)
+    np.testing.assert_allclose(cases["BP_target"], [10.0, 0.0, 0.0, 15.0, 0.0])
+    np.testing.assert_allclose(cases["ROI_target"], [1.0, np.nan, -1.0, 3.0, -1 / 3])
+    s = res.summary
+    assert s["total_profit"] == pytest.approx(14.0)
+    assert s["average_profit"] == pytest.approx(14.0 / 5)
+    assert s["total_investment"] == pytest.approx(46.0)
+    assert s["roi"] == pytest.approx(14.0 / 46.0)
+    assert s["total_expected_profit"] == pytest.approx(8.0 + 36.0)
+
+
+def test_cost_columns_of_X_are_costs_not_inputs():
+    X, y, c = stump_data()
+    Xc = X.assign(c=c)
+    a = ProfitTreeClassifier(decision_matrix=MAIL, **STUMP).fit(Xc, y)
+    b = ProfitTreeClassifier(decision_matrix=MAIL, **STUMP).fit(X, y, costs={"c": c})
+    assert a.cost_features_ == ("c",)
+    assert a.feature_names_in_.tolist() == ["x"]
+    assert a.tree_ == b.tree_
+    # at scoring the X column is the actual cost
+    pd.testing.assert_frame_equal(a.decide(Xc, y).cases, b.decide(X, y, costs={"c": c}).cases)
+    np.testing.assert_array_equal(a.predict_proba(Xc), b.predict_proba(X))
+
+
+def test_missing_costs_raise_naming_costs():
+    X, y, c = stump_data()
+    tree = ProfitTreeClassifier(decision_matrix=MAIL, **STUMP)
+    with pytest.raises(ValueError, match="costs"):
+        tree.fit(X, y)
+    with pytest.raises(ValueError, match="costs.*missing cost"):
+        tree.fit(X, y, costs={"c": np.array([1.0, np.nan, 1, 1, 1])})
+    tree.fit(X, y, costs={"c": c})
+    with pytest.raises(ValueError, match="costs"):
+        tree.decide(X, y)
+    # without y, the decisions need no costs; the investment is unknown
+    res = tree.decide(X)
+    assert res.cases["IC_target"].isna().all()
+    assert res.cases["D_target"].tolist() == ["mail"] * 5
+
+
+def random_case(rng, n):
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.choice(["u", "v", "w"], n)})
+    y = np.where(X["a"] + (X["b"] == "u") + rng.normal(size=n) > 0.5, "yes", "no")
+    c = rng.uniform(0.5, 8.0, n)
+    return X, y, c
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_a_case_own_cost_never_changes_its_decision(seed):
+    rng = np.random.default_rng(seed)
+    X, y, c = random_case(rng, 80)
+    tree = ProfitTreeClassifier(decision_matrix=MAIL, max_depth=3).fit(X, y, costs={"c": c})
+    other = rng.uniform(0, 100, 80)
+    r1 = tree.decide(X, y, costs={"c": c}).cases
+    r2 = tree.decide(X, y, costs={"c": other}).cases
+    pd.testing.assert_series_equal(r1["D_target"], r2["D_target"])
+    pd.testing.assert_series_equal(r1["EP_target"], r2["EP_target"])
+    mailed = (r2["D_target"] == "mail").to_numpy()
+    np.testing.assert_allclose(r2["IC_target"][mailed], other[mailed])
+    # the leaf decision maximises the leaf's expected profit with leaf-averaged costs
+    leaves = tree.apply(X)
+    for leaf in np.unique(leaves):
+        rows = leaves == leaf
+        ep_mail = 20 * np.mean(y[rows] == "yes") - c[rows].mean()
+        want = "mail" if ep_mail >= 0 else "skip"
+        assert set(r1["D_target"][rows]) == {want}
+
+
+def test_without_case_costs_decide_equals_engine_on_posteriors():
+    rng = np.random.default_rng(1)
+    X, _, _ = random_case(rng, 200)
+    y = rng.choice(["p", "q", "r"], 200)
+    m = DecisionMatrix(rng.normal(size=(3, 3)), levels=["p", "q", "r"],
+                       decisions=["A", "B", "C"], priors=[0.2, 0.3, 0.5])
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=3).fit(X, y)
+    ours = tree.decide(X, y)
+    engine = decide(tree.predict_proba(X), m, y=y)
+    pd.testing.assert_frame_equal(ours.cases, engine.cases, check_exact=False)
+    pd.testing.assert_series_equal(ours.summary, engine.summary, check_exact=False)
+
+
+def test_loss_matrix_outputs_loss_columns():
+    rng = np.random.default_rng(2)
+    X, y, _ = random_case(rng, 120)
+    m = DecisionMatrix([[0.0, 5.0], [1.0, 0.0]], levels=["yes", "no"],
+                       decisions=["act", "wait"], kind="loss")
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2).fit(X, y)
+    res = tree.decide(X, y)
+    assert list(res.cases.columns) == ["D_target", "EL_target", "CL_target", "BL_target"]
+    assert (res.cases["EL_target"] >= 0).all()
+    engine = decide(tree.predict_proba(X), m, y=y)
+    pd.testing.assert_series_equal(res.summary, engine.summary, check_exact=False)
+
+
+def test_interval_decide_by_hand():
+    X = np.array([[0.0], [0.0], [1.0], [1.0]])
+    y = np.array([2.0, 6.0, 20.0, 30.0])
+    m = DecisionMatrix({"invest": [-10.0, 30.0], "wait": [0.0, 0.0]}, knots=[0.0, 10.0],
+                       kind="revenue", costs={"invest": "c"})
+    c = np.array([1.0, 3.0, 50.0, 60.0])
+    reg = ProfitTreeRegressor(decision_matrix=m, **STUMP).fit(X, y, costs={"c": c})
+    np.testing.assert_allclose(reg.predict(X), [4.0, 4.0, 25.0, 25.0])
+    res = reg.decide(X, y, costs={"c": c})
+    # left: P=4 -> L = -10 + 16 = 6, average cost 2 -> EP 4 (invest)
+    # right: P=25 -> L = 90, average cost 55 -> EP 35 (invest)
+    np.testing.assert_allclose(res.cases["EP_target"], [4.0, 4.0, 35.0, 35.0])
+    # CP = L(Y) - own cost: L(2) = -2, L(6) = 14, L(20) = 70, L(30) = 110
+    np.testing.assert_allclose(res.cases["CP_target"], [-3.0, 11.0, 20.0, 50.0])
+    assert res.summary["total_profit"] == pytest.approx(78.0)
+
+
+def test_interval_without_costs_equals_engine():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(0, 10, size=(150, 2))
+    y = 3 * X[:, 0] + rng.normal(size=150)
+    m = DecisionMatrix({"invest": [-20.0, 40.0], "wait": [0.0, 0.0], "half": [-5, 15]},
+                       knots=[0.0, 30.0])
+    reg = ProfitTreeRegressor(decision_matrix=m, max_depth=3).fit(X, y)
+    ours = reg.decide(X, y)
+    engine = decide(reg.predict(X), m, y=y)
+    pd.testing.assert_frame_equal(ours.cases, engine.cases, check_exact=False)
+    pd.testing.assert_series_equal(ours.summary, engine.summary, check_exact=False)
+
+
+def test_case_specific_consequences():
+    X, y, _ = stump_data()
+    yb = (y == "yes").astype(int)
+    rng = np.random.default_rng(4)
+    cost_mat = rng.uniform(0, 5, size=(5, 4))  # C_FP, C_FN, C_TP, C_TN
+    m = DecisionMatrix.case_specific(levels=[0, 1], decisions=["predict 1", "predict 0"],
+                                     kind="loss")
+    tree = ProfitTreeClassifier(decision_matrix=m, **STUMP).fit(X, yb, costs=cost_mat)
+    res = tree.decide(X, yb, costs=cost_mat)
+    q = m.resolve(cost_mat, n_samples=5).case_q  # profit orientation
+    leaves = tree.apply(X)
+    for leaf in np.unique(leaves):
+        rows = np.flatnonzero(leaves == leaf)
+        train_profit = q[rows, yb[rows]].sum(axis=0)  # (D,)
+        want = int(np.argmax(train_profit))
+        assert set(res.cases["D_target"][rows]) == {m.decisions[want]}
+        np.testing.assert_allclose(res.cases["EL_target"][rows], -train_profit[want] / len(rows))
+    own = -q[np.arange(5), yb, [m.decisions.index(d) for d in res.cases["D_target"]]]
+    np.testing.assert_allclose(res.cases["CL_target"], own)
+
+
+def test_decide_needs_a_matrix():
+    X, y, _ = stump_data()
+    tree = ProfitTreeClassifier(**STUMP).fit(X, y)
+    with pytest.raises(ValueError, match="decision_matrix"):
+        tree.decide(X, y)
+    with pytest.raises(ValueError, match="decision_matrix"):
+        tree.predict_decision(X)
