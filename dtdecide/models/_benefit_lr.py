@@ -160,7 +160,7 @@ default="lbfgs"
     _parameter_constraints = {
         "benefit_matrix": ["array-like", None],
         "priors": ["array-like", None],
-        "C": [Interval(Real, 0, None, closed="neither")],
+        "C": [Interval(Real, 0, None, closed="right")],
         "l1_ratio": [Interval(Real, 0, 1, closed="both")],
         "dual": ["boolean"],
         "tol": [Interval(Real, 0, None, closed="left")],
