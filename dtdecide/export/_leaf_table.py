@@ -278,12 +278,11 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
     >>> y = ["no", "no", "no", "no", "yes", "yes", "yes", "yes"]
     >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
     ...                    decisions=["ignore", "mail"])
-    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1).fit(X, y)
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1, min_samples_leaf=1,
+    ...                             min_samples_split=2).fit(X, y)
     >>> table = leaf_table(tree)
-    >>> table[["rule", "n", "decision", "EP", "total_profit"]]
-                                rule  n decision   EP  total_profit
-    0  (age <= 37.5 or age is missing)  4   ignore  0.0           0.0
-    1                      age > 37.5  4     mail  9.0          36.0
+    >>> table[["rule", "n", "decision", "EP", "total_profit"]].values.tolist()
+    [['(age <= 37.5 or age is missing)', 4, 'ignore', 0.0, 0.0], ['age > 37.5', 4, 'mail', 9.0, 36.0]]
     """
     view = tree_view(estimator)
     if y is not None and X is None:

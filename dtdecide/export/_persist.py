@@ -58,7 +58,8 @@ def save(model, path, *, format=None, compress=3):
     >>> X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0]})
     >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
     ...                    decisions=["ignore", "mail"])
-    >>> tree = ProfitTreeClassifier(decision_matrix=m).fit(X, ["no", "no", "yes", "yes"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1, min_samples_split=2)
+    >>> tree = tree.fit(X, ["no", "no", "yes", "yes"])
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = save(tree, os.path.join(tmp, "tree.joblib"))
     ...     again = load(path)
@@ -117,7 +118,8 @@ def load(path, *, format=None, trusted=None):
     >>> X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0]})
     >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
     ...                    decisions=["ignore", "mail"])
-    >>> tree = ProfitTreeClassifier(decision_matrix=m).fit(X, ["no", "no", "yes", "yes"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1, min_samples_split=2)
+    >>> tree = tree.fit(X, ["no", "no", "yes", "yes"])
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = save(tree, os.path.join(tmp, "tree.skops"))
     ...     again = load(path)

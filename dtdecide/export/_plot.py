@@ -121,7 +121,8 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
     >>> X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0]})
     >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
     ...                    decisions=["ignore", "mail"])
-    >>> tree = ProfitTreeClassifier(decision_matrix=m).fit(X, ["no", "no", "yes", "yes"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1, min_samples_split=2)
+    >>> tree = tree.fit(X, ["no", "no", "yes", "yes"])
     >>> ax = plot_tree(tree)
     >>> len(ax.texts) >= tree.tree_.n_nodes
     True
@@ -230,7 +231,8 @@ def export_graphviz(estimator, *, digits=3, max_classes=4, rankdir="TB"):
     >>> X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0]})
     >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
     ...                    decisions=["ignore", "mail"])
-    >>> tree = ProfitTreeClassifier(decision_matrix=m).fit(X, ["no", "no", "yes", "yes"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1, min_samples_split=2)
+    >>> tree = tree.fit(X, ["no", "no", "yes", "yes"])
     >>> print(export_graphviz(tree).splitlines()[0])
     digraph Tree {
     """
@@ -311,11 +313,11 @@ def variable_importance(estimator):
     >>> X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0], "noise": [1.0, 2.0, 1.0, 2.0]})
     >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
     ...                    decisions=["ignore", "mail"])
-    >>> tree = ProfitTreeClassifier(decision_matrix=m).fit(X, ["no", "no", "yes", "yes"])
-    >>> variable_importance(tree)[["n_splits", "impurity_decrease", "profit_gain"]]
-           n_splits  impurity_decrease  profit_gain
-    age           1                2.0         18.0
-    noise         0                0.0          0.0
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1, min_samples_split=2)
+    >>> tree = tree.fit(X, ["no", "no", "yes", "yes"])
+    >>> imp = variable_importance(tree)
+    >>> imp["n_splits"].to_dict(), imp["profit_gain"].to_dict()
+    ({'age': 1, 'noise': 0}, {'age': 2.0, 'noise': 0.0})
     """
     view = tree_view(estimator)
     tree = view.tree
@@ -372,7 +374,8 @@ def plot_variable_importance(estimator, *, column=None, ax=None, top=20):
     >>> X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0], "noise": [1.0, 2.0, 1.0, 2.0]})
     >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
     ...                    decisions=["ignore", "mail"])
-    >>> tree = ProfitTreeClassifier(decision_matrix=m).fit(X, ["no", "no", "yes", "yes"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1, min_samples_split=2)
+    >>> tree = tree.fit(X, ["no", "no", "yes", "yes"])
     >>> ax = plot_variable_importance(tree)
     >>> [t.get_text() for t in ax.get_yticklabels()]
     ['noise', 'age']

@@ -53,7 +53,8 @@ def export_rules(estimator, *, precision=None, digits=4, order="leaf"):
     >>> y = ["no", "no", "no", "no", "yes", "yes", "yes", "yes"]
     >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
     ...                    decisions=["ignore", "mail"])
-    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1).fit(X, y)
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1, min_samples_leaf=1,
+    ...                             min_samples_split=2).fit(X, y)
     >>> print(export_rules(tree, order="profit"))
     Leaf 2
       IF    age > 37.5

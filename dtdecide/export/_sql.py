@@ -244,7 +244,8 @@ def to_sql(
     >>> y = ["no", "no", "no", "no", "yes", "yes", "yes", "yes"]
     >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
     ...                    decisions=["ignore", "mail"])
-    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1).fit(X, y)
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1, min_samples_leaf=1,
+    ...                             min_samples_split=2).fit(X, y)
     >>> con = sqlite3.connect(":memory:")
     >>> _ = X.to_sql("data", con, index=False)
     >>> sql = to_sql(tree, keep_columns=["age"], dialect="sqlite")

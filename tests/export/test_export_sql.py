@@ -28,9 +28,11 @@ def db_frame(X, y=None):
     for c in X.columns:
         col = X[c]
         if isinstance(col.dtype, pd.CategoricalDtype):
-            out[c] = pd.array(col.astype(object).where(col.notna(), None), dtype="Int64")
+            out[c] = pd.array(
+                col.astype(object).where(col.notna(), None).to_numpy(), dtype="Int64"
+            )
         elif col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
-            out[c] = col.astype(object).where(col.notna(), None)
+            out[c] = col.astype(object).where(col.notna(), None).to_numpy()
         else:
             out[c] = col.to_numpy(float)
     if y is not None:
