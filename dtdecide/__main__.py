@@ -1,0 +1,5 @@
+"""Run the command line with ``python -m dtdecide``."""
+
+from dtdecide.cli import main
+
+raise SystemExit(main())

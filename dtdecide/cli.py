@@ -1,0 +1,796 @@
+"""The ``dtdecide`` command line.
+
+``dtdecide demo`` runs the whole path on the bundled bank data; ``fit``, ``score``,
+``leaf-table`` and ``prune-study`` do the same steps on the user's files. Every command
+returns (and the console script exits with) 0 on success, 2 on bad arguments or bad input
+files, and 1 on an unexpected error.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+COMMANDS = ("demo", "fit", "score", "leaf-table", "prune-study")
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_BAD_INPUT = 2
+
+_DATA_SUFFIXES = {
+    ".csv": "csv",
+    ".txt": "csv",
+    ".gz": "csv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+}
+
+
+class CLIError(Exception):
+    """A problem with the user's arguments or files (exit status 2)."""
+
+
+class _Progress:
+    """Prints what is happening, with elapsed seconds, on stderr (silent with --quiet)."""
+
+    def __init__(self, quiet):
+        self.quiet = quiet
+        self.start = time.perf_counter()
+
+    def __call__(self, message):
+        if not self.quiet:
+            elapsed = time.perf_counter() - self.start
+            print(f"[{elapsed:6.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- input files
+def read_data(path, *, what="data", sep=","):
+    """Read a CSV (optionally gzipped) or Parquet file into a DataFrame.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.csv``, ``.csv.gz``, ``.txt`` or ``.parquet``/``.pq``.
+    what : str, default="data"
+        Name of the file's role, used in error messages.
+    sep : str, default=","
+        Field separator of a CSV file.
+
+    Returns
+    -------
+    DataFrame
+
+    Raises
+    ------
+    CLIError
+        When the file is missing, of an unknown type, unreadable or empty.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from dtdecide.cli import read_data
+    >>> path = os.path.join(tempfile.mkdtemp(), "cases.csv")
+    >>> _ = open(path, "w").write("age,job\\n30,admin\\n41,tech\\n")
+    >>> read_data(path).shape
+    (2, 2)
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CLIError(f"{what} file {str(path)!r} does not exist")
+    kind = _DATA_SUFFIXES.get(path.suffix.lower())
+    if kind is None:
+        raise CLIError(
+            f"{what} file {str(path)!r}: unknown file type {path.suffix!r}; "
+            "expected .csv, .csv.gz, .txt, .parquet or .pq"
+        )
+    try:
+        if kind == "parquet":
+            frame = pd.read_parquet(path)
+        else:
+            frame = pd.read_csv(path, sep=sep)
+    except (ValueError, OSError, ImportError, pd.errors.ParserError) as exc:
+        raise CLIError(f"{what} file {str(path)!r} could not be read: {exc}") from exc
+    if frame.shape[0] == 0 or frame.shape[1] == 0:
+        raise CLIError(f"{what} file {str(path)!r} has no rows or no columns")
+    return frame
+
+
+def read_decisions(path, *, kind="profit", interval=None):
+    """Read a decision data set (CSV) into a DecisionMatrix with errors naming the file.
+
+    Parameters
+    ----------
+    path : str or Path
+        CSV file: first column the target levels (or knots), one column per decision,
+        optional ``prior`` column and ``cost`` row (see the docs' how-to).
+    kind : {"profit", "loss", "revenue"}, default="profit"
+        How to read the numbers; a file with a ``cost`` row is read as revenue.
+    interval : bool or None, default=None
+        Read the rows as knots; None decides from the first column's header (``knot``).
+
+    Returns
+    -------
+    DecisionMatrix
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from dtdecide.cli import read_decisions
+    >>> path = os.path.join(tempfile.mkdtemp(), "decisions.csv")
+    >>> _ = open(path, "w").write("level,mail,skip\\nyes,20,0\\nno,-1,0\\n")
+    >>> read_decisions(path).decisions
+    ('mail', 'skip')
+    """
+    from dtdecide.decision import DecisionMatrix
+
+    path = Path(path)
+    if not path.is_file():
+        raise CLIError(f"decision data set {str(path)!r} does not exist")
+    try:
+        return DecisionMatrix.read_csv(path, kind=kind, interval=interval)
+    except (ValueError, TypeError, KeyError, pd.errors.ParserError) as exc:
+        raise CLIError(
+            f"decision data set {str(path)!r} is malformed: {exc} (expected a first column "
+            "of target levels or knots, one numeric column per decision, an optional "
+            "'prior' column and an optional 'cost' row)"
+        ) from exc
+
+
+def _split_names(text):
+    if text is None:
+        return None
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise CLIError(f"expected a comma-separated list of column names; got {text!r}")
+    return names
+
+
+def _require_columns(frame, columns, what):
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        shown = ", ".join(map(repr, list(frame.columns)[:20]))
+        raise CLIError(
+            f"{what} lacks the column(s) {', '.join(map(repr, missing))}; "
+            f"its columns are {shown}{' ...' if frame.shape[1] > 20 else ''}"
+        )
+
+
+def _inputs(frame, *, target, matrix, inputs=None, exclude=None, weight=None):
+    """Split a training frame into inputs X, target y, costs and weights."""
+    cost_names = list(matrix.cost_variables) if matrix is not None else []
+    _require_columns(frame, [target], "the data")
+    _require_columns(frame, cost_names, "the data (cost variables of the decision data set)")
+    if weight is not None:
+        _require_columns(frame, [weight], "the data")
+    taken = {target, *cost_names, *([weight] if weight else [])}
+    if inputs is not None:
+        _require_columns(frame, inputs, "the data")
+        clash = sorted(taken.intersection(inputs))
+        if clash:
+            raise CLIError(f"--inputs must not name the target, a cost or the weight: {clash}")
+        columns = list(inputs)
+    else:
+        columns = [c for c in frame.columns if c not in taken]
+    if exclude is not None:
+        _require_columns(frame, exclude, "the data")
+        columns = [c for c in columns if c not in exclude]
+    if not columns:
+        raise CLIError("no input columns are left to grow a tree on")
+    X = frame[columns]
+    y = frame[target]
+    if y.isna().any():
+        raise CLIError(f"target column {target!r} has {int(y.isna().sum())} missing values")
+    costs = frame[cost_names] if cost_names else None
+    sample_weight = frame[weight].to_numpy(dtype=float) if weight else None
+    return X, y, costs, sample_weight
+
+
+def _model_frame(model, frame, what):
+    """Inputs and costs a fitted tree needs from ``frame``."""
+    names = [str(n) for n in model.feature_names_in_]
+    _require_columns(frame, names, what)
+    matrix = getattr(model, "decision_matrix_", None)
+    cost_names = list(matrix.cost_variables) if matrix is not None else []
+    costs = frame[cost_names] if cost_names and set(cost_names) <= set(frame.columns) else None
+    return frame[names], costs
+
+
+def _load_model(path):
+    from dtdecide.export import load
+
+    path = Path(path)
+    if not path.is_file():
+        raise CLIError(f"model file {str(path)!r} does not exist")
+    try:
+        model = load(path)
+    except Exception as exc:  # unpickling raises many kinds of errors on a bad file
+        raise CLIError(f"model file {str(path)!r} could not be loaded: {exc}") from exc
+    if not hasattr(model, "tree_") or not hasattr(model, "feature_names_in_"):
+        raise CLIError(
+            f"model file {str(path)!r} does not hold a fitted dtdecide tree "
+            f"(found {type(model).__name__})"
+        )
+    return model
+
+
+# --------------------------------------------------------------------------- pruning
+def pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None):
+    """Validation average profit of every subtree in a tree's pruning sequence.
+
+    Parameters
+    ----------
+    tree : fitted ProfitTreeClassifier or ProfitTreeRegressor
+        With a decision matrix.
+    X_valid, y_valid : validation inputs and target.
+    costs : DataFrame, default=None
+        Validation cost columns.
+    sample_weight : array-like, default=None
+        Validation frequencies.
+
+    Returns
+    -------
+    table : DataFrame
+        One row per subtree (``subtree`` 0 = the full tree): ``n_leaves``, ``ccp_alpha``,
+        ``train_average`` and ``valid_average`` (average profit, or loss for a loss
+        matrix) and ``chosen`` (True for the best validation subtree, the smallest on
+        ties).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+    >>> from dtdecide.cli import pruning_study
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"x": rng.normal(size=400)})
+    >>> y = np.where(X["x"] + rng.normal(size=400) > 1, "yes", "no")
+    >>> m = DecisionMatrix({"mail": [9, -1], "skip": [0, 0]}, levels=["yes", "no"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=3).fit(X[:200], y[:200])
+    >>> study = pruning_study(tree, X[200:], y[200:])
+    >>> int(study["chosen"].sum())
+    1
+    """
+    path = tree.cost_complexity_pruning_path()
+    matrix = tree.decision_matrix_
+    if matrix is None:
+        raise CLIError("the pruning study needs a tree fitted with a decision data set")
+    word = "loss" if matrix.kind == "loss" else "profit"
+    valid = []
+    for k in range(path.n_subtrees):
+        result = tree.prune(subtree_index=k).decide(
+            X_valid, y_valid, costs=costs, sample_weight=sample_weight
+        )
+        valid.append(float(result.summary[f"average_{word}"]))
+    valid = np.asarray(valid)
+    score = -valid if word == "loss" else valid
+    best = np.nanmax(score)
+    tol = 1e-12 * max(1.0, abs(best))
+    # subtrees get smaller along the sequence: the last one within tolerance is the smallest
+    chosen_idx = int(np.flatnonzero(score >= best - tol)[-1])
+    table = pd.DataFrame(
+        {
+            "subtree": np.arange(path.n_subtrees),
+            "n_leaves": path.n_leaves,
+            "ccp_alpha": path.ccp_alphas,
+            "train_average": path.train_average,
+            "valid_average": valid,
+            "chosen": np.arange(path.n_subtrees) == chosen_idx,
+        }
+    )
+    table.attrs["measure"] = word
+    return table
+
+
+def plot_pruning_study(table, path):
+    """Training and validation average profit against the number of leaves, as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    word = table.attrs.get("measure", "profit")
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot(table["n_leaves"], table["train_average"], "o-", ms=3, label="training")
+    ax.plot(table["n_leaves"], table["valid_average"], "s-", ms=3, label="validation")
+    best = table.loc[table["chosen"]].iloc[0]
+    ax.axvline(best["n_leaves"], color="grey", ls="--", lw=1)
+    ax.annotate(
+        f"chosen: {int(best['n_leaves'])} leaves",
+        (best["n_leaves"], best["valid_average"]),
+        xytext=(8, -14),
+        textcoords="offset points",
+    )
+    ax.set_xscale("log")
+    ax.set_xlabel("number of leaves (log scale)")
+    ax.set_ylabel(f"average {word} per case")
+    ax.set_title("Pruning study: weakest-link subtrees")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+def plot_profit_chart(scored, y, costs, matrix, path, *, act="contact", target_name="y"):
+    """Cumulative test profit of acting on the top share of cases ranked by expected profit.
+
+    The cases are sorted by the expected profit of decision ``act`` (from the tree's
+    leaves), and for each depth the chart shows the total computed profit of taking
+    ``act`` for the cases above it and doing nothing (profit 0) for the rest.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    ep = scored[f"EP_{act}"].to_numpy(dtype=float)
+    t_idx = pd.Categorical(np.asarray(y, dtype=object), categories=matrix.levels).codes
+    cons = matrix.resolve(costs, n_samples=len(ep))
+    d = matrix.decisions.index(act)
+    profit = cons.q_actual(t_idx)[:, d] * cons.sign
+    order = np.argsort(-ep, kind="stable")
+    cum = np.concatenate([[0.0], np.cumsum(profit[order])])
+    depth = np.arange(len(cum)) / len(ep) * 100
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    ax.plot(depth, cum, label=f"profit tree: '{act}' the top cases")
+    ax.plot([0, 100], [0, cum[-1]], color="grey", ls=":", label=f"'{act}' at random")
+    chosen = np.mean(scored["decision"].to_numpy() == act) * 100
+    ax.axvline(chosen, color="grey", ls="--", lw=1, label="the tree's own cut")
+    ax.set_xlabel("share of test cases, ranked by expected profit (%)")
+    ax.set_ylabel("cumulative computed profit")
+    ax.set_title("Profit chart on the test data (implicit 'do nothing' for the rest)")
+    ax.legend(loc="lower left")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return Path(path)
+
+
+# --------------------------------------------------------------------------- printing
+def _format_number(value):
+    if np.isfinite(value) and float(value).is_integer():
+        return f"{value:,.0f}"
+    return f"{value:,.3f}"
+
+
+def _print_table(title, frame, *, max_colwidth=70):
+    print(f"\n== {title}")
+    text = frame.to_string(index=False, float_format=_format_number, max_colwidth=max_colwidth)
+    print(text)
+
+
+def _summary_frame(summary):
+    keep = [k for k in summary.index if not k.startswith("adjusted_")]
+    return pd.DataFrame({"statistic": keep, "value": [summary[k] for k in keep]})
+
+
+def _leaf_table_view(table):
+    cols = [c for c in ("leaf", "rule", "n", "decision", "EP", "EL", "average_profit",
+                        "average_loss", "valid_n", "valid_average_profit",
+                        "valid_average_loss") if c in table.columns]
+    post = [c for c in table.columns if c.startswith("post_")][-1:]
+    return table[cols[:3] + post + cols[3:]]
+
+
+# --------------------------------------------------------------------------- commands
+def _grow(args, X, y, matrix, costs, sample_weight, progress):
+    from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
+
+    params = dict(
+        decision_matrix=matrix,
+        max_depth=args.max_depth,
+        min_samples_leaf=args.min_samples_leaf,
+        random_state=args.random_state,
+    )
+    if matrix is not None and matrix.is_interval:
+        estimator = ProfitTreeRegressor(**params)
+    else:
+        estimator = ProfitTreeClassifier(**params, ordinal=bool(getattr(args, "ordinal", False)))
+    progress(
+        f"growing a {type(estimator).__name__} on {X.shape[0]:,} rows x "
+        f"{X.shape[1]} inputs (max_depth={args.max_depth})"
+    )
+    estimator.fit(X, y, sample_weight=sample_weight, costs=costs)
+    progress(f"grown: {estimator.get_n_leaves()} leaves, depth {estimator.get_depth()}")
+    return estimator
+
+
+def _cmd_demo(args):
+    from dtdecide.datasets import load_bank_marketing
+    from dtdecide.export import export_rules, leaf_table, save, to_sql, write_leaf_table
+
+    progress = _Progress(args.quiet)
+    out = Path(args.output)
+    out.mkdir(parents=True, exist_ok=True)
+    progress("loading the bundled bank-marketing data (train / validation / test)")
+    train = load_bank_marketing(split="train")
+    valid = load_bank_marketing(split="validation")
+    test = load_bank_marketing(split="test")
+    matrix = train.decision_matrix
+    print("dtdecide demo: whom should the bank call?")
+    print(
+        f"  {len(train.target):,} training, {len(valid.target):,} validation and "
+        f"{len(test.target):,} test clients; decisions {list(matrix.decisions)}; "
+        f"a subscriber brings {matrix.values[1, 0]:g}, each call costs 1 (contact_cost)."
+    )
+    tree = _grow(args, train.data, train.target, matrix, train.costs, None, progress)
+
+    progress(f"pruning study: validation profit of {tree.get_n_leaves()}-leaf tree's subtrees")
+    study = pruning_study(tree, valid.data, valid.target, costs=valid.costs)
+    best_k = int(study.loc[study["chosen"], "subtree"].iloc[0])
+    best = tree.prune(subtree_index=best_k)
+    _print_table(
+        "Pruning table (average profit per client; * = chosen by validation)",
+        study.assign(chosen=np.where(study["chosen"], "*", "")),
+    )
+
+    progress("leaf decision table of the chosen tree")
+    table = leaf_table(best, valid.data, valid.target, costs=valid.costs, precision=4)
+    _print_table("Leaf decision table (training figures; valid_* on validation)",
+                 _leaf_table_view(table))
+
+    progress("scoring the test data")
+    result = best.decide(test.data, test.target, costs=test.costs)
+    contact_all = -float(test.costs["contact_cost"].mean()) + matrix.values[1, 0] * float(
+        (test.target == "yes").mean()
+    )
+    summary = _summary_frame(result.summary)
+    _print_table("Test-set profit summary of the chosen tree", summary)
+    print(
+        f"\nFor comparison on the same test clients: calling everyone averages "
+        f"{contact_all:.3f} per client, calling nobody 0."
+    )
+
+    progress(f"writing exports to {out}/")
+    write_leaf_table(table, out / "leaf_table.csv")
+    (out / "score.sql").write_text(to_sql(best, table="bank") + "\n")
+    (out / "rules.txt").write_text(export_rules(best, precision=4) + "\n")
+    plot_pruning_study(study, out / "pruning.png")
+    scored = _leaf_expected(best, test.data)
+    plot_profit_chart(scored, test.target, test.costs, matrix, out / "profit_chart.png")
+    result.cases.to_csv(out / "test_scored.csv", index_label="row")
+    save(best, out / "model.joblib")
+    print(f"\nWrote {', '.join(sorted(p.name for p in out.iterdir()))} to {out}/")
+    progress("done")
+    return EXIT_OK
+
+
+def _leaf_expected(tree, X):
+    """Per case: the leaf's decision and the expected profit of each decision."""
+    leaves = tree.apply(X)
+    expected = tree.tree_.node_expected[leaves] * tree.decision_matrix_.sign
+    frame = pd.DataFrame(expected, columns=[f"EP_{d}" for d in tree.decisions_], index=X.index)
+    frame["decision"] = np.asarray(tree.decisions_, dtype=object)[tree.tree_.node_decision[leaves]]
+    return frame
+
+
+def _cmd_fit(args):
+    from dtdecide.export import save
+
+    progress = _Progress(args.quiet)
+    progress(f"reading {args.data}")
+    frame = read_data(args.data, sep=args.sep)
+    matrix = read_decisions(args.decisions, kind=args.kind) if args.decisions else None
+    X, y, costs, weight = _inputs(
+        frame,
+        target=args.target,
+        matrix=matrix,
+        inputs=_split_names(args.inputs),
+        exclude=_split_names(args.exclude),
+        weight=args.weight,
+    )
+    y = y.rename(args.target)
+    tree = _grow(args, X, y, matrix, costs, weight, progress)
+    if args.validation is not None:
+        if matrix is None:
+            raise CLIError("--validation prunes by average profit and needs --decisions")
+        progress(f"reading {args.validation} and running the pruning study")
+        vframe = read_data(args.validation, what="validation data", sep=args.sep)
+        Xv, yv, cv, wv = _inputs(
+            vframe, target=args.target, matrix=matrix, inputs=list(X.columns), weight=args.weight
+        )
+        study = pruning_study(tree, Xv, yv, costs=cv, sample_weight=wv)
+        k = int(study.loc[study["chosen"], "subtree"].iloc[0])
+        tree = tree.prune(subtree_index=k)
+        _print_table("Pruning table (* = chosen by validation)",
+                     study.assign(chosen=np.where(study["chosen"], "*", "")))
+    elif args.n_leaves is not None:
+        tree = tree.prune(n_leaves=args.n_leaves)
+    path = save(tree, args.output)
+    print(f"fitted {type(tree).__name__} with {tree.get_n_leaves()} leaves -> {path}")
+    return EXIT_OK
+
+
+def _cmd_score(args):
+    progress = _Progress(args.quiet)
+    model = _load_model(args.model)
+    progress(f"reading {args.data}")
+    frame = read_data(args.data, sep=args.sep)
+    X, costs = _model_frame(model, frame, "the data")
+    target = args.target
+    if target is None and getattr(model, "target_name_", None) in frame.columns:
+        target = model.target_name_
+    y = None
+    if target is not None:
+        _require_columns(frame, [target], "the data")
+        y = frame[target]
+    if model.decision_matrix_ is None:
+        raise CLIError("the model has no decision data set; fit it with --decisions")
+    if y is not None and model.decision_matrix_.cost_variables and costs is None:
+        raise CLIError(
+            "the data lack the cost column(s) "
+            f"{list(model.decision_matrix_.cost_variables)} needed for computed profit"
+        )
+    progress(f"scoring {len(frame):,} rows")
+    result = model.decide(X, y, costs=costs)
+    cases = result.cases
+    if args.keep:
+        keep = _split_names(args.keep)
+        _require_columns(frame, keep, "the data")
+        cases = pd.concat([frame[keep], cases], axis=1)
+    if args.output:
+        _write_frame(cases, args.output)
+        print(f"wrote {len(cases):,} scored rows to {args.output}")
+    else:
+        print(cases.to_csv(index=False), end="")
+    if y is not None:
+        _print_table("Profit summary", _summary_frame(result.summary))
+    return EXIT_OK
+
+
+def _write_frame(frame, path):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() in (".parquet", ".pq"):
+        frame.to_parquet(path, index=False)
+    else:
+        frame.to_csv(path, index=False)
+
+
+def _cmd_leaf_table(args):
+    from dtdecide.export import leaf_table, write_leaf_table
+
+    model = _load_model(args.model)
+    X = y = costs = None
+    if args.data is not None:
+        frame = read_data(args.data, sep=args.sep)
+        X, costs = _model_frame(model, frame, "the data")
+        target = args.target or getattr(model, "target_name_", None)
+        if target in frame.columns:
+            y = frame[target]
+    table = leaf_table(model, X, y, costs=costs, precision=args.precision)
+    if args.output:
+        write_leaf_table(table, args.output)
+        print(f"wrote the leaf table ({len(table)} leaves) to {args.output}")
+    else:
+        _print_table("Leaf decision table", table)
+    return EXIT_OK
+
+
+def _cmd_prune_study(args):
+    from dtdecide.export import save
+
+    progress = _Progress(args.quiet)
+    model = _load_model(args.model)
+    progress(f"reading {args.validation}")
+    frame = read_data(args.validation, what="validation data", sep=args.sep)
+    X, costs = _model_frame(model, frame, "the validation data")
+    target = args.target or model.target_name_
+    _require_columns(frame, [target], "the validation data")
+    progress("computing validation profit of every subtree")
+    study = pruning_study(model, X, frame[target], costs=costs)
+    _print_table("Pruning table (* = chosen by validation)",
+                 study.assign(chosen=np.where(study["chosen"], "*", "")))
+    if args.output:
+        _write_frame(study, args.output)
+        print(f"wrote the pruning table to {args.output}")
+    if args.plot:
+        plot_pruning_study(study, args.plot)
+        print(f"wrote the pruning plot to {args.plot}")
+    if args.model_out:
+        k = int(study.loc[study["chosen"], "subtree"].iloc[0])
+        save(model.prune(subtree_index=k), args.model_out)
+        print(f"wrote the chosen subtree to {args.model_out}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- parser
+def _add_tree_options(parser):
+    parser.add_argument("--max-depth", type=int, default=6, metavar="N",
+                        help="deepest level of the grown tree (default: %(default)s)")
+    parser.add_argument("--min-samples-leaf", type=int, default=50, metavar="N",
+                        help="fewest training rows in a leaf (default: %(default)s)")
+    parser.add_argument("--random-state", type=int, default=0, metavar="N",
+                        help="seed of the row sample used for bin edges (default: %(default)s)")
+
+
+def _add_common(parser):
+    parser.add_argument("--quiet", action="store_true",
+                        help="do not print progress messages on stderr")
+    parser.add_argument("--traceback", action="store_true",
+                        help="on an error, print the full Python traceback")
+
+
+def _add_sep(parser):
+    parser.add_argument("--sep", default=",", metavar="CHAR",
+                        help="field separator of CSV data files (default: ',')")
+
+
+def build_parser():
+    """The argument parser of the ``dtdecide`` command (see ``dtdecide --help``)."""
+    parser = argparse.ArgumentParser(
+        prog="dtdecide",
+        description=(
+            "Decision trees that make business decisions: grow a tree, prune it for "
+            "profit, score data and export one decision per leaf."
+        ),
+        epilog=(
+            "Data files are CSV (.csv, .csv.gz, .txt) or Parquet (.parquet, .pq). A decision "
+            "data set is a CSV file: first column the target levels (header 'level') or "
+            "knots (header 'knot'), one column per decision, optionally a 'prior' column and "
+            "a 'cost' row (numbers or names of cost columns of the data). Exit status: 0 "
+            "success, 2 bad arguments or input files, 1 other errors."
+        ),
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "demo",
+        help="the main job on the bundled bank-marketing data",
+        description=(
+            "Load the bundled bank-marketing data, grow a profit tree on its training part, "
+            "prune it by validation average profit, print the pruning table, the leaf "
+            "decision table and the test-set profit summary, and write the exports "
+            "(leaf_table.csv, score.sql, rules.txt, pruning.png, profit_chart.png, "
+            "test_scored.csv, model.joblib) to the output folder."
+        ),
+    )
+    p.add_argument("--output", default="dtdecide-output", metavar="DIR",
+                   help="folder for the exports (default: %(default)s)")
+    _add_tree_options(p)
+    p.set_defaults(max_depth=8)
+    _add_common(p)
+    p.set_defaults(func=_cmd_demo)
+
+    p = sub.add_parser(
+        "fit",
+        help="grow (and optionally prune) a profit tree on a data file",
+        description=(
+            "Grow a profit tree on DATA with the target column --target and the decision "
+            "data set --decisions, optionally prune it (by validation average profit with "
+            "--validation, or to --n-leaves leaves), and save it with joblib. Columns named "
+            "as costs in the decision data set are used as costs, never as inputs."
+        ),
+    )
+    p.add_argument("data", help="training data file (CSV or Parquet)")
+    p.add_argument("--target", required=True, help="name of the target column")
+    p.add_argument("--decisions", metavar="CSV",
+                   help="decision data set; without it a plain classification tree is grown")
+    p.add_argument("--kind", choices=("profit", "loss", "revenue"), default="profit",
+                   help="how to read the decision data set's numbers (default: profit; a "
+                        "'cost' row implies revenue)")
+    p.add_argument("--inputs", metavar="COLS",
+                   help="comma-separated input columns (default: all other columns)")
+    p.add_argument("--exclude", metavar="COLS",
+                   help="comma-separated columns not to use as inputs")
+    p.add_argument("--weight", metavar="COL", help="column of case frequencies")
+    p.add_argument("--ordinal", action="store_true",
+                   help="treat the target as ordinal (square decision matrix shapes growth)")
+    p.add_argument("--validation", metavar="FILE",
+                   help="validation data: prune to the subtree with the best average profit")
+    p.add_argument("--n-leaves", type=int, metavar="N",
+                   help="prune to the largest subtree with at most N leaves")
+    p.add_argument("--output", "-o", default="model.joblib", metavar="FILE",
+                   help="model file to write (default: %(default)s)")
+    _add_tree_options(p)
+    _add_sep(p)
+    _add_common(p)
+    p.set_defaults(func=_cmd_fit)
+
+    p = sub.add_parser(
+        "score",
+        help="decisions and profit figures for every row of a data file",
+        description=(
+            "Give every row of DATA its leaf's decision (D_), expected profit (EP_) and, "
+            "when the target and cost columns are present, computed and best profit, "
+            "investment cost and ROI, plus a profit summary."
+        ),
+    )
+    p.add_argument("model", help="model file written by 'dtdecide fit'")
+    p.add_argument("data", help="data to score (CSV or Parquet)")
+    p.add_argument("--target", metavar="COL",
+                   help="target column (default: the model's target, if the data have it)")
+    p.add_argument("--keep", metavar="COLS",
+                   help="comma-separated columns of DATA to copy into the output (e.g. an id)")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write the scored rows here (.csv or .parquet); default: stdout")
+    _add_sep(p)
+    _add_common(p)
+    p.set_defaults(func=_cmd_score)
+
+    p = sub.add_parser(
+        "leaf-table",
+        help="the leaf decision table of a model",
+        description=(
+            "One row per leaf: rule, counts, posteriors, costs, expected profit of each "
+            "decision and the leaf's decision; with --data also the same figures on it."
+        ),
+    )
+    p.add_argument("model", help="model file written by 'dtdecide fit'")
+    p.add_argument("--data", metavar="FILE", help="validation data to add valid_* columns")
+    p.add_argument("--target", metavar="COL", help="target column of --data")
+    p.add_argument("--precision", type=int, default=4, metavar="N",
+                   help="significant digits of split values in rules (default: %(default)s)")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write the table (.csv, .json, .md, .xlsx, .parquet); default: print")
+    _add_sep(p)
+    _add_common(p)
+    p.set_defaults(func=_cmd_leaf_table)
+
+    p = sub.add_parser(
+        "prune-study",
+        help="validation profit of every subtree of a model's pruning sequence",
+        description=(
+            "Compute the weakest-link subtree sequence of a fitted model and the average "
+            "profit of each subtree on validation data; mark the best (the smallest on "
+            "ties); optionally plot it and save the chosen subtree."
+        ),
+    )
+    p.add_argument("model", help="model file written by 'dtdecide fit'")
+    p.add_argument("--validation", required=True, metavar="FILE",
+                   help="validation data with the target (and cost) columns")
+    p.add_argument("--target", metavar="COL", help="target column (default: the model's)")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the table (.csv or .parquet)")
+    p.add_argument("--plot", metavar="PNG", help="write the pruning plot")
+    p.add_argument("--model-out", metavar="FILE", help="save the chosen subtree here")
+    _add_sep(p)
+    _add_common(p)
+    p.set_defaults(func=_cmd_prune_study)
+    return parser
+
+
+def main(argv=None):
+    """Run the ``dtdecide`` command; returns the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        Arguments without the program name; None reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        0 on success, 2 on bad arguments or input files, 1 on other errors.
+
+    Examples
+    --------
+    >>> from dtdecide.cli import main
+    >>> main(["score", "no-such-model.joblib", "data.csv", "--quiet"])
+    2
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help or a usage error
+        return int(exc.code or 0)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_BAD_INPUT
+    try:
+        return args.func(args)
+    except CLIError as exc:
+        print(f"dtdecide {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (ValueError, TypeError, KeyError) as exc:
+        if args.traceback:
+            raise
+        print(f"dtdecide {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as exc:  # anything else is a bug or an environment problem
+        if args.traceback:
+            raise
+        print(f"dtdecide {args.command}: unexpected {type(exc).__name__}: {exc} "
+              "(run again with --traceback for details)", file=sys.stderr)
+        return EXIT_ERROR

@@ -1,0 +1,231 @@
+"""Tests of the ``dtdecide`` command line, run in-process through ``main``."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dtdecide.cli import COMMANDS, main, pruning_study, read_decisions
+from dtdecide.decision import DecisionMatrix
+from dtdecide.export import load
+
+REVENUE = 12.0
+
+
+def _cases(n, seed):
+    rng = np.random.default_rng(seed)
+    age = rng.integers(18, 80, n)
+    region = rng.choice(["north", "south", "east"], n)
+    income = rng.gamma(2.0, 1.5, n)
+    logit = -2.5 + 0.04 * (age - 40) + 0.5 * (region == "south") + 0.3 * income
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-logit)), "yes", "no")
+    cost = 1.0 + rng.integers(0, 3, n)
+    return pd.DataFrame(
+        {"id": np.arange(n), "age": age, "region": region, "income": income, "cost": cost,
+         "y": y}
+    )
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cli")
+    train, valid = _cases(1200, 0), _cases(800, 1)
+    paths = {
+        "train": root / "train.csv",
+        "valid": root / "valid.parquet",
+        "decisions": root / "decisions.csv",
+        "root": root,
+    }
+    train.to_csv(paths["train"], index=False)
+    valid.to_parquet(paths["valid"], index=False)
+    paths["decisions"].write_text(f"level,contact,ignore\nno,0,0\nyes,{REVENUE:g},0\ncost,cost,\n")
+    paths["model"] = root / "model.joblib"
+    code = main([
+        "fit", str(paths["train"]), "--target", "y", "--decisions", str(paths["decisions"]),
+        "--exclude", "id", "--max-depth", "4", "--min-samples-leaf", "20",
+        "--output", str(paths["model"]), "--quiet",
+    ])
+    assert code == 0
+    return paths
+
+
+def _run(argv, capsys):
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("command", [[], *[[c] for c in COMMANDS]])
+def test_help_explains_every_option(command, capsys):
+    code, out, _ = _run([*command, "--help"], capsys)
+    assert code == 0
+    assert "usage: dtdecide" in out
+    parser_lines = [line for line in out.splitlines() if line.strip().startswith("--")]
+    for line in parser_lines:  # every option has a help text after its name
+        assert len(line.split()) >= 2 or line.strip() in ("--help",), line
+
+
+def test_no_command_is_an_error(capsys):
+    code, out, _ = _run([], capsys)
+    assert code == 2 and "COMMAND" in out
+
+
+def test_fit_writes_a_model_using_costs_as_costs(files):
+    model = load(files["model"])
+    assert list(model.feature_names_in_) == ["age", "region", "income"]
+    assert model.decisions_ == ("contact", "ignore")
+    assert model.decision_matrix_.costs == {"contact": "cost"}
+    assert model.get_depth() <= 4
+
+
+def test_score_matches_decide(files, capsys):
+    out_path = files["root"] / "scored.csv"
+    code, out, _ = _run(["score", str(files["model"]), str(files["valid"]), "--keep", "id",
+                         "--output", str(out_path), "--quiet"], capsys)
+    assert code == 0
+    assert "average_profit" in out  # the summary, since the data hold the target
+    scored = pd.read_csv(out_path)
+    valid = pd.read_parquet(files["valid"])
+    model = load(files["model"])
+    expected = model.decide(valid[["age", "region", "income"]], valid["y"],
+                            costs=valid[["cost"]]).cases
+    assert list(scored["id"]) == list(valid["id"])
+    assert list(scored["D_y"]) == list(expected["D_y"])
+    np.testing.assert_allclose(scored["CP_y"], expected["CP_y"])
+    np.testing.assert_allclose(scored["EP_y"], expected["EP_y"])
+
+
+def test_score_without_target_to_stdout(files, capsys):
+    path = files["root"] / "new.csv"
+    pd.read_parquet(files["valid"]).drop(columns=["y", "cost"]).head(5).to_csv(path, index=False)
+    code, out, _ = _run(["score", str(files["model"]), str(path), "--quiet"], capsys)
+    assert code == 0
+    frame = pd.read_csv(io.StringIO(out))
+    assert len(frame) == 5 and set(frame["D_y"]) <= {"contact", "ignore"}
+
+
+def test_leaf_table_file(files, capsys):
+    out_path = files["root"] / "leaves.csv"
+    code, _, _ = _run(["leaf-table", str(files["model"]), "--data", str(files["valid"]),
+                       "--output", str(out_path)], capsys)
+    assert code == 0
+    table = pd.read_csv(out_path)
+    model = load(files["model"])
+    assert len(table) == model.get_n_leaves()
+    assert {"rule", "decision", "valid_n"} <= set(table.columns)
+    assert table["valid_n"].sum() == 800
+
+
+def _slow_valid_profit(tree, valid):
+    """Average validation profit of a tree, by hand from its leaves' decisions."""
+    X = valid[["age", "region", "income"]]
+    leaves = tree.apply(X)
+    decision = np.asarray(tree.decisions_)[tree.tree_.node_decision[leaves]]
+    revenue = np.where(valid["y"].to_numpy() == "yes", REVENUE, 0.0)
+    profit = np.where(decision == "contact", revenue - valid["cost"].to_numpy(), 0.0)
+    return profit.mean()
+
+
+def test_pruning_study_against_slow_reference(files):
+    model = load(files["model"])
+    valid = pd.read_parquet(files["valid"])
+    study = pruning_study(model, valid[["age", "region", "income"]], valid["y"],
+                          costs=valid[["cost"]])
+    path = model.cost_complexity_pruning_path()
+    assert len(study) == path.n_subtrees
+    slow = [_slow_valid_profit(model.prune(subtree_index=k), valid) for k in range(len(study))]
+    np.testing.assert_allclose(study["valid_average"], slow)
+    assert study["n_leaves"].is_monotonic_decreasing
+    best = max(slow)
+    smallest_best = max(k for k, v in enumerate(slow) if v >= best - 1e-12)
+    assert study["chosen"].tolist() == [k == smallest_best for k in range(len(study))]
+
+
+def test_prune_study_command(files, capsys):
+    root = files["root"]
+    code, out, _ = _run(["prune-study", str(files["model"]), "--validation", str(files["valid"]),
+                         "--output", str(root / "study.csv"), "--plot", str(root / "study.png"),
+                         "--model-out", str(root / "pruned.joblib"), "--quiet"], capsys)
+    assert code == 0
+    assert "Pruning table" in out
+    study = pd.read_csv(root / "study.csv")
+    chosen = study.loc[study["chosen"]].iloc[0]
+    assert load(root / "pruned.joblib").get_n_leaves() == chosen["n_leaves"]
+    assert (root / "study.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_fit_with_validation_prunes(files, capsys):
+    out_path = files["root"] / "pruned_fit.joblib"
+    code, out, _ = _run([
+        "fit", str(files["train"]), "--target", "y", "--decisions", str(files["decisions"]),
+        "--inputs", "age,region,income", "--validation", str(files["valid"]),
+        "--max-depth", "4", "--min-samples-leaf", "20", "-o", str(out_path), "--quiet",
+    ], capsys)
+    assert code == 0 and "Pruning table" in out
+    assert load(out_path).get_n_leaves() <= load(files["model"]).get_n_leaves()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["fit", "{root}/nope.csv", "--target", "y"], "does not exist"),
+        (["fit", "{root}/data.xml", "--target", "y"], "unknown file type"),
+        (["fit", "{train}", "--target", "outcome"], "lacks the column(s) 'outcome'"),
+        (["fit", "{train}", "--target", "y", "--decisions", "{root}/bad_dec.csv"], "malformed"),
+        (["fit", "{train}", "--target", "y", "--decisions", "{root}/nocost_dec.csv"],
+         "lacks the column(s) 'price'"),
+        (["fit", "{train}", "--target", "y", "--decisions", "{root}/levels_dec.csv"], "y"),
+        (["fit", "{train}", "--target", "y", "--max-depth", "x"], None),
+        (["score", "{root}/junk.joblib", "{train}"], "could not be loaded"),
+        (["score", "{model}", "{root}/noage.csv"], "lacks the column(s) 'age'"),
+        (["leaf-table", "{root}/nope.joblib"], "does not exist"),
+        (["prune-study", "{model}", "--validation", "{root}/empty.csv"], "could not be read"),
+    ],
+)
+def test_bad_input_exits_with_2_and_says_why(files, argv, message, capsys):
+    root = files["root"]
+    (root / "data.xml").write_text("<x/>")
+    (root / "bad_dec.csv").write_text("level,contact,ignore\nno,0,zero\nyes,12,0\n")
+    (root / "nocost_dec.csv").write_text("level,contact,ignore\nno,0,0\nyes,12,0\ncost,price,\n")
+    (root / "levels_dec.csv").write_text("level,contact,ignore\nmaybe,0,0\nyes,12,0\n")
+    (root / "junk.joblib").write_bytes(b"not a model")
+    (root / "empty.csv").write_text("")
+    pd.read_csv(files["train"]).drop(columns=["age"]).to_csv(root / "noage.csv", index=False)
+    argv = [a.format(root=root, train=files["train"], model=files["model"]) for a in argv]
+    code, _, err = _run([*argv, "--quiet"], capsys)
+    assert code == 2
+    if message is not None:
+        assert message in err
+        assert err.startswith(f"dtdecide {argv[0]}: error:")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    values=st.lists(st.lists(st.integers(-50, 50), min_size=3, max_size=3), min_size=2,
+                    max_size=4),
+    kind=st.sampled_from(["profit", "loss"]),
+)
+def test_decision_file_round_trip(values, kind, tmp_path_factory):
+    levels = [f"level{i}" for i in range(len(values))]
+    matrix = DecisionMatrix(np.array(values, float), levels=levels,
+                            decisions=["a", "b", "c"], kind=kind)
+    path = tmp_path_factory.mktemp("dec") / "m.csv"
+    matrix.to_csv(path)
+    assert read_decisions(path, kind=kind) == matrix
+
+
+@pytest.mark.slow
+def test_demo_writes_every_export(tmp_path, capsys):
+    code, out, err = _run(["demo", "--output", str(tmp_path), "--max-depth", "4"], capsys)
+    assert code == 0, err
+    for title in ("Pruning table", "Leaf decision table", "Test-set profit summary"):
+        assert title in out
+    for name in ("leaf_table.csv", "score.sql", "rules.txt", "pruning.png", "profit_chart.png",
+                 "test_scored.csv", "model.joblib"):
+        assert (tmp_path / name).stat().st_size > 0, name
+    scored = pd.read_csv(tmp_path / "test_scored.csv")
+    assert len(scored) == 11304
+    assert "[" in err  # progress messages
