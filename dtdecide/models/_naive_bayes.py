@@ -207,7 +207,15 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         has_y = not (isinstance(y, str) and y == "no_validation")
         kwargs = {"y": y} if has_y else {}
         if not mask.any():
-            out = validate_data(self, X, reset=reset, dtype=np.float64, **kwargs)
+            try:
+                out = validate_data(self, X, reset=reset, dtype=np.float64, **kwargs)
+            except ValueError as exc:
+                if "could not convert" not in str(exc):
+                    raise
+                raise ValueError(
+                    "X holds non-numeric values in columns treated as continuous; list "
+                    f"them in categorical_features ({exc})"
+                ) from exc
         else:
             out = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False, **kwargs)
         Xv = out[0] if has_y else out
