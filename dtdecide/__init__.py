@@ -42,6 +42,23 @@ _PUBLIC = {
     "HierarchicalCostSensitiveClassifier": "dtdecide.models",
     "make_kernel_logistic_regression": "dtdecide.models",
     "hierarchical_cost_parameters": "dtdecide.models",
+    # assessment: profit charts, thresholds, comparison, what-if, rare classes
+    "profit_curve": "dtdecide.assess",
+    "profit_curves": "dtdecide.assess",
+    "ProfitCurveDisplay": "dtdecide.assess",
+    "plot_profit_curves": "dtdecide.assess",
+    "best_depth": "dtdecide.assess",
+    "best_threshold": "dtdecide.assess",
+    "binary_threshold": "dtdecide.assess",
+    "diagonal_form": "dtdecide.assess",
+    "equivalent_priors": "dtdecide.assess",
+    "compare_models": "dtdecide.assess",
+    "ImplicitDoNothingWarning": "dtdecide.assess",
+    "redecide": "dtdecide.assess",
+    "what_if": "dtdecide.assess",
+    "what_if_curves": "dtdecide.assess",
+    "balanced_sample": "dtdecide.assess",
+    "misclassification_rates": "dtdecide.assess",
     # bundled data
     "load_bank_marketing": "dtdecide.datasets",
 }

@@ -1,19 +1,33 @@
 """dtdecide.assess: profit charts, thresholds, model comparison and what-if analysis.
 
 Works for dtdecide trees, any scikit-learn model wrapped with a decision matrix
-(:class:`~dtdecide.DecisionEstimator`) and pre-scored posteriors.
+(:class:`~dtdecide.DecisionEstimator`), plain fitted scikit-learn models given a
+matrix, and pre-scored posteriors.
 """
 
+from ._compare import ImplicitDoNothingWarning, compare_models
+from ._display import ProfitCurveDisplay, plot_profit_curves, profit_curves
 from ._profit_curve import best_depth, best_threshold, profit_curve
+from ._rare import balanced_sample, misclassification_rates
 from ._scoring import redecide
 from ._threshold import binary_threshold, diagonal_form, equivalent_priors
+from ._whatif import what_if, what_if_curves
 
 __all__ = [
+    "ImplicitDoNothingWarning",
+    "ProfitCurveDisplay",
+    "balanced_sample",
     "best_depth",
     "best_threshold",
     "binary_threshold",
+    "compare_models",
     "diagonal_form",
     "equivalent_priors",
+    "misclassification_rates",
+    "plot_profit_curves",
     "profit_curve",
+    "profit_curves",
     "redecide",
+    "what_if",
+    "what_if_curves",
 ]

@@ -55,6 +55,7 @@ class ScoredCases:
         if y is not None and not matrix.is_interval:
             self.t_idx = encode_target(np.asarray(y, dtype=object).reshape(-1), matrix.levels)
         self.summary = result.summary
+        self.weight = None  # frequencies, set by the caller that charts the cases
 
     @property
     def missing(self):
