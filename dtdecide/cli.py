@@ -317,7 +317,7 @@ def plot_profit_chart(scored, y, costs, matrix, path, *, act="contact", target_n
     """Cumulative test profit of acting on the top share of cases ranked by expected profit.
 
     The cases are sorted by the expected profit of decision ``act`` (from the tree's
-    leaves), and for each depth the chart shows the total computed profit of taking
+    leaves; cases of one leaf form a block, drawn as a straight line), and for each depth the chart shows the total computed profit of taking
     ``act`` for the cases above it and doing nothing (profit 0) for the rest.
     """
     import matplotlib
@@ -330,11 +330,15 @@ def plot_profit_chart(scored, y, costs, matrix, path, *, act="contact", target_n
     cons = matrix.resolve(costs, n_samples=len(ep))
     d = matrix.decisions.index(act)
     profit = cons.q_actual(t_idx)[:, d] * cons.sign
-    order = np.argsort(-ep, kind="stable")
-    cum = np.concatenate([[0.0], np.cumsum(profit[order])])
-    depth = np.arange(len(cum)) / len(ep) * 100
+    # Cases of one leaf share their expected profit: rank blocks of equal expected profit,
+    # and within a block the chart is a straight line (any order inside it is arbitrary).
+    keys, block = np.unique(-ep, return_inverse=True)
+    block_profit = np.bincount(block, weights=profit, minlength=len(keys))
+    block_size = np.bincount(block, minlength=len(keys))
+    cum = np.concatenate([[0.0], np.cumsum(block_profit)])
+    depth = np.concatenate([[0.0], np.cumsum(block_size)]) / len(ep) * 100
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    ax.plot(depth, cum, label=f"profit tree: '{act}' the top cases")
+    ax.plot(depth, cum, "o-", ms=3, label=f"profit tree: '{act}' the top cases")
     ax.plot([0, 100], [0, cum[-1]], color="grey", ls=":", label=f"'{act}' at random")
     chosen = np.mean(scored["decision"].to_numpy() == act) * 100
     ax.axvline(chosen, color="grey", ls="--", lw=1, label="the tree's own cut")
