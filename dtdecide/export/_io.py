@@ -9,8 +9,9 @@ exactly (shortest round-trip text, or binary), and every reader restores the dty
   other numeric column as float64; ``rule``/``decision`` stay text.
 - JSON: a small self-describing document ``{"format", "columns", "dtypes", "data"}``;
   NaN is ``null`` and infinities are the strings ``"inf"``/``"-inf"`` (strict JSON).
-- Excel: the table on sheet ``leaves`` and the dtypes on sheet ``dtypes`` (Excel does not
-  tell 4 from 4.0); needs openpyxl.
+- Excel: the table on sheet ``leaves`` (numbers as numbers), the dtypes on sheet ``dtypes``
+  (Excel does not tell 4 from 4.0) and, on the hidden sheet ``exact``, the ``repr`` of every
+  float (openpyxl writes only 16 significant digits); needs openpyxl.
 - Parquet: native dtypes; needs pyarrow.
 """
 
@@ -212,9 +213,17 @@ def write_leaf_table(table, path, *, format=None):
                 "dtype": ["str" if c in text_cols else str(table[c].dtype) for c in table.columns],
             }
         )
+        # openpyxl writes floats with 16 significant digits: keep exact texts aside
+        exact = pd.DataFrame(
+            {c: [repr(float(v)) for v in table[c]] for c in table.columns
+             if c not in text_cols and not pd.api.types.is_integer_dtype(table[c].dtype)},
+            dtype=object,
+        )
         with pd.ExcelWriter(path, engine="openpyxl") as writer:
             table.to_excel(writer, sheet_name="leaves", index=False, inf_rep="inf")
             dtypes.to_excel(writer, sheet_name="dtypes", index=False)
+            exact.to_excel(writer, sheet_name="exact", index=False)
+            writer.book["exact"].sheet_state = "hidden"
     else:
         _need("pyarrow", "Parquet")
         table.to_parquet(path, index=False)
@@ -303,11 +312,17 @@ def read_leaf_table(path, *, format=None):
     if fmt == "excel":
         _need("openpyxl", "Excel")
         dtypes = pd.read_excel(path, sheet_name="dtypes", dtype=str)
-        table = pd.read_excel(path, sheet_name="leaves", dtype=object)
+        table = pd.read_excel(path, sheet_name="leaves", dtype=object, na_filter=False)
+        try:
+            exact = pd.read_excel(path, sheet_name="exact", dtype=str, na_filter=False)
+        except ValueError:  # edited by hand and the hidden sheet removed
+            exact = pd.DataFrame()
         data = {}
         for c, dtype in zip(dtypes["column"], dtypes["dtype"]):
             col = table[c]
-            if dtype == "str":
+            if c in exact.columns and len(exact) == len(table):
+                data[c] = np.array([float(v) for v in exact[c]], dtype=dtype)
+            elif dtype == "str":
                 data[c] = pd.Series(["" if _is_na(v) else str(v) for v in col], dtype="str")
             else:
                 data[c] = np.array(
@@ -319,7 +334,7 @@ def read_leaf_table(path, *, format=None):
 
 
 def _is_na(v):
-    return v is None or (isinstance(v, float) and math.isnan(v))
+    return v is None or (isinstance(v, float) and math.isnan(v)) or (isinstance(v, str) and v == "")
 
 
 def _guess_text_columns(raw):
