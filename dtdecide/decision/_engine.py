@@ -1,9 +1,11 @@
 """The decision engine: posteriors (or predictions) + a decision matrix -> decisions."""
 
 import numbers
+from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from ._kernels import (
     _FLOAT,
@@ -149,7 +151,7 @@ def _check_posterior_chunk(post, offset):
     if (post < 0).any():
         row = offset + int(np.flatnonzero((post < 0).any(axis=1))[0])
         raise ValueError(f"{name} must be non-negative; row {row} has a negative posterior")
-    s = post.sum(axis=1)
+    s = np.dot(post, np.ones(post.shape[1]))
     bad = np.abs(s - 1.0) > _SUM_TOL
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
@@ -184,6 +186,55 @@ def _sample_weight(sample_weight, n):
     if np.any(F < 0):
         raise ValueError("sample_weight must be non-negative")
     return F
+
+
+def _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missing,
+                   D_codes, E, C, B, IC, cls_wrong):
+    """Fill the output arrays chunk by chunk (profit orientation)."""
+    n = P.shape[0]
+    D = matrix.n_decisions
+    has_y = t_all is not None
+    is_revenue = IC is not None
+    for s in range(0, n, chunk):
+        e = min(s + chunk, n)
+        post = P[s:e]
+        if not matrix.is_interval:
+            _check_posterior_chunk(post, s)
+            if rho is not None:
+                post = adjust_posteriors(post, matrix.priors, rho)
+        cons_c = chunk_consequences(s, e)
+        A = cons_c.expected(post)
+        d_idx, e_val = decide_arrays(A)
+        miss = cons_c.has_missing
+        missing[s:e] = miss
+        d_idx[miss] = -1
+        e_val[miss] = np.nan
+        ic = cons_c.costs(d_idx) if is_revenue else None
+        skip = None
+        if thr is not None:
+            skip = e_val < thr  # NaN compares False
+            d_idx[skip] = D
+            e_val[skip] = 0.0
+            if ic is not None:
+                ic[skip] = 0.0
+        D_codes[s:e] = d_idx
+        E[s:e] = e_val
+        if ic is not None:
+            IC[s:e] = ic
+        if has_y:
+            q = cons_c.q_actual(t_all[s:e])
+            safe = np.where((d_idx < 0) | (d_idx >= D), 0, d_idx)
+            c_val = np.take_along_axis(q, safe[:, None], axis=1)[:, 0]
+            c_val = np.where(d_idx < 0, np.nan, c_val)
+            b_val = np.maximum.reduce([q[:, j] for j in range(D)])  # faster than max(axis=1)
+            b_val[miss] = np.nan
+            if thr is not None:
+                c_val[skip] = 0.0
+                b_val = np.maximum(b_val, 0.0)  # NaN stays NaN
+            C[s:e] = c_val
+            B[s:e] = b_val
+            if cls_wrong is not None:
+                cls_wrong[s:e] = np.argmax(post, axis=1) != t_all[s:e]
 
 
 def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weight=None,
@@ -355,46 +406,11 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     cls_wrong = np.empty(n, dtype=bool) if has_y and not matrix.is_interval else None
     thr = None if threshold is None else matrix.sign * float(threshold)
 
-    for s in range(0, n, chunk):
-        e = min(s + chunk, n)
-        post = P[s:e]
-        if not matrix.is_interval:
-            _check_posterior_chunk(post, s)
-            if rho is not None:
-                post = adjust_posteriors(post, matrix.priors, rho)
-        cons_c = chunk_consequences(s, e)
-        A = cons_c.expected(post)
-        d_idx, e_val = decide_arrays(A)
-        miss = cons_c.has_missing
-        missing[s:e] = miss
-        d_idx[miss] = -1
-        e_val[miss] = np.nan
-        ic = cons_c.costs(d_idx) if is_revenue else None
-        skip = None
-        if thr is not None:
-            skip = e_val < thr  # NaN compares False
-            d_idx[skip] = D
-            e_val[skip] = 0.0
-            if ic is not None:
-                ic[skip] = 0.0
-        D_codes[s:e] = d_idx
-        E[s:e] = e_val
-        if ic is not None:
-            IC[s:e] = ic
-        if has_y:
-            q = cons_c.q_actual(t_all[s:e])
-            safe = np.where((d_idx < 0) | (d_idx >= D), 0, d_idx)
-            c_val = np.take_along_axis(q, safe[:, None], axis=1)[:, 0]
-            c_val = np.where(d_idx < 0, np.nan, c_val)
-            b_val = q.max(axis=1)
-            b_val[miss] = np.nan
-            if thr is not None:
-                c_val[skip] = 0.0
-                b_val = np.maximum(b_val, 0.0)  # NaN stays NaN
-            C[s:e] = c_val
-            B[s:e] = b_val
-            if cls_wrong is not None:
-                cls_wrong[s:e] = np.argmax(post, axis=1) != t_all[s:e]
+    # the per-chunk products are tiny (n_levels x n_decisions); threaded BLAS only adds
+    # contention there, so large runs use one BLAS thread
+    with threadpool_limits(1, user_api="blas") if n > _CHUNK_ROWS else nullcontext():
+        _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missing,
+                       D_codes, E, C, B, IC, cls_wrong)
 
     # --- the cases table, in the user's sign
     sign = matrix.sign
@@ -420,8 +436,11 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     w_ok = np.where(ok, w, 0.0)
     freq = float(w_ok.sum())
 
+    all_ok = bool(ok.all())
+
     def total(x):
-        return float(sign * np.dot(w_ok, np.where(ok, x, 0.0))) + 0.0
+        x = x if all_ok else np.where(ok, x, 0.0)  # NaN * 0 would still be NaN
+        return float(sign * np.dot(w_ok, x)) + 0.0
 
     def average(tot):
         return tot / freq if freq > 0 else np.nan

@@ -151,11 +151,12 @@ def roi(C, IC):
     C = np.asarray(C, dtype=_FLOAT)
     IC = np.asarray(IC, dtype=_FLOAT)
     C, IC = np.broadcast_arrays(C, IC)
-    positive = IC > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(positive, C / np.where(positive, IC, 1.0), np.sign(C) * np.inf)
-    out = np.where(~positive & (C == 0), np.nan, out)
-    out = np.where(np.isnan(C) | np.isnan(IC), np.nan, out)
+    out = np.full(C.shape, np.nan)
+    positive = IC > 0  # NaN compares False
+    np.divide(C, IC, out=out, where=positive)  # NaN C stays NaN
+    not_positive = IC <= 0
+    out[not_positive & (C > 0)] = np.inf
+    out[not_positive & (C < 0)] = -np.inf
     return out
 
 
@@ -311,7 +312,10 @@ def encode_target(y, levels):
     if values.ndim != 1:
         raise ValueError(f"y must be 1-D; got shape {np.shape(y)}")
     index = pd.Index(list(levels))
-    codes = index.get_indexer(pd.Index(values))
+    if index.dtype.kind in "iufb" and values.dtype.kind in "iufb":
+        codes = index.get_indexer(values)
+    else:  # object comparison is much faster than pandas' inferred string dtype
+        codes = pd.Index(list(levels), dtype=object).get_indexer(pd.Index(values, dtype=object))
     if np.any(codes < 0):
         unknown = pd.unique(pd.Series(values[codes < 0], dtype=object))
         shown = ", ".join(repr(u) for u in unknown[:5])
