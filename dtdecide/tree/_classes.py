@@ -462,7 +462,7 @@ class _BaseProfitTree(BaseEstimator):
             cons = matrix.resolve(costs, n_samples=n, index=index)
 
         t = None
-        post = None
+        pred_class = None
         if y is not None:
             y_arr = _as_1d(y)
             if y_arr.shape[0] != n:
@@ -473,10 +473,11 @@ class _BaseProfitTree(BaseEstimator):
                     raise ValueError("y must be finite (no NaN or infinity)")
             else:
                 t = encode_target(y_arr, matrix.levels)
-                post = self._node_posteriors()[leaves]
+                # class of largest posterior, per node then per case (misclassification)
+                pred_class = np.argmax(self._node_posteriors(), axis=1)[leaves]
         F = None if sample_weight is None else _check_sample_weight(sample_weight, n)
         return _decision_result(
-            d_idx, E, cons=cons, matrix=matrix, t=t, post=post, F=F, index=index,
+            d_idx, E, cons=cons, matrix=matrix, t=t, pred_class=pred_class, F=F, index=index,
             target_name=self.target_name_,
         )
 
@@ -546,7 +547,7 @@ def _match_nodes(full, sub):
     return out
 
 
-def _decision_result(d_idx, E, *, cons, matrix, t, post, F, index, target_name):
+def _decision_result(d_idx, E, *, cons, matrix, t, pred_class, F, index, target_name):
     """Build the same ``DecisionResult`` as :func:`dtdecide.decide` from fixed decisions."""
     from ..decision import DecisionResult
 
@@ -557,25 +558,34 @@ def _decision_result(d_idx, E, *, cons, matrix, t, post, F, index, target_name):
     is_revenue = matrix.kind == "revenue"
     has_y = t is not None
     miss = np.zeros(n, dtype=bool) if cons is None else cons.has_missing
-    d_idx = d_idx.copy()
-    E = E.copy()
-    d_idx[miss] = -1
-    E[miss] = np.nan
+    any_missing = bool(miss.any())
+    code_dtype = np.int8 if matrix.n_decisions < 127 else np.int32
+    d_idx = d_idx.astype(code_dtype)  # a copy: the caller's array stays as it is
+    if any_missing:
+        E = E.copy()
+        d_idx[miss] = -1
+        E[miss] = np.nan
     C = B = IC = None
     if cons is not None and is_revenue:
         IC = cons.costs(d_idx)
     elif is_revenue:
         IC = np.full(n, np.nan)
     if has_y:
-        q = cons.q_actual(t)
-        safe = np.where(d_idx < 0, 0, d_idx)
-        C = np.take_along_axis(q, safe[:, None], axis=1)[:, 0]
-        C = np.where(d_idx < 0, np.nan, C)
-        B = q.max(axis=1)
-        B[miss] = np.nan
+        plain = cons.case_costs is None and cons.case_q is None and not matrix.is_interval
+        if plain:  # Q(T(i), d) from the matrix alone: gather, no (n, D) work array
+            base = np.asarray(cons.base, dtype=_FLOAT)
+            C = base[t, d_idx]
+            B = base.max(axis=1)[t]
+        else:
+            q = cons.q_actual(t)
+            safe = np.where(d_idx < 0, 0, d_idx)
+            C = np.take_along_axis(q, safe[:, None], axis=1)[:, 0]
+            C = np.where(d_idx < 0, np.nan, C)
+            B = q.max(axis=1)
+            B[miss] = np.nan
     cols = {
         f"D_{target_name}": pd.Categorical.from_codes(
-            d_idx.astype(np.int64), categories=list(matrix.decisions)
+            d_idx, categories=list(matrix.decisions)
         ),
         f"E{letter}_{target_name}": sign * E + 0.0,
     }
@@ -594,7 +604,8 @@ def _decision_result(d_idx, E, *, cons, matrix, t, post, F, index, target_name):
     freq = float(w_ok.sum())
 
     def total(x):
-        return float(sign * np.dot(w_ok, np.where(ok, x, 0.0))) + 0.0
+        x = np.where(ok, x, 0.0) if any_missing else x
+        return float(sign * np.dot(w_ok, x)) + 0.0
 
     def average(tot):
         return tot / freq if freq > 0 else np.nan
@@ -611,7 +622,7 @@ def _decision_result(d_idx, E, *, cons, matrix, t, post, F, index, target_name):
         summary[f"total_best_{word}"] = best
         summary[f"average_best_{word}"] = average(best)
     if is_revenue:
-        summary["total_investment"] = float(np.dot(w_ok, np.where(ok, IC, 0.0)))
+        summary["total_investment"] = float(np.dot(w_ok, np.where(ok, IC, 0.0) if any_missing else IC))
         if has_y:
             summary["roi"] = float(roi(summary[f"total_{word}"], summary["total_investment"]))
     if has_y and not matrix.is_interval and matrix.priors is not None:
@@ -624,8 +635,8 @@ def _decision_result(d_idx, E, *, cons, matrix, t, post, F, index, target_name):
             adj_avg = adj_tot / aw.sum() if aw.sum() > 0 else np.nan
         summary[f"adjusted_total_{word}"] = adj_tot
         summary[f"adjusted_average_{word}"] = adj_avg
-    if has_y and post is not None:
-        wrong = np.argmax(post, axis=1) != t
+    if has_y and pred_class is not None:
+        wrong = pred_class != t
         wt = float(w.sum())
         summary["misclassification_rate"] = float(np.dot(w, wrong)) / wt if wt > 0 else np.nan
     summary = pd.Series(summary, name=target_name, dtype=_FLOAT)

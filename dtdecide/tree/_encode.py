@@ -333,9 +333,7 @@ def encode(X, encoding, *, estimator_name="estimator"):
             )
         if encoding.has_names:
             _check_names(pd.DataFrame(arr[:0]), encoding, estimator_name)
-        if not encoding.is_categorical.any():
-            if np.isinf(arr).any():
-                raise ValueError("Input X contains infinity; only NaN is allowed as missing.")
+        if not encoding.is_categorical.any():  # check_array has rejected infinity
             return np.ascontiguousarray(arr, dtype=X_DTYPE)
         frame = pd.DataFrame(arr)
     else:
