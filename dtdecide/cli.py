@@ -217,26 +217,36 @@ def _load_model(path):
 
 
 # --------------------------------------------------------------------------- pruning
-def pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None):
-    """Validation average profit of every subtree in a tree's pruning sequence.
+def pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None, cv=None,
+                  X_train=None, y_train=None, costs_train=None, random_state=0):
+    """Validation (or cross-validated) average profit of every subtree, as a table.
+
+    Runs :class:`dtdecide.PruningStudy` and flattens its result for printing.
 
     Parameters
     ----------
     tree : fitted ProfitTreeClassifier or ProfitTreeRegressor
         With a decision matrix.
-    X_valid, y_valid : validation inputs and target.
+    X_valid, y_valid : validation inputs and target
+        The subtree with the best validation average profit is chosen (the smallest on
+        ties).
     costs : DataFrame, default=None
         Validation cost columns.
     sample_weight : array-like, default=None
         Validation frequencies.
+    cv : int, default=None
+        Folds of cross-validation on the training data instead; the 1-SE rule chooses
+        (the smallest subtree within one standard error of the best).
+    X_train, y_train, costs_train : training data, needed with ``cv``.
+    random_state : int, default=0
+        Seeds the fold assignment.
 
     Returns
     -------
     table : DataFrame
-        One row per subtree (``subtree`` 0 = the full tree): ``n_leaves``, ``ccp_alpha``,
-        ``train_average`` and ``valid_average`` (average profit, or loss for a loss
-        matrix) and ``chosen`` (True for the best validation subtree, the smallest on
-        ties).
+        One row per subtree (``subtree`` 0 = the full tree): ``n_leaves``,
+        ``ccp_alpha``, ``train_average``, ``valid_average`` (or ``cv_mean`` and
+        ``cv_se``) of the average profit (loss for a loss matrix) and ``chosen``.
 
     Examples
     --------
@@ -252,61 +262,57 @@ def pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None):
     >>> int(study["chosen"].sum())
     1
     """
-    path = tree.cost_complexity_pruning_path()
+    return _run_pruning_study(
+        tree, X_valid, y_valid, costs=costs, sample_weight=sample_weight, cv=cv,
+        X_train=X_train, y_train=y_train, costs_train=costs_train, random_state=random_state,
+    )[1]
+
+
+def _run_pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None, cv=None,
+                       X_train=None, y_train=None, costs_train=None, random_state=0):
+    from dtdecide import PruningStudy
+
     matrix = tree.decision_matrix_
     if matrix is None:
         raise CLIError("the pruning study needs a tree fitted with a decision data set")
-    word = "loss" if matrix.kind == "loss" else "profit"
-    valid = []
-    for k in range(path.n_subtrees):
-        result = tree.prune(subtree_index=k).decide(
-            X_valid, y_valid, costs=costs, sample_weight=sample_weight
+    if cv is None:
+        study = PruningStudy(tree, method="assessment", measure="decision").fit(
+            X_valid, y_valid, costs_valid=costs, sample_weight_valid=sample_weight
         )
-        valid.append(float(result.summary[f"average_{word}"]))
-    valid = np.asarray(valid)
-    score = -valid if word == "loss" else valid
-    best = np.nanmax(score)
-    tol = 1e-12 * max(1.0, abs(best))
-    # subtrees get smaller along the sequence: the last one within tolerance is the smallest
-    chosen_idx = int(np.flatnonzero(score >= best - tol)[-1])
+    else:
+        study = PruningStudy(
+            tree, method="cv", measure="decision", cv=cv, random_state=random_state
+        ).fit(X_train=X_train, y_train=y_train, costs_train=costs_train)
+    res = study.results_
     table = pd.DataFrame(
         {
-            "subtree": np.arange(path.n_subtrees),
-            "n_leaves": path.n_leaves,
-            "ccp_alpha": path.ccp_alphas,
-            "train_average": path.train_average,
-            "valid_average": valid,
-            "chosen": np.arange(path.n_subtrees) == chosen_idx,
+            "subtree": np.asarray(res.index),
+            "n_leaves": res["n_leaves"].to_numpy(),
+            "ccp_alpha": res["alpha"].to_numpy(),
+            "train_average": res["train_measure"].to_numpy(),
         }
     )
-    table.attrs["measure"] = word
-    return table
+    if "valid_measure" in res:
+        table["valid_average"] = res["valid_measure"].to_numpy()
+    if "cv_mean" in res:
+        table["cv_mean"] = res["cv_mean"].to_numpy()
+        table["cv_se"] = res["cv_se"].to_numpy()
+    table["chosen"] = res["selected"].to_numpy(dtype=bool)
+    return study, table
 
 
-def plot_pruning_study(table, path):
-    """Training and validation average profit against the number of leaves, as PNG."""
+def plot_pruning_study(study, path):
+    """Write the plot of a fitted :class:`dtdecide.PruningStudy` as a PNG file."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    word = table.attrs.get("measure", "profit")
+    from dtdecide import PruningStudyDisplay
+
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    ax.plot(table["n_leaves"], table["train_average"], "o-", ms=3, label="training")
-    ax.plot(table["n_leaves"], table["valid_average"], "s-", ms=3, label="validation")
-    best = table.loc[table["chosen"]].iloc[0]
-    ax.axvline(best["n_leaves"], color="grey", ls="--", lw=1)
-    ax.annotate(
-        f"chosen: {int(best['n_leaves'])} leaves",
-        (best["n_leaves"], best["valid_average"]),
-        xytext=(8, -14),
-        textcoords="offset points",
-    )
+    PruningStudyDisplay.from_study(study, ax=ax)
     ax.set_xscale("log")
-    ax.set_xlabel("number of leaves (log scale)")
-    ax.set_ylabel(f"average {word} per case")
-    ax.set_title("Pruning study: weakest-link subtrees")
-    ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -363,6 +369,10 @@ def _print_table(title, frame, *, max_colwidth=70):
     print(f"\n== {title}")
     text = frame.to_string(index=False, float_format=_format_number, max_colwidth=max_colwidth)
     print(text)
+
+
+def _starred(table):
+    return table.assign(chosen=np.where(table["chosen"], "*", ""))
 
 
 def _summary_frame(summary):
@@ -422,12 +432,11 @@ def _cmd_demo(args):
     tree = _grow(args, train.data, train.target, matrix, train.costs, None, progress)
 
     progress(f"pruning study: validation profit of {tree.get_n_leaves()}-leaf tree's subtrees")
-    study = pruning_study(tree, valid.data, valid.target, costs=valid.costs)
-    best_k = int(study.loc[study["chosen"], "subtree"].iloc[0])
-    best = tree.prune(subtree_index=best_k)
+    study, study_table = _run_pruning_study(tree, valid.data, valid.target, costs=valid.costs)
+    best = study.best_estimator_
     _print_table(
         "Pruning table (average profit per client; * = chosen by validation)",
-        study.assign(chosen=np.where(study["chosen"], "*", "")),
+        _starred(study_table),
     )
 
     progress("leaf decision table of the chosen tree")
@@ -487,19 +496,30 @@ def _cmd_fit(args):
     )
     y = y.rename(args.target)
     tree = _grow(args, X, y, matrix, costs, weight, progress)
+    if sum(x is not None for x in (args.validation, args.cv, args.n_leaves)) > 1:
+        raise CLIError("give at most one of --validation, --cv and --n-leaves")
+    if (args.validation is not None or args.cv is not None) and matrix is None:
+        raise CLIError("--validation and --cv prune by average profit and need --decisions")
     if args.validation is not None:
-        if matrix is None:
-            raise CLIError("--validation prunes by average profit and needs --decisions")
         progress(f"reading {args.validation} and running the pruning study")
         vframe = read_data(args.validation, what="validation data", sep=args.sep)
         Xv, yv, cv, wv = _inputs(
             vframe, target=args.target, matrix=matrix, inputs=list(X.columns), weight=args.weight
         )
-        study = pruning_study(tree, Xv, yv, costs=cv, sample_weight=wv)
-        k = int(study.loc[study["chosen"], "subtree"].iloc[0])
-        tree = tree.prune(subtree_index=k)
-        _print_table("Pruning table (* = chosen by validation)",
-                     study.assign(chosen=np.where(study["chosen"], "*", "")))
+        study, table = _run_pruning_study(tree, Xv, yv, costs=cv, sample_weight=wv)
+        tree = study.best_estimator_
+        _print_table("Pruning table (* = chosen by validation)", _starred(table))
+    elif args.cv is not None:
+        if args.cv < 2:
+            raise CLIError(f"--cv must be at least 2 folds; got {args.cv}")
+        progress(f"{args.cv}-fold cross-validation of the pruning sequence (1-SE rule)")
+        study, table = _run_pruning_study(
+            tree, None, None, cv=args.cv, X_train=X, y_train=y, costs_train=costs,
+            random_state=args.random_state,
+        )
+        tree = study.best_estimator_
+        _print_table("Pruning table (* = chosen by cross-validation, 1-SE rule)",
+                     _starred(table))
     elif args.n_leaves is not None:
         tree = tree.prune(n_leaves=args.n_leaves)
     path = save(tree, args.output)
@@ -584,18 +604,16 @@ def _cmd_prune_study(args):
     target = args.target or model.target_name_
     _require_columns(frame, [target], "the validation data")
     progress("computing validation profit of every subtree")
-    study = pruning_study(model, X, frame[target], costs=costs)
-    _print_table("Pruning table (* = chosen by validation)",
-                 study.assign(chosen=np.where(study["chosen"], "*", "")))
+    study, table = _run_pruning_study(model, X, frame[target], costs=costs)
+    _print_table("Pruning table (* = chosen by validation)", _starred(table))
     if args.output:
-        _write_frame(study, args.output)
+        _write_frame(table, args.output)
         print(f"wrote the pruning table to {args.output}")
     if args.plot:
         plot_pruning_study(study, args.plot)
         print(f"wrote the pruning plot to {args.plot}")
     if args.model_out:
-        k = int(study.loc[study["chosen"], "subtree"].iloc[0])
-        save(model.prune(subtree_index=k), args.model_out)
+        save(study.best_estimator_, args.model_out)
         print(f"wrote the chosen subtree to {args.model_out}")
     return EXIT_OK
 
@@ -684,6 +702,9 @@ def build_parser():
                    help="treat the target as ordinal (square decision matrix shapes growth)")
     p.add_argument("--validation", metavar="FILE",
                    help="validation data: prune to the subtree with the best average profit")
+    p.add_argument("--cv", type=int, metavar="K",
+                   help="prune by K-fold cross-validation on the training data, choosing the "
+                        "smallest subtree within one standard error of the best")
     p.add_argument("--n-leaves", type=int, metavar="N",
                    help="prune to the largest subtree with at most N leaves")
     p.add_argument("--output", "-o", default="model.joblib", metavar="FILE",

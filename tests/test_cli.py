@@ -229,3 +229,22 @@ def test_demo_writes_every_export(tmp_path, capsys):
     scored = pd.read_csv(tmp_path / "test_scored.csv")
     assert len(scored) == 11304
     assert "[" in err  # progress messages
+
+
+def test_fit_with_cross_validation(files, capsys):
+    out_path = files["root"] / "cv_fit.joblib"
+    code, out, _ = _run([
+        "fit", str(files["train"]), "--target", "y", "--decisions", str(files["decisions"]),
+        "--exclude", "id", "--cv", "3", "--max-depth", "4", "--min-samples-leaf", "20",
+        "-o", str(out_path), "--quiet",
+    ], capsys)
+    assert code == 0 and "1-SE rule" in out and "cv_se" in out
+    assert load(out_path).get_n_leaves() <= load(files["model"]).get_n_leaves()
+
+
+def test_fit_rejects_two_pruning_choices(files, capsys):
+    code, _, err = _run([
+        "fit", str(files["train"]), "--target", "y", "--decisions", str(files["decisions"]),
+        "--cv", "3", "--n-leaves", "4", "--quiet",
+    ], capsys)
+    assert code == 2 and "at most one of" in err
