@@ -3,6 +3,8 @@
 matplotlib is imported inside the plotting functions only.
 """
 
+import textwrap
+
 import numpy as np
 import pandas as pd
 
@@ -29,28 +31,26 @@ def _decision_colour(view, node):
     return _PALETTE[int(view.node_decision[node]) % len(_PALETTE)]
 
 
-def _node_lines(view, node, digits, max_classes=4):
-    """Text lines of a node box: id, counts, posteriors or mean, decision and EP."""
+def _node_lines(view, node, digits, max_classes=4, wrap=24):
+    """Short text lines of a node box: id, counts, posteriors or mean, decision, split."""
     tree = view.tree
     is_leaf = tree.children_left[node] < 0
     lines = [f"{'leaf' if is_leaf else 'node'} {int(node)}"]
     lines.append(
-        f"n = {int(tree.n_node_samples[node])}, w = "
-        f"{format_number(tree.weighted_n_node_samples[node], digits)}"
+        f"n={int(tree.n_node_samples[node])} "
+        f"w={format_number(tree.weighted_n_node_samples[node], max(digits, 6))}"
     )
     if view.is_classifier:
         post = view.posteriors[node]
         order = list(range(len(view.classes)))
         if len(order) > max_classes:
             order = sorted(order, key=lambda k: -np.nan_to_num(post[k]))[:max_classes]
-        lines.append(
-            ", ".join(f"{view.classes[k]}: {format_number(post[k], digits)}" for k in order)
-        )
+        pairs = [f"{view.classes[k]} {format_number(post[k], digits)}" for k in order]
+        # two posteriors per line keeps boxes narrow
+        lines.extend("  ".join(pairs[i : i + 2]) for i in range(0, len(pairs), 2))
     else:
-        lines.append(
-            f"mean {format_number(view.mean[node], digits)}, "
-            f"sd {format_number(view.sd[node], digits)}"
-        )
+        lines.append(f"mean {format_number(view.mean[node], digits)}")
+        lines.append(f"sd {format_number(view.sd[node], digits)}")
     if view.has_decisions:
         d = int(view.node_decision[node])
         lines.append(
@@ -58,7 +58,7 @@ def _node_lines(view, node, digits, max_classes=4):
             f"{format_number(view.node_expected[node, d], digits)}"
         )
     if not is_leaf:
-        lines.append(view.split_text(node, digits))
+        lines.extend(textwrap.wrap(view.split_text(node, digits), wrap) or [""])
     return lines
 
 
@@ -139,12 +139,18 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
     x, depth = _layout(view)
     n_leaves = int(view.is_leaf.sum())
     max_depth = int(depth.max())
-    if ax is None:
-        width = min(max(6.0, 1.7 * n_leaves), 60.0)
-        height = max(3.0, 1.9 * (max_depth + 1))
-        _, ax = plt.subplots(figsize=(width, height))
     if fontsize is None:
         fontsize = float(np.clip(11.0 - 0.12 * n_leaves, 6.0, 9.0))
+    texts = [_node_lines(view, node, digits, max_classes) for node in range(tree.n_nodes)]
+    if ax is None:
+        # a slot per leaf as wide as the longest leaf line (about 0.6 em per character)
+        chars = max(len(line) for node in view.leaves for line in texts[node])
+        slot = chars * fontsize * 0.62 / 72.0 + 0.35
+        n_lines = max(len(t) for t in texts)
+        level = n_lines * fontsize * 1.25 / 72.0 + 0.6
+        _, ax = plt.subplots(
+            figsize=(max(6.0, slot * n_leaves), max(3.0, level * (max_depth + 1)))
+        )
     for node in range(tree.n_nodes):
         left = int(tree.children_left[node])
         if left < 0:
@@ -172,7 +178,7 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
         ax.text(
             x[node],
             -depth[node],
-            "\n".join(_node_lines(view, node, digits, max_classes)),
+            "\n".join(texts[node]),
             ha="center",
             va="center",
             fontsize=fontsize,
