@@ -9,6 +9,7 @@ each leaf carries one decision, chosen as section 3 of the design notes says.
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -218,6 +219,18 @@ class _BaseProfitTree(BaseEstimator):
         )
 
         target = self._prepare_target(y, y_arr, matrix)
+        if matrix is not None and matrix.priors is not None and not matrix.is_interval:
+            seen = np.bincount(target, weights=F, minlength=matrix.n_levels) > 0
+            absent = [lv for lv, p, s in zip(matrix.levels.tolist(), matrix.priors, seen)
+                      if p > 0 and not s]
+            if absent:
+                warnings.warn(
+                    f"decision_matrix priors are positive for levels absent from the training "
+                    f"data ({absent!r}); the tree cannot estimate them and gives them "
+                    "posterior 0",
+                    UserWarning,
+                    stacklevel=3,
+                )
         cons = None
         if matrix is not None:
             cons = matrix.resolve(resolve_costs, n_samples=n)

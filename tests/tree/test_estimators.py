@@ -344,3 +344,34 @@ def test_missing_at_scoring_only_goes_to_the_larger_child():
     t = tree.tree_
     bigger = 1 if t.weighted_n_node_samples[1] >= t.weighted_n_node_samples[2] else 2
     assert tree.apply(pd.DataFrame({"age": [np.nan]}))[0] == bigger
+
+
+def test_prior_on_a_level_absent_from_training_warns():
+    X, y = mixed_frame(nan=False)
+    m = DecisionMatrix(np.eye(3), levels=["yes", "no", "maybe"], priors=[0.3, 0.5, 0.2])
+    with pytest.warns(UserWarning, match="absent from the training data"):
+        tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2).fit(X, y)
+    assert np.all(tree.predict_proba(X)[:, 2] == 0)
+
+
+def test_costs_errors():
+    X, y = mixed_frame(nan=False)
+    with pytest.raises(ValueError, match="costs needs a decision_matrix"):
+        ProfitTreeClassifier().fit(X, y, costs={"c": np.ones(len(X))})
+    m = DecisionMatrix({"call": [12.0, 0.0], "skip": [0.0, 0.0]}, levels=["yes", "no"],
+                       kind="revenue", costs={"call": "c"})
+    with pytest.raises(TypeError, match="costs must be a DataFrame or a dict"):
+        ProfitTreeClassifier(decision_matrix=m).fit(X, y, costs=np.ones((len(X), 2)))
+    with pytest.raises(ValueError, match="costs column 'c' must have one value per case"):
+        ProfitTreeClassifier(decision_matrix=m).fit(X, y, costs={"c": np.ones(3)})
+
+
+def test_export_hooks():
+    X, y = mixed_frame(nan=False)
+    tree = ProfitTreeClassifier(decision_matrix=M2, max_depth=3).fit(X, y)
+    table = tree.leaf_table()
+    assert len(table) == tree.get_n_leaves()
+    assert "IF" in tree.export_rules()
+    assert "SELECT" in tree.to_sql()
+    pruned = tree.prune(n_leaves=2)
+    assert pruned.get_n_leaves() <= 2

@@ -191,3 +191,20 @@ def test_decide_needs_a_matrix():
         tree.decide(X, y)
     with pytest.raises(ValueError, match="decision_matrix"):
         tree.predict_decision(X)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_a_per_case_constant_added_to_all_costs_never_changes_decisions(seed):
+    rng = np.random.default_rng(seed)
+    X, y, c = random_case(rng, 90)
+    m = DecisionMatrix({"call": [25.0, 0.0], "mail": [8.0, 0.0], "skip": [0.0, 0.0]},
+                       levels=["yes", "no"], kind="revenue",
+                       costs={"call": "c1", "mail": "c2", "skip": "c3"})
+    costs = {"c1": c, "c2": c / 4, "c3": np.zeros(90)}
+    shift = rng.uniform(-5, 5, 90)
+    shifted = {k: v + shift for k, v in costs.items()}
+    a = ProfitTreeClassifier(decision_matrix=m, max_depth=3).fit(X, y, costs=costs)
+    b = ProfitTreeClassifier(decision_matrix=m, max_depth=3).fit(X, y, costs=shifted)
+    assert a.tree_.feature.tolist() == b.tree_.feature.tolist()  # growing ignores costs
+    np.testing.assert_array_equal(a.tree_.node_decision, b.tree_.node_decision)
