@@ -27,6 +27,7 @@ __all__ = [
     "CRITERIA",
     "CLASSIFICATION_CRITERIA",
     "weighted_impurity",
+    "channel_sum",
     "impurity",
     "regret_matrix",
     "ordinal_loss_matrix",
@@ -106,6 +107,25 @@ def _xlog2x(a):
     return out
 
 
+def channel_sum(sums):
+    """Sum over the last (short) axis, as explicit adds (much faster than ``sum(-1)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._criteria import channel_sum
+    >>> channel_sum(np.array([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    [3.0, 7.0]
+    """
+    n = sums.shape[-1]
+    if n > 16:
+        return sums.sum(axis=-1)
+    out = sums[..., 0].copy()
+    for c in range(1, n):
+        out += sums[..., c]
+    return out
+
+
 def weighted_impurity(sums, criterion, loss_matrix=None):
     """``N * I(p)`` for sums along the last axis.
 
@@ -132,24 +152,43 @@ def weighted_impurity(sums, criterion, loss_matrix=None):
     11.0
     """
     sums = np.asarray(sums, dtype=np.float64)
+    if sums.ndim == 1:
+        return weighted_impurity(sums[None, :], criterion, loss_matrix)[0]
     if criterion == "variance":
         W = sums[..., 0]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = sums[..., 2] - np.where(W > 0, sums[..., 1] ** 2 / W, 0.0)
-        return np.maximum(out, 0.0)
-    N = sums.sum(axis=-1)
-    safe = np.where(N > 0, N, 1.0)
+        sq = sums[..., 1] * sums[..., 1]
+        np.divide(sq, W, out=sq, where=W > 0)
+        sq[~(W > 0)] = 0.0
+        out = sums[..., 2] - sq
+        return np.maximum(out, 0.0, out=out)
+    n_channels = sums.shape[-1]
+    N = channel_sum(sums)
+    positive = N > 0
     if criterion == "gini":
-        out = N - np.einsum("...c,...c->...", sums, sums) / safe
+        sq = sums[..., 0] * sums[..., 0]
+        for c in range(1, n_channels):
+            sq += sums[..., c] * sums[..., c]
+        np.divide(sq, N, out=sq, where=positive)
+        out = N - sq
     elif criterion == "entropy":
-        out = _xlog2x(N) - _xlog2x(sums).sum(axis=-1)
+        out = _xlog2x(N)
+        for c in range(n_channels):
+            out -= _xlog2x(sums[..., c])
     elif criterion == "generalized_gini":
         if loss_matrix is None:
             raise ValueError("loss_matrix is required for criterion='generalized_gini'")
-        out = np.einsum("...c,cd,...d->...", sums, loss_matrix, sums) / safe
+        quad = np.zeros(sums.shape[:-1])
+        for t in range(n_channels):
+            for d in range(n_channels):
+                if loss_matrix[t, d] != 0:
+                    quad += loss_matrix[t, d] * (sums[..., t] * sums[..., d])
+        np.divide(quad, N, out=quad, where=positive)
+        out = quad
     else:
         raise ValueError(f"criterion must be one of {CRITERIA}; got {criterion!r}")
-    return np.where(N > 0, np.maximum(out, 0.0), 0.0)
+    np.maximum(out, 0.0, out=out)
+    out[~positive] = 0.0
+    return out
 
 
 def impurity(sums, criterion, loss_matrix=None):
@@ -163,6 +202,6 @@ def impurity(sums, criterion, loss_matrix=None):
     1.0
     """
     sums = np.asarray(sums, dtype=np.float64)
-    N = sums[..., 0] if criterion == "variance" else sums.sum(axis=-1)
+    N = sums[..., 0] if criterion == "variance" else channel_sum(sums)
     W = weighted_impurity(sums, criterion, loss_matrix)
     return np.where(N > 0, W / np.where(N > 0, N, 1.0), 0.0)

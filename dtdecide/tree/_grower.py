@@ -40,6 +40,7 @@ import numpy as np
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
     CRITERIA,
+    channel_sum,
     check_loss_matrix,
     impurity,
 )
@@ -137,19 +138,17 @@ class _Context:
     def __init__(self, **kw):
         self.__dict__.update(kw)
 
-    def counts_for(self, hist, counts):
-        return counts if counts is not None else self.target.counts_of(hist)
 
     def crit_sums(self, sums):
         return sums * self.class_weight if self.class_weight is not None else sums
 
     def weight_of(self, sums):
-        return sums.sum(axis=-1) if self.is_classification else sums[..., 0]
+        return channel_sum(sums) if self.is_classification else sums[..., 0]
 
     def find(self, level):
         return find_best_splits(
             level.hist,
-            self.counts_for(level.hist, level.counts),
+            level.counts,
             is_classification=self.is_classification,
             criterion=self.criterion,
             loss_matrix=self.loss_matrix,
@@ -179,7 +178,10 @@ def _expand(ctx, level, split, do):
     feat = split.feature[sel]
     table = split.go_left[sel]
     chosen = level.hist[sel, feat]  # (ns, B, C)
-    cnt = ctx.counts_for(level.hist, level.counts)[sel, feat]  # (ns, B)
+    if level.counts is not None:
+        cnt = level.counts[sel, feat]  # (ns, B)
+    else:
+        cnt = ctx.weight_of(chosen)
     left_sums = np.einsum("sbc,sb->sc", chosen, table)
     parent_sums = chosen.sum(axis=1)
     right_sums = parent_sums - left_sums
@@ -243,36 +245,53 @@ def _expand(ctx, level, split, do):
         with_counts=ctx.with_counts,
         chunk_size=ctx.chunk_size,
     )
+    # new slot order: the directly built (smaller) children first, then their siblings
     cont_idx = np.flatnonzero(cont)
     pair = cont_idx // 2
     rank = np.full(ns, -1, dtype=np.intp)
     rank[needed] = np.arange(needed.size)
-    r = rank[pair]
     is_small = cont_idx == small_child[pair]
-    new_hist = np.empty((cont_idx.size, *level.hist.shape[1:]), dtype=level.hist.dtype)
-    new_hist[is_small] = hist_small[r[is_small]]
-    big = np.flatnonzero(~is_small)
-    if big.size:
-        new_hist[big] = level.hist[sel[pair[big]]] - hist_small[r[big]]
-        sub = new_hist[big]
+    order = np.concatenate([cont_idx[is_small], cont_idx[~is_small]])
+    n_small = int(is_small.sum())
+    r_small = rank[pair[is_small]]
+    big_pair = pair[~is_small]
+    new_hist = _assemble(level.hist, hist_small, r_small, sel[big_pair], rank[big_pair])
+    if ctx.clip_subtraction:
+        big = new_hist[n_small:]
         if ctx.is_classification:
-            np.maximum(sub, 0.0, out=sub)
+            np.maximum(big, 0.0, out=big)
         else:
-            np.maximum(sub[..., 0], 0.0, out=sub[..., 0])
-            np.maximum(sub[..., 2], 0.0, out=sub[..., 2])
-        new_hist[big] = sub
+            np.maximum(big[..., 0], 0.0, out=big[..., 0])
+            np.maximum(big[..., 2], 0.0, out=big[..., 2])
     new_counts = None
     if ctx.with_counts:
-        new_counts = np.empty((cont_idx.size, *level.counts.shape[1:]), dtype=np.int64)
-        new_counts[is_small] = counts_small[r[is_small]]
-        if big.size:
-            new_counts[big] = level.counts[sel[pair[big]]] - counts_small[r[big]]
+        new_counts = _assemble(
+            level.counts, counts_small, r_small, sel[big_pair], rank[big_pair]
+        )
 
     new_slot_of_child = np.full(2 * ns, -1, dtype=np.intp)
-    new_slot_of_child[cont_idx] = np.arange(cont_idx.size)
+    new_slot_of_child[order] = np.arange(order.size)
     ns_row = new_slot_of_child[child]
     alive = ns_row >= 0
-    return Level(child_ids[cont_idx], child_depth, new_hist, new_counts, rows[alive], ns_row[alive])
+    return Level(child_ids[order], child_depth, new_hist, new_counts, rows[alive], ns_row[alive])
+
+
+_ASSEMBLE_BATCH = 32  # nodes per batch: bounds the temporaries of the subtraction
+
+
+def _assemble(parent_hist, small_hist, small_idx, big_parent_idx, big_small_idx):
+    """Children histograms: ``small_hist[small_idx]`` then ``parent - small`` siblings."""
+    n_small, n_big = small_idx.size, big_parent_idx.size
+    out = np.empty((n_small + n_big, *parent_hist.shape[1:]), dtype=parent_hist.dtype)
+    out[:n_small] = small_hist[small_idx]
+    for start in range(0, n_big, _ASSEMBLE_BATCH):
+        stop = min(start + _ASSEMBLE_BATCH, n_big)
+        np.subtract(
+            parent_hist[big_parent_idx[start:stop]],
+            small_hist[big_small_idx[start:stop]],
+            out=out[n_small + start : n_small + stop],
+        )
+    return out
 
 
 def _grow_level_wise(ctx, root):
@@ -502,6 +521,8 @@ def grow_tree(
         thresholds=thresholds,
         cat_width=int(cat_bins.max()) if cat_bins.size else 0,
         with_counts=not target.counts_from_sums,
+        # float sums of non-integer weights can leave -1e-17 after "parent - small"
+        clip_subtraction=not (is_classification and sample_weight is None),
         chunk_size=chunk_size,
         min_samples_leaf=min_samples_leaf,
         min_samples_split=min_samples_split,

@@ -30,7 +30,7 @@ weight.
 
 import numpy as np
 
-from ._criteria import weighted_impurity
+from ._criteria import channel_sum, weighted_impurity
 
 __all__ = ["SplitResult", "find_best_splits"]
 
@@ -68,7 +68,7 @@ class SplitResult:
 
 
 def _channel_weight(sums, is_classification):
-    return sums.sum(axis=-1) if is_classification else sums[..., 0]
+    return channel_sum(sums) if is_classification else sums[..., 0]
 
 
 def _scan(Hs, cs, Hm, cm, P, Pc, Wp, ctx):
@@ -144,8 +144,8 @@ def find_best_splits(
     ----------
     hist : ndarray of shape (n_nodes, n_features, n_bins_total, n_channels)
         Raw sums (missing bin last), see :mod:`dtdecide.tree._histogram`.
-    counts : ndarray of shape (n_nodes, n_features, n_bins_total)
-        Row counts per bin.
+    counts : ndarray of shape (n_nodes, n_features, n_bins_total) or None
+        Row counts per bin; None when they equal the weights (all case weights 1).
     is_classification : bool
     criterion : str
         See :mod:`dtdecide.tree._criteria`.
@@ -185,7 +185,7 @@ def find_best_splits(
         H = hist[:, j]
         if class_weight is not None:
             H = H * class_weight
-        cnt = counts[:, j]
+        cnt = counts[:, j] if counts is not None else _channel_weight(hist[:, j], is_classification)
         Hn, Hm = H[:, : B - 1], H[:, B - 1]
         cn, cm = cnt[:, : B - 1], cnt[:, B - 1]
         P = H.sum(axis=1)
@@ -234,7 +234,9 @@ def find_best_splits(
         go_left[cat_nodes, : B - 1] = rank <= best_pos[cat_nodes, None]
     # learned missing side; no missing value at the node -> the heavier child
     chosen_hist = hist[rows, feat]  # (m, B, C) raw sums
-    chosen_cnt = counts[rows, feat]
+    chosen_cnt = (
+        counts[rows, feat] if counts is not None else _channel_weight(chosen_hist, is_classification)
+    )
     no_missing = chosen_cnt[:, B - 1] <= 0
     w_bins = _channel_weight(chosen_hist, is_classification)
     w_left = np.where(go_left[:, : B - 1], w_bins[:, : B - 1], 0.0).sum(axis=1)
