@@ -27,8 +27,9 @@ def _blocks(score, weight, columns):
     s = score[order]
     starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
     block_score = s[starts]
-    block_weight = np.add.reduceat(weight[order], starts)
-    block_sums = [np.add.reduceat(col[order] * weight[order], starts) for col in columns]
+    w_sorted = weight[order]
+    block_weight = np.add.reduceat(w_sorted, starts)
+    block_sums = [np.add.reduceat(col[order] * w_sorted, starts) for col in columns]
     return order, starts, block_score, block_weight, block_sums
 
 

@@ -1,11 +1,13 @@
 """What-if analysis: the same fitted models under other matrices, costs or priors."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 
 from dtdecide.decision import DecisionMatrix
 
-from ._compare import _models_dict
+from ._compare import ImplicitDoNothingWarning, _models_dict
 from ._profit_curve import _check_n_bins, curve_from_scored
 from ._scoring import event_code, score_cases
 
@@ -74,6 +76,11 @@ def what_if(models, X, y, variants, *, costs=None, sample_weight=None, baseline=
         ``decisions_changed``: the frequency share of cases whose decision differs
         from the model's decision under ``baseline``.
 
+    Warns
+    -----
+    ImplicitDoNothingWarning
+        When a variant has a single decision: its summaries leave out doing nothing.
+
     Examples
     --------
     >>> import numpy as np
@@ -95,6 +102,15 @@ def what_if(models, X, y, variants, *, costs=None, sample_weight=None, baseline=
     0.0
     """
     variants = _variants_dict(variants)
+    single = [k for k, m in variants.items() if m.n_decisions == 1]
+    if single:
+        warnings.warn(
+            f"variants {single} have a single decision (an implicit do-nothing): their "
+            "average profit counts every case as taking it; compare them on "
+            "what_if_curves (best cumulative profit) instead",
+            ImplicitDoNothingWarning,
+            stacklevel=2,
+        )
     if baseline is None:
         baseline = next(iter(variants))
     elif baseline not in variants:

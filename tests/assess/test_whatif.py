@@ -29,8 +29,9 @@ def test_redecided_tree_equals_tree_fitted_with_new_matrix(data):
     X, y = data
     old = ProfitTreeClassifier(decision_matrix=matrix(2.0), max_depth=3, random_state=0)
     old.fit(X, y)
-    for cost in (1.0, 5.0, 9.0):
-        new_m = matrix(cost)
+    revenue = DecisionMatrix({"call": [20.0, 0.0], "skip": [0.0, 0.0]},
+                             levels=["yes", "no"], kind="revenue", costs={"call": 4.0})
+    for new_m in (matrix(1.0), matrix(5.0), matrix(9.0), revenue):
         ref = ProfitTreeClassifier(decision_matrix=new_m, max_depth=3, random_state=0)
         ref.fit(X, y)
         got = redecide(old, new_m).decide(X, y)
@@ -158,3 +159,13 @@ def test_explicit_do_nothing_ties_at_zero(data):
     deep = curves[curves["depth"] > share_call + 0.1]
     np.testing.assert_allclose(deep["profit"], 0.0, atol=1e-9)
     assert curves["cum_profit"].iloc[-1] == pytest.approx(res["total_profit"].iloc[0])
+
+
+def test_what_if_warns_for_single_decision_variants(data):
+    from dtdecide.assess import ImplicitDoNothingWarning
+
+    X, y = data
+    lr = LogisticRegression().fit(X, y)
+    single = DecisionMatrix({"call": [18.0, -2.0]}, levels=["yes", "no"])
+    with pytest.warns(ImplicitDoNothingWarning, match="single decision"):
+        what_if({"lr": lr}, X, y, {"a": matrix(2.0), "b": single})
