@@ -81,7 +81,7 @@ def _scan(Hs, cs, Hm, cm, P, Pc, Wp, ctx):
     cumH = np.cumsum(Hs, axis=1)
     cumc = np.cumsum(cs, axis=1)
 
-    def gains(LH, Lc):
+    def gains(LH, Lc, P, Pc, Wp):
         RH = P[:, None, :] - LH
         Rc = Pc[:, None] - Lc
         valid = (Lc >= msl) & (Rc >= msl)
@@ -91,14 +91,16 @@ def _scan(Hs, cs, Hm, cm, P, Pc, Wp, ctx):
         return np.where(valid, g, -np.inf)
 
     rows = np.arange(Hs.shape[0])
-    g_right = gains(cumH, cumc)
+    g_right = gains(cumH, cumc, P, Pc, Wp)
     pos = np.argmax(g_right, axis=1)
     best = g_right[rows, pos]
     missing_left = np.zeros(Hs.shape[0], dtype=bool)
     has_missing = cm > 0
     if has_missing.any():
         sub = np.flatnonzero(has_missing)
-        g_left = gains(cumH[sub] + Hm[sub, None, :], cumc[sub] + cm[sub, None])
+        g_left = gains(
+            cumH[sub] + Hm[sub, None, :], cumc[sub] + cm[sub, None], P[sub], Pc[sub], Wp[sub]
+        )
         pos_l = np.argmax(g_left, axis=1)
         best_l = g_left[np.arange(sub.size), pos_l]
         better = best_l > best[sub]
