@@ -77,6 +77,17 @@ def _check_sample_weight(sample_weight, n):
     return w
 
 
+def _check_same_index(X, other, name):
+    """Values are matched by position: refuse pandas objects indexed differently from X."""
+    if not isinstance(X, pd.DataFrame) or not isinstance(other, (pd.DataFrame, pd.Series)):
+        return
+    if not other.index.equals(X.index):
+        raise ValueError(
+            f"{name} has an index that differs from the index of X; values are matched by "
+            f"position, so align them first (e.g. {name}.set_axis(X.index))"
+        )
+
+
 def _positions(frame_or_none, names):
     return [c for c in names if frame_or_none is not None and c in frame_or_none.columns]
 
@@ -136,6 +147,7 @@ class _BaseProfitTree(BaseEstimator):
 
         Returns ``(X_inputs, costs_for_resolve, cost_columns, cost_features)``.
         """
+        _check_same_index(X, costs, "costs")
         if matrix is None:
             if costs is not None:
                 raise ValueError("costs needs a decision_matrix; got decision_matrix=None")
@@ -196,6 +208,7 @@ class _BaseProfitTree(BaseEstimator):
     def _fit(self, X, y, sample_weight, costs):
         self._validate_params()
         matrix = self._check_matrix()
+        _check_same_index(X, y, "y")
         X_in, resolve_costs, cost_columns, cost_features = self._split_costs(X, costs, matrix)
         X_codes, encoding = fit_encode(X_in)
         n = X_codes.shape[0]
@@ -460,6 +473,8 @@ class _BaseProfitTree(BaseEstimator):
         leaves = self.tree_.apply(X_codes)
         d_idx, E = self._leaf_decisions(leaves)
 
+        _check_same_index(X, costs, "costs")
+        _check_same_index(X, y, "y")
         if costs is None and cost_frame is not None:
             costs = cost_frame
         cons = None

@@ -52,20 +52,31 @@ def test_categorical_string_bool_columns_without_nan():
     assert tree.tree_.is_categorical.any()
 
 
-@pytest.mark.xfail(
-    raises=(IndexError, ValueError),
-    reason="grower bug: _splitter._scan mixes all-node arrays (P, Pc, Wp) with the subset "
-    "of nodes that have missing values when only some nodes of a level have them",
-)
 def test_missing_values_are_handled_natively():
     X, y = mixed_frame()
     tree = ProfitTreeClassifier(decision_matrix=M2, max_depth=4).fit(X, y)
     proba = tree.predict_proba(X)
     assert np.isfinite(proba).all()
     # a row with every input missing follows the missing directions to one leaf
-    allnan = X.iloc[:1].copy()
-    allnan.loc[:, ["age", "job", "city", "owner", "note"]] = [np.nan, None, None, None, None]
-    assert tree.apply(allnan).shape == (1,)
+    allnan = pd.DataFrame({
+        "age": [np.nan],
+        "job": pd.Categorical([None], categories=X["job"].cat.categories),
+        "city": pd.Series([None], dtype="string"),
+        "owner": pd.array([None], dtype="boolean"),
+        "note": pd.Series([None], dtype=object),
+    })
+    leaf = tree.apply(allnan)[0]
+    # it follows missing_left at every split on its way
+    t = tree.tree_
+    node = 0
+    while t.children_left[node] >= 0:
+        node = t.children_left[node] if t.missing_left[node] else t.children_right[node]
+    assert leaf == node
+    # missing values in training were routed by learned directions: same leaves as apply
+    assert tree.tree_.n_node_samples[tree.apply(X)].sum() > 0
+    np.testing.assert_array_equal(
+        np.bincount(tree.apply(X), minlength=t.n_nodes)[t.is_leaf], t.n_node_samples[t.is_leaf]
+    )
 
 
 def test_unseen_categories_follow_the_missing_direction():

@@ -208,3 +208,26 @@ def test_a_per_case_constant_added_to_all_costs_never_changes_decisions(seed):
     b = ProfitTreeClassifier(decision_matrix=m, max_depth=3).fit(X, y, costs=shifted)
     assert a.tree_.feature.tolist() == b.tree_.feature.tolist()  # growing ignores costs
     np.testing.assert_array_equal(a.tree_.node_decision, b.tree_.node_decision)
+
+
+def test_frequencies_weight_the_summary_like_the_engine():
+    rng = np.random.default_rng(7)
+    X, y, _ = random_case(rng, 150)
+    F = rng.integers(1, 5, 150).astype(float)
+    m = DecisionMatrix([[4.0, 0.0], [-1.0, 0.0]], levels=["yes", "no"],
+                       decisions=["act", "wait"])
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=3).fit(X, y, sample_weight=F)
+    ours = tree.decide(X, y, sample_weight=F).summary
+    engine = decide(tree.predict_proba(X), m, y=y, sample_weight=F).summary
+    pd.testing.assert_series_equal(ours, engine, check_exact=False)
+    assert ours["frequency"] == F.sum()
+
+
+def test_misaligned_pandas_inputs_raise():
+    X, y, c = stump_data()
+    costs = pd.DataFrame({"c": c}, index=X.index + 100)
+    with pytest.raises(ValueError, match="costs has an index that differs"):
+        ProfitTreeClassifier(decision_matrix=MAIL, **STUMP).fit(X, y, costs=costs)
+    tree = ProfitTreeClassifier(decision_matrix=MAIL, **STUMP).fit(X, y, costs={"c": c})
+    with pytest.raises(ValueError, match="y has an index that differs"):
+        tree.decide(X, pd.Series(y, index=X.index[::-1]), costs={"c": c})
