@@ -184,7 +184,7 @@ def profit_curve(y_true, y_score, matrix, *, costs=None, sample_weight=None,
         ``response_rate``, ``cum_response_rate``, ``lift``, ``cum_lift``, ``gain``
         (share of all responses captured); ``ep_threshold`` (the expected profit of the
         last block taken) and, with an event posterior, ``posterior_threshold`` (the
-        lowest event posterior taken).
+        lowest event posterior taken, as given, before any prior adjustment).
 
     See Also
     --------

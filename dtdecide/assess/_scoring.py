@@ -244,7 +244,8 @@ def score_cases(model, X, y, matrix=None, *, costs=None, sample_weight=None,
             if matrix.is_interval:
                 raw = raw.reshape(-1)
         return ScoredCases(matrix=matrix, result=res, post=np.asarray(raw, dtype=float), y=y)
-    if _is_deciding_model(model):
+    if _is_deciding_model(model) and not (matrix is not None
+                                          and model.decision_matrix_ is None):
         if matrix is not None and matrix != model.decision_matrix_:
             model = redecide(model, matrix, train_priors=train_priors)
         m = model.decision_matrix_

@@ -135,7 +135,9 @@ def what_if(models, X, y, variants, *, costs=None, sample_weight=None, baseline=
     for row in rows:
         base = decisions[(baseline, row["model"])]
         this = decisions[(row["variant"], row["model"])]
-        diff = (base != this).astype(float)
+        # a case without a decision (missing cost) under both variants has not changed
+        both_missing = pd.isna(base) & pd.isna(this)
+        diff = ((base != this) & ~both_missing).astype(float)
         weight = np.ones(diff.size) if w is None else w
         changed.append(float(np.dot(weight, diff) / weight.sum()))
     table["decisions_changed"] = changed

@@ -180,3 +180,19 @@ def test_input_errors(split):
         compare_models({"lr": lr}, {"v": (Xva, yva)})
     with pytest.raises(TypeError, match="models"):
         compare_models(lr, {"v": (Xva, yva)}, m)
+
+
+def test_models_fitted_without_matrix_use_their_posteriors(split):
+    Xtr, ytr, _, Xva, yva, _ = split
+    m = mail_matrix()
+    plain_tree = ProfitTreeClassifier(max_depth=3, random_state=0).fit(Xtr, ytr)
+    plain_wrap = DecisionEstimator(LogisticRegression()).fit(Xtr, ytr)
+    table = compare_models({"tree": plain_tree, "wrap": plain_wrap},
+                           {"validation": (Xva, yva)}, m).set_index("model")
+    cls = list(plain_tree.classes_)
+    post = plain_tree.predict_proba(Xva)[:, [cls.index(1), cls.index(0)]]
+    res = decide(post, m, y=yva)
+    assert table.loc["tree", "average_profit"] == pytest.approx(res.summary["average_profit"])
+    lr = LogisticRegression().fit(Xtr, ytr)
+    res = decide(lr.predict_proba(Xva)[:, [1, 0]], m, y=yva)
+    assert table.loc["wrap", "average_profit"] == pytest.approx(res.summary["average_profit"])

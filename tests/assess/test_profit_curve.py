@@ -190,3 +190,27 @@ def test_curve_end_is_total_profit_of_all_decisions(rows):
     assert curve["cum_profit"].iloc[-1] == pytest.approx(res.summary["total_profit"])
     # gains never decrease with depth
     assert np.all(np.diff(curve["gain"].fillna(0)) >= -1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.1, 0.3, 0.5, 0.7, 0.9]), st.booleans(),
+                          st.integers(1, 3)), min_size=2, max_size=20),
+       st.sampled_from([0.5, 2.0, 3.0]), st.randoms(use_true_random=False))
+def test_curve_invariants(rows, scale, rnd):
+    p = np.array([r[0] for r in rows])
+    y = np.array([int(r[1]) for r in rows])
+    w = np.array([float(r[2]) for r in rows])
+    m = mail_matrix()
+    base = profit_curve(y, p, m, sample_weight=w, n_bins=5)
+    # row order does not matter (ties are split proportionally)
+    perm = np.array(rnd.sample(range(len(rows)), len(rows)))
+    shuffled = profit_curve(y[perm], p[perm], m, sample_weight=w[perm], n_bins=5)
+    pd.testing.assert_frame_equal(base, shuffled, check_exact=False, rtol=1e-9, atol=1e-9)
+    # scaling every frequency scales totals and leaves averages and ratios alone
+    scaled = profit_curve(y, p, m, sample_weight=scale * w, n_bins=5)
+    for col in ("frequency", "cum_profit", "cum_investment", "profit"):
+        np.testing.assert_allclose(scaled[col], scale * base[col], atol=1e-9)
+    for col in ("cum_average_profit", "cum_roi", "gain", "ep_threshold"):
+        np.testing.assert_allclose(scaled[col], base[col], atol=1e-9)
+    # bins add up to the cumulative figures
+    np.testing.assert_allclose(base["profit"].cumsum(), base["cum_profit"], atol=1e-9)
