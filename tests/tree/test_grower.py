@@ -1,0 +1,215 @@
+"""grow_tree: routing equals the training partition, statistics, stopping rules."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dtdecide.tree._binning import Binner
+from dtdecide.tree._criteria import impurity
+from dtdecide.tree._grower import grow_tree
+
+
+def make_data(seed, n=400, n_classes=3, nan_rate=0.1, n_cat=5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    X[:, 3] = rng.integers(0, n_cat, size=n)  # categorical codes
+    logits = X[:, 0] + (X[:, 3] % 2) * 1.5 - X[:, 1] ** 2
+    y = np.digitize(logits + rng.normal(size=n) * 0.5, [-1.0, 0.5])[: n] % n_classes
+    X[rng.random(X.shape) < nan_rate] = np.nan
+    is_cat = np.array([False, False, False, True])
+    return X, y, is_cat, rng
+
+
+def fit(X, y, is_cat, max_bins=32, **kw):
+    binner = Binner(max_bins=max_bins, random_state=0).fit(X, is_cat, kw.get("sample_weight"))
+    return grow_tree(binner.transform(X), binner, y=y, **kw)
+
+
+def node_rows(tree, X):
+    """Boolean (n_samples, n_nodes): rows that pass through each node (via apply)."""
+    return tree.decision_path(X).toarray().astype(bool)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**31), st.booleans(), st.sampled_from(["gini", "entropy"]))
+def test_apply_reproduces_training_partition(seed, weighted, criterion):
+    X, y, is_cat, rng = make_data(seed)
+    w = rng.random(y.size) * 2 if weighted else None
+    tree = fit(X, y, is_cat, sample_weight=w, criterion=criterion, n_classes=3,
+               max_depth=5, min_samples_leaf=3, min_samples_split=6)
+    inside = node_rows(tree, X)
+    ww = np.ones(y.size) if w is None else w
+    for node in range(tree.n_nodes):
+        rows = inside[:, node]
+        assert tree.n_node_samples[node] == rows.sum()
+        expected = np.bincount(y[rows], weights=ww[rows], minlength=3)
+        np.testing.assert_allclose(tree.value[node], expected, rtol=1e-10, atol=1e-9)
+        assert tree.weighted_n_node_samples[node] == pytest.approx(ww[rows].sum())
+        assert tree.impurity[node] == pytest.approx(
+            float(impurity(expected, criterion)), abs=1e-9
+        )
+    leaf = tree.children_left == -1
+    assert np.all(tree.n_node_samples[leaf] >= 3)
+    internal = ~leaf
+    assert np.all(tree.n_node_samples[internal] >= 6)
+    assert tree.max_depth <= 5
+    # children add up to their parent
+    lc, rc = tree.children_left[internal], tree.children_right[internal]
+    np.testing.assert_allclose(tree.value[lc] + tree.value[rc], tree.value[internal], atol=1e-9)
+
+
+def test_regression_values_are_raw_sums():
+    X, _, is_cat, rng = make_data(5, nan_rate=0.05)
+    y = 1000.0 + np.nan_to_num(X[:, 0]) * 3 + rng.normal(size=X.shape[0])
+    w = rng.random(y.size) + 0.5
+    tree = fit(X, y, is_cat, sample_weight=w, criterion="variance", max_depth=4)
+    inside = node_rows(tree, X)
+    for node in range(tree.n_nodes):
+        r = inside[:, node]
+        expected = [w[r].sum(), (w[r] * y[r]).sum(), (w[r] * y[r] ** 2).sum()]
+        np.testing.assert_allclose(tree.value[node], expected, rtol=1e-9)
+        var = np.average((y[r] - np.average(y[r], weights=w[r])) ** 2, weights=w[r])
+        assert tree.impurity[node] == pytest.approx(var, rel=1e-6, abs=1e-9)
+    assert tree.n_leaves > 4
+
+
+def test_chunk_size_does_not_change_the_tree():
+    X, y, is_cat, _ = make_data(1)
+    a = fit(X, y, is_cat, n_classes=3, max_depth=6, min_samples_leaf=1, min_samples_split=2)
+    b = fit(X, y, is_cat, n_classes=3, max_depth=6, min_samples_leaf=1, min_samples_split=2,
+            chunk_size=37)
+    assert a == b
+
+
+def test_unit_weights_equal_no_weights_and_integer_weights_equal_duplication():
+    X, y, is_cat, rng = make_data(2, nan_rate=0.0)
+    kw = dict(n_classes=3, max_depth=4, min_samples_leaf=1, min_samples_split=2)
+    assert fit(X, y, is_cat, **kw) == fit(X, y, is_cat, sample_weight=np.ones(y.size), **kw)
+    w = rng.integers(1, 4, size=y.size)
+    rep = np.repeat(np.arange(y.size), w)
+    binner = Binner(max_bins=1000).fit(X, is_cat)
+    tw = grow_tree(binner.transform(X), binner, y=y, sample_weight=w.astype(float), **kw)
+    td = grow_tree(binner.transform(X[rep]), binner, y=y[rep], **kw)
+    assert tw.n_nodes == td.n_nodes
+    np.testing.assert_array_equal(tw.feature, td.feature)
+    np.testing.assert_allclose(tw.value, td.value)
+    np.testing.assert_array_equal(tw.apply(X), td.apply(X))
+
+
+def test_best_first_respects_max_leaf_nodes():
+    X, y, is_cat, _ = make_data(3, n=600)
+    for k in (2, 5, 17):
+        tree = fit(X, y, is_cat, n_classes=3, max_depth=8, min_samples_leaf=1,
+                   min_samples_split=2, max_leaf_nodes=k)
+        assert tree.n_leaves == k
+    # with a huge budget best-first grows the same tree as level-wise
+    lw = fit(X, y, is_cat, n_classes=3, max_depth=4, min_samples_leaf=2, min_samples_split=4)
+    bf = fit(X, y, is_cat, n_classes=3, max_depth=4, min_samples_leaf=2, min_samples_split=4,
+             max_leaf_nodes=10_000)
+    assert lw.n_leaves == bf.n_leaves
+    # same partition of the rows into leaves
+    pairs = set(zip(lw.apply(X).tolist(), bf.apply(X).tolist()))
+    assert len(pairs) == lw.n_leaves
+
+
+def test_categorical_feature_found_with_perfect_partition():
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 6, size=300).astype(float)
+    y = np.isin(codes, [1, 4, 5]).astype(int)
+    X = np.column_stack([rng.normal(size=300), codes])
+    tree = fit(X, y, np.array([False, True]), max_depth=1, min_samples_leaf=1)
+    assert tree.feature[0] == 1 and tree.is_categorical[0]
+    assert tree.cat_left[0, [1, 4, 5]].all() != tree.cat_left[0, [0, 2, 3]].any()
+    assert tree.impurity[1] == 0 and tree.impurity[2] == 0
+    # an unseen category code follows missing_left
+    leaf = tree.apply(np.array([[0.0, 9.0], [0.0, np.nan]]))
+    expected = 1 if tree.missing_left[0] else 2
+    assert leaf.tolist() == [expected, expected]
+
+
+def test_missing_values_learn_their_side():
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=500)
+    y = (x > 0).astype(int)
+    x[y == 1] = np.where(rng.random((y == 1).sum()) < 0.3, np.nan, x[y == 1])
+    tree = fit(x[:, None], y, np.array([False]), max_bins=1000, max_depth=1, min_samples_leaf=1)
+    right_is_one = tree.value[2, 1] > tree.value[2, 0]
+    assert tree.missing_left[0] == (not right_is_one)
+    assert tree.impurity[1] == 0 and tree.impurity[2] == 0
+
+
+def test_class_weight_uniform_scale_and_generalized_gini_zero_one():
+    X, y, is_cat, _ = make_data(6)
+    kw = dict(n_classes=3, max_depth=5, min_samples_leaf=2, min_samples_split=4)
+    base = fit(X, y, is_cat, **kw)
+    scaled = fit(X, y, is_cat, class_weight=np.full(3, 2.5), **kw)
+    np.testing.assert_array_equal(base.feature, scaled.feature)
+    np.testing.assert_array_equal(base.value, scaled.value)  # value stays raw
+    gg = fit(X, y, is_cat, criterion="generalized_gini", loss_matrix=1 - np.eye(3), **kw)
+    np.testing.assert_array_equal(base.feature, gg.feature)
+    np.testing.assert_allclose(base.impurity, gg.impurity, atol=1e-12)
+    skew = fit(X, y, is_cat, class_weight=np.array([1.0, 1.0, 20.0]), **kw)
+    assert not (skew.n_nodes == base.n_nodes and np.array_equal(skew.feature, base.feature))
+
+
+def test_stopping_rules():
+    X, y, is_cat, _ = make_data(7)
+    stump = fit(X, y, is_cat, n_classes=3, max_depth=1)
+    assert stump.n_nodes == 3
+    lone = fit(X, y, is_cat, n_classes=3, min_samples_split=10_000)
+    assert lone.n_nodes == 1 and lone.n_leaves == 1
+    big_leaf = fit(X, y, is_cat, n_classes=3, min_samples_leaf=150, max_depth=None)
+    assert big_leaf.n_node_samples[big_leaf.children_left == -1].min() >= 150
+    strict = fit(X, y, is_cat, n_classes=3, min_impurity_decrease=0.05, max_depth=None)
+    loose = fit(X, y, is_cat, n_classes=3, max_depth=None)
+    assert strict.n_nodes < loose.n_nodes
+    pure = fit(X, np.zeros(y.size, dtype=int), is_cat)
+    assert pure.n_nodes == 1
+    const = fit(np.ones((50, 2)), np.arange(50) % 2, None, min_samples_leaf=1)
+    assert const.n_nodes == 1
+
+
+@pytest.mark.parametrize(
+    "kwargs, err, match",
+    [
+        ({"criterion": "gain"}, ValueError, "criterion"),
+        ({"max_depth": 0}, ValueError, "max_depth"),
+        ({"min_samples_leaf": 0}, ValueError, "min_samples_leaf"),
+        ({"min_samples_split": 1}, ValueError, "min_samples_split"),
+        ({"max_leaf_nodes": 1}, ValueError, "max_leaf_nodes"),
+        ({"min_impurity_decrease": -1.0}, ValueError, "min_impurity_decrease"),
+        ({"sample_weight": -np.ones(40)}, ValueError, "sample_weight"),
+        ({"sample_weight": np.ones(3)}, ValueError, "sample_weight"),
+        ({"class_weight": np.ones(5)}, ValueError, "class_weight"),
+        ({"criterion": "generalized_gini"}, ValueError, "loss_matrix"),
+        ({"loss_matrix": np.ones((2, 2))}, ValueError, "loss_matrix"),
+        ({"n_classes": 1}, ValueError, "n_classes"),
+        ({"criterion": "variance", "class_weight": [1, 1]}, ValueError, "class_weight"),
+    ],
+)
+def test_parameter_errors(kwargs, err, match):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = np.arange(40) % 2
+    binner = Binner().fit(X)
+    with pytest.raises(err, match=match):
+        grow_tree(binner.transform(X), binner, y=y, **kwargs)
+
+
+def test_input_errors():
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    binner = Binner().fit(X)
+    Xb = binner.transform(X)
+    with pytest.raises(TypeError, match="X_binned"):
+        grow_tree(X, binner, y=np.zeros(10, dtype=int))
+    with pytest.raises(ValueError, match="columns"):
+        grow_tree(Xb[:, :1], binner, y=np.zeros(10, dtype=int))
+    with pytest.raises(ValueError, match="y must have shape"):
+        grow_tree(Xb, binner, y=np.zeros(3, dtype=int))
+    with pytest.raises(ValueError, match="integer class codes"):
+        grow_tree(Xb, binner, y=np.full(10, 0.5))
+    with pytest.raises(ValueError, match="finite"):
+        grow_tree(Xb, binner, y=np.full(10, np.nan), criterion="variance")
+    with pytest.raises(ValueError, match="fitted Binner"):
+        grow_tree(Xb, Binner(), y=np.zeros(10, dtype=int))
