@@ -231,3 +231,19 @@ def test_misaligned_pandas_inputs_raise():
     tree = ProfitTreeClassifier(decision_matrix=MAIL, **STUMP).fit(X, y, costs={"c": c})
     with pytest.raises(ValueError, match="y has an index that differs"):
         tree.decide(X, pd.Series(y, index=X.index[::-1]), costs={"c": c})
+
+
+def test_identity_profit_is_accuracy_and_zero_one_loss_is_error_rate():
+    rng = np.random.default_rng(8)
+    X, _, _ = random_case(rng, 200)
+    y = rng.choice(["p", "q", "r"], 200)
+    levels = ["p", "q", "r"]
+    ident = DecisionMatrix(np.eye(3), levels=levels, decisions=levels)
+    tree = ProfitTreeClassifier(decision_matrix=ident, max_depth=3).fit(X, y)
+    res = tree.decide(X, y)
+    assert res.summary["average_profit"] == pytest.approx(tree.score(X, y))
+    zero_one = DecisionMatrix(1 - np.eye(3), levels=levels, decisions=levels, kind="loss")
+    tree = ProfitTreeClassifier(decision_matrix=zero_one, max_depth=3).fit(X, y)
+    res = tree.decide(X, y)
+    assert res.summary["average_loss"] == pytest.approx(1 - tree.score(X, y))
+    assert res.summary["misclassification_rate"] == pytest.approx(1 - tree.score(X, y))
