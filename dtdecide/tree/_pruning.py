@@ -274,8 +274,12 @@ def weakest_link_sequence(children_left, children_right, risk):
             L[v] = L[left[v]] + L[right[v]]
     is_leaf = [lv < 0 for lv in left]  # current leaves (collapsed nodes included)
     gone = [False] * n  # removed inside a collapse
-    version = [0] * n
-    heap = [((R[v] - S[v]) / (L[v] - 1), v, 0) for v in range(n) if not is_leaf[v]]
+    # Heap keys are lower bounds of the current g: collapsing a descendant at alpha
+    # never lowers the g of an ancestor whose g is at least alpha (its numerator loses
+    # alpha per leaf removed, less than its average). A popped key is re-checked and
+    # pushed back with the current g when it was stale, so an ancestor costs one
+    # addition per collapse below it instead of one heap push.
+    heap = [((R[v] - S[v]) / (L[v] - 1), v) for v in range(n) if not is_leaf[v]]
     heapq.heapify(heap)
 
     collapse_step = [0] * n
@@ -284,18 +288,26 @@ def weakest_link_sequence(children_left, children_right, risk):
     totals = [S[0]]
     step = 0
     while not is_leaf[0]:
-        g, v, ver = heapq.heappop(heap)
-        if gone[v] or is_leaf[v] or ver != version[v]:
+        g, v = heap[0]
+        if gone[v] or is_leaf[v]:
+            heapq.heappop(heap)
+            continue
+        current = (R[v] - S[v]) / (L[v] - 1)
+        if current > g:  # stale key
+            heapq.heapreplace(heap, (current, v))
             continue
         step += 1
-        alpha = max(g, alphas[-1])
-        heapq.heappush(heap, (g, v, ver))  # collapsed by the loop below
+        alpha = max(current, alphas[-1])
         while heap:
-            g, v, ver = heap[0]
-            if gone[v] or is_leaf[v] or ver != version[v]:
+            g, v = heap[0]
+            if gone[v] or is_leaf[v]:
                 heapq.heappop(heap)
                 continue
             if R[v] - S[v] > alpha * (L[v] - 1) + tol:
+                current = (R[v] - S[v]) / (L[v] - 1)
+                if current > g:
+                    heapq.heapreplace(heap, (current, v))
+                    continue
                 break
             heapq.heappop(heap)
             # collapse v: mark what disappears below it
@@ -319,8 +331,6 @@ def weakest_link_sequence(children_left, children_right, risk):
             while u >= 0:
                 S[u] += d_risk
                 L[u] += d_leaves
-                version[u] += 1
-                heapq.heappush(heap, ((R[u] - S[u]) / (L[u] - 1), u, version[u]))
                 u = parent[u]
         alphas.append(alpha)
         n_leaves.append(L[0])
