@@ -46,9 +46,10 @@ class Consequences:
         self.sign = sign
         self.knots = knots
         self.n_samples = int(n_samples)
-        if case_q is not None:
+        # the per-case test only runs when a cheap global test finds a NaN
+        if case_q is not None and np.isnan(case_q.sum()):
             self.has_missing = np.isnan(case_q).any(axis=(1, 2))
-        elif case_costs is not None:
+        elif case_costs is not None and np.isnan(case_costs.sum()):
             self.has_missing = np.isnan(case_costs).any(axis=1)
         else:
             self.has_missing = np.zeros(self.n_samples, dtype=bool)

@@ -170,6 +170,14 @@ def _check_aligned(obj, index, name):
         )
 
 
+def _user_sign(x, sign):
+    """Profit-oriented array in the user's sign (in place; no negative zeros)."""
+    if sign < 0:
+        np.negative(x, out=x)
+        x += 0.0
+    return x
+
+
 def _sample_weight(sample_weight, n):
     if sample_weight is None:
         return None
@@ -226,7 +234,9 @@ def _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missin
             safe = np.where((d_idx < 0) | (d_idx >= D), 0, d_idx)
             c_val = np.take_along_axis(q, safe[:, None], axis=1)[:, 0]
             c_val = np.where(d_idx < 0, np.nan, c_val)
-            b_val = np.maximum.reduce([q[:, j] for j in range(D)])  # faster than max(axis=1)
+            b_val = q[:, 0].copy()  # column by column: faster than q.max(axis=1)
+            for j in range(1, D):
+                np.maximum(b_val, q[:, j], out=b_val)
             b_val[miss] = np.nan
             if thr is not None:
                 c_val[skip] = 0.0
@@ -373,6 +383,8 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
             if y_arr.ndim != 1:
                 raise ValueError(f"y must be 1-D; got shape {y_arr.shape}")
             t_all = encode_target(y_arr, matrix.levels)
+            if T < 127:
+                t_all = t_all.astype(np.int8)  # small codes: less memory traffic
         if t_all.shape[0] != n:
             raise ValueError(f"y must have one value per case ({n}); got {t_all.shape[0]}")
 
@@ -419,11 +431,11 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     decisions = matrix.decisions + ((do_nothing,) if threshold is not None else ())
     cols = {
         f"D_{target_name}": pd.Categorical.from_codes(D_codes, categories=list(decisions)),
-        f"E{letter}_{target_name}": sign * E + 0.0,
+        f"E{letter}_{target_name}": _user_sign(E, sign),
     }
     if has_y:
-        cols[f"C{letter}_{target_name}"] = sign * C + 0.0
-        cols[f"B{letter}_{target_name}"] = sign * B + 0.0
+        cols[f"C{letter}_{target_name}"] = _user_sign(C, sign)
+        cols[f"B{letter}_{target_name}"] = _user_sign(B, sign)
     if is_revenue:
         cols[f"IC_{target_name}"] = IC
         if has_y:
@@ -440,7 +452,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
 
     def total(x):
         x = x if all_ok else np.where(ok, x, 0.0)  # NaN * 0 would still be NaN
-        return float(sign * np.dot(w_ok, x)) + 0.0
+        return float(np.dot(w_ok, x)) + 0.0  # E, C, B are already in the user's sign
 
     def average(tot):
         return tot / freq if freq > 0 else np.nan
@@ -467,7 +479,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
             adj_tot = adj_avg = np.nan
         else:
             aw = w[ok] * paw
-            adj_tot = float(sign * np.dot(aw, C[ok])) + 0.0
+            adj_tot = float(np.dot(aw, C[ok])) + 0.0
             adj_avg = adj_tot / aw.sum() if aw.sum() > 0 else np.nan
         summary[f"adjusted_total_{word}"] = adj_tot
         summary[f"adjusted_average_{word}"] = adj_avg

@@ -46,12 +46,13 @@ def decide_arrays(A):
     A = np.asarray(A, dtype=_FLOAT)
     if A.ndim != 2 or A.shape[1] == 0:
         raise ValueError(f"A must be 2-D with at least one column; got shape {A.shape}")
-    bad = np.isnan(A).any(axis=1)
-    if bad.any():
+    # a cheap global test first: the per-row test is only needed when NaN occur
+    bad = np.isnan(A).any(axis=1) if np.isnan(A.sum()) else None
+    if bad is not None:
         A = np.where(bad[:, None], 0.0, A)
     D_idx = np.argmax(A, axis=1).astype(np.intp)  # argmax returns the first maximum
     E = np.take_along_axis(A, D_idx[:, None], axis=1)[:, 0]
-    if bad.any():
+    if bad is not None:
         D_idx[bad] = -1
         E[bad] = np.nan
     return D_idx, E
