@@ -453,6 +453,8 @@ def grow_tree(
             raise ValueError("sample_weight must be finite and non-negative")
         if not sample_weight.sum() > 0:
             raise ValueError("sample_weight must have a positive sum")
+        if np.all(sample_weight == 1.0):
+            sample_weight = None  # unit weights: exact integer counts, faster kernels
 
     y = np.asarray(y)
     if y.shape != (n_samples,):
