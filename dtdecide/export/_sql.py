@@ -53,21 +53,13 @@ def _label_literal(label, dialect):
 
 
 def _case_by_leaf(leaf_col, items, else_sql="NULL"):
-    """``CASE leaf WHEN id THEN expr ... END`` grouping leaves with equal expressions."""
-    groups = {}
-    for leaf, expr in items:
-        groups.setdefault(expr, []).append(int(leaf))
-    if len(groups) == 1 and else_sql == "NULL":
-        ((expr, leaves),) = groups.items()
-        ids = ", ".join(str(i) for i in leaves)
-        return f"CASE WHEN {leaf_col} IN ({ids}) THEN {expr} ELSE NULL END"
-    parts = ["CASE"]
-    for expr, leaves in groups.items():
-        if len(leaves) == 1:
-            parts.append(f"WHEN {leaf_col} = {leaves[0]} THEN {expr}")
-        else:
-            ids = ", ".join(str(i) for i in leaves)
-            parts.append(f"WHEN {leaf_col} IN ({ids}) THEN {expr}")
+    """``CASE leaf WHEN id THEN expr ... END``.
+
+    The simple CASE form evaluates ``leaf`` once per row even when an engine (SQLite)
+    flattens the inner query and substitutes the whole nested leaf expression.
+    """
+    parts = [f"CASE {leaf_col}"]
+    parts.extend(f"WHEN {int(leaf)} THEN {expr}" for leaf, expr in items)
     parts.append(f"ELSE {else_sql} END")
     return " ".join(parts)
 
