@@ -59,6 +59,18 @@ _PUBLIC = {
     "what_if_curves": "dtdecide.assess",
     "balanced_sample": "dtdecide.assess",
     "misclassification_rates": "dtdecide.assess",
+    # exports: leaf tables, rules, SQL, pictures, persistence
+    "leaf_table": "dtdecide.export",
+    "write_leaf_table": "dtdecide.export",
+    "read_leaf_table": "dtdecide.export",
+    "export_rules": "dtdecide.export",
+    "to_sql": "dtdecide.export",
+    "plot_tree": "dtdecide.export",
+    "export_graphviz": "dtdecide.export",
+    "variable_importance": "dtdecide.export",
+    "plot_variable_importance": "dtdecide.export",
+    "save": "dtdecide.export",
+    "load": "dtdecide.export",
     # bundled data
     "load_bank_marketing": "dtdecide.datasets",
 }
