@@ -31,6 +31,7 @@ majority. Flat chooses a minority group exactly when
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.linear_model import LogisticRegression
@@ -194,6 +195,13 @@ def flat_decision_scores(proba, majority_idx, beta, delta):
     scores = np.array(proba, dtype=np.float64, copy=True)
     scores[:, majority_idx] = beta * proba[:, majority_idx] - delta
     return scores
+
+
+def _rows(X, rows):
+    """Rows of any X the stages accept (sparse formats without row indexing go via CSR)."""
+    if sp.issparse(X) and X.format not in ("csr", "csc"):
+        X = X.tocsr()
+    return _safe_indexing(X, rows)
 
 
 def _check_2d(X):
@@ -600,7 +608,7 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
             rows = np.flatnonzero(is_minority)
             self.minority_estimator_ = _fit_weighted(
                 self._stage_two(),
-                _safe_indexing(X, rows),
+                _rows(X, rows),
                 y[rows],
                 None if sample_weight is None else sample_weight[rows],
             )
@@ -653,5 +661,5 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
             pred[to_minority] = self.minority_classes_[0]
         elif to_minority.any():
             rows = np.flatnonzero(to_minority)
-            pred[rows] = self.minority_estimator_.predict(_safe_indexing(X, rows))
+            pred[rows] = self.minority_estimator_.predict(_rows(X, rows))
         return pred
