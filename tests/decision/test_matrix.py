@@ -321,3 +321,14 @@ def test_read_csv_errors_name_the_file(tmp_path):
     with pytest.raises(ValueError, match=r"bad\.csv: costs are only allowed with kind='revenue'"):
         DecisionMatrix.read_csv(path, kind="loss")
     assert DecisionMatrix.read_csv(path).costs == {"call": "c"}
+
+
+def test_case_specific_interval_interpolates_per_case():
+    m = DecisionMatrix.case_specific(knots=[0.0, 10.0], decisions=["a", "b"])
+    Q = np.array([[[0.0, 5.0], [10.0, 5.0]],      # case 0: a goes 0 -> 10, b flat 5
+                  [[0.0, 0.0], [-10.0, 20.0]]])   # case 1: a goes 0 -> -10, b 0 -> 20
+    cons = m.resolve(Q, n_samples=2)
+    np.testing.assert_allclose(cons.q_actual(np.array([5.0, 20.0])), [[5.0, 5.0], [-20.0, 40.0]])
+    sub = cons.take(np.array([False, True]))
+    assert sub.n_samples == 1
+    np.testing.assert_allclose(sub.expected(np.array([-10.0])), [[10.0, -20.0]])
