@@ -742,7 +742,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         Cost-variable columns taken out of ``X`` (not used as inputs).
     target_name_ : str
         Name of ``y`` (a Series' name) or ``"target"``.
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (n_features,)
 
     See Also
     --------
@@ -906,7 +906,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
 
         Returns
         -------
-        ndarray of shape (n_samples, n_classes_)
+        ndarray of shape (n_samples, n_classes)
         """
         leaves = self.apply(X)
         return self._node_posteriors()[leaves]
@@ -978,7 +978,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     decisions_ : tuple of str or None
     cost_features_ : tuple of str
     target_name_ : str
-    feature_importances_ : ndarray of shape (n_features_in_,)
+    feature_importances_ : ndarray of shape (n_features,)
 
     See Also
     --------
