@@ -183,11 +183,17 @@ class _BaseProfitTree(BaseEstimator):
         n = n_samples_of(X)
         arrays = {}
         for v in names:
-            col = np.asarray(columns[v]).reshape(-1)
+            col = columns[v]
+            if isinstance(col, pd.Series) and col.dtype.kind not in "fiub":
+                col = col.to_numpy(dtype=object, na_value=np.nan)  # nullable / object
+            col = np.asarray(col).reshape(-1)
             try:
-                arr = pd.to_numeric(pd.Series(col), errors="raise").to_numpy(
-                    dtype=_FLOAT, na_value=np.nan
-                )
+                if col.dtype.kind in "fiub":  # already numbers: no pandas round trip
+                    arr = col.astype(_FLOAT)
+                else:
+                    arr = pd.to_numeric(pd.Series(col), errors="raise").to_numpy(
+                        dtype=_FLOAT, na_value=np.nan
+                    )
             except (TypeError, ValueError):
                 raise TypeError(f"costs column {v!r} must be numeric") from None
             if arr.shape[0] != n:
