@@ -99,3 +99,29 @@ def test_grid_search_regressor():
     y = X[:, 0] * 2 + rng.normal(size=200)
     search = GridSearchCV(ProfitTreeRegressor(), {"max_depth": [1, 4]}, cv=3).fit(X, y)
     assert search.best_params_ == {"max_depth": 4}
+
+
+def test_grid_search_routes_case_costs_to_fit_and_scorer():
+    import sklearn
+
+    from dtdecide import make_profit_scorer
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=300)})
+    y = np.where(X["a"] + rng.normal(size=300) > 0, "yes", "no")
+    costs = pd.DataFrame({"c": rng.uniform(0, 3, 300)})
+    m = DecisionMatrix({"call": [10.0, 0.0], "skip": [0.0, 0.0]}, levels=["yes", "no"],
+                       kind="revenue", costs={"call": "c"})
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = ProfitTreeClassifier(decision_matrix=m).set_fit_request(
+            costs=True, sample_weight=False
+        )
+        scorer = make_profit_scorer(m).set_score_request(costs=True)
+        search = GridSearchCV(est, {"max_depth": [1, 3]}, scoring=scorer, cv=3)
+        search.fit(X, y, costs=costs)
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
+    # the refit saw every case's cost: same tree as a direct fit
+    direct = ProfitTreeClassifier(decision_matrix=m, **search.best_params_).fit(
+        X, y, costs=costs
+    )
+    assert direct.tree_ == search.best_estimator_.tree_
