@@ -247,3 +247,28 @@ def test_identity_profit_is_accuracy_and_zero_one_loss_is_error_rate():
     res = tree.decide(X, y)
     assert res.summary["average_loss"] == pytest.approx(1 - tree.score(X, y))
     assert res.summary["misclassification_rate"] == pytest.approx(1 - tree.score(X, y))
+
+
+def test_interval_case_specific_leaf_sum():
+    from dtdecide.decision import interpolate_knots
+
+    rng = np.random.default_rng(9)
+    n = 120
+    X = rng.uniform(0, 10, (n, 1))
+    y = 2 * X[:, 0] + rng.normal(size=n)
+    knots = [0.0, 10.0, 20.0]
+    m = DecisionMatrix.case_specific(knots=knots, decisions=["a", "b"])
+    Q = rng.normal(size=(n, 3, 2))
+    reg = ProfitTreeRegressor(decision_matrix=m, max_depth=2).fit(X, y, costs=Q)
+    res = reg.decide(X, y, costs=Q)
+    leaves = reg.apply(X)
+    for leaf in np.unique(leaves):
+        rows = np.flatnonzero(leaves == leaf)
+        P = y[rows].mean()
+        # leaf sum of L(j, P, d) over the leaf's training cases, per unit weight
+        A = np.mean([interpolate_knots(knots, Q[j], [P])[0] for j in rows], axis=0)
+        np.testing.assert_allclose(reg.tree_.node_expected[leaf], A)
+        assert set(res.cases["D_target"][rows]) == {m.decisions[int(np.argmax(A))]}
+    own = np.array([interpolate_knots(knots, Q[j], [y[j]])[0] for j in range(n)])
+    d = np.array([m.decisions.index(v) for v in res.cases["D_target"]])
+    np.testing.assert_allclose(res.cases["CP_target"], own[np.arange(n), d])
