@@ -465,6 +465,26 @@ class _BaseProfitTree(BaseEstimator):
             ``cases`` with the columns of :func:`dtdecide.decide` (``D_``, ``EP_``/
             ``EL_``, ``CP_``/``CL_``, ``BP_``/``BL_``, ``IC_``, ``ROI_``, suffixed with
             the target name) and ``summary`` with the same statistics.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [0, 0, 0, 1, 1]})
+        >>> y = ["yes", "no", "no", "yes", "yes"]
+        >>> m = DecisionMatrix({"mail": [20.0, 0.0], "skip": [0.0, 0.0]},
+        ...                    levels=["yes", "no"], kind="revenue", costs={"mail": "c"})
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1, min_samples_leaf=1,
+        ...                             min_samples_split=2)
+        >>> tree = tree.fit(X, y, costs={"c": [2.0, 4.0, 6.0, 1.0, 3.0]})
+        >>> res = tree.decide(X, y, costs={"c": [10.0, 0.0, 1.0, 5.0, 30.0]})
+        >>> res.cases[["D_target", "EP_target", "CP_target", "IC_target"]].round(2)
+          D_target  EP_target  CP_target  IC_target
+        0     mail       2.67       10.0       10.0
+        1     mail       2.67        0.0        0.0
+        2     mail       2.67       -1.0        1.0
+        3     mail      18.00       15.0        5.0
+        4     mail      18.00      -10.0       30.0
         """
         check_is_fitted(self, "tree_")
         matrix = self.decision_matrix_
