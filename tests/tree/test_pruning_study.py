@@ -11,6 +11,8 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import clone
 from sklearn.model_selection import KFold, StratifiedKFold
 
@@ -406,3 +408,37 @@ def test_pruning_guide_examples_run():
                               optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 30
     assert result.failed == 0
+
+
+# ------------------------------------------------------- properties on real trees
+@settings(max_examples=10, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    depth=st.integers(1, 5),
+    gain=st.integers(1, 40),
+    cost=st.integers(1, 10),
+    kind=st.sampled_from(["profit", "loss"]),
+)
+def test_scoring_matches_decide_on_random_real_trees(seed, depth, gain, cost, kind):
+    X, y = make_data(300, seed)
+    X = X.drop(columns="cost")
+    values = np.array([[gain - cost, 0.0], [-cost, 0.0]])
+    if kind == "loss":
+        values = -values
+    matrix = DecisionMatrix(values, levels=["yes", "no"], decisions=["call", "skip"],
+                            kind=kind)
+    est = ProfitTreeClassifier(decision_matrix=matrix, max_depth=depth).fit(X[:200], y[:200])
+    study = PruningStudy(est).fit(X[200:], y[200:])
+    path = study.path_
+    sign = 1.0 if kind == "profit" else -1.0
+    assert np.all(np.diff(path.ccp_alphas) >= 0)
+    assert np.all(np.diff(sign * path.train_total) <= 1e-9)
+    key = f"average_{kind}"
+    for k in range(path.n_subtrees):
+        pruned = est.prune(subtree_index=k)
+        assert study.results_.loc[k, "valid_measure"] == pytest.approx(
+            pruned.decide(X[200:], y[200:]).summary[key], rel=1e-12, abs=1e-12)
+    chosen = study.results_.loc[study.selected_index_, "valid_measure"]
+    best = study.results_["valid_measure"].max() if kind == "profit" else (
+        study.results_["valid_measure"].min())
+    assert chosen == pytest.approx(best)
