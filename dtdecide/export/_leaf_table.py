@@ -242,11 +242,17 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
     - with a decision matrix: ``cost_<d>`` (average training cost of each decision, when
       the matrix has costs), ``EP_<d>`` (expected profit of each decision), ``decision``,
       ``EP`` (that of the chosen decision), ``total_profit`` and ``average_profit`` (the
-      training profit of the leaf under its decision; prior-weighted when the matrix has
-      explicit priors) and ``ROI`` (revenue matrices: total profit / total investment);
-    - with ``X``: ``valid_n``, ``valid_weight``, ``valid_cost_<d>``; with ``y`` also
-      ``valid_count_<c>``/``valid_post_<c>`` (or ``valid_mean``/``valid_sd``),
-      ``valid_total_profit``, ``valid_average_profit`` and ``valid_ROI``.
+      training profit of the leaf under its decision), ``ROI`` (revenue matrices: total
+      profit / total investment, with the four cases of ``roi``) and, when the matrix has
+      explicit priors, ``adjusted_total_profit`` and ``adjusted_average_profit`` (each
+      class weighted by ``Paw(t) = Prior(t) / n_t * n``);
+    - with ``X``: ``valid_n``, ``valid_weight`` and, when the cases' costs are at hand
+      (``costs`` or cost columns in ``X``; always for constant costs), ``valid_cost_<d>``;
+      with ``y`` also ``valid_count_<c>``/``valid_post_<c>`` (or ``valid_mean``/
+      ``valid_sd``), ``valid_total_profit``, ``valid_average_profit``, ``valid_ROI`` and,
+      with priors, ``valid_adjusted_total_profit``/``valid_adjusted_average_profit``. Rows
+      whose cost is missing get no decision from ``decide`` and are left out of the profit
+      figures.
 
     Parameters
     ----------
