@@ -51,6 +51,9 @@ from ._tree import TreeStructure
 __all__ = ["grow_tree", "Level"]
 
 _EPS = np.finfo(np.float64).eps
+# Row ids and node slots of the rows still growing: int32 halves the largest per-level
+# arrays (fits below 2**31 rows, checked in grow_tree).
+_ROW_INT = np.int32
 
 
 class Level:
@@ -68,17 +71,21 @@ class Level:
         Their row counts per bin.
     rows : ndarray of intp or None
         Training rows still in these nodes (None: every row).
-    slots : ndarray of intp
+    slots : ndarray of int
         Slot of each of ``rows``.
+    active : ndarray of bool, shape (m,)
+        Slots that may be split. Inactive slots hold the histogram of a finished smaller
+        child, kept only to derive its sibling.
     """
 
-    def __init__(self, node_ids, depth, hist, counts, rows, slots):
+    def __init__(self, node_ids, depth, hist, counts, rows, slots, active=None):
         self.node_ids = node_ids
         self.depth = depth
         self.hist = hist
         self.counts = counts
         self.rows = rows
         self.slots = slots
+        self.active = np.ones(node_ids.shape[0], dtype=bool) if active is None else active
 
     @property
     def n_nodes(self):
@@ -87,14 +94,15 @@ class Level:
     def take(self, i):
         """The state of slot ``i`` alone."""
         mask = self.slots == i
-        rows = np.flatnonzero(mask) if self.rows is None else self.rows[mask]
+        rows = np.flatnonzero(mask).astype(_ROW_INT) if self.rows is None else self.rows[mask]
         return Level(
             self.node_ids[i : i + 1],
             self.depth,
             self.hist[i : i + 1],
             None if self.counts is None else self.counts[i : i + 1],
             rows,
-            np.zeros(rows.shape[0], dtype=np.intp),
+            np.zeros(rows.shape[0], dtype=_ROW_INT),
+            self.active[i : i + 1],
         )
 
 
@@ -157,10 +165,11 @@ class _Context:
             min_samples_leaf=self.min_samples_leaf,
         )
 
-    def accept(self, split):
-        """Nodes whose best split is valid and decreases impurity enough."""
+    def accept(self, split, level):
+        """Active nodes whose best split is valid and decreases impurity enough."""
         improvement = split.gain / self.total_weight
-        return split.is_valid & (improvement + _EPS >= self.min_impurity_decrease)
+        ok = split.is_valid & (improvement + _EPS >= self.min_impurity_decrease)
+        return ok & level.active
 
     def can_split(self, depth, n_samples, sums):
         ok = (n_samples >= self.min_samples_split) & (n_samples >= 2 * self.min_samples_leaf)
@@ -208,97 +217,97 @@ def _expand(ctx, level, split, do):
         child_ids[1::2],
     )
 
-    # partition the rows of the split nodes
-    k_of_slot = np.full(level.n_nodes, -1, dtype=np.intp)
-    k_of_slot[sel] = np.arange(ns)
+    # partition the rows of the split nodes (row-level arrays in int32: half the memory)
+    k_of_slot = np.full(level.n_nodes, -1, dtype=_ROW_INT)
+    k_of_slot[sel] = np.arange(ns, dtype=_ROW_INT)
     k = k_of_slot[level.slots]
     keep = k >= 0
-    rows = np.flatnonzero(keep) if level.rows is None else level.rows[keep]
+    rows = np.flatnonzero(keep).astype(_ROW_INT) if level.rows is None else level.rows[keep]
     k = k[keep]
+    del keep
     if ns == 1:
-        b = X_binned[rows, feat[0]]
-        go_left = table[0, b]
+        child = (~table[0, X_binned[rows, feat[0]]]).astype(_ROW_INT)
     else:
-        b = X_binned[rows, feat[k]]
-        go_left = table[k, b]
-    child = 2 * k + (~go_left)
+        child = ~table[k, X_binned[rows, feat[k]]]
+        child = child.astype(_ROW_INT)
+        child += 2 * k
+    del k
 
     # children that keep growing, and the histograms they need
     cont = ctx.can_split(child_depth, child_cnt, child_sums)
     if not cont.any():
         return None
-    pair_needed = cont[0::2] | cont[1::2]
-    small_is_right = right_cnt < left_cnt
-    small_child = 2 * np.arange(ns) + small_is_right
-    needed = np.flatnonzero(pair_needed)
-    build_slot = np.full(2 * ns, -1, dtype=np.intp)
-    build_slot[small_child[needed]] = np.arange(needed.size)
-    bs = build_slot[child]
-    in_small = bs >= 0
-    hist_small, counts_small = build_histograms(
+    small_child = 2 * np.arange(ns) + (right_cnt < left_cnt)
+    needed = np.flatnonzero(cont[0::2] | cont[1::2])  # pairs with a growing child
+    small_needed = small_child[needed]
+    small_cont = small_needed[cont[small_needed]]
+    small_dead = small_needed[~cont[small_needed]]  # built only to subtract
+    big_cont = np.setdiff1d(np.flatnonzero(cont), small_needed)
+    # slot order of the new level: [small growing | small dead | big growing]
+    order = np.concatenate([small_cont, small_dead, big_cont])
+    n_built = small_needed.size
+    slot_of_child = np.full(2 * ns, -1, dtype=_ROW_INT)
+    slot_of_child[order] = np.arange(order.size, dtype=_ROW_INT)
+    new_hist = np.empty((order.size, *level.hist.shape[1:]), dtype=level.hist.dtype)
+    new_counts = None
+    if ctx.with_counts:
+        new_counts = np.empty((order.size, *level.counts.shape[1:]), dtype=level.counts.dtype)
+    row_slot = slot_of_child[child]
+    del child
+    in_built = (row_slot >= 0) & (row_slot < n_built)
+    build_histograms(
         X_binned,
-        rows[in_small],
-        bs[in_small],
-        needed.size,
+        rows[in_built],
+        row_slot[in_built],
+        n_built,
         ctx.n_bins_total,
         ctx.target,
         with_counts=ctx.with_counts,
         chunk_size=ctx.chunk_size,
+        out=(new_hist[:n_built], None if new_counts is None else new_counts[:n_built]),
     )
-    # new slot order: the directly built (smaller) children first, then their siblings
-    cont_idx = np.flatnonzero(cont)
-    pair = cont_idx // 2
-    rank = np.full(ns, -1, dtype=np.intp)
-    rank[needed] = np.arange(needed.size)
-    is_small = cont_idx == small_child[pair]
-    order = np.concatenate([cont_idx[is_small], cont_idx[~is_small]])
-    n_small = int(is_small.sum())
-    r_small = rank[pair[is_small]]
-    big_pair = pair[~is_small]
-    new_hist = _assemble(level.hist, hist_small, r_small, sel[big_pair], rank[big_pair])
+    del in_built
+    # siblings by subtraction: parent - smaller child
+    big_parent = sel[big_cont // 2]
+    big_small = slot_of_child[small_child[big_cont // 2]]
+    _subtract_into(new_hist[n_built:], level.hist, big_parent, new_hist, big_small)
+    if new_counts is not None:
+        _subtract_into(new_counts[n_built:], level.counts, big_parent, new_counts, big_small)
     if ctx.clip_subtraction:
-        big = new_hist[n_small:]
+        big = new_hist[n_built:]
         if ctx.is_classification:
             np.maximum(big, 0.0, out=big)
         else:
             np.maximum(big[..., 0], 0.0, out=big[..., 0])
             np.maximum(big[..., 2], 0.0, out=big[..., 2])
-    new_counts = None
-    if ctx.with_counts:
-        new_counts = _assemble(
-            level.counts, counts_small, r_small, sel[big_pair], rank[big_pair]
-        )
-
-    new_slot_of_child = np.full(2 * ns, -1, dtype=np.intp)
-    new_slot_of_child[order] = np.arange(order.size)
-    ns_row = new_slot_of_child[child]
-    alive = ns_row >= 0
-    return Level(child_ids[order], child_depth, new_hist, new_counts, rows[alive], ns_row[alive])
+    active = np.ones(order.size, dtype=bool)
+    active[small_cont.size : n_built] = False
+    alive = (row_slot >= 0) & ((row_slot < small_cont.size) | (row_slot >= n_built))
+    return Level(
+        child_ids[order], child_depth, new_hist, new_counts, rows[alive], row_slot[alive],
+        active=active,
+    )
 
 
 _ASSEMBLE_BATCH = 32  # nodes per batch: bounds the temporaries of the subtraction
 
 
-def _assemble(parent_hist, small_hist, small_idx, big_parent_idx, big_small_idx):
-    """Children histograms: ``small_hist[small_idx]`` then ``parent - small`` siblings."""
-    n_small, n_big = small_idx.size, big_parent_idx.size
-    out = np.empty((n_small + n_big, *parent_hist.shape[1:]), dtype=parent_hist.dtype)
-    out[:n_small] = small_hist[small_idx]
-    for start in range(0, n_big, _ASSEMBLE_BATCH):
-        stop = min(start + _ASSEMBLE_BATCH, n_big)
+def _subtract_into(out, parent_hist, parent_idx, small_hist, small_idx):
+    """``out[i] = parent_hist[parent_idx[i]] - small_hist[small_idx[i]]``, in batches."""
+    for start in range(0, parent_idx.size, _ASSEMBLE_BATCH):
+        stop = min(start + _ASSEMBLE_BATCH, parent_idx.size)
         np.subtract(
-            parent_hist[big_parent_idx[start:stop]],
-            small_hist[big_small_idx[start:stop]],
-            out=out[n_small + start : n_small + stop],
+            parent_hist[parent_idx[start:stop]],
+            small_hist[small_idx[start:stop]],
+            out=out[start:stop],
         )
-    return out
 
 
 def _grow_level_wise(ctx, root):
     level = root
     while level is not None and level.n_nodes:
         split = ctx.find(level)
-        do = ctx.accept(split)
+        do = ctx.accept(split, level)
         if not do.any():
             break
         level = _expand(ctx, level, split, do)
@@ -309,7 +318,7 @@ def _grow_best_first(ctx, root, max_leaf_nodes):
 
     def push(level, split):
         nonlocal counter
-        do = ctx.accept(split)
+        do = ctx.accept(split, level)
         for i in np.flatnonzero(do):
             single = level if level.n_nodes == 1 else level.take(i)
             item = (-float(split.gain[i]), counter, single, _take_split(split, i))
@@ -425,6 +434,8 @@ def grow_tree(
         )
     if n_samples == 0:
         raise ValueError("X_binned must have at least one row")
+    if n_samples >= np.iinfo(_ROW_INT).max:
+        raise ValueError(f"grow_tree supports fewer than 2**31 rows; got {n_samples}")
     X_binned = np.asfortranarray(X_binned)
     if criterion not in CRITERIA:
         raise ValueError(f"criterion must be one of {CRITERIA}; got {criterion!r}")
@@ -533,7 +544,7 @@ def grow_tree(
         nodes=_NodeTable(),
     )
 
-    slots = np.zeros(n_samples, dtype=np.intp)
+    slots = np.zeros(n_samples, dtype=_ROW_INT)
     hist, counts = build_histograms(
         X_binned, None, slots, 1, B, target, with_counts=ctx.with_counts, chunk_size=chunk_size
     )

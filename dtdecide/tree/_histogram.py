@@ -23,6 +23,10 @@ __all__ = ["HistogramTarget", "build_histograms", "HIST_DTYPE", "COUNT_DTYPE"]
 # Sums of weights and of y: float64 keeps counts exact up to 2**53 and makes
 # "parent - smaller child" exact for integer counts.
 HIST_DTYPE = np.float64
+# Unweighted class counts below 2**24 rows are exact in float32, which halves the memory
+# and the memory traffic of the histograms (the split search computes in float64).
+HIST_DTYPE_SMALL_COUNTS = np.float32
+_FLOAT32_EXACT_LIMIT = 1 << 24
 # Row counts per bin.
 COUNT_DTYPE = np.int64
 # Rows handled per bincount call: bounds temporaries to a few arrays of this length.
@@ -67,6 +71,12 @@ class HistogramTarget:
         self.counts_from_sums = weights is None if self.is_classification else bool(
             np.all(channels[:, 0] == 1.0)
         )
+        n_rows = codes.shape[0] if self.is_classification else channels.shape[0]
+        self.hist_dtype = np.dtype(
+            HIST_DTYPE_SMALL_COUNTS
+            if self.is_classification and weights is None and n_rows < _FLOAT32_EXACT_LIMIT
+            else HIST_DTYPE
+        )
 
     def counts_of(self, hist):
         """Row counts derived from a histogram (only when ``counts_from_sums``)."""
@@ -85,6 +95,7 @@ def build_histograms(
     *,
     with_counts=False,
     chunk_size=DEFAULT_CHUNK_SIZE,
+    out=None,
 ):
     """Histograms of the rows ``rows``, grouped by ``slots``.
 
@@ -106,6 +117,9 @@ def build_histograms(
         Also return plain row counts per (slot, feature, bin).
     chunk_size : int
         Rows per chunk; chunk histograms are summed.
+    out : tuple (hist, counts) or None
+        Preallocated outputs of the shapes below (``counts`` None unless
+        ``with_counts``); they are overwritten.
 
     Returns
     -------
@@ -124,10 +138,16 @@ def build_histograms(
     """
     n_features = X_binned.shape[1]
     B, C = n_bins_total, target.n_channels
-    hist = np.zeros((n_slots, n_features, B, C), dtype=HIST_DTYPE)
-    counts = (
-        np.zeros((n_slots, n_features, B), dtype=COUNT_DTYPE) if with_counts else None
-    )
+    if out is None:
+        hist = np.zeros((n_slots, n_features, B, C), dtype=target.hist_dtype)
+        counts = (
+            np.zeros((n_slots, n_features, B), dtype=COUNT_DTYPE) if with_counts else None
+        )
+    else:
+        hist, counts = out
+        hist[...] = 0
+        if counts is not None:
+            counts[...] = 0
     n_rows = X_binned.shape[0] if rows is None else rows.shape[0]
     for start in range(0, n_rows, chunk_size):
         stop = min(start + chunk_size, n_rows)
@@ -141,7 +161,7 @@ def _accumulate_chunk(X_binned, sel, slot, n_slots, B, target, hist, counts):
     """Add the histogram of one chunk of rows into ``hist`` (and ``counts``)."""
     n_features = X_binned.shape[1]
     C = target.n_channels
-    slot_base = slot * B  # index of (slot, bin 0) in a (slot, bin) grid
+    slot_base = slot.astype(np.intp) * B  # index of (slot, bin 0) in a (slot, bin) grid
     if target.is_classification:
         codes = target.codes[sel]
         weights = None if target.weights is None else target.weights[sel]
