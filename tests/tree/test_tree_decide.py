@@ -1,5 +1,7 @@
 """Scoring with ``decide``: leaf decisions, the cases' own costs, and the summaries."""
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -272,3 +274,18 @@ def test_interval_case_specific_leaf_sum():
     own = np.array([interpolate_knots(knots, Q[j], [y[j]])[0] for j in range(n)])
     d = np.array([m.decisions.index(v) for v in res.cases["D_target"]])
     np.testing.assert_allclose(res.cases["CP_target"], own[np.arange(n), d])
+
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "trees.rst"
+
+
+@pytest.mark.skipif(not GUIDE.exists(), reason="documentation sources not available")
+def test_trees_guide_examples_run():
+    import doctest
+
+    result = doctest.testfile(
+        str(GUIDE), module_relative=False,
+        optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS,
+    )
+    assert result.attempted > 20
+    assert result.failed == 0
