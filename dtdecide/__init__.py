@@ -28,6 +28,7 @@ _PUBLIC = {
     "PruningStudyDisplay": "dtdecide.tree._pruning_display",
     "select_subtree": "dtdecide.tree._study",
     "best_subtrees_by_size": "dtdecide.tree._study",
+    "best_subtree_of_size": "dtdecide.tree._study",
     # benefit- and cost-based classifiers
     "benefit_curve": "dtdecide.models",
     "benefit_metric": "dtdecide.models",

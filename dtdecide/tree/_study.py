@@ -43,7 +43,7 @@ from ._pruning import (
     sum_over_subtrees,
 )
 
-__all__ = ["PruningStudy", "select_subtree", "best_subtrees_by_size"]
+__all__ = ["PruningStudy", "select_subtree", "best_subtrees_by_size", "best_subtree_of_size"]
 
 _METHODS = ("assessment", "cv", "n_leaves", "largest")
 _MEASURES = ("decision", "misclassification", "ase", "lift")
@@ -777,14 +777,21 @@ def select_subtree(estimator, X_valid=None, y_valid=None, *, costs_valid=None,
 
 # ----------------------------------------------------------- best subtree by size
 def _min_plus(a, b, cap):
-    """c[m] = min_{i + j = m} a[i] + b[j] (index = number of leaves - 1), up to cap."""
-    if a.size > b.size:
+    """Min-plus convolution of two children's best risks by number of leaves.
+
+    ``a[i]`` (``b[j]``) is the best risk with ``i + 1`` leaves on the left (right).
+    Returns ``out`` with ``out[m - 1]`` the best risk with ``m`` leaves in total (index 0,
+    one leaf, is impossible: inf) for ``m <= cap``, and ``left`` the number of left leaves
+    achieving it.
+    """
+    swapped = a.size > b.size
+    if swapped:
         a, b = b, a
     size = min(a.size + b.size, cap)  # sizes 2 .. a.size + b.size leaves
     out = np.full(size, np.inf)
     arg = np.zeros(size, dtype=np.intp)
-    for i in range(a.size):  # the smaller side
-        lo = i + 1  # i+1 leaves on side a, at least 1 on side b -> m = i + j + 2
+    for i in range(a.size):  # loop over the smaller side
+        lo = i + 1  # i+1 leaves on side a, j+1 on side b -> index i + j + 1
         if lo >= size:
             break
         cand = a[i] + b[: size - lo]
@@ -792,7 +799,93 @@ def _min_plus(a, b, cap):
         better = cand < out[lo:hi]
         out[lo:hi][better] = cand[better]
         arg[lo:hi][better] = i
-    return out, arg
+    idx = np.arange(size)
+    left = np.where(swapped, idx - arg, arg + 1)
+    left[0] = 0
+    return out, left
+
+
+def _size_dp(tree, risk, cap, keep_choices=False):
+    """Best risk for 1..cap leaves in the whole tree (and per-node choices)."""
+    left, right = tree.children_left, tree.children_right
+    best = [None] * tree.n_nodes
+    choices = [None] * tree.n_nodes if keep_choices else None
+    for v in range(tree.n_nodes - 1, -1, -1):
+        if left[v] < 0:
+            best[v] = np.array([risk[v]])
+        else:
+            combined, n_left = _min_plus(best[left[v]], best[right[v]], cap)
+            best[v] = np.concatenate([[risk[v]], combined[1:]])
+            best[left[v]] = best[right[v]] = None  # free memory as we go
+            if keep_choices:
+                choices[v] = n_left
+    return best[0][:cap], choices
+
+
+def _check_size(value, name, upper):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a positive integer; got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1; got {value}")
+    return min(int(value), upper)
+
+
+def best_subtree_of_size(estimator, n_leaves, *, measure=None):
+    """Pruned copy of a fitted tree: the best subtree with at most ``n_leaves`` leaves.
+
+    "Best" is the highest training profit (lowest training risk) over **all** subtrees
+    of the fitted tree, found by the dynamic program of :func:`best_subtrees_by_size`;
+    the result need not belong to the nested weakest-link sequence. Among sizes with the
+    same best risk, the smallest subtree is returned.
+
+    Parameters
+    ----------
+    estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
+    n_leaves : int
+        Largest number of leaves.
+    measure : {None, "decision", "misclassification", "ase"}, default=None
+        As in :func:`dtdecide.tree.pruning_path`.
+
+    Returns
+    -------
+    estimator
+        A deep copy whose ``tree_`` is the chosen subtree (leaves keep their stored
+        decisions).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+    >>> from dtdecide import best_subtree_of_size
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"age": rng.integers(20, 70, 400), "x": rng.random(400)})
+    >>> y = np.where((X["age"] > 50) & (rng.random(400) < 0.6), "yes", "no")
+    >>> m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=4).fit(X, y)
+    >>> best_subtree_of_size(tree, 3).get_n_leaves() <= 3
+    True
+    """
+    tree = getattr(estimator, "tree_", None)
+    if tree is None:
+        raise ValueError(f"{type(estimator).__name__} is not fitted: it has no tree_")
+    cap = _check_size(n_leaves, "n_leaves", tree.n_leaves)
+    risk, _ = node_risk(estimator, tree, measure=measure)
+    dp, choices = _size_dp(tree, risk, cap, keep_choices=True)
+    tol = _RISK_RTOL * max(float(np.abs(dp).max()), 1e-300)
+    m = int(np.flatnonzero(dp <= dp.min() + tol)[0]) + 1
+    keep = np.zeros(tree.n_nodes, dtype=bool)
+    stack = [(0, m)]
+    while stack:
+        v, k = stack.pop()
+        if k == 1:
+            keep[v] = True
+            continue
+        k_left = int(choices[v][k - 1])
+        stack.append((int(tree.children_left[v]), k_left))
+        stack.append((int(tree.children_right[v]), k - k_left))
+    pruned = copy.deepcopy(estimator)
+    pruned.tree_ = tree.subtree(keep)
+    return pruned
 
 
 def best_subtrees_by_size(estimator, *, max_leaves=None, measure=None):
@@ -841,25 +934,9 @@ def best_subtrees_by_size(estimator, *, max_leaves=None, measure=None):
     if tree is None:
         raise ValueError(f"{type(estimator).__name__} is not fitted: it has no tree_")
     risk, kind = node_risk(estimator, tree, measure=measure)
-    n_total = tree.n_leaves
-    if max_leaves is None:
-        cap = n_total
-    elif isinstance(max_leaves, bool) or not isinstance(max_leaves, numbers.Integral):
-        raise TypeError(f"max_leaves must be a positive integer or None; got {max_leaves!r}")
-    elif max_leaves < 1:
-        raise ValueError(f"max_leaves must be at least 1; got {max_leaves}")
-    else:
-        cap = min(int(max_leaves), n_total)
-    left, right = tree.children_left, tree.children_right
-    best = [None] * tree.n_nodes
-    for v in range(tree.n_nodes - 1, -1, -1):
-        if left[v] < 0:
-            best[v] = np.array([risk[v]])
-        else:
-            combined, _ = _min_plus(best[left[v]], best[right[v]], cap)
-            best[v] = np.concatenate([[risk[v]], combined[1:]])
-            best[left[v]] = best[right[v]] = None  # free memory as we go
-    dp = best[0][:cap]
+    cap = tree.n_leaves if max_leaves is None else _check_size(
+        max_leaves, "max_leaves", tree.n_leaves)
+    dp, _ = _size_dp(tree, risk, cap)
     path = pruning_path(estimator, measure=measure)
     sign = -1.0 if kind == "profit" else 1.0
     sizes = np.arange(1, dp.size + 1)

@@ -26,7 +26,12 @@ from dtdecide import (
     select_subtree,
 )
 from dtdecide.tree._pruning import pruning_path
-from dtdecide.tree._study import _geometric_midpoints, _lift_per_subtree, _min_plus
+from dtdecide.tree._study import (
+    _geometric_midpoints,
+    _lift_per_subtree,
+    _min_plus,
+    best_subtree_of_size,
+)
 
 matplotlib.use("Agg")
 
@@ -352,14 +357,36 @@ def test_best_subtrees_by_size_matches_brute_force(data):
         best_subtrees_by_size(est, max_leaves=0)
 
 
+def test_best_subtree_of_size_reaches_the_brute_force_optimum(data):
+    X, y, _, _ = data
+    est = ProfitTreeClassifier(decision_matrix=REVENUE, max_depth=3).fit(X, y)
+    from dtdecide.tree._pruning import node_risk
+
+    risk, _ = node_risk(est)
+    t = est.tree_
+    brute = all_prunings(t.children_left, t.children_right, risk)
+    for limit in range(1, t.n_leaves + 1):
+        pruned = best_subtree_of_size(est, limit)
+        sub = pruned.tree_
+        assert sub.n_leaves <= limit
+        earned = risk[sub.kept_node_ids[sub.is_leaf]].sum()
+        assert earned == pytest.approx(min(r for m, r in brute.items() if m <= limit))
+    with pytest.raises(TypeError, match="n_leaves"):
+        best_subtree_of_size(est, 2.5)
+
+
 def test_min_plus_matches_outer_sum():
     rng = np.random.default_rng(0)
     for a_size, b_size, cap in [(1, 1, 5), (3, 5, 20), (4, 2, 4), (6, 6, 7)]:
         a, b = rng.normal(size=a_size), rng.normal(size=b_size)
-        out, _ = _min_plus(a, b, cap)
+        out, n_left = _min_plus(a, b, cap)
         for idx in range(1, out.size):
             cand = [a[i] + b[idx - 1 - i] for i in range(a_size) if 0 <= idx - 1 - i < b_size]
             assert out[idx] == pytest.approx(min(cand))
+            # the recorded split of the leaves achieves the optimum
+            k = n_left[idx]
+            assert 1 <= k <= a_size and 1 <= idx + 1 - k <= b_size
+            assert a[k - 1] + b[idx - k] == pytest.approx(out[idx])
 
 
 def test_lift_kernel_hand_computed():
