@@ -261,7 +261,13 @@ class _BaseProfitTree(BaseEstimator):
                 )
         loss_matrix = self._loss_matrix(matrix, cons, F)
         priors = None
-        if self.use_priors and matrix is not None and matrix.priors is not None:
+        if self.use_priors:
+            if matrix is None or matrix.priors is None:
+                raise ValueError(
+                    "use_priors=True needs a decision_matrix with priors (the split search "
+                    "reweights classes by prior / training proportion); got "
+                    + ("no decision_matrix" if matrix is None else "a matrix without priors")
+                )
             priors = np.asarray(matrix.priors, dtype=_FLOAT)
 
         tree = self._grow(X_codes, target, F, loss_matrix=loss_matrix, priors=priors)

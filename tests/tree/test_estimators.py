@@ -386,3 +386,23 @@ def test_export_hooks():
     assert "SELECT" in tree.to_sql()
     pruned = tree.prune(n_leaves=2)
     assert pruned.get_n_leaves() <= 2
+
+
+def test_use_priors_needs_priors():
+    X, y = mixed_frame(nan=False)
+    with pytest.raises(ValueError, match="use_priors=True needs a decision_matrix with priors"):
+        ProfitTreeClassifier(decision_matrix=M2, use_priors=True).fit(X, y)
+    with pytest.raises(ValueError, match="use_priors=True needs"):
+        ProfitTreeClassifier(use_priors=True).fit(X, y)
+
+
+def test_use_priors_reweights_the_split_search():
+    X, y = mixed_frame(nan=False, n=600)
+    m = M2.replace(priors=[0.9, 0.1])
+    a = ProfitTreeClassifier(decision_matrix=m, use_priors=True, max_depth=3).fit(X, y)
+    # the root impurity is computed on prior-reweighted class proportions
+    v = a.tree_.value[0]
+    rho = v / v.sum()
+    p = rho * (np.array([0.9, 0.1]) / rho)
+    p /= p.sum()
+    assert a.tree_.impurity[0] == pytest.approx(1 - np.sum(p**2))
