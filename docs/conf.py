@@ -133,6 +133,23 @@ def _write_guide_toctree():
     _write_if_changed(HERE / "_generated_help" / "guide_toc.rst", "\n".join(lines) + "\n")
 
 
+def _skip_foreign_members(app, what, name, obj, skip, options):
+    """Document only what dtdecide defines: not the methods scikit-learn generates or
+    inherits (``set_fit_request``, ``get_params``, ...), whose docstrings point into
+    scikit-learn's own documentation."""
+    if what != "class" or skip:
+        return skip
+    target = getattr(obj, "fget", obj)
+    module = getattr(target, "__module__", None) or ""
+    if not module.startswith("dtdecide"):
+        return True
+    return None
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_foreign_members)
+
+
 _write_api_pages()
 _write_guide_toctree()
 _write_cli_help()
