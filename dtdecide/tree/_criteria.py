@@ -28,6 +28,7 @@ __all__ = [
     "CLASSIFICATION_CRITERIA",
     "weighted_impurity",
     "channel_sum",
+    "split_gain",
     "impurity",
     "regret_matrix",
     "ordinal_loss_matrix",
@@ -189,6 +190,67 @@ def weighted_impurity(sums, criterion, loss_matrix=None):
     np.maximum(out, 0.0, out=out)
     out[~positive] = 0.0
     return out
+
+
+def split_gain(left, parent, criterion, loss_matrix=None):
+    """``W(parent) - W(left) - W(parent - left)`` for many candidate splits.
+
+    Parameters
+    ----------
+    left : ndarray of shape (m, n_candidates, n_channels)
+        Sums of the left child of each candidate.
+    parent : ndarray of shape (m, n_channels)
+        Sums of each node.
+    criterion : str
+    loss_matrix : ndarray or None
+
+    Returns
+    -------
+    ndarray of shape (m, n_candidates)
+        Gains; undefined (may be NaN or inf) where a child has zero weight, which the
+        caller masks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._criteria import split_gain
+    >>> float(split_gain(np.array([[[2.0, 0.0]]]), np.array([[2.0, 2.0]]), "gini")[0, 0])
+    2.0
+    """
+    left = np.asarray(left, dtype=np.float64)
+    parent = np.asarray(parent, dtype=np.float64)
+    P = parent[:, None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if criterion == "gini":
+            # W = N - sum_c n_c**2 / N; the parent's N cancels against N_left + N_right
+            n_channels = left.shape[-1]
+            NL = channel_sum(left)
+            NP = channel_sum(parent)
+            QL = left[..., 0] * left[..., 0]
+            r = P[..., 0] - left[..., 0]
+            QR = r * r
+            for c in range(1, n_channels):
+                QL += left[..., c] * left[..., c]
+                r = P[..., c] - left[..., c]
+                QR += r * r
+            QL /= NL
+            QR /= NP[:, None] - NL
+            QL += QR
+            QL += (weighted_impurity(parent, criterion) - NP)[:, None]
+            return QL
+        if criterion == "variance":
+            # W = S2 - S1**2 / W; the S2 terms cancel
+            WL, SL = left[..., 0], left[..., 1]
+            WR, SR = P[..., 0] - WL, P[..., 1] - SL
+            WP, SP = parent[:, 0], parent[:, 1]
+            g = SL * SL / WL + SR * SR / WR
+            g -= np.where(WP > 0, SP * SP / np.where(WP > 0, WP, 1.0), 0.0)[:, None]
+            return g
+        right = P - left
+        Wp = weighted_impurity(parent, criterion, loss_matrix)
+        return Wp[:, None] - weighted_impurity(left, criterion, loss_matrix) - (
+            weighted_impurity(right, criterion, loss_matrix)
+        )
 
 
 def impurity(sums, criterion, loss_matrix=None):

@@ -221,15 +221,28 @@ def _expand(ctx, level, split, do):
     k_of_slot = np.full(level.n_nodes, -1, dtype=_ROW_INT)
     k_of_slot[sel] = np.arange(ns, dtype=_ROW_INT)
     k = k_of_slot[level.slots]
-    keep = k >= 0
-    rows = np.flatnonzero(keep).astype(_ROW_INT) if level.rows is None else level.rows[keep]
-    k = k[keep]
-    del keep
-    if ns == 1:
-        child = (~table[0, X_binned[rows, feat[0]]]).astype(_ROW_INT)
+    if ns == level.n_nodes:  # every node splits: every row stays
+        rows = np.arange(X_binned.shape[0], dtype=_ROW_INT) if level.rows is None else level.rows
     else:
-        child = ~table[k, X_binned[rows, feat[k]]]
-        child = child.astype(_ROW_INT)
+        keep = np.flatnonzero(k >= 0)
+        rows = keep.astype(_ROW_INT) if level.rows is None else level.rows.take(keep)
+        k = k.take(keep)
+        del keep
+    n_total, B = X_binned.shape[0], table.shape[1]
+    if ns == 1:
+        child = (~table[0].take(X_binned[:, feat[0]].take(rows))).astype(_ROW_INT)
+    else:
+        # flat gathers: X_binned is Fortran-ordered, so cell (r, f) is at f * n + r
+        flat = feat.take(k).astype(np.intp)
+        flat *= n_total
+        flat += rows
+        b = X_binned.ravel(order="F").take(flat)
+        flat = k.astype(np.intp)
+        flat *= B
+        flat += b
+        del b
+        child = (~table.ravel().take(flat)).astype(_ROW_INT)
+        del flat
         child += 2 * k
     del k
 
@@ -252,13 +265,13 @@ def _expand(ctx, level, split, do):
     new_counts = None
     if ctx.with_counts:
         new_counts = np.empty((order.size, *level.counts.shape[1:]), dtype=level.counts.dtype)
-    row_slot = slot_of_child[child]
+    row_slot = slot_of_child.take(child)
     del child
-    in_built = (row_slot >= 0) & (row_slot < n_built)
+    in_built = np.flatnonzero((row_slot >= 0) & (row_slot < n_built))
     build_histograms(
         X_binned,
-        rows[in_built],
-        row_slot[in_built],
+        rows.take(in_built),
+        row_slot.take(in_built),
         n_built,
         ctx.n_bins_total,
         ctx.target,
@@ -282,10 +295,10 @@ def _expand(ctx, level, split, do):
             np.maximum(big[..., 2], 0.0, out=big[..., 2])
     active = np.ones(order.size, dtype=bool)
     active[small_cont.size : n_built] = False
-    alive = (row_slot >= 0) & ((row_slot < small_cont.size) | (row_slot >= n_built))
+    alive = np.flatnonzero((row_slot >= 0) & ((row_slot < small_cont.size) | (row_slot >= n_built)))
     return Level(
-        child_ids[order], child_depth, new_hist, new_counts, rows[alive], row_slot[alive],
-        active=active,
+        child_ids[order], child_depth, new_hist, new_counts, rows.take(alive),
+        row_slot.take(alive), active=active,
     )
 
 

@@ -30,7 +30,7 @@ weight.
 
 import numpy as np
 
-from ._criteria import channel_sum, weighted_impurity
+from ._criteria import channel_sum, split_gain
 
 __all__ = ["SplitResult", "find_best_splits"]
 
@@ -71,36 +71,34 @@ def _channel_weight(sums, is_classification):
     return channel_sum(sums) if is_classification else sums[..., 0]
 
 
-def _scan(Hs, cs, Hm, cm, P, Pc, Wp, ctx):
+def _scan(Hs, cs, Hm, cm, P, Pc, ctx):
     """Best prefix of an ordered bin sequence, missing left or right.
 
     Hs (m, b, C) / cs (m, b): ordered non-missing bins; Hm (m, C) / cm (m,): missing bin;
-    P (m, C) / Pc (m,): node totals; Wp (m,): W(parent). Returns gain, pos, missing_left.
+    P (m, C) / Pc (m,): node totals. Returns gain, pos, missing_left.
     """
     crit, loss, msl, is_clf = ctx
     cumH = np.cumsum(Hs, axis=1)
     cumc = np.cumsum(cs, axis=1)
 
-    def gains(LH, Lc, P, Pc, Wp):
-        RH = P[:, None, :] - LH
+    def gains(LH, Lc, P, Pc):
         Rc = Pc[:, None] - Lc
         valid = (Lc >= msl) & (Rc >= msl)
-        valid &= _channel_weight(LH, is_clf) > 0
-        valid &= _channel_weight(RH, is_clf) > 0
-        g = Wp[:, None] - weighted_impurity(LH, crit, loss) - weighted_impurity(RH, crit, loss)
+        wl = _channel_weight(LH, is_clf)
+        valid &= wl > 0
+        valid &= (_channel_weight(P, is_clf)[:, None] - wl) > 0
+        g = split_gain(LH, P, crit, loss)
         return np.where(valid, g, -np.inf)
 
     rows = np.arange(Hs.shape[0])
-    g_right = gains(cumH, cumc, P, Pc, Wp)
+    g_right = gains(cumH, cumc, P, Pc)
     pos = np.argmax(g_right, axis=1)
     best = g_right[rows, pos]
     missing_left = np.zeros(Hs.shape[0], dtype=bool)
     has_missing = cm > 0
     if has_missing.any():
         sub = np.flatnonzero(has_missing)
-        g_left = gains(
-            cumH[sub] + Hm[sub, None, :], cumc[sub] + cm[sub, None], P[sub], Pc[sub], Wp[sub]
-        )
+        g_left = gains(cumH[sub] + Hm[sub, None, :], cumc[sub] + cm[sub, None], P[sub], Pc[sub])
         pos_l = np.argmax(g_left, axis=1)
         best_l = g_left[np.arange(sub.size), pos_l]
         better = best_l > best[sub]
@@ -192,7 +190,6 @@ def find_best_splits(
         cn, cm = cnt[:, : B - 1], cnt[:, B - 1]
         P = H.sum(axis=1)
         Pc = cnt.sum(axis=1)
-        Wp = weighted_impurity(P, criterion, loss_matrix)
         if is_categorical[j]:
             g = np.full(m, -np.inf)
             pos = np.zeros(m, dtype=np.intp)
@@ -202,12 +199,12 @@ def find_best_splits(
                 o = np.argsort(key, axis=1, kind="stable")
                 Hs = np.take_along_axis(Hn, o[:, :, None], axis=1)
                 cs = np.take_along_axis(cn, o, axis=1)
-                g_k, pos_k, ml_k = _scan(Hs, cs, Hm, cm, P, Pc, Wp, ctx)
+                g_k, pos_k, ml_k = _scan(Hs, cs, Hm, cm, P, Pc, ctx)
                 better = g_k > g
                 g[better], pos[better], ml[better] = g_k[better], pos_k[better], ml_k[better]
                 order[better] = o[better]
         else:
-            g, pos, ml = _scan(Hn, cn, Hm, cm, P, Pc, Wp, ctx)
+            g, pos, ml = _scan(Hn, cn, Hm, cm, P, Pc, ctx)
             order = None
         better = g > best_gain
         if not better.any():

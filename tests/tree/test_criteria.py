@@ -12,6 +12,7 @@ from dtdecide.tree._criteria import (
     impurity,
     ordinal_loss_matrix,
     regret_matrix,
+    split_gain,
     weighted_impurity,
 )
 
@@ -130,3 +131,27 @@ def test_unknown_criterion():
         weighted_impurity(np.ones(2), "gain")
     with pytest.raises(ValueError, match="loss_matrix"):
         weighted_impurity(np.ones(2), "generalized_gini")
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "variance", "generalized_gini"])
+def test_split_gain_matches_parent_minus_children(criterion):
+    """The optimised gain (proxies for gini and variance) against W(P) - W(L) - W(R)."""
+    rng = np.random.default_rng(3)
+    if criterion == "variance":
+        w = rng.random((4, 6)) * 5 + 0.1
+        y = rng.normal(size=(4, 6)) * 3 + 10
+        left = np.stack([w, w * y, w * y * y + w], axis=-1)
+        parent = left.sum(axis=1) + np.array([2.0, 3.0, 9.0])
+    else:
+        left = rng.random((4, 6, 3)) * 10
+        parent = left.sum(axis=1) + rng.random((4, 3)) * 5 + 0.1
+    L = ordinal_loss_matrix(3) if criterion == "generalized_gini" else None
+    got = split_gain(left, parent, criterion, L)
+    for i in range(4):
+        for j in range(6):
+            expected = (
+                weighted_impurity(parent[i], criterion, L)
+                - weighted_impurity(left[i, j], criterion, L)
+                - weighted_impurity(parent[i] - left[i, j], criterion, L)
+            )
+            assert got[i, j] == pytest.approx(expected, rel=1e-9, abs=1e-9)
