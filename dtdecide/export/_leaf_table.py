@@ -126,7 +126,8 @@ def _training_columns(view, out):
 def _validation_columns(view, out, X, y, costs, sample_weight):
     est = view.estimator
     leaves = view.leaves
-    pos = {int(n): i for i, n in enumerate(leaves)}
+    pos = np.full(view.tree.n_nodes, -1, dtype=np.intp)
+    pos[leaves] = np.arange(leaves.size)
     leaf_of = np.asarray(est.apply(X))
     n = leaf_of.shape[0]
     if sample_weight is None:
@@ -139,7 +140,7 @@ def _validation_columns(view, out, X, y, costs, sample_weight):
             )
         if np.any(~np.isfinite(w)) or np.any(w < 0):
             raise ValueError("sample_weight must be finite and non-negative")
-    row = np.array([pos[int(i)] for i in leaf_of], dtype=np.intp)
+    row = pos[leaf_of]  # position of each case's leaf in the table
     n_leaves = len(leaves)
     out["valid_n"] = np.bincount(row, minlength=n_leaves).astype(np.int64)
     vw = np.bincount(row, weights=w, minlength=n_leaves)

@@ -241,6 +241,7 @@ def test_loss_matrix_duckdb():
         levels=["yes", "maybe", "no"],
         decisions=["act", "wait"],
         kind="loss",
+        priors=[0.2, 0.3, 0.5],  # posteriors in SQL are the prior-adjusted ones
     )
     est = RandomTreeClassifier(decision_matrix=m, max_depth=5, random_state=2).fit(X[:3000], y[:3000])
     got = run_duckdb(to_sql(est, target="y"), db_frame(X, y))
