@@ -389,6 +389,11 @@ def test_min_plus_matches_outer_sum():
             assert a[k - 1] + b[idx - k] == pytest.approx(out[idx])
 
 
+def test_geometric_midpoints_follow_rpart():
+    np.testing.assert_array_equal(_geometric_midpoints([0.0, 0.0, 2.0, 8.0]),
+                                  [0.0, 0.0, 4.0, np.inf])
+
+
 def test_lift_kernel_hand_computed():
     # two leaves: scores 0.8 (weight 10, 6 events) and 0.2 (weight 30, 4 events)
     score = np.array([0.5, 0.8, 0.2])
