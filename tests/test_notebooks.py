@@ -79,7 +79,7 @@ def _rst_python_blocks(text):
     return [textwrap.dedent(block) for block in blocks]
 
 
-HOWTO_PAGES = sorted((ROOT / "docs" / "howto").glob("*.rst"))
+HOWTO_PAGES = [ROOT / "docs" / "quickstart.rst", *sorted((ROOT / "docs" / "howto").glob("*.rst"))]
 
 
 @pytest.mark.parametrize("page", HOWTO_PAGES, ids=[p.stem for p in HOWTO_PAGES])
