@@ -116,55 +116,75 @@ class TreeView:
     def leaves(self):
         return np.flatnonzero(self.is_leaf)
 
+    def descendants(self, node):
+        """Boolean mask of ``node`` and every node below it."""
+        tree = self.tree
+        inside = np.zeros(tree.n_nodes, dtype=bool)
+        inside[int(node)] = True
+        parent = np.asarray(tree.parent)
+        for child in range(int(node) + 1, tree.n_nodes):  # parents precede children
+            inside[child] = inside[parent[child]]
+        return inside
+
     def decision_label(self, node):
         return self.decisions[int(self.node_decision[node])]
 
-    def conditions(self, node):
-        """Merged conditions from the root to ``node``: dict feature -> Condition."""
-        node = int(node)
-        if node in self._paths:
+    def conditions(self, node, start=0):
+        """Merged conditions on the path from ``start`` (the root by default) to ``node``.
+
+        Returns a dict feature index -> :class:`Condition`, in the order the inputs are
+        first met on the path.
+        """
+        node, start = int(node), int(start)
+        if start == 0 and node in self._paths:
             return self._paths[node]
         tree = self.tree
-        parent = int(tree.parent[node])
-        if parent < 0:
-            conds = {}
-        else:
-            conds = {k: c.copy() for k, c in self.conditions(parent).items()}
-            j = int(tree.feature[parent])
-            went_left = int(tree.children_left[parent]) == node
-            missing_here = bool(tree.missing_left[parent]) == went_left
-            if j not in conds:
-                conds[j] = Condition(
-                    j,
-                    self.feature_names[j],
-                    bool(self.is_categorical[j]),
-                    categories=tuple(self.categories[j])
-                    if self.is_categorical[j]
-                    else (),
-                )
-            c = conds[j]
-            c.has_missing = c.has_missing and missing_here
-            if c.is_categorical:
-                missing_left_parent = bool(tree.missing_left[parent])
-                cats = self.categories[j]
-                row = np.asarray(tree.cat_left[parent])
-                keep = []
-                known = set(c.categories) if len(c.categories) else set()
-                for code, label in enumerate(cats):
-                    goes_left = (
-                        bool(row[code]) if code < row.shape[0] else missing_left_parent
-                    )
-                    if goes_left == went_left and label in known:
-                        keep.append(label)
-                c.categories = tuple(keep)
-            else:
-                thr = float(tree.threshold[parent])
-                if went_left:
-                    c.hi = min(c.hi, thr)
-                else:
-                    c.lo = max(c.lo, thr)
-        self._paths[node] = conds
+        path = []  # (parent, child) pairs from node up to start
+        child = node
+        while child != start:
+            parent = int(tree.parent[child])
+            if parent < 0:
+                raise ValueError(f"node {start} is not an ancestor of node {node}")
+            path.append((parent, child))
+            child = parent
+        conds = {}
+        for parent, child in reversed(path):
+            self._merge_split(conds, parent, int(tree.children_left[parent]) == child)
+        if start == 0:
+            self._paths[node] = conds
         return conds
+
+    def _merge_split(self, conds, parent, went_left):
+        """Narrow ``conds`` by the branch ``went_left`` of the split at ``parent``."""
+        tree = self.tree
+        j = int(tree.feature[parent])
+        missing_left = bool(tree.missing_left[parent])
+        if j not in conds:
+            is_cat = bool(self.is_categorical[j])
+            conds[j] = Condition(
+                j,
+                self.feature_names[j],
+                is_cat,
+                categories=tuple(self.categories[j]) if is_cat else (),
+            )
+        c = conds[j]
+        c.has_missing = c.has_missing and (missing_left == went_left)
+        if c.is_categorical:
+            row = np.asarray(tree.cat_left[parent])
+            known = set(c.categories)
+            keep = []
+            for code, label in enumerate(self.categories[j]):
+                # codes beyond the table's width were never seen: they follow missing
+                goes_left = bool(row[code]) if code < row.shape[0] else missing_left
+                if goes_left == went_left and label in known:
+                    keep.append(label)
+            c.categories = tuple(keep)
+        else:
+            thr = float(tree.threshold[parent])
+            if went_left:
+                c.hi = min(c.hi, thr)
+            else:
+                c.lo = max(c.lo, thr)
 
     def split_text(self, node, precision=None):
         """Text of the left-branch condition of an internal node (for plots)."""

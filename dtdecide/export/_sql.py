@@ -64,19 +64,68 @@ def _case_by_leaf(leaf_col, items, else_sql="NULL"):
     return " ".join(parts)
 
 
-def _leaf_case(view, node, dialect, pad, step):
-    """Nested CASE giving the leaf id reached from ``node``."""
+def _condition_sql(cond, view, dialect):
+    """Predicate of one merged path condition (TRUE exactly for the rows it admits)."""
+    col = _quote_ident(cond.name)
+    if cond.is_categorical:
+        if cond.has_missing:
+            # everything but the training labels sent elsewhere: NULL and unseen included
+            out = [lab for lab in view.categories[cond.feature] if lab not in cond.categories]
+            if not out:
+                return "1 = 1"
+            values = ", ".join(_label_literal(lab, dialect) for lab in out)
+            return f"({col} IS NULL OR {col} NOT IN ({values}))"
+        if not cond.categories:
+            return "1 = 0"
+        values = ", ".join(_label_literal(lab, dialect) for lab in cond.categories)
+        return f"{col} IN ({values})"
+    parts = []
+    if cond.lo > -math.inf:
+        parts.append(f"{col} > {_float_literal(cond.lo, dialect)}")
+    if cond.hi < math.inf:
+        parts.append(f"{col} <= {_float_literal(cond.hi, dialect)}")
+    if not parts:
+        return f"{col} IS NULL" if cond.has_missing else f"{col} IS NOT NULL"
+    body = " AND ".join(parts)
+    return f"({col} IS NULL OR {body})" if cond.has_missing else f"({body})"
+
+
+def _flat_case(view, node, dialect, pad):
+    """One CASE over the leaves below ``node``, each tested by its whole path predicate.
+
+    Its nesting depth does not grow with the tree (SQLite's parser accepts only about 18
+    nested CASE levels). The leaves partition the rows, so the last one is the ELSE.
+    """
+    leaves = [int(n) for n in np.flatnonzero(view.descendants(node) & view.is_leaf)]
+    parts = ["CASE"]
+    for leaf in leaves[:-1]:
+        conds = view.conditions(leaf, start=node)
+        pred = " AND ".join(_condition_sql(conds[j], view, dialect) for j in sorted(conds))
+        parts.append(f"{pad}  WHEN {pred} THEN {leaf}")
+    parts.append(f"{pad}  ELSE {leaves[-1]}")
+    parts.append(f"{pad}END")
+    return "\n".join(parts)
+
+
+def _leaf_case(view, node, dialect, pad, step, levels_left):
+    """Nested CASE giving the leaf id reached from ``node``.
+
+    After ``levels_left`` nested levels, the rest of the subtree is written flat
+    (:func:`_flat_case`).
+    """
     tree = view.tree
     left = int(tree.children_left[node])
     if left < 0:
         return str(int(node))
+    if levels_left <= 0:
+        return _flat_case(view, node, dialect, pad)
     right = int(tree.children_right[node])
     j = int(tree.feature[node])
     col = _quote_ident(view.feature_names[j])
     missing_left = bool(tree.missing_left[node])
     inner = pad + step
-    left_sql = _leaf_case(view, left, dialect, inner, step)
-    right_sql = _leaf_case(view, right, dialect, inner, step)
+    left_sql = _leaf_case(view, left, dialect, inner, step, levels_left - 1)
+    right_sql = _leaf_case(view, right, dialect, inner, step, levels_left - 1)
     if view.is_categorical[j]:
         cats = view.categories[j]
         row = np.asarray(tree.cat_left[node])
@@ -161,6 +210,7 @@ def to_sql(
     include_costs=True,
     leaf_column="_LEAF_",
     dialect="ansi",
+    max_nesting=12,
 ):
     """ANSI SQL score code of a fitted profit tree.
 
@@ -204,6 +254,11 @@ def to_sql(
         ``target`` when the matrix uses cost variables).
     leaf_column : str, default="_LEAF_"
         Name of the leaf-id output column.
+    max_nesting : int, default=12
+        Nested CASE levels before the deeper part of a subtree is written as one flat
+        CASE with a WHEN per leaf (its whole path as the condition). Engines limit how
+        deep expressions may nest (SQLite's parser fails beyond about 18 CASE levels);
+        nesting is faster, the flat form has no limit. Both score identically.
     dialect : {"ansi", "sqlite", "duckdb", "postgresql"}, default="ansi"
         Only changes how infinite ROI values are written: ``9e999`` for SQLite,
         ``CAST('Infinity' AS DOUBLE PRECISION)`` otherwise.
@@ -271,12 +326,14 @@ def to_sql(
         raise TypeError(f"cost_columns must be a dict or None; got {type(cost_columns).__name__}")
     if not isinstance(leaf_column, str) or not leaf_column:
         raise TypeError(f"leaf_column must be a non-empty str; got {leaf_column!r}")
+    if not isinstance(max_nesting, (int, np.integer)) or isinstance(max_nesting, bool) or max_nesting < 0:
+        raise ValueError(f"max_nesting must be a non-negative int; got {max_nesting!r}")
     if target is not None and not isinstance(target, str):
         raise TypeError(f"target must be a column name (str) or None; got {target!r}")
 
     tname = view.target_name
     leaf = _quote_ident(leaf_column)
-    leaf_expr = _leaf_case(view, 0, dialect, "      ", "  ")
+    leaf_expr = _leaf_case(view, 0, dialect, "      ", "  ", max_nesting)
     inner = f"SELECT\n    t.*,\n    {leaf_expr} AS {leaf}\n  FROM {table_sql} AS t"
     sleaf = f"s.{leaf}"
 

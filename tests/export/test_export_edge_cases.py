@@ -99,9 +99,33 @@ def test_estimator_methods_delegate_here(revenue_tree, train_data):
     assert revenue_tree.leaf_table(X=X, y=y).equals(leaf_table(revenue_tree, X, y))
 
 
+def test_deep_tree_stays_within_sqlite_parser_limits():
+    rng = np.random.default_rng(54)
+    X = make_inputs(3000, rng, missing=0.0)
+    y = class_target(X, rng)
+    m = DecisionMatrix([[3.0, 0.0], [1.0, 0.0], [-1.0, 0.0]], levels=["yes", "maybe", "no"],
+                       decisions=["a", "b"])
+    est = ProfitTreeClassifier(decision_matrix=m, max_depth=None, min_samples_leaf=1)
+    est = est.fit(X, y)
+    assert est.tree_.max_depth >= 20  # deeper than SQLite accepts as nested CASE
+    Xs = make_inputs(1000, rng, unseen=True, missing=0.2)
+    ys = class_target(Xs, rng)
+    for nesting in (12, 0):
+        sql = to_sql(est, target="y", dialect="sqlite", max_nesting=nesting)
+        got = run_sqlite(sql, db_frame(Xs, ys))
+        assert compare(est, got, Xs, ys) == 4
+    with pytest.raises(ValueError, match="max_nesting"):
+        to_sql(est, max_nesting=-1)
+
+
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 10_000), depth=st.integers(1, 7), missing=st.sampled_from([0.0, 0.3]))
-def test_property_random_trees_score_identically_in_sql(seed, depth, missing):
+@given(
+    seed=st.integers(0, 10_000),
+    depth=st.integers(1, 7),
+    missing=st.sampled_from([0.0, 0.3]),
+    nesting=st.sampled_from([0, 1, 3, 12]),
+)
+def test_property_random_trees_score_identically_in_sql(seed, depth, missing, nesting):
     rng = np.random.default_rng(seed)
     X = make_inputs(600, rng, missing=missing)
     y = class_target(X, rng)
@@ -111,5 +135,6 @@ def test_property_random_trees_score_identically_in_sql(seed, depth, missing):
     est = RandomTreeClassifier(decision_matrix=m, max_depth=depth, random_state=seed).fit(X, y)
     Xs = make_inputs(1500, rng, unseen=True, missing=0.2)
     ys = class_target(Xs, rng)
-    got = run_sqlite(to_sql(est, target="y", dialect="sqlite"), db_frame(Xs, ys))
+    sql = to_sql(est, target="y", dialect="sqlite", max_nesting=nesting)
+    got = run_sqlite(sql, db_frame(Xs, ys))
     assert compare(est, got, Xs, ys) == 4
