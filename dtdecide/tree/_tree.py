@@ -84,7 +84,7 @@ _NDIM = {
 _STATE_VERSION = 1
 # Rows routed per block in apply(): keeps the working set of each vectorised step in
 # cache and bounds temporary memory to a few arrays of this length.
-_APPLY_BLOCK = 1 << 16
+_APPLY_BLOCK = 1 << 12
 
 
 class TreeStructure:
@@ -325,6 +325,15 @@ class TreeStructure:
                 arr.setflags(write=False)
             setattr(self, name, arr)
         self._is_leaf = self.children_left < 0
+        # routing tables where a leaf points to itself, so that every row can take the
+        # same number of steps without compaction (numeric trees, see _route_numeric)
+        ids = np.arange(self.n_nodes, dtype=NODE_DTYPE)
+        children = np.empty((self.n_nodes, 2), dtype=NODE_DTYPE)
+        children[:, 0] = np.where(self._is_leaf, ids, self.children_left)
+        children[:, 1] = np.where(self._is_leaf, ids, self.children_right)
+        self._route_children = children.ravel()
+        self._route_feature = np.where(self._is_leaf, 0, self.feature)
+        self._route_threshold = np.where(self._is_leaf, np.inf, self.threshold)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -450,6 +459,29 @@ class TreeStructure:
             active = active[~self._is_leaf[nxt]]
         return node
 
+    def _route_numeric(self, X):
+        """Leaf ids for a tree without categorical splits (fixed number of steps)."""
+        n, n_features = X.shape
+        node = np.zeros(n, dtype=NODE_DTYPE)
+        if self._is_leaf[0]:
+            return node
+        row_base = np.arange(n, dtype=NODE_DTYPE) * n_features
+        flat_X = X.ravel()
+        used = np.unique(self.feature[~self._is_leaf])
+        has_nan = bool(np.isnan(X[:, used]).any())
+        feature, threshold = self._route_feature, self._route_threshold
+        children, missing_left = self._route_children, self.missing_left
+        for _ in range(self.max_depth):
+            x = flat_X.take(row_base + feature.take(node))
+            go_right = x > threshold.take(node)
+            if has_nan:
+                nan = np.isnan(x)
+                go_right[nan] = ~missing_left.take(node[nan])
+            node *= 2
+            node += go_right
+            node = children.take(node)
+        return node
+
     def apply(self, X_encoded):
         """Leaf id of each row.
 
@@ -477,9 +509,14 @@ class TreeStructure:
         X = self._check_X(X_encoded)
         n = X.shape[0]
         out = np.empty(n, dtype=NODE_DTYPE)
+        numeric = not self.is_categorical.any()
         for start in range(0, n, _APPLY_BLOCK):
             stop = min(start + _APPLY_BLOCK, n)
-            out[start:stop] = self._route_block(X[start:stop])
+            block = X[start:stop]
+            if numeric:
+                out[start:stop] = self._route_numeric(np.ascontiguousarray(block))
+            else:
+                out[start:stop] = self._route_block(block)
         return out
 
     def decision_path(self, X_encoded):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from dtdecide.tree._tree import TreeStructure
 
 
-def random_tree(rng, n_features=3, n_cat=4, max_nodes=15):
+def random_tree(rng, n_features=3, n_cat=4, max_nodes=15, categorical=True):
     """A random valid tree with numeric and categorical splits (built breadth-first)."""
     left, right, feature, threshold = [-1], [-1], [-1], [np.nan]
     is_cat, missing_left, cat_rows = [False], [False], [np.zeros(n_cat, bool)]
@@ -23,7 +23,7 @@ def random_tree(rng, n_features=3, n_cat=4, max_nodes=15):
         left[node], right[node] = a, b
         f = int(rng.integers(n_features))
         feature[node] = f
-        if f == n_features - 1:  # last column is categorical
+        if categorical and f == n_features - 1:  # last column is categorical
             is_cat[node] = True
             cat_rows[node] = rng.random(n_cat) < 0.5
         else:
@@ -71,10 +71,11 @@ def slow_apply_row(tree, x):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(0, 2**31))
-def test_apply_matches_slow_twin(seed):
+@given(st.integers(0, 2**31), st.booleans())
+def test_apply_matches_slow_twin(seed, categorical):
+    """Both routing paths: general (categorical splits) and fixed-step numeric."""
     rng = np.random.default_rng(seed)
-    tree = random_tree(rng)
+    tree = random_tree(rng, categorical=categorical, max_nodes=int(rng.integers(1, 30)))
     X = random_X(rng)
     leaves = tree.apply(X)
     assert leaves.tolist() == [slow_apply_row(tree, x) for x in X]
