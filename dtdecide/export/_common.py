@@ -116,16 +116,6 @@ class TreeView:
     def leaves(self):
         return np.flatnonzero(self.is_leaf)
 
-    def descendants(self, node):
-        """Boolean mask of ``node`` and every node below it."""
-        tree = self.tree
-        inside = np.zeros(tree.n_nodes, dtype=bool)
-        inside[int(node)] = True
-        parent = np.asarray(tree.parent)
-        for child in range(int(node) + 1, tree.n_nodes):  # parents precede children
-            inside[child] = inside[parent[child]]
-        return inside
-
     def decision_label(self, node):
         return self.decisions[int(self.node_decision[node])]
 

@@ -96,7 +96,14 @@ def _flat_case(view, node, dialect, pad):
     Its nesting depth does not grow with the tree (SQLite's parser accepts only about 18
     nested CASE levels). The leaves partition the rows, so the last one is the ELSE.
     """
-    leaves = [int(n) for n in np.flatnonzero(view.descendants(node) & view.is_leaf)]
+    tree = view.tree
+    leaves, stack = [], [int(node)]
+    while stack:  # the leaves below node, left to right
+        n = stack.pop()
+        if tree.children_left[n] < 0:
+            leaves.append(n)
+        else:
+            stack.extend((int(tree.children_right[n]), int(tree.children_left[n])))
     parts = ["CASE"]
     for leaf in leaves[:-1]:
         conds = view.conditions(leaf, start=node)
