@@ -296,6 +296,10 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
         raise ValueError("y needs X: pass the validation inputs X together with y")
     if (costs is not None or sample_weight is not None) and X is None:
         raise ValueError("costs and sample_weight describe validation cases; pass X too")
+    if costs is not None and not view.has_decisions:
+        raise ValueError(
+            "costs are only used with a decision matrix; this tree was fitted without one"
+        )
     leaves = view.leaves
     tree = view.tree
     out = {

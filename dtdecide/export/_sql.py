@@ -331,6 +331,13 @@ def to_sql(
         cost_columns = {}
     elif not isinstance(cost_columns, dict):
         raise TypeError(f"cost_columns must be a dict or None; got {type(cost_columns).__name__}")
+    known = tuple(getattr(view.matrix, "cost_variables", ()) or ())
+    unknown = [k for k in cost_columns if k not in known]
+    if unknown:
+        raise ValueError(
+            f"cost_columns renames cost variables of the decision matrix {list(known)!r}; "
+            f"got unknown names {unknown!r}"
+        )
     if not isinstance(leaf_column, str) or not leaf_column:
         raise TypeError(f"leaf_column must be a non-empty str; got {leaf_column!r}")
     if not isinstance(max_nesting, (int, np.integer)) or isinstance(max_nesting, bool) or max_nesting < 0:

@@ -245,5 +245,7 @@ def test_without_matrix_and_errors():
         leaf_table(est, X, y, sample_weight=np.ones(3))
     with pytest.raises(ValueError, match="pass X"):
         leaf_table(est, costs={"a": [1]})
+    with pytest.raises(ValueError, match="decision matrix"):
+        leaf_table(est, X, y, costs=X[["age"]])
     with pytest.raises(TypeError, match="estimator"):
         leaf_table("tree")

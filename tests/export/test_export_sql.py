@@ -327,6 +327,8 @@ def test_bad_arguments(revenue_tree):
         to_sql(revenue_tree, keep_columns="age")
     with pytest.raises(TypeError, match="cost_columns"):
         to_sql(revenue_tree, cost_columns=["a"])
+    with pytest.raises(ValueError, match="unknown names"):
+        to_sql(revenue_tree, cost_columns={"cost_mail": "c"})
     with pytest.raises(TypeError, match="estimator"):
         to_sql(object())
     with pytest.raises(ValueError, match="fitted"):
