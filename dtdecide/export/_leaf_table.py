@@ -150,6 +150,12 @@ def _validation_columns(view, out, X, y, costs, sample_weight):
         if y_arr.shape[0] != n:
             raise ValueError(f"y must have one value per row of X ({n}); got {y_arr.shape[0]}")
         if view.is_classifier:
+            unknown = pd.unique(pd.Series(y_arr, dtype=object)[~pd.Series(y_arr).isin(view.classes)])
+            if len(unknown):
+                raise ValueError(
+                    f"y holds values that are not classes of the tree "
+                    f"({view.classes.tolist()!r}): {list(unknown)[:5]!r}"
+                )
             counts = {}
             for cls in view.classes:
                 hit = np.asarray(y_arr == cls, dtype=bool)

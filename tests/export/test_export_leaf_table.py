@@ -247,5 +247,7 @@ def test_without_matrix_and_errors():
         leaf_table(est, costs={"a": [1]})
     with pytest.raises(ValueError, match="decision matrix"):
         leaf_table(est, X, y, costs=X[["age"]])
+    with pytest.raises(ValueError, match="not classes of the tree"):
+        leaf_table(est, X, y.replace({"maybe": "perhaps"}))
     with pytest.raises(TypeError, match="estimator"):
         leaf_table("tree")
