@@ -57,7 +57,7 @@ def _make_grid(edges):
     scale = _GRID_CELLS / (hi - lo)
     if not np.isfinite(scale):
         return None
-    table = np.empty(_GRID_CELLS + 2, dtype=np.int32)
+    table = np.empty(_GRID_CELLS + 2, dtype=np.intp)
     table[0] = 0
     table[1:] = np.searchsorted(e, lo + np.arange(_GRID_CELLS + 1) / scale, side="left")
     padded = np.concatenate([[-np.inf], e, [np.inf]])  # padded[b] = e[b - 1]
@@ -73,19 +73,26 @@ def _bin_numeric(v, edges, grid):
     lo, scale, table, padded = grid
     c = v - lo
     c *= scale
-    np.fmax(c, -1.0, out=c)  # fmax/fmin map NaN to the bound
-    np.fmin(c, _GRID_CELLS, out=c)
-    cell = c.astype(np.int32)
-    cell += 1
-    b = table[cell]
-    bad = padded[b + 1] < v
-    bad |= padded[b] >= v
+    c += 1.0  # table[0] is "below the grid"
+    np.fmax(c, 0.0, out=c)  # fmax/fmin map NaN to the bound
+    np.fmin(c, _GRID_CELLS + 1, out=c)
+    b = table.take(c.astype(np.intp))
+    bad = padded[1:].take(b) < v  # the edge of bin b is below v: bin too small
+    bad |= padded[:-1].take(b) >= v  # the edge of bin b - 1 is not below v: too large
     idx = np.flatnonzero(bad)
     if idx.size > v.shape[0] // 4 + 8:
         return None
     if idx.size:
         b[idx] = np.searchsorted(edges, v[idx], side="left")
     return b
+
+
+def _infinite_columns(X):
+    """Columns holding +-inf, checked row block by row block (cache friendly)."""
+    found = np.zeros(X.shape[1], dtype=bool)
+    for start in range(0, X.shape[0], _BLOCK):
+        found |= np.isinf(X[start : start + _BLOCK]).any(axis=0)
+    return found
 
 
 def _midpoints(lo, hi):
@@ -260,6 +267,7 @@ class Binner:
             rng = np.random.default_rng(self.random_state)
             rows = np.sort(rng.choice(n_samples, size=self.subsample, replace=False))
 
+        has_inf = _infinite_columns(X)
         thresholds, n_bins = [], []
         for j in range(n_features):
             col = X[:, j]
@@ -281,7 +289,7 @@ class Binner:
                 thresholds.append(np.arange(n_cat, dtype=np.float64))
                 n_bins.append(n_cat)
                 continue
-            if np.isinf(col).any():
+            if has_inf[j]:
                 raise ValueError(
                     f"X_encoded column {j} contains infinite values; use NaN for missing"
                 )
@@ -341,6 +349,7 @@ class Binner:
         numeric = ~self.is_categorical_
         for start in range(0, X.shape[0], _BLOCK):
             block = X[start : start + _BLOCK]  # rows stay in cache across features
+            columns = block.T.copy()  # one contiguous row per feature
             has_inf = np.isinf(block).any(axis=0) & numeric
             if has_inf.any():
                 raise ValueError(
@@ -348,7 +357,7 @@ class Binner:
                     "use NaN for missing"
                 )
             for j in range(self.n_features_in_):
-                v = block[:, j]
+                v = columns[j]
                 nan = np.isnan(v)
                 if self.is_categorical_[j]:
                     ok = (v >= 0) & (v < self.n_bins_[j]) & (v == np.floor(v))
