@@ -101,13 +101,13 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
     class_count_ : ndarray of shape (n_classes,)
         Weighted number of training cases per class.
     class_log_prior_ : ndarray of shape (n_classes,)
-    is_categorical_ : ndarray of bool, shape (n_features_in_,)
+    is_categorical_ : ndarray of bool, shape (n_features,)
     categories_ : list
         Per attribute: the category labels (categorical) or None (continuous).
     bin_edges_ : list
         Per attribute: the inner bin edges (continuous; ``x < edges[0]`` is bin 0,
         ``edges[b-1] <= x < edges[b]`` is bin ``b``) or None (categorical).
-    n_categories_ : ndarray of int, shape (n_features_in_,)
+    n_categories_ : ndarray of int, shape (n_features,)
     category_count_ : list of ndarray of shape (n_classes, n_categories_j)
         Weighted counts ``n_{q,j,v}``.
     feature_log_prob_ : list of ndarray of shape (n_classes, n_categories_j)
