@@ -280,7 +280,8 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
     ----------
     estimator : classifier with predict_proba, default=None
         The probabilistic classifier (cloned). None: a kernel logistic regression,
-        :func:`make_kernel_logistic_regression` seeded with ``random_state``.
+        :func:`make_kernel_logistic_regression` with ``gamma = 1 / n_features`` (on the
+        standardised inputs), seeded with ``random_state``.
     majority_class : label, default=None
         The majority group ``H``. None: the class with the largest (weighted) count in
         the training data (the first in sorted order on ties).
@@ -448,7 +449,8 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
     ----------
     binary_estimator : classifier with predict_proba, default=None
         Stage 1 model (cloned), trained on ``y != majority_class``. None: a kernel
-        logistic regression (:func:`make_kernel_logistic_regression`), or with
+        logistic regression (:func:`make_kernel_logistic_regression` with
+        ``gamma = 1 / n_features``, seeded with ``random_state``), or with
         ``benefit_weighted=True`` a default :class:`BenefitWeightedLogisticRegression`.
         With ``benefit_weighted=True`` only a ``BenefitWeightedLogisticRegression`` is
         accepted (its ``benefit_matrix`` is replaced by the one built from the costs).
