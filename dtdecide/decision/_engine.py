@@ -10,9 +10,9 @@ from threadpoolctl import threadpool_limits
 from ._kernels import (
     _FLOAT,
     _check_priors,
+    _target_codes,
     adjust_posteriors,
     decide_arrays,
-    encode_target,
     prior_adjustment_weights,
     roi,
 )
@@ -22,6 +22,9 @@ __all__ = ["DecisionResult", "decide"]
 
 # rows per chunk: keeps the (chunk, n_decisions) work arrays to a few MB
 _CHUNK_ROWS = 1 << 17
+# categorical matrices with additive costs take _decide_chunks_additive (tests switch it
+# off to compare against the general path)
+_FAST_KERNEL = True
 # tolerance on posterior rows summing to one
 _SUM_TOL = 1e-6
 
@@ -247,6 +250,270 @@ def _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missin
                 cls_wrong[s:e] = np.argmax(post, axis=1) != t_all[s:e]
 
 
+class _AdditivePlan:
+    """A categorical matrix with additive costs, split once for the fast chunk kernel.
+
+    ``Q(i,t,d) = base(t,d) - cost(i,d)`` where each decision's cost is a constant
+    (0 without a cost) or a cost column. Nothing of size ``(n, n_decisions)`` is ever
+    built: constants act per level, columns one decision at a time.
+    """
+
+    def __init__(self, matrix, cost_cols):
+        base = np.ascontiguousarray(matrix.profit_values, dtype=_FLOAT)
+        T, D = base.shape
+        self.n_levels, self.n_decisions = T, D
+        self.base_flat = base.ravel()
+        self.base_t = np.ascontiguousarray(base.T)  # (D, T): A^T = base^T post^T
+        self.ones = np.ones(T)
+        self.has_costs = bool(matrix.costs)
+        self.const = np.zeros(D)
+        self.var = []  # (decision index, full cost column, column holds a NaN)
+        for j, d in enumerate(matrix.decisions):
+            c = matrix.costs.get(d)
+            if isinstance(c, str):
+                col = cost_cols[c]
+                self.var.append((j, col, bool(np.isnan(np.sum(col)))))
+            elif c is not None:
+                self.const[j] = float(c)
+        var_idx = {j for j, _, _ in self.var}
+        self.const_idx = [j for j in range(D) if j not in var_idx]
+        # best possible profit over the decisions whose cost is the same for every case,
+        # per level (Q(t,d) = base(t,d) - const(d), as the general path computes it)
+        self.best_const = None
+        if self.const_idx:
+            q_const = base[:, self.const_idx] - self.const[self.const_idx] \
+                if self.has_costs else base[:, self.const_idx]
+            best = q_const[:, 0].copy()
+            for k in range(1, q_const.shape[1]):
+                np.maximum(best, q_const[:, k], out=best)
+            self.best_const = best
+        self.any_nan = any(has_nan for _, _, has_nan in self.var)
+
+
+def _first_max(rows, out_idx, out_val, gt, step):
+    """Index and value of the first maximum over ``rows`` (k, m), one row at a time.
+
+    Equal to ``argmax`` over the first axis (ties -> lowest index) for rows without
+    NaN. Branch-free vector passes only (masked writes mispredict on random data):
+    row ``j`` wins where it beats the running maximum, and as ``j`` only grows the
+    running index is ``max(index, j * wins)``.
+    """
+    out_idx[...] = 0
+    out_val[...] = rows[0]
+    for j in range(1, rows.shape[0]):
+        np.greater(rows[j], out_val, out=gt)
+        np.multiply(gt, j, out=step, casting="unsafe")
+        np.maximum(out_idx, step, out=out_idx)
+        np.maximum(out_val, rows[j], out=out_val)  # the same value where equal
+
+
+def _check_posterior_sums(post, s_row, offset):
+    """Fused validity test of a posterior chunk; the detailed check only on failure.
+
+    ``|s - 1| <= tol`` for every row is tested as two reductions (exact: ``s - 1`` and
+    ``1 - s`` are computed exactly near 1), NaN fails it, and ``min(post) >= 0``.
+    """
+    ok = (
+        float(s_row.max()) - 1.0 <= _SUM_TOL
+        and 1.0 - float(s_row.min()) <= _SUM_TOL
+        and float(post.min()) >= 0.0
+    )
+    if not ok:
+        _check_posterior_chunk(post, offset)
+
+
+def _roi_into(C, IC, out):
+    """``roi(C, IC)`` written into ``out``: one division in the usual case.
+
+    ``C / IC`` already gives the four ROI cases wherever ``IC`` is ``+0`` (``+inf``,
+    NaN, ``-inf``) or positive; only a negative (or ``-0``) investment needs the
+    general kernel.
+    """
+    if np.signbit(IC).any():
+        out[...] = roi(C, IC)
+        return
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.divide(C, IC, out=out)
+
+
+def _decide_chunks_additive(P, matrix, plan, t_all, rho, thr, chunk, missing,
+                            D_codes, E, C, B, IC, ROI, cls_wrong):
+    """Fast chunk kernel of :func:`decide` for categorical matrices with additive costs.
+
+    Same outputs (profit orientation) as :func:`_decide_chunks`: the expected profits
+    are one matrix product per chunk laid out decision by decision, costs are
+    subtracted in place, the first maximum is found with branch-free vector passes,
+    the consequences at the chosen decision and the actual level are gathered from the
+    small matrix by a flat ``level * n_decisions + decision`` code, and every result is
+    written straight into the preallocated output arrays.
+    """
+    n = P.shape[0]
+    D = plan.n_decisions
+    T = plan.n_levels
+    has_y = t_all is not None
+    for s in range(0, n, chunk):
+        e = min(s + chunk, n)
+        m = e - s
+        post = P[s:e]
+        s_row = np.dot(post, plan.ones)
+        _check_posterior_sums(post, s_row, s)
+        if rho is not None:
+            post = adjust_posteriors(post, matrix.priors, rho)
+            s_row = np.dot(post, plan.ones)
+        gt = np.empty(m, dtype=bool)
+        tmp = np.empty(m)
+        step = np.empty(m, dtype=D_codes.dtype)
+        # A^T (D, m): row d holds A(., d); A(i,d) = sum_t post(i,t) base(t,d) - cost(i,d) s(i)
+        AT = np.dot(plan.base_t, post.T)
+        if plan.has_costs:
+            for j in plan.const_idx:
+                if plan.const[j] != 0.0:  # subtracting 0 * s changes no bit
+                    np.multiply(s_row, plan.const[j], out=tmp)
+                    np.subtract(AT[j], tmp, out=AT[j])
+            for j, col, _ in plan.var:
+                np.multiply(col[s:e], s_row, out=tmp)
+                np.subtract(AT[j], tmp, out=AT[j])
+        d_c = D_codes[s:e]
+        e_c = E[s:e]
+        _first_max(AT, d_c, e_c, gt, step)
+        del AT
+        d_i = d_c.astype(np.intp)
+        ic = None
+        if IC is not None:
+            # Cost(i, D(i)): the constant part by a gather, a cost column where chosen
+            # (its decision has no constant, so adding mask * column is exact)
+            ic = IC[s:e]
+            np.take(plan.const, d_i, out=ic, mode="clip")  # codes are in range
+            for j, col, _ in plan.var:
+                np.equal(d_c, j, out=gt)
+                np.multiply(gt, col[s:e], out=tmp)
+                np.add(ic, tmp, out=ic)
+        if has_y:
+            t_i = t_all[s:e].astype(np.intp)
+            c_c = C[s:e]
+            code = t_i * D
+            code += d_i
+            np.take(plan.base_flat, code, out=c_c, mode="clip")  # base(T(i), D(i))
+            if plan.has_costs:
+                np.subtract(c_c, ic, out=c_c)
+            b_c = B[s:e]
+            first = True
+            if plan.best_const is not None:
+                np.take(plan.best_const, t_i, out=b_c, mode="clip")
+                first = False
+            for j, col, _ in plan.var:
+                np.take(plan.base_t[j], t_i, out=tmp, mode="clip")
+                np.subtract(tmp, col[s:e], out=tmp)
+                if first:
+                    b_c[...] = tmp
+                    first = False
+                else:
+                    np.maximum(b_c, tmp, out=b_c)
+        if plan.any_nan:
+            miss = np.zeros(m, dtype=bool)
+            for _, col, has_nan in plan.var:
+                if has_nan:
+                    miss |= np.isnan(col[s:e])
+            if miss.any():
+                missing[s:e] = miss
+                d_c[miss] = -1
+                e_c[miss] = np.nan
+                if ic is not None:
+                    ic[miss] = np.nan
+                if has_y:
+                    c_c[miss] = np.nan
+                    b_c[miss] = np.nan
+        if thr is not None:
+            skip = e_c < thr  # NaN compares False
+            if skip.any():
+                d_c[skip] = D
+                e_c[skip] = 0.0
+                if ic is not None:
+                    ic[skip] = 0.0
+                if has_y:
+                    c_c[skip] = 0.0
+            if has_y:
+                np.maximum(b_c, 0.0, out=b_c)  # NaN stays NaN
+        if ROI is not None:
+            _roi_into(c_c, ic, ROI[s:e])
+        if cls_wrong is not None:
+            k = np.empty(m, dtype=np.int8 if T < 127 else np.intp)
+            kstep = np.empty(m, dtype=k.dtype)
+            _first_max(post.T, k, tmp, gt, kstep)
+            np.not_equal(k, t_all[s:e], out=cls_wrong[s:e])
+
+
+def _summary(n, F, missing, E, C, B, IC, t_all, D_codes, cls_wrong, matrix, threshold,
+             word):
+    """Summary statistics of :func:`decide` (a dict) from the filled output arrays.
+
+    Unweighted runs use plain sums and counts (no array of ones, no float copy of the
+    boolean columns); weighted runs dot the frequencies with the values.
+    """
+    has_y = C is not None
+    D = matrix.n_decisions
+    T = matrix.n_levels
+    all_ok = not bool(missing.any())
+    ok = None if all_ok else ~missing
+    if F is None:
+        freq = float(n if all_ok else np.count_nonzero(ok))
+
+        def total(x):
+            return float(x.sum() if all_ok else x[ok].sum()) + 0.0
+    else:
+        w_ok = F if all_ok else np.where(ok, F, 0.0)
+        freq = float(w_ok.sum())
+
+        def total(x):
+            x = x if all_ok else np.where(ok, x, 0.0)  # NaN * 0 would still be NaN
+            return float(np.dot(w_ok, x)) + 0.0  # E, C, B are already in the user's sign
+
+    def average(tot):
+        return tot / freq if freq > 0 else np.nan
+
+    summary = {"n_cases": n, "n_missing": int(np.count_nonzero(missing)), "frequency": freq}
+    tot = total(E)
+    summary[f"total_expected_{word}"] = tot
+    summary[f"average_expected_{word}"] = average(tot)
+    if has_y:
+        tot = total(C)
+        summary[f"total_{word}"] = tot
+        summary[f"average_{word}"] = average(tot)
+        best = total(B)
+        summary[f"total_best_{word}"] = best
+        summary[f"average_best_{word}"] = average(best)
+    if IC is not None:
+        invest = total(IC)
+        summary["total_investment"] = invest
+        if has_y:
+            summary["roi"] = float(roi(summary[f"total_{word}"], invest))
+    if has_y and not matrix.is_interval and matrix.priors is not None:
+        t_ok = t_all if all_ok else t_all[ok]
+        F_ok = None if F is None else (F if all_ok else F[ok])
+        paw = prior_adjustment_weights(t_ok, F_ok, matrix.priors, T)
+        if paw is None:
+            adj_tot = adj_avg = np.nan
+        else:
+            aw = paw if F_ok is None else F_ok * paw
+            adj_tot = float(np.dot(aw, C if all_ok else C[ok])) + 0.0
+            adj_avg = adj_tot / aw.sum() if aw.sum() > 0 else np.nan
+        summary[f"adjusted_total_{word}"] = adj_tot
+        summary[f"adjusted_average_{word}"] = adj_avg
+    if cls_wrong is not None:
+        if F is None:
+            rate = np.count_nonzero(cls_wrong) / n if n > 0 else np.nan
+        else:
+            wt = float(F.sum())
+            rate = float(np.dot(F, cls_wrong)) / wt if wt > 0 else np.nan
+        summary["misclassification_rate"] = rate
+    if threshold is not None:
+        skipped = D_codes == D  # missing cases hold -1
+        summary["do_nothing_frequency"] = (
+            float(np.count_nonzero(skipped)) if F is None else float(np.dot(w_ok, skipped))
+        )
+    return summary
+
+
 def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weight=None,
            train_priors=None, target_name="target", threshold=None, do_nothing="do nothing",
            chunk_size=None):
@@ -379,12 +646,17 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
             if not np.all(np.isfinite(t_all)):
                 raise ValueError("y must be finite (no NaN or infinity)")
         else:
-            y_arr = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
-            if y_arr.ndim != 1:
-                raise ValueError(f"y must be 1-D; got shape {y_arr.shape}")
-            t_all = encode_target(y_arr, matrix.levels)
-            if T < 127:
-                t_all = t_all.astype(np.int8)  # small codes: less memory traffic
+            if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
+                y_arr = y  # encoded through its category codes
+            elif isinstance(y, (pd.Series, pd.Index)):
+                y_arr = y.to_numpy()
+            else:
+                y_arr = np.asarray(y)
+            if np.ndim(y_arr) != 1:
+                raise ValueError(f"y must be 1-D; got shape {np.shape(y_arr)}")
+            t_all = _target_codes(y_arr, matrix.levels)
+            # small codes: less memory traffic
+            t_all = t_all.astype(np.int8 if T < 127 else np.intp, copy=False)
         if t_all.shape[0] != n:
             raise ValueError(f"y must have one value per case ({n}); got {t_all.shape[0]}")
 
@@ -392,7 +664,13 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     F = _sample_weight(sample_weight, n)
     if isinstance(costs, pd.DataFrame):
         _check_aligned(costs, given_index, "costs")
-    if matrix.cost_variables and not matrix.is_case_specific:
+    fast = _FAST_KERNEL and not matrix.is_interval and not matrix.is_case_specific
+    if fast:
+        if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
+            matrix.resolve(costs, n_samples=n, index=index)  # raises the usual TypeError
+        plan = _AdditivePlan(matrix, matrix._cost_columns(costs, n, index)
+                             if matrix.cost_variables else {})
+    elif matrix.cost_variables and not matrix.is_case_specific:
         # validate the cost columns once, resolve them chunk by chunk (memory bound)
         cost_cols = matrix._cost_columns(costs, n, index)
 
@@ -420,9 +698,14 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
 
     # the per-chunk products are tiny (n_levels x n_decisions); threaded BLAS only adds
     # contention there, so large runs use one BLAS thread
-    with threadpool_limits(1, user_api="blas") if n > _CHUNK_ROWS else nullcontext():
-        _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missing,
-                       D_codes, E, C, B, IC, cls_wrong)
+    ROI = np.empty(n) if is_revenue and has_y and fast else None
+    with threadpool_limits(1, user_api="blas") if n > chunk else nullcontext():
+        if fast:
+            _decide_chunks_additive(P, matrix, plan, t_all, rho, thr, chunk, missing,
+                                    D_codes, E, C, B, IC, ROI, cls_wrong)
+        else:
+            _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missing,
+                           D_codes, E, C, B, IC, cls_wrong)
 
     # --- the cases table, in the user's sign
     sign = matrix.sign
@@ -439,56 +722,12 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     if is_revenue:
         cols[f"IC_{target_name}"] = IC
         if has_y:
-            cols[f"ROI_{target_name}"] = roi(C, IC)
+            cols[f"ROI_{target_name}"] = roi(C, IC) if ROI is None else ROI
     cases = pd.DataFrame(cols, index=index, copy=False)
 
-    # --- summary over cases with known costs
-    ok = ~missing
-    w = np.ones(n) if F is None else F
-    w_ok = np.where(ok, w, 0.0)
-    freq = float(w_ok.sum())
-
-    all_ok = bool(ok.all())
-
-    def total(x):
-        x = x if all_ok else np.where(ok, x, 0.0)  # NaN * 0 would still be NaN
-        return float(np.dot(w_ok, x)) + 0.0  # E, C, B are already in the user's sign
-
-    def average(tot):
-        return tot / freq if freq > 0 else np.nan
-
-    summary = {"n_cases": n, "n_missing": int(np.count_nonzero(~ok)), "frequency": freq}
-    tot = total(E)
-    summary[f"total_expected_{word}"] = tot
-    summary[f"average_expected_{word}"] = average(tot)
-    if has_y:
-        tot = total(C)
-        summary[f"total_{word}"] = tot
-        summary[f"average_{word}"] = average(tot)
-        best = total(B)
-        summary[f"total_best_{word}"] = best
-        summary[f"average_best_{word}"] = average(best)
-    if is_revenue:
-        invest = float(np.dot(w_ok, np.where(ok, IC, 0.0)))
-        summary["total_investment"] = invest
-        if has_y:
-            summary["roi"] = float(roi(summary[f"total_{word}"], invest))
-    if has_y and not matrix.is_interval and matrix.priors is not None:
-        paw = prior_adjustment_weights(t_all[ok], w[ok], matrix.priors, T)
-        if paw is None:
-            adj_tot = adj_avg = np.nan
-        else:
-            aw = w[ok] * paw
-            adj_tot = float(np.dot(aw, C[ok])) + 0.0
-            adj_avg = adj_tot / aw.sum() if aw.sum() > 0 else np.nan
-        summary[f"adjusted_total_{word}"] = adj_tot
-        summary[f"adjusted_average_{word}"] = adj_avg
-    if cls_wrong is not None:
-        wt = float(w.sum())
-        summary["misclassification_rate"] = (
-            float(np.dot(w, cls_wrong)) / wt if wt > 0 else np.nan
-        )
-    if threshold is not None:
-        summary["do_nothing_frequency"] = float(np.dot(w_ok, D_codes == D))
+    # --- summary over cases with known costs (one BLAS thread for large runs, as above)
+    with threadpool_limits(1, user_api="blas") if n > chunk else nullcontext():
+        summary = _summary(n, F, missing, E, C, B, IC, t_all, D_codes, cls_wrong, matrix,
+                           threshold, word)
     summary = pd.Series(summary, name=target_name, dtype=_FLOAT)
     return DecisionResult(cases, summary, matrix, decisions, target_name)

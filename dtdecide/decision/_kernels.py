@@ -7,6 +7,11 @@ them on their own arrays. Everything is in profit orientation (higher is better)
 import numpy as np
 import pandas as pd
 
+try:  # one hash lookup per value; the public Index.get_indexer also infers the values
+    from pandas._libs.hashtable import PyObjectHashTable as _PyObjectHashTable
+except ImportError:  # pragma: no cover - a pandas without it takes the public path
+    _PyObjectHashTable = None
+
 __all__ = [
     "adjust_posteriors",
     "decide_arrays",
@@ -307,22 +312,71 @@ def encode_target(y, levels):
     >>> encode_target(["b", "a", "b"], ["a", "b", "c"]).tolist()
     [1, 0, 1]
     """
+    return _target_codes(y, levels).astype(np.intp, copy=False)
+
+
+def _lookup_codes(values, levels):
+    """Position of every value in ``levels`` (-1 where absent), for a 1-D ndarray.
+
+    The common inputs take vectorised paths that give the same codes as the general
+    one: string levels looked up in a numpy unicode array by binary search on the
+    sorted levels, and string levels looked up in an object array by one hash lookup
+    per value (no inference over the values).
+    """
+    level_list = list(levels)
+    str_levels = (
+        len(level_list) > 0
+        and all(type(lv) is str and not lv.endswith("\x00") for lv in level_list)
+        and len(set(level_list)) == len(level_list)
+    )
+    if str_levels and values.dtype.kind == "U":
+        lv = np.asarray(level_list, dtype=str)
+        order = np.argsort(lv, kind="stable")
+        sorted_lv = lv[order]
+        pos = np.searchsorted(sorted_lv, values)
+        np.minimum(pos, len(level_list) - 1, out=pos)
+        return np.where(sorted_lv[pos] == values, order[pos], -1)
+    if str_levels and values.dtype == object and _PyObjectHashTable is not None:
+        table = _PyObjectHashTable(len(level_list))
+        table.map_locations(np.asarray(level_list, dtype=object))
+        return np.asarray(table.lookup(np.ascontiguousarray(values)))
+    index = pd.Index(level_list)
+    if index.dtype.kind in "iufb" and values.dtype.kind in "iufb":
+        return index.get_indexer(values)
+    # object comparison is much faster than pandas' inferred string dtype
+    return pd.Index(level_list, dtype=object).get_indexer(pd.Index(values, dtype=object))
+
+
+def _target_codes(y, levels):
+    """:func:`encode_target` without the final cast: the smallest signed integer dtype
+    that holds the codes when the input is categorical, else intp."""
+    if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype) and np.ndim(y) == 1:
+        cat = y.array if isinstance(y, (pd.Series, pd.Index)) else pd.Categorical(y)
+        # map the categories once, then every case through its category code
+        cat_map = _lookup_codes(np.asarray(cat.categories, dtype=object), levels)
+        n_levels = len(levels)
+        small = np.int8 if n_levels < 127 else np.intp
+        cat_map = np.append(cat_map, -1).astype(small)  # code -1 (missing) -> -1
+        codes = np.take(cat_map, cat.codes)
+        if codes.size and codes.min() < 0:
+            _raise_unknown(np.asarray(cat, dtype=object), codes, levels)
+        return codes
     values = y if isinstance(y, np.ndarray) else np.asarray(y, dtype=object)
     if values.ndim == 2 and values.shape[1] == 1:
         values = values[:, 0]
     if values.ndim != 1:
         raise ValueError(f"y must be 1-D; got shape {np.shape(y)}")
-    index = pd.Index(list(levels))
-    if index.dtype.kind in "iufb" and values.dtype.kind in "iufb":
-        codes = index.get_indexer(values)
-    else:  # object comparison is much faster than pandas' inferred string dtype
-        codes = pd.Index(list(levels), dtype=object).get_indexer(pd.Index(values, dtype=object))
-    if np.any(codes < 0):
-        unknown = pd.unique(pd.Series(values[codes < 0], dtype=object))
-        shown = ", ".join(repr(u) for u in unknown[:5])
-        more = "" if len(unknown) <= 5 else f" and {len(unknown) - 5} more"
-        raise ValueError(
-            f"y contains values that are not levels of the decision matrix: {shown}{more}; "
-            f"expected one of {list(levels)!r}"
-        )
-    return codes.astype(np.intp)
+    codes = _lookup_codes(values, levels)
+    if codes.size and codes.min() < 0:
+        _raise_unknown(values, codes, levels)
+    return codes
+
+
+def _raise_unknown(values, codes, levels):
+    unknown = pd.unique(pd.Series(values[codes < 0], dtype=object))
+    shown = ", ".join(repr(u) for u in unknown[:5])
+    more = "" if len(unknown) <= 5 else f" and {len(unknown) - 5} more"
+    raise ValueError(
+        f"y contains values that are not levels of the decision matrix: {shown}{more}; "
+        f"expected one of {list(levels)!r}"
+    )
