@@ -230,3 +230,23 @@ def test_dataframe_matrix_is_reordered_by_labels():
     assert a == pytest.approx(b)
     with pytest.raises(ValueError, match="labelled by the classes"):
         benefit_score(y, pred, frame.rename(index={"yes": "si"}))
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    b=st.tuples(st.floats(0, 10), st.floats(-10, -0.1), st.floats(-10, -0.1), st.floats(0, 10)),
+    shift=st.tuples(st.floats(-0.05, 0.05), st.floats(-0.05, 0.05)),
+    scale=st.floats(0.1, 10),
+)
+def test_eta_ignores_row_shifts_and_scale(b, shift, scale):
+    bm = np.array([[b[0], b[1]], [b[2], b[3]]])
+    moved = scale * bm + np.array(shift)[:, None]
+    # keep the sign convention after the shift
+    if np.all(np.diag(moved) >= 0) and moved[0, 1] < 0 and moved[1, 0] < 0:
+        assert benefit_eta(moved) == pytest.approx(benefit_eta(bm), rel=1e-9)
+    # eta / (1 + eta) is the Bayes threshold: a calibrated p at it is indifferent
+    eta = benefit_eta(bm)
+    p = eta / (1 + eta)
+    gain_1 = p * bm[1, 1] + (1 - p) * bm[0, 1]
+    gain_0 = p * bm[1, 0] + (1 - p) * bm[0, 0]
+    assert gain_1 == pytest.approx(gain_0, abs=1e-9)
