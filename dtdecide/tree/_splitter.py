@@ -71,22 +71,25 @@ def _channel_weight(sums, is_classification):
     return channel_sum(sums) if is_classification else sums[..., 0]
 
 
-def _scan(Hs, cs, Hm, cm, P, Pc, ctx):
+def _scan(Hs, cs, Hm, cm, ctx):
     """Best prefix of an ordered bin sequence, missing left or right.
 
-    Hs (m, b, C) / cs (m, b): ordered non-missing bins; Hm (m, C) / cm (m,): missing bin;
-    P (m, C) / Pc (m,): node totals. Returns gain, pos, missing_left.
+    Hs (m, b, C) / cs (m, b): ordered non-missing bins; Hm (m, C) / cm (m,): missing bin.
+    Returns gain, pos, missing_left.
     """
-    crit, loss, msl, is_clf = ctx
-    cumH = np.cumsum(Hs, axis=1)
-    cumc = np.cumsum(cs, axis=1)
+    crit, loss, msl, is_clf, counts_are_weights = ctx
+    cumH = np.cumsum(Hs, axis=1, dtype=np.float64)
+    cumc = _channel_weight(cumH, is_clf) if counts_are_weights else np.cumsum(cs, axis=1)
+    P = cumH[:, -1] + Hm  # node totals (this feature's own sums: no rounding mismatch)
+    Pc = cumc[:, -1] + cm
 
     def gains(LH, Lc, P, Pc):
         Rc = Pc[:, None] - Lc
         valid = (Lc >= msl) & (Rc >= msl)
-        wl = _channel_weight(LH, is_clf)
-        valid &= wl > 0
-        valid &= (_channel_weight(P, is_clf)[:, None] - wl) > 0
+        if not counts_are_weights:  # otherwise row counts >= 1 imply positive weight
+            wl = _channel_weight(LH, is_clf)
+            valid &= wl > 0
+            valid &= (_channel_weight(P, is_clf)[:, None] - wl) > 0
         g = split_gain(LH, P, crit, loss)
         return np.where(valid, g, -np.inf)
 
@@ -175,7 +178,9 @@ def find_best_splits(
     """
     m, n_features, B, _ = hist.shape
     rows = np.arange(m)
-    ctx = (criterion, loss_matrix, min_samples_leaf, is_classification)
+    # without explicit counts and class weights, the criterion sums are the row counts
+    counts_are_weights = counts is None and class_weight is None
+    ctx = (criterion, loss_matrix, min_samples_leaf, is_classification, counts_are_weights)
     best_gain = np.full(m, -np.inf)
     best_feature = np.full(m, -1, dtype=np.intp)
     best_pos = np.zeros(m, dtype=np.intp)
@@ -188,8 +193,6 @@ def find_best_splits(
         cnt = counts[:, j] if counts is not None else _channel_weight(hist[:, j], is_classification)
         Hn, Hm = H[:, : B - 1], H[:, B - 1]
         cn, cm = cnt[:, : B - 1], cnt[:, B - 1]
-        P = H.sum(axis=1)
-        Pc = cnt.sum(axis=1)
         if is_categorical[j]:
             g = np.full(m, -np.inf)
             pos = np.zeros(m, dtype=np.intp)
@@ -199,12 +202,12 @@ def find_best_splits(
                 o = np.argsort(key, axis=1, kind="stable")
                 Hs = np.take_along_axis(Hn, o[:, :, None], axis=1)
                 cs = np.take_along_axis(cn, o, axis=1)
-                g_k, pos_k, ml_k = _scan(Hs, cs, Hm, cm, P, Pc, ctx)
+                g_k, pos_k, ml_k = _scan(Hs, cs, Hm, cm, ctx)
                 better = g_k > g
                 g[better], pos[better], ml[better] = g_k[better], pos_k[better], ml_k[better]
                 order[better] = o[better]
         else:
-            g, pos, ml = _scan(Hn, cn, Hm, cm, P, Pc, ctx)
+            g, pos, ml = _scan(Hn, cn, Hm, cm, ctx)
             order = None
         better = g > best_gain
         if not better.any():
