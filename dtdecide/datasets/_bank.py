@@ -162,6 +162,18 @@ def _as_typed_frame(raw):
     return frame
 
 
+@lru_cache(maxsize=1)
+def _typed_frame():
+    return _as_typed_frame(_read_raw())
+
+
+@lru_cache(maxsize=4)
+def _cached_split_labels(random_state):
+    labels = split_labels(_typed_frame()[TARGET_NAME], random_state=random_state)
+    labels.setflags(write=False)
+    return labels
+
+
 def _splitmix64(values):
     """Vectorised splitmix64 finaliser on uint64 values (wraps modulo 2**64)."""
     z = values.astype(np.uint64)
@@ -171,6 +183,19 @@ def _splitmix64(values):
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         z = z ^ (z >> np.uint64(31))
     return z
+
+
+def _check_split_seed(random_state):
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(
+        random_state, (int, np.integer)
+    ):
+        raise TypeError(
+            f"random_state must be a non-negative int (the split is hash-based); "
+            f"got {type(random_state).__name__}"
+        )
+    if random_state < 0:
+        raise ValueError(f"random_state must be a non-negative int; got {random_state}")
+    return int(random_state)
 
 
 def split_labels(y, random_state=0):
@@ -195,15 +220,7 @@ def split_labels(y, random_state=0):
     >>> sorted(labels[:4]), sorted(labels[4:])
     (['test', 'train', 'train', 'validation'], ['test', 'train', 'train', 'validation'])
     """
-    if isinstance(random_state, (bool, np.bool_)) or not isinstance(
-        random_state, (int, np.integer)
-    ):
-        raise TypeError(
-            f"random_state must be a non-negative int (the split is hash-based); "
-            f"got {type(random_state).__name__}"
-        )
-    if random_state < 0:
-        raise ValueError(f"random_state must be a non-negative int; got {random_state}")
+    random_state = _check_split_seed(random_state)
     y = pd.Series(np.asarray(y, dtype=object))
     if y.isna().any():
         raise ValueError("y must not contain missing labels")
@@ -309,8 +326,8 @@ def load_bank_marketing(*, as_frame=True, split=None, return_X_y=False, random_s
         raise ValueError(
             f"split must be None, 'train', 'validation' or 'test'; got {split!r}"
         )
-    frame = _as_typed_frame(_read_raw())
-    labels = split_labels(frame[TARGET_NAME], random_state=random_state)
+    frame = _typed_frame().copy()
+    labels = _cached_split_labels(_check_split_seed(random_state)).copy()
     if split is not None:
         keep = labels == split
         frame = frame.loc[keep]

@@ -84,12 +84,13 @@ def test_split_is_stratified_disjoint_and_complete(bank):
         for level, n_level in (("yes", 5289), ("no", N_ROWS - 5289)):
             share = _bank.SPLIT_SHARES[name]
             assert abs((part.target == level).sum() - share * n_level) <= 1
-        pd.testing.assert_frame_equal(part.frame, bank.frame.loc[part.frame.index])
+        # same rows, values and dtypes as the full frame (DataFrame.equals checks dtypes)
+        assert part.frame.equals(bank.frame.loc[part.frame.index])
 
 
 def test_split_is_reproducible_and_pinned(bank):
     again = load_bank_marketing(split="validation")
-    pd.testing.assert_frame_equal(again.frame, load_bank_marketing(split="validation").frame)
+    assert again.frame.equals(load_bank_marketing(split="validation").frame)
     # The default split must never change between versions: its digest is pinned here.
     digest = hashlib.sha256("".join(x[0] for x in bank.split_labels).encode()).hexdigest()
     assert digest[:16] == "66e1e4d739bba165"
@@ -133,6 +134,7 @@ def test_descr_has_attribution_and_reasons(bank):
         ({"return_X_y": 1}, TypeError, "return_X_y must be a bool"),
         ({"random_state": -1}, ValueError, "random_state must be a non-negative int"),
         ({"random_state": np.random.RandomState(0)}, TypeError, "random_state must be"),
+        ({"random_state": True}, TypeError, "random_state must be"),
     ],
 )
 def test_bad_arguments(kwargs, error, match):
@@ -197,3 +199,13 @@ def test_consequences_by_hand(bank):
     np.testing.assert_allclose(cases["CP_y"], [30 - 3, -2, 0.0])
     np.testing.assert_allclose(cases["IC_y"], [3, 2, 0])
     np.testing.assert_allclose(cases["ROI_y"].iloc[:2], [27 / 3, -1.0])
+
+
+def test_returned_data_are_copies():
+    first = load_bank_marketing(split="test")
+    first.frame.loc[first.frame.index[0], "age"] = -1
+    first.data.loc[first.data.index[0], "balance"] = -10**6
+    first.split_labels.iloc[0] = "changed"
+    again = load_bank_marketing(split="test")
+    assert again.frame["age"].min() >= 18 and again.data["balance"].min() > -10**6
+    assert (again.split_labels == "test").all()
