@@ -1,0 +1,262 @@
+"""The fast paths of the decision engine against the general (slow) ones.
+
+``decide`` sends categorical matrices with additive costs through
+``_decide_chunks_additive``; every other matrix goes through ``_decide_chunks``, which
+builds the full consequences per chunk. Switching ``_engine._FAST_KERNEL`` off runs
+the general path on the same inputs: both must give the same cases and summaries.
+The target encoders and the small kernels have slow, obvious twins here too.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dtdecide.decision import DecisionMatrix, _engine, decide, encode_target, roi
+from dtdecide.decision._kernels import _target_codes
+
+SETTINGS = settings(max_examples=30, deadline=None)
+
+
+def general_decide(*args, **kwargs):
+    """``decide`` through the general chunk kernel (the reference)."""
+    saved = _engine._FAST_KERNEL
+    _engine._FAST_KERNEL = False
+    try:
+        return decide(*args, **kwargs)
+    finally:
+        _engine._FAST_KERNEL = saved
+
+
+def assert_same_result(fast, ref):
+    assert list(fast.cases.columns) == list(ref.cases.columns)
+    pd.testing.assert_index_equal(fast.cases.index, ref.cases.index)
+    for col in fast.cases.columns:
+        a, b = fast.cases[col], ref.cases[col]
+        if isinstance(a.dtype, pd.CategoricalDtype):
+            assert list(a.cat.categories) == list(b.cat.categories)
+            np.testing.assert_array_equal(a.cat.codes, b.cat.codes, err_msg=col)
+        else:
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=0, equal_nan=True, err_msg=col)
+    assert list(fast.summary.index) == list(ref.summary.index)
+    np.testing.assert_allclose(fast.summary, ref.summary, rtol=1e-12, atol=1e-12,
+                               equal_nan=True)
+
+
+def make_case(seed, *, n, T, D, kind, n_cost_cols, nan_rate, dyadic):
+    """A random matrix with constant and column costs, posteriors, target and costs.
+
+    ``dyadic`` draws small integers and posteriors in quarters, so that products are
+    exact and ties between decisions are frequent.
+    """
+    rng = np.random.default_rng(seed)
+    levels = [f"l{t}" for t in range(T)]
+    decisions = [f"d{d}" for d in range(D)]
+    if dyadic:
+        R = rng.integers(-3, 4, size=(T, D)).astype(float)
+        post = rng.multinomial(4, np.ones(T) / T, size=n) / 4.0
+    else:
+        R = rng.normal(scale=10.0, size=(T, D))
+        post = rng.dirichlet(np.ones(T), size=n)
+    costs, columns = None, {}
+    if kind == "revenue":
+        costs = {}
+        for j, d in enumerate(decisions):
+            r = rng.random()
+            if j < n_cost_cols:
+                name = f"c{j}"
+                costs[d] = name
+                col = (rng.integers(0, 4, size=n).astype(float) if dyadic
+                       else rng.uniform(0.0, 5.0, size=n))
+                col[rng.random(n) < nan_rate] = np.nan
+                columns[name] = col
+            elif r < 0.6:
+                costs[d] = float(rng.integers(0, 3)) if dyadic else float(rng.uniform(0, 3))
+        costs = costs or None
+    m = DecisionMatrix(R, levels=levels, decisions=decisions, kind=kind, costs=costs)
+    y = np.asarray(levels, dtype=object)[rng.integers(0, T, size=n)]
+    return m, post, y, (columns or None)
+
+
+case_params = st.fixed_dictionaries({
+    "seed": st.integers(0, 2**31 - 1),
+    "n": st.integers(1, 120),
+    "T": st.integers(2, 5),
+    "D": st.integers(1, 5),
+    "kind": st.sampled_from(["profit", "loss", "revenue"]),
+    "n_cost_cols": st.integers(0, 2),
+    "nan_rate": st.sampled_from([0.0, 0.0, 0.2]),
+    "dyadic": st.booleans(),
+})
+
+
+@SETTINGS
+@given(params=case_params, chunk=st.integers(1, 50), with_y=st.booleans(),
+       threshold=st.sampled_from([None, 0.0, 1.5]), weighted=st.booleans())
+def test_fast_path_equals_general_path(params, chunk, with_y, threshold, weighted):
+    m, post, y, costs = make_case(**params)
+    rng = np.random.default_rng(params["seed"] + 1)
+    kwargs = dict(y=y if with_y else None, costs=costs, chunk_size=chunk, threshold=threshold,
+                  sample_weight=rng.integers(0, 3, size=len(post)) if weighted else None)
+    assert_same_result(decide(post, m, **kwargs), general_decide(post, m, **kwargs))
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(1, 80), weighted=st.booleans())
+def test_fast_path_with_priors_and_train_priors(seed, n, weighted):
+    rng = np.random.default_rng(seed)
+    T, D = 3, 3
+    priors = rng.uniform(0.05, 1.0, size=T)
+    m = DecisionMatrix(rng.normal(size=(T, D)), levels=["a", "b", "c"], priors=priors)
+    post = rng.dirichlet(np.ones(T), size=n)
+    y = rng.choice(["a", "b", "c"], size=n)
+    w = rng.uniform(0, 2, size=n) if weighted else None
+    for train in (None, rng.uniform(0.1, 1.0, size=T)):
+        kwargs = dict(y=y, train_priors=train, sample_weight=w, chunk_size=7)
+        assert_same_result(decide(post, m, **kwargs), general_decide(post, m, **kwargs))
+
+
+def test_large_run_multiple_default_chunks_equal_general_path():
+    # more rows than one default chunk: the single-BLAS-thread branch and chunk seams
+    m, post, y, costs = make_case(3, n=(1 << 15) + 1234, T=3, D=4, kind="revenue",
+                                  n_cost_cols=1, nan_rate=0.01, dyadic=False)
+    res = decide(post, m, y=y, costs=costs, chunk_size=1 << 14)
+    assert_same_result(res, general_decide(post, m, y=y, costs=costs, chunk_size=1 << 14))
+    assert res.summary["n_missing"] > 0
+
+
+def test_ties_go_to_first_decision_on_fast_path():
+    m = DecisionMatrix([[1, 1, 0], [0, 0, 1]], levels=["a", "b"], decisions=["x", "y", "z"])
+    res = decide([[0.5, 0.5], [1.0, 0.0], [0.0, 1.0]], m, chunk_size=2)
+    assert res.cases["D_target"].tolist() == ["x", "x", "z"]
+
+
+def test_fast_path_errors_match_general_path():
+    m = DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"], decisions=["x", "y"])
+    bad = {
+        "NaN": [[0.5, 0.5], [np.nan, 1.0]],
+        "negative": [[0.5, 0.5], [1.5, -0.5]],
+        "sum": [[0.5, 0.5], [0.5, 0.6]],
+    }
+    for post in bad.values():
+        with pytest.raises(ValueError) as fast:
+            decide(post, m, chunk_size=1)
+        with pytest.raises(ValueError) as ref:
+            general_decide(post, m, chunk_size=1)
+        assert str(fast.value) == str(ref.value)
+        assert "row 1" in str(fast.value)
+
+
+def test_sum_check_boundary_matches_the_detailed_check():
+    # rows that sum to 1 +- (just within / just beyond) the tolerance
+    m = DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"], decisions=["x", "y"])
+    tol = _engine._SUM_TOL
+    for delta in (tol, -tol, np.nextafter(tol, 1), -np.nextafter(tol, 1)):
+        post = np.array([[0.5, 0.5], [0.5, 0.5 + delta]])
+        try:
+            general_decide(post, m)
+            ref_ok = True
+        except ValueError:
+            ref_ok = False
+        try:
+            decide(post, m)
+            fast_ok = True
+        except ValueError:
+            fast_ok = False
+        assert fast_ok == ref_ok
+
+
+# --------------------------------------------------------------- small kernels
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31 - 1), k=st.integers(1, 6), m=st.integers(1, 50),
+       small=st.booleans())
+def test_first_max_equals_argmax(seed, k, m, small):
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(-2, 3, size=(k, m)).astype(float) if small else rng.normal(size=(k, m))
+    idx = np.empty(m, dtype=np.int8)
+    val = np.empty(m)
+    _engine._first_max(rows, idx, val, np.empty(m, dtype=bool), np.empty(m, dtype=np.int8))
+    ref = np.argmax(rows, axis=0)  # first maximum
+    np.testing.assert_array_equal(idx, ref)
+    np.testing.assert_array_equal(val, rows[ref, np.arange(m)])
+
+
+def test_roi_into_equals_roi_on_all_cases():
+    C = np.array([10.0, 5.0, 0.0, -3.0, np.nan, 2.0, 0.0, -1.0, 4.0, np.nan, 1.0])
+    IC = np.array([5.0, 0.0, 0.0, 0.0, 1.0, np.nan, 2.0, -2.0, -0.0, 0.0, 3.0])
+    for c, ic in ((C, IC), (C[:4], IC[:4]), (C[-1:], IC[-1:])):
+        out = np.empty(c.size)
+        _engine._roi_into(c, ic, out)
+        np.testing.assert_array_equal(out, roi(c, ic))
+
+
+# --------------------------------------------------------------- target encoding
+
+
+def slow_encode(y, levels):
+    """Dictionary lookup, one value at a time."""
+    pos = {lv: i for i, lv in enumerate(levels)}
+    return np.array([pos[v] for v in y], dtype=np.intp)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(0, 60),
+       form=st.sampled_from(["object", "unicode", "list", "category", "category_series",
+                             "ordered", "numpy_str"]))
+def test_encode_target_fast_paths_equal_dictionary_lookup(seed, n, form):
+    rng = np.random.default_rng(seed)
+    levels = ["mid", "low", "high", "", "é"]  # unsorted, an empty and a non-ASCII level
+    values = [levels[i] for i in rng.integers(0, len(levels), size=n)]
+    if form == "object":
+        y = np.asarray(values, dtype=object)
+    elif form == "unicode":
+        y = np.asarray(values, dtype=str)
+    elif form == "list":
+        y = values
+    elif form == "numpy_str":
+        y = np.array([np.str_(v) for v in values], dtype=object)
+    else:
+        # categories in another order, one unused and one unknown to the matrix
+        cats = ["high", "zzz", "low", "mid", "", "é", "unused"]
+        cat = pd.Categorical(values, categories=[c for c in cats if c != "zzz"] + ["zzz"],
+                             ordered=form == "ordered")
+        y = pd.Series(cat) if form == "category_series" else cat
+    expected = slow_encode(values, levels)
+    np.testing.assert_array_equal(encode_target(y, levels), expected)
+    assert encode_target(y, levels).dtype == np.intp
+
+
+@pytest.mark.parametrize("form", ["object", "unicode", "category"])
+def test_encode_target_unknown_values_are_named(form):
+    values = ["a", "b", "zz", "a"]
+    y = {"object": np.asarray(values, dtype=object), "unicode": np.asarray(values),
+         "category": pd.Categorical(values)}[form]
+    with pytest.raises(ValueError, match=r"y contains values .*'zz'"):
+        encode_target(y, ["a", "b"])
+
+
+def test_encode_target_missing_category_is_unknown():
+    y = pd.Categorical(["a", None, "b"])
+    with pytest.raises(ValueError, match="y contains values"):
+        _target_codes(y, ["a", "b"])
+
+
+def test_encode_target_non_string_levels_keep_general_path():
+    np.testing.assert_array_equal(encode_target(np.array([2, 0, 1, 2]), [0, 1, 2]),
+                                  [2, 0, 1, 2])
+    np.testing.assert_array_equal(encode_target([True, False], [False, True]), [1, 0])
+    with pytest.raises(ValueError, match="y contains values"):
+        encode_target(np.array(["1"], dtype=object), [0, 1])
+
+
+def test_decide_accepts_categorical_target_series():
+    m = DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"], decisions=["x", "y"])
+    post = [[0.7, 0.3], [0.2, 0.8], [0.6, 0.4]]
+    y = pd.Series(pd.Categorical(["b", "b", "a"], categories=["b", "a", "c"]))
+    res = decide(post, m, y=y)
+    ref = decide(post, m, y=["b", "b", "a"])
+    pd.testing.assert_frame_equal(res.cases, ref.cases)
+    assert res.summary["misclassification_rate"] == pytest.approx(1 / 3)
