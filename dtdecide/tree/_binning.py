@@ -16,6 +16,13 @@ consecutive distinct observed values:
   thresholds a split search on sorted raw values would consider);
 * otherwise: the midpoints that follow the weighted quantiles ``k / max_bins``,
   ``k = 1 .. max_bins - 1``, of the (sub-sampled) values, duplicates removed.
+
+Categorical features: bin ``b`` is category code ``b``; codes that are negative,
+non-integer, NaN or beyond the largest code seen in :meth:`Binner.fit` go to the missing
+bin, exactly as :meth:`TreeStructure.apply <dtdecide.tree._tree.TreeStructure.apply>`
+sends them to the ``missing_left`` side. Memory note: histograms have one width for all
+features (``n_bins_total_``), so a categorical feature with ``k`` categories makes every
+node histogram ``n_features * (k + 1) * n_classes`` cells (4 or 8 bytes each).
 """
 
 import numbers
