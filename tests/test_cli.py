@@ -1,6 +1,8 @@
 """Tests of the ``dtdecide`` command line, run in-process through ``main``."""
 
 import io
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -177,7 +179,8 @@ def test_fit_with_validation_prunes(files, capsys):
         (["fit", "{train}", "--target", "y", "--decisions", "{root}/bad_dec.csv"], "malformed"),
         (["fit", "{train}", "--target", "y", "--decisions", "{root}/nocost_dec.csv"],
          "lacks the column(s) 'price'"),
-        (["fit", "{train}", "--target", "y", "--decisions", "{root}/levels_dec.csv"], "y"),
+        (["fit", "{train}", "--target", "y", "--decisions", "{root}/levels_dec.csv"],
+         "not levels of the decision matrix: 'no'"),
         (["fit", "{train}", "--target", "y", "--max-depth", "x"], None),
         (["score", "{root}/junk.joblib", "{train}"], "could not be loaded"),
         (["score", "{model}", "{root}/noage.csv"], "lacks the column(s) 'age'"),
@@ -248,3 +251,13 @@ def test_fit_rejects_two_pruning_choices(files, capsys):
         "--cv", "3", "--n-leaves", "4", "--quiet",
     ], capsys)
     assert code == 2 and "at most one of" in err
+
+
+def test_python_dash_m_entry_point_exit_status(tmp_path):
+    ok = subprocess.run([sys.executable, "-m", "dtdecide", "score", "--help"],
+                        capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and "--keep" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "dtdecide", "leaf-table",
+                          str(tmp_path / "missing.joblib")],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "does not exist" in bad.stderr
