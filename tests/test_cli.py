@@ -261,3 +261,26 @@ def test_python_dash_m_entry_point_exit_status(tmp_path):
                           str(tmp_path / "missing.joblib")],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "does not exist" in bad.stderr
+
+
+def test_interval_target_with_knots(tmp_path, capsys):
+    rng = np.random.default_rng(7)
+    n = 600
+    frame = pd.DataFrame({"x": rng.uniform(0, 10, n), "g": rng.choice(["a", "b"], n)})
+    frame["spend"] = 30 * frame["x"] + 40 * (frame["g"] == "b") + rng.normal(0, 10, n)
+    frame.to_csv(tmp_path / "spend.csv", index=False)
+    (tmp_path / "knots.csv").write_text("knot,invest,wait\n0,-100,0\n300,200,0\n")
+    code, out, err = _run(["fit", str(tmp_path / "spend.csv"), "--target", "spend",
+                           "--decisions", str(tmp_path / "knots.csv"), "--max-depth", "3",
+                           "--min-samples-leaf", "20", "-o", str(tmp_path / "reg.joblib"),
+                           "--quiet"], capsys)
+    assert code == 0, err
+    model = load(tmp_path / "reg.joblib")
+    assert type(model).__name__ == "ProfitTreeRegressor"
+    code, out, _ = _run(["score", str(tmp_path / "reg.joblib"), str(tmp_path / "spend.csv"),
+                         "-o", str(tmp_path / "scored.csv"), "--quiet"], capsys)
+    assert code == 0
+    scored = pd.read_csv(tmp_path / "scored.csv")
+    # break-even of "invest" is where -100 + spend / 300 * 300 = 0, i.e. spend = 100
+    leaf_mean = model.predict(frame[["x", "g"]])
+    np.testing.assert_array_equal(scored["D_spend"] == "invest", leaf_mean > 100)
