@@ -301,7 +301,7 @@ def _run_pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None
     return study, table
 
 
-def plot_pruning_study(study, path):
+def _plot_pruning_study(study, path):
     """Write the plot of a fitted :class:`dtdecide.PruningStudy` as a PNG file."""
     import matplotlib
 
@@ -319,7 +319,7 @@ def plot_pruning_study(study, path):
     return Path(path)
 
 
-def plot_profit_chart(scored, y, costs, matrix, path, *, act="contact", target_name="y"):
+def _plot_profit_chart(scored, y, costs, matrix, path, *, act="contact", target_name="y"):
     """Cumulative test profit of acting on the top share of cases ranked by expected profit.
 
     The cases are sorted by the expected profit of decision ``act`` (from the tree's
@@ -460,9 +460,9 @@ def _cmd_demo(args):
     write_leaf_table(table, out / "leaf_table.csv")
     (out / "score.sql").write_text(to_sql(best, table="bank") + "\n")
     (out / "rules.txt").write_text(export_rules(best, precision=4) + "\n")
-    plot_pruning_study(study, out / "pruning.png")
+    _plot_pruning_study(study, out / "pruning.png")
     scored = _leaf_expected(best, test.data)
-    plot_profit_chart(scored, test.target, test.costs, matrix, out / "profit_chart.png")
+    _plot_profit_chart(scored, test.target, test.costs, matrix, out / "profit_chart.png")
     result.cases.to_csv(out / "test_scored.csv", index_label="row")
     save(best, out / "model.joblib")
     print(f"\nWrote {', '.join(sorted(p.name for p in out.iterdir()))} to {out}/")
@@ -610,7 +610,7 @@ def _cmd_prune_study(args):
         _write_frame(table, args.output)
         print(f"wrote the pruning table to {args.output}")
     if args.plot:
-        plot_pruning_study(study, args.plot)
+        _plot_pruning_study(study, args.plot)
         print(f"wrote the pruning plot to {args.plot}")
     if args.model_out:
         save(study.best_estimator_, args.model_out)
@@ -641,7 +641,20 @@ def _add_sep(parser):
 
 
 def build_parser():
-    """The argument parser of the ``dtdecide`` command (see ``dtdecide --help``)."""
+    """The argument parser of the ``dtdecide`` command (see ``dtdecide --help``).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        With one sub-parser per name in ``COMMANDS``.
+
+    Examples
+    --------
+    >>> from dtdecide.cli import build_parser
+    >>> args = build_parser().parse_args(["score", "model.joblib", "new.csv", "--keep", "id"])
+    >>> args.command, args.keep, args.output
+    ('score', 'id', None)
+    """
     parser = argparse.ArgumentParser(
         prog="dtdecide",
         description=(

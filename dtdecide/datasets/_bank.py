@@ -217,7 +217,7 @@ def split_labels(y, random_state=0):
     --------
     >>> from dtdecide.datasets import split_labels
     >>> labels = split_labels(["a"] * 4 + ["b"] * 4)
-    >>> sorted(labels[:4]), sorted(labels[4:])
+    >>> sorted(labels[:4].tolist()), sorted(labels[4:].tolist())
     (['test', 'train', 'train', 'validation'], ['test', 'train', 'train', 'validation'])
     """
     random_state = _check_split_seed(random_state)
