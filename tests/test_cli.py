@@ -284,3 +284,12 @@ def test_interval_target_with_knots(tmp_path, capsys):
     # break-even of "invest" is where -100 + spend / 300 * 300 = 0, i.e. spend = 100
     leaf_mean = model.predict(frame[["x", "g"]])
     np.testing.assert_array_equal(scored["D_spend"] == "invest", leaf_mean > 100)
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import dtdecide.cli
+
+    result = doctest.testmod(dtdecide.cli, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 5 and result.failed == 0
