@@ -126,9 +126,10 @@ investment cost (IC) and return on investment (ROI) are built on.
 The contact cost is the cost of the calls actually made, known only after the campaign.
 That is the point of a case-level cost: a profit tree decides each leaf with the average
 cost of its training cases, and a new case's own cost is not used for its decision, only
-for its IC, ROI and computed profit. A model that decides case by case should not be given
-the actual cost of a new client; pass an expected cost (for instance the training average)
-to decide, and the actual cost to evaluate.
+for its IC, ROI and computed profit. A model that decides case by case (``decide`` with
+a scikit-learn model's posteriors) should not be given the actual cost of a new client: it
+would skip, with hindsight, the clients who needed many calls. Give it an expected cost
+instead, for instance the training average of ``contact_cost``.
 
 Split (``split``)
 -----------------
