@@ -56,6 +56,7 @@ API_SUBPACKAGES = {
     "dtdecide.assess": "Profit charts and model comparison",
     "dtdecide.models": "Benefit- and cost-based classifiers",
     "dtdecide.datasets": "Bundled data",
+    "dtdecide.cli": "Command-line helpers",
 }
 
 

@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+__all__ = ["CLIError", "build_parser", "main", "pruning_study", "read_data", "read_decisions"]
+
 COMMANDS = ("demo", "fit", "score", "leaf-table", "prune-study")
 
 EXIT_OK = 0

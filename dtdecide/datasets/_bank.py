@@ -245,7 +245,7 @@ def bank_decision_matrix():
     """The contact-or-not revenue matrix of the bank data, with its contact-cost variable.
 
     Rows are the levels "no" and "yes" of ``y``; decisions are "contact" and "do nothing".
-    A subscriber who was contacted brings ``REVENUE_PER_SUBSCRIBER``; "contact" carries the
+    A subscriber who was contacted brings 30 (``REVENUE_PER_SUBSCRIBER``); "contact" carries the
     case-level cost variable ``contact_cost``. See :func:`load_bank_marketing` for why.
 
     Returns
