@@ -27,8 +27,9 @@ HIST_DTYPE = np.float64
 # and the memory traffic of the histograms (the split search computes in float64).
 HIST_DTYPE_SMALL_COUNTS = np.float32
 _FLOAT32_EXACT_LIMIT = 1 << 24
-# Row counts per bin.
-COUNT_DTYPE = np.int64
+# Row counts per bin: int32 is exact below 2**31 rows (grow_tree's limit) at half the
+# memory of int64.
+COUNT_DTYPE = np.int32
 # Rows handled per bincount call: bounds temporaries to a few arrays of this length.
 DEFAULT_CHUNK_SIZE = 1 << 18
 
@@ -124,7 +125,7 @@ def build_histograms(
     Returns
     -------
     hist : ndarray of float64, shape (n_slots, n_features, n_bins_total, n_channels)
-    counts : ndarray of int64, shape (n_slots, n_features, n_bins_total), or None
+    counts : ndarray of int32, shape (n_slots, n_features, n_bins_total), or None
 
     Examples
     --------
@@ -174,7 +175,7 @@ def _accumulate_chunk(X_binned, sel, slot, n_slots, B, target, hist, counts):
             hist[:, j] += h.reshape(n_slots, B, C)
             if counts is not None:
                 if weights is None:
-                    counts[:, j] += h.reshape(n_slots, B, C).sum(axis=-1).astype(np.int64)
+                    counts[:, j] += h.reshape(n_slots, B, C).sum(axis=-1).astype(COUNT_DTYPE)
                 else:
                     idx -= codes
                     idx //= C

@@ -155,3 +155,10 @@ def test_split_gain_matches_parent_minus_children(criterion):
                 - weighted_impurity(parent[i] - left[i, j], criterion, L)
             )
             assert got[i, j] == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+def test_generalized_gini_many_classes_uses_same_formula():
+    rng = np.random.default_rng(5)
+    n = rng.random(9) * 10
+    L = check_loss_matrix(rng.random((9, 9)), 9)
+    assert impurity(n, "generalized_gini", L) == pytest.approx(brute_generalized_gini(n, L))
