@@ -71,21 +71,35 @@ class ProfitScorer(_MetadataRequester):
             c in X.columns for c in matrix.cost_variables
         ):
             costs = X[list(matrix.cost_variables)]
-        post = model_posteriors(estimator, X, matrix)
         if isinstance(costs, (pd.DataFrame, pd.Series)):
             costs = costs.reset_index(drop=True)
         y = y_true.to_numpy() if isinstance(y_true, (pd.Series, pd.DataFrame)) else y_true
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
             y = y[:, 0]
-        res = decide(post, matrix, y=y, costs=costs,
-                     sample_weight=None if sample_weight is None else np.asarray(sample_weight),
-                     train_priors=self.train_priors, threshold=self.threshold)
+        weights = None if sample_weight is None else np.asarray(sample_weight)
+        if _decides_itself(estimator, matrix) and self.threshold is None:
+            # A profit tree decides per leaf from its training costs: scoring its
+            # posteriors case by case with each case's own costs would judge
+            # decisions the tree never makes.
+            if isinstance(X, pd.DataFrame):
+                X = X.reset_index(drop=True)
+            res = estimator.decide(X, y, costs=costs, sample_weight=weights)
+        else:
+            post = model_posteriors(estimator, X, matrix)
+            res = decide(post, matrix, y=y, costs=costs, sample_weight=weights,
+                         train_priors=self.train_priors, threshold=self.threshold)
         word = "loss" if matrix.kind == "loss" else "profit"
         return float(matrix.sign * res.summary[f"average_{word}"])
 
     def __repr__(self):
         return f"make_profit_scorer({self.matrix!r})"
+
+
+def _decides_itself(estimator, matrix):
+    """Whether ``estimator`` makes its own decisions under ``matrix`` (a profit tree)."""
+    fitted = getattr(estimator, "decision_matrix_", None)
+    return callable(getattr(estimator, "decide", None)) and fitted is not None and fitted == matrix
 
 
 def make_profit_scorer(matrix, *, train_priors=None, threshold=None):
@@ -94,7 +108,9 @@ def make_profit_scorer(matrix, *, train_priors=None, threshold=None):
     The model's ``predict_proba`` columns are matched to the matrix levels through
     its ``classes_`` (a regressor's ``predict`` is used with an interval matrix),
     every case is decided with :func:`decide` and the frequency-weighted average
-    computed profit is returned. For a loss matrix the negated average loss is
+    computed profit is returned. A fitted profit tree whose decision matrix equals
+    ``matrix`` is scored with its own leaf decisions (``estimator.decide``), since a
+    tree decides per leaf from its training costs. For a loss matrix the negated average loss is
     returned, so higher is still better.
 
     Case costs travel through scikit-learn metadata routing: enable it with

@@ -101,7 +101,7 @@ class _BaseProfitTree(BaseEstimator):
         "criterion": [StrOptions({"gini", "entropy", "variance"})],
         "ordinal": ["boolean"],
         "use_priors": ["boolean"],
-        "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
+        "max_depth": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "min_samples_leaf": [Interval(numbers.Integral, 1, None, closed="left")],
         "min_samples_split": [Interval(numbers.Integral, 2, None, closed="left")],
         "min_impurity_decrease": [Interval(numbers.Real, 0.0, None, closed="left")],
@@ -554,11 +554,11 @@ class _BaseProfitTree(BaseEstimator):
 
         return _pruning.prune_estimator(self, **kwargs)
 
-    def leaf_table(self, **kwargs):
+    def leaf_table(self, X=None, y=None, costs=None, sample_weight=None, **kwargs):
         """Leaf decision table, see :func:`dtdecide.export.leaf_table`."""
         from .. import export
 
-        return export.leaf_table(self, **kwargs)
+        return export.leaf_table(self, X, y, costs=costs, sample_weight=sample_weight, **kwargs)
 
     def to_sql(self, **kwargs):
         """SQL score code, see :func:`dtdecide.export.to_sql`."""
@@ -749,7 +749,9 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         Largest number of bins of a numeric input.
     ccp_alpha : float, default=0.0
         Weakest-link pruning at the end of ``fit`` (risk = minus training profit under
-        the node decisions, or misclassification without a matrix).
+        the node decisions, or misclassification without a matrix). As in
+        scikit-learn, ``0.0`` keeps the grown tree untouched; ``prune(ccp_alpha=0)``
+        on a fitted tree removes the splits that add no training profit.
     random_state : int, RandomState instance or None, default=None
         Seeds the row sub-sample used to compute bin edges.
 
@@ -994,8 +996,9 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     max_bins : int, default=255
     ccp_alpha : float, default=0.0
         Weakest-link pruning at the end of ``fit`` (risk = minus training profit, or
-        the sum of squared errors without a matrix).
+        the sum of squared errors without a matrix); ``0.0`` keeps the grown tree.
     random_state : int, RandomState instance or None, default=None
+        Seeds the row sub-sample used to compute bin edges.
     ordinal, use_priors : bool, default=False
         Accepted for a common signature; must stay False for an interval target.
 
