@@ -213,3 +213,52 @@ def test_input_errors():
         grow_tree(Xb, binner, y=np.full(10, np.nan), criterion="variance")
     with pytest.raises(ValueError, match="fitted Binner"):
         grow_tree(Xb, Binner(), y=np.zeros(10, dtype=int))
+
+
+def test_many_categories_uint16_and_regression_on_categories():
+    rng = np.random.default_rng(8)
+    codes = rng.integers(0, 300, size=3000).astype(float)
+    y = (codes % 3 == 0).astype(int)
+    X = np.column_stack([codes, rng.normal(size=3000)])
+    binner = Binner().fit(X, np.array([True, False]))
+    Xb = binner.transform(X)
+    assert Xb.dtype == np.uint16
+    tree = grow_tree(Xb, binner, y=y, max_depth=1, min_samples_leaf=1)
+    assert tree.feature[0] == 0 and tree.cat_left.shape[1] == 300
+    assert tree.impurity[1] == 0 and tree.impurity[2] == 0  # optimal partition found
+    np.testing.assert_array_equal(tree.apply(X), np.where(y == 1, 1, 2) if tree.value[1, 1] > 0
+                                  else np.where(y == 1, 2, 1))
+    # regression: categories ordered by mean give the optimal binary partition too
+    yr = np.where(codes % 3 == 0, 5.0, -1.0) + rng.normal(size=3000) * 0.01
+    treg = grow_tree(Xb, binner, y=yr, criterion="variance", max_depth=1, min_samples_leaf=1)
+    assert treg.feature[0] == 0
+    left_rows = treg.apply(X) == 1
+    assert len(set((codes[left_rows] % 3 == 0).tolist())) == 1
+
+
+def test_weighted_best_first_with_categorical_and_missing():
+    X, y, is_cat, rng = make_data(9, n=500)
+    w = rng.random(y.size) + 0.2
+    tree = fit(X, y, is_cat, sample_weight=w, n_classes=3, max_depth=6, min_samples_leaf=4,
+               min_samples_split=8, max_leaf_nodes=12)
+    assert tree.n_leaves == 12
+    inside = node_rows(tree, X)
+    for node in range(tree.n_nodes):
+        rows = inside[:, node]
+        assert tree.n_node_samples[node] == rows.sum()
+        np.testing.assert_allclose(tree.value[node], np.bincount(y[rows], w[rows], 3), atol=1e-9)
+    assert tree.n_node_samples[tree.children_left == -1].min() >= 4
+
+
+def test_ordinal_generalized_gini_grows_and_routes():
+    X, y, is_cat, _ = make_data(10, n=600)
+    from dtdecide.tree._criteria import ordinal_loss_matrix
+
+    tree = fit(X, y, is_cat, criterion="generalized_gini", loss_matrix=ordinal_loss_matrix(3),
+               n_classes=3, max_depth=4)
+    inside = node_rows(tree, X)
+    for node in range(tree.n_nodes):
+        counts = np.bincount(y[inside[:, node]], minlength=3)
+        F = np.cumsum(counts / counts.sum())[:-1]
+        assert tree.impurity[node] == pytest.approx(2 * np.sum(F * (1 - F)), abs=1e-12)
+    assert tree.n_leaves > 3
