@@ -321,11 +321,27 @@ def _plot_pruning_study(study, path):
     return Path(path)
 
 
-def _plot_profit_chart(scored, y, costs, matrix, path, *, act="contact", target_name="y"):
+def _profit_chart_points(ep, profit):
+    """Depth (% of cases) and cumulative profit of acting on the cases ranked by ``ep``.
+
+    Cases with equal expected profit (one leaf) form a block taken as a whole: the points
+    are the block ends, and the chart is a straight line inside a block, whatever the
+    order of its cases.
+    """
+    ep = np.asarray(ep, dtype=float)
+    keys, block = np.unique(-ep, return_inverse=True)
+    block_profit = np.bincount(block, weights=profit, minlength=len(keys))
+    block_size = np.bincount(block, minlength=len(keys))
+    cum = np.concatenate([[0.0], np.cumsum(block_profit)])
+    depth = np.concatenate([[0.0], np.cumsum(block_size)]) / len(ep) * 100
+    return depth, cum
+
+
+def _plot_profit_chart(scored, y, costs, matrix, path, *, act="contact"):
     """Cumulative test profit of acting on the top share of cases ranked by expected profit.
 
     The cases are sorted by the expected profit of decision ``act`` (from the tree's
-    leaves; cases of one leaf form a block, drawn as a straight line), and for each depth the chart shows the total computed profit of taking
+    leaves), and for each depth the chart shows the total computed profit of taking
     ``act`` for the cases above it and doing nothing (profit 0) for the rest.
     """
     import matplotlib
@@ -333,18 +349,10 @@ def _plot_profit_chart(scored, y, costs, matrix, path, *, act="contact", target_
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    ep = scored[f"EP_{act}"].to_numpy(dtype=float)
     t_idx = pd.Categorical(np.asarray(y, dtype=object), categories=matrix.levels).codes
-    cons = matrix.resolve(costs, n_samples=len(ep))
-    d = matrix.decisions.index(act)
-    profit = cons.q_actual(t_idx)[:, d] * cons.sign
-    # Cases of one leaf share their expected profit: rank blocks of equal expected profit,
-    # and within a block the chart is a straight line (any order inside it is arbitrary).
-    keys, block = np.unique(-ep, return_inverse=True)
-    block_profit = np.bincount(block, weights=profit, minlength=len(keys))
-    block_size = np.bincount(block, minlength=len(keys))
-    cum = np.concatenate([[0.0], np.cumsum(block_profit)])
-    depth = np.concatenate([[0.0], np.cumsum(block_size)]) / len(ep) * 100
+    cons = matrix.resolve(costs, n_samples=len(scored))
+    profit = cons.q_actual(t_idx)[:, matrix.decisions.index(act)] * cons.sign
+    depth, cum = _profit_chart_points(scored[f"EP_{act}"], profit)
     fig, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot(depth, cum, "o-", ms=3, label=f"profit tree: '{act}' the top cases")
     ax.plot([0, 100], [0, cum[-1]], color="grey", ls=":", label=f"'{act}' at random")

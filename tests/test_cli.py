@@ -293,3 +293,21 @@ def test_docstring_examples_run():
 
     result = doctest.testmod(dtdecide.cli, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 5 and result.failed == 0
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([-1.0, 0.5, 2.0, 3.0]), st.integers(-5, 30)),
+                min_size=1, max_size=40))
+def test_profit_chart_points_against_slow_reference(cases):
+    from dtdecide.cli import _profit_chart_points
+
+    ep = np.array([c[0] for c in cases])
+    profit = np.array([c[1] for c in cases], dtype=float)
+    depth, cum = _profit_chart_points(ep, profit)
+    # slow: acting on every case whose expected profit is at least each distinct value
+    thresholds = sorted(set(ep), reverse=True)
+    slow_cum = [0.0] + [profit[ep >= t].sum() for t in thresholds]
+    slow_depth = [0.0] + [100 * np.mean(ep >= t) for t in thresholds]
+    np.testing.assert_allclose(cum, slow_cum)
+    np.testing.assert_allclose(depth, slow_depth)
+    assert depth[-1] == 100 and np.isclose(cum[-1], profit.sum())
