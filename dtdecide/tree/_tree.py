@@ -12,6 +12,10 @@ Routing rules (used by :meth:`TreeStructure.apply` and, bin for bin, by the grow
 * NaN, a non-integer or negative code, or a code ``>= cat_left.shape[1]`` (a category never
   seen in training) follows ``missing_left[node]``.
 
+A numeric threshold can be ``+inf``: the split then separates the non-missing values
+(left) from the missing ones (right, ``missing_left`` False). Thresholds are midpoints
+between two training values (see :mod:`dtdecide.tree._binning`).
+
 Leaves have ``feature == -1``, ``children_left == children_right == -1``, ``threshold ==
 NaN``, ``is_categorical == False``, an all-False ``cat_left`` row and ``missing_left ==
 False``.
