@@ -391,9 +391,9 @@ def _summary_frame(summary):
 
 
 def _leaf_table_view(table):
-    cols = [c for c in ("leaf", "rule", "n", "decision", "EP", "EL", "average_profit",
-                        "average_loss", "valid_n", "valid_average_profit",
-                        "valid_average_loss") if c in table.columns]
+    # training average profit of a leaf equals its EP (same cases), so it is not repeated
+    cols = [c for c in ("leaf", "rule", "n", "decision", "EP", "EL", "valid_n",
+                        "valid_average_profit", "valid_average_loss") if c in table.columns]
     post = [c for c in table.columns if c.startswith("post_")][-1:]
     return table[cols[:3] + post + cols[3:]]
 
