@@ -1,18 +1,28 @@
 """Speed and memory of dtdecide.decide on many cases, against scikit-learn predict.
 
 Decides 10 million cases x 3 target levels x 4 decisions (a revenue matrix with one
-case-level cost column and a known target, i.e. every output column) and, in the same
-run, times ``DecisionTreeClassifier.predict`` of a fitted tree on the same number of
-rows. Reports both times, their ratio and the peak memory added by decide.
+case-level cost column and a known target given as string labels, i.e. every output
+column) and, in the same run, times ``DecisionTreeClassifier(max_depth=10).predict``
+of a fitted tree on the same number of rows. Reports both times, their ratio and the
+peak memory added by decide.
+
+``--before REV`` also times the engine as it was at git revision ``REV`` (the
+``dtdecide/decision`` files of that revision, loaded side by side as a separate
+package) on the same data, and checks that both give the same results.
 
 Run on demand (it is heavy; one repetition):
 
     python benchmarks/bench_decide.py            # 10 million rows
-    python benchmarks/bench_decide.py --n 1000000
+    python benchmarks/bench_decide.py --n 1000000 --before 295ebb6^
 """
 
 import argparse
+import importlib
+import pathlib
 import resource
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -20,20 +30,49 @@ from sklearn.tree import DecisionTreeClassifier
 
 from dtdecide.decision import DecisionMatrix, decide
 
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
 
 def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def main(n, n_features, seed):
-    rng = np.random.default_rng(seed)
-    levels = ["low", "mid", "high"]
-    matrix = DecisionMatrix(
+def load_engine_at(rev, workdir):
+    """The ``dtdecide.decision`` package of git revision ``rev``, as a separate package."""
+    names = subprocess.run(
+        ["git", "ls-tree", "--name-only", rev, "dtdecide/decision/"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    ).stdout.split()
+    pkg = pathlib.Path(workdir) / "dtdecide_decision_before"
+    pkg.mkdir()
+    for name in names:
+        text = subprocess.run(["git", "show", f"{rev}:{name}"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout
+        (pkg / pathlib.Path(name).name).write_text(text)
+    sys.path.insert(0, str(workdir))
+    return importlib.import_module("dtdecide_decision_before")
+
+
+def make_matrix(cls, levels):
+    return cls(
         {"premium": [-20, 10, 60], "standard": [-5, 8, 25], "mail": [0, 2, 6],
          "none": [0, 0, 0]},
-        levels=levels, kind="revenue", costs={"premium": "call_cost", "standard": 2.0,
-                                              "mail": 0.5},
+        levels=levels, kind="revenue",
+        costs={"premium": "call_cost", "standard": 2.0, "mail": 0.5},
     )
+
+
+def timed(f):
+    """Wall and CPU seconds of ``f()`` (CPU time is steadier on a shared machine)."""
+    w0, c0 = time.perf_counter(), time.process_time()
+    out = f()
+    return out, time.perf_counter() - w0, time.process_time() - c0
+
+
+def main(n, n_features, seed, before):
+    rng = np.random.default_rng(seed)
+    levels = ["low", "mid", "high"]
+    matrix = make_matrix(DecisionMatrix, levels)
     # data: features, a target that depends on them, posteriors, costs
     X = rng.standard_normal((n, n_features), dtype=np.float32)
     y = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.8])
@@ -42,33 +81,54 @@ def main(n, n_features, seed):
     fit_rows = min(n, 200_000)
     tree = DecisionTreeClassifier(max_depth=10, random_state=seed).fit(X[:fit_rows], y[:fit_rows])
     y_labels = np.asarray(levels, dtype=object)[y]
-    before = peak_rss_mb()
+    rows = []
 
-    t0 = time.perf_counter()
-    res = decide(post, matrix, y=y_labels, costs=costs)
-    t_decide = time.perf_counter() - t0
-    after = peak_rss_mb()
+    # The first large allocation of a process can pay the kernel's one-off huge-page
+    # compaction (seconds on a busy VM), whichever call comes first; touch and free a
+    # block the size of the outputs once so that no timed call pays it.
+    warm = np.empty(n * 6)
+    warm[::512] = 1.0
+    del warm
 
-    t0 = time.perf_counter()
-    res_noy = decide(post, matrix, costs=costs)
-    t_decide_noy = time.perf_counter() - t0
+    _, w, c = timed(lambda: tree.predict(X))
+    rows.append(("sklearn DecisionTreeClassifier(max_depth=10).predict", w, c))
+    t_predict_w, t_predict_c = w, c
 
-    t0 = time.perf_counter()
-    tree.predict(X)
-    t_predict = time.perf_counter() - t0
+    rss0 = peak_rss_mb()
+    res, w, c = timed(lambda: decide(post, matrix, y=y_labels, costs=costs))
+    rss1 = peak_rss_mb()
+    rows.append(("decide with target (all outputs)", w, c))
+    _, w, c = timed(lambda: decide(post, matrix, costs=costs))
+    rows.append(("decide without target", w, c))
+
+    if before:
+        with tempfile.TemporaryDirectory() as tmp:
+            old = load_engine_at(before, tmp)
+            old_matrix = make_matrix(old.DecisionMatrix, levels)
+            old_res, w, c = timed(lambda: old.decide(post, old_matrix, y=y_labels, costs=costs))
+            rows.append((f"BEFORE ({before}) decide with target", w, c))
+            _, w, c = timed(lambda: old.decide(post, old_matrix, costs=costs))
+            rows.append((f"BEFORE ({before}) decide without target", w, c))
+        same = all(
+            np.allclose(res.cases[k].to_numpy(np.float64) if k != "D_target" else
+                        res.cases[k].cat.codes, old_res.cases[k].to_numpy(np.float64)
+                        if k != "D_target" else old_res.cases[k].cat.codes,
+                        rtol=1e-12, atol=0, equal_nan=True)
+            for k in res.cases.columns
+        ) and np.allclose(res.summary, old_res.summary, rtol=1e-12, equal_nan=True)
+        del old_res
 
     print(f"rows: {n:,}  levels: 3  decisions: 4  tree features: {n_features}")
-    print(f"decide with target (all outputs): {t_decide:7.2f} s")
-    print(f"decide without target:            {t_decide_noy:7.2f} s")
-    print(f"sklearn DecisionTreeClassifier(max_depth=10).predict: {t_predict:7.2f} s")
-    print(f"ratio decide(with target) / predict: {t_decide / t_predict:5.2f}")
-    print(f"ratio decide(no target) / predict:   {t_decide_noy / t_predict:5.2f}")
-    print(f"peak RSS before decide {before:,.0f} MB, after {after:,.0f} MB "
-          f"(+{after - before:,.0f} MB; inputs already held: posteriors "
-          f"{post.nbytes / 2**20:,.0f} MB)")
-    print(f"average profit {res.summary['average_profit']:.4f}; "
-          f"cases table {res.cases.memory_usage(deep=False).sum() / 2**20:,.0f} MB")
-    del res_noy
+    print(f"{'':56s} {'wall s':>8s} {'cpu s':>8s} {'wall/predict':>13s} {'cpu/predict':>12s}")
+    for name, w, c in rows:
+        print(f"{name:56s} {w:8.2f} {c:8.2f} {w / t_predict_w:13.2f} {c / t_predict_c:12.2f}")
+    if before:
+        print(f"same results as {before} (1e-12 relative): {same}")
+    print(f"peak RSS before decide {rss0:,.0f} MB, after {rss1:,.0f} MB "
+          f"(+{rss1 - rss0:,.0f} MB; inputs already held: posteriors "
+          f"{post.nbytes / 2**20:,.0f} MB; cases table "
+          f"{res.cases.memory_usage(deep=False).sum() / 2**20:,.0f} MB)")
+    print(f"average profit {res.summary['average_profit']:.4f}")
 
 
 if __name__ == "__main__":
@@ -76,5 +136,7 @@ if __name__ == "__main__":
     parser.add_argument("--n", type=int, default=10_000_000)
     parser.add_argument("--n-features", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--before", default=None,
+                        help="git revision whose decision engine is timed too")
     args = parser.parse_args()
-    main(args.n, args.n_features, args.seed)
+    main(args.n, args.n_features, args.seed, args.before)

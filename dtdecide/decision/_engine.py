@@ -5,12 +5,12 @@ from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 from ._kernels import (
     _FLOAT,
     _check_priors,
-    _target_codes,
+    _TargetEncoder,
     adjust_posteriors,
     decide_arrays,
     prior_adjustment_weights,
@@ -27,6 +27,22 @@ _CHUNK_ROWS = 1 << 17
 _FAST_KERNEL = True
 # tolerance on posterior rows summing to one
 _SUM_TOL = 1e-6
+
+
+_BLAS_CONTROLLER = []  # a ThreadpoolController, made once (finding the libraries is slow)
+
+
+def _one_blas_thread(active):
+    """Context in which BLAS runs on one thread (when ``active``).
+
+    The per-chunk products are tiny (n_levels x n_decisions) and the dot products of
+    the summary are memory bound; threaded BLAS only adds contention there.
+    """
+    if not active:
+        return nullcontext()
+    if not _BLAS_CONTROLLER:
+        _BLAS_CONTROLLER.append(ThreadpoolController())
+    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 class DecisionResult:
@@ -200,8 +216,11 @@ def _sample_weight(sample_weight, n):
 
 
 def _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missing,
-                   D_codes, E, C, B, IC, cls_wrong):
-    """Fill the output arrays chunk by chunk (profit orientation)."""
+                   D_codes, E, C, B, IC, cls_wrong, F):
+    """Fill the output arrays chunk by chunk (profit orientation).
+
+    Returns the misclassified frequency (None without a categorical target).
+    """
     n = P.shape[0]
     D = matrix.n_decisions
     has_y = t_all is not None
@@ -248,6 +267,11 @@ def _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missin
             B[s:e] = b_val
             if cls_wrong is not None:
                 cls_wrong[s:e] = np.argmax(post, axis=1) != t_all[s:e]
+    if cls_wrong is None:
+        return None
+    if F is None:
+        return np.count_nonzero(cls_wrong)
+    return float(np.dot(F, cls_wrong))
 
 
 class _AdditivePlan:
@@ -288,6 +312,11 @@ class _AdditivePlan:
                 np.maximum(best, q_const[:, k], out=best)
             self.best_const = best
         self.any_nan = any(has_nan for _, _, has_nan in self.var)
+        # investment costs are then never negative nor -0 (a chosen column value v enters
+        # as 0 + v, which turns -0 into +0; NaN compares False and gives NaN either way)
+        self.ic_nonneg = not np.any(np.signbit(self.const)) and all(
+            not np.any(col < 0) for _, col, _ in self.var
+        )
 
 
 def _first_max(rows, out_idx, out_val, gt, step):
@@ -336,8 +365,8 @@ def _roi_into(C, IC, out):
         np.divide(C, IC, out=out)
 
 
-def _decide_chunks_additive(P, matrix, plan, t_all, rho, thr, chunk, missing,
-                            D_codes, E, C, B, IC, ROI, cls_wrong):
+def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
+                            D_codes, E, C, B, IC, ROI, F, t_keep):
     """Fast chunk kernel of :func:`decide` for categorical matrices with additive costs.
 
     Same outputs (profit orientation) as :func:`_decide_chunks`: the expected profits
@@ -345,12 +374,21 @@ def _decide_chunks_additive(P, matrix, plan, t_all, rho, thr, chunk, missing,
     subtracted in place, the first maximum is found with branch-free vector passes,
     the consequences at the chosen decision and the actual level are gathered from the
     small matrix by a flat ``level * n_decisions + decision`` code, and every result is
-    written straight into the preallocated output arrays.
+    written straight into the preallocated output arrays. The target is encoded chunk
+    by chunk (``t_enc``; codes kept in ``t_keep`` when given) and the misclassified
+    frequency is summed on the way.
+
+    Returns
+    -------
+    float or None
+        Frequency of the cases whose largest posterior is not their level (None
+        without a target).
     """
     n = P.shape[0]
     D = plan.n_decisions
     T = plan.n_levels
-    has_y = t_all is not None
+    has_y = t_enc is not None
+    wrong = 0.0 if has_y else None
     for s in range(0, n, chunk):
         e = min(s + chunk, n)
         m = e - s
@@ -363,8 +401,10 @@ def _decide_chunks_additive(P, matrix, plan, t_all, rho, thr, chunk, missing,
         gt = np.empty(m, dtype=bool)
         tmp = np.empty(m)
         step = np.empty(m, dtype=D_codes.dtype)
+        # level by level (contiguous rows): the product and the largest posterior
+        post_t = np.ascontiguousarray(post.T)
         # A^T (D, m): row d holds A(., d); A(i,d) = sum_t post(i,t) base(t,d) - cost(i,d) s(i)
-        AT = np.dot(plan.base_t, post.T)
+        AT = np.dot(plan.base_t, post_t)
         if plan.has_costs:
             for j in plan.const_idx:
                 if plan.const[j] != 0.0:  # subtracting 0 * s changes no bit
@@ -389,7 +429,10 @@ def _decide_chunks_additive(P, matrix, plan, t_all, rho, thr, chunk, missing,
                 np.multiply(gt, col[s:e], out=tmp)
                 np.add(ic, tmp, out=ic)
         if has_y:
-            t_i = t_all[s:e].astype(np.intp)
+            t_c = t_enc.codes(s, e)
+            if t_keep is not None:
+                t_keep[s:e] = t_c
+            t_i = t_c.astype(np.intp, copy=False)
             c_c = C[s:e]
             code = t_i * D
             code += d_i
@@ -435,22 +478,28 @@ def _decide_chunks_additive(P, matrix, plan, t_all, rho, thr, chunk, missing,
             if has_y:
                 np.maximum(b_c, 0.0, out=b_c)  # NaN stays NaN
         if ROI is not None:
-            _roi_into(c_c, ic, ROI[s:e])
-        if cls_wrong is not None:
+            if plan.ic_nonneg:  # C / IC gives the four ROI cases when no IC is negative
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    np.divide(c_c, ic, out=ROI[s:e])
+            else:
+                _roi_into(c_c, ic, ROI[s:e])
+        if has_y:
             k = np.empty(m, dtype=np.int8 if T < 127 else np.intp)
             kstep = np.empty(m, dtype=k.dtype)
-            _first_max(post.T, k, tmp, gt, kstep)
-            np.not_equal(k, t_all[s:e], out=cls_wrong[s:e])
+            _first_max(post_t, k, tmp, gt, kstep)
+            np.not_equal(k, t_i, out=gt)
+            wrong += np.count_nonzero(gt) if F is None else float(np.dot(F[s:e], gt))
+    return wrong
 
 
-def _summary(n, F, missing, E, C, B, IC, t_all, D_codes, cls_wrong, matrix, threshold,
+def _summary(n, F, missing, E, C, B, IC, t_all, D_codes, wrong, matrix, threshold,
              word):
     """Summary statistics of :func:`decide` (a dict) from the filled output arrays.
 
     Unweighted runs use plain sums and counts (no array of ones, no float copy of the
     boolean columns); weighted runs dot the frequencies with the values.
     """
-    has_y = C is not None
+    has_y = C is not None  # t_all is only needed (and given) with priors
     D = matrix.n_decisions
     T = matrix.n_levels
     all_ok = not bool(missing.any())
@@ -499,13 +548,9 @@ def _summary(n, F, missing, E, C, B, IC, t_all, D_codes, cls_wrong, matrix, thre
             adj_avg = adj_tot / aw.sum() if aw.sum() > 0 else np.nan
         summary[f"adjusted_total_{word}"] = adj_tot
         summary[f"adjusted_average_{word}"] = adj_avg
-    if cls_wrong is not None:
-        if F is None:
-            rate = np.count_nonzero(cls_wrong) / n if n > 0 else np.nan
-        else:
-            wt = float(F.sum())
-            rate = float(np.dot(F, cls_wrong)) / wt if wt > 0 else np.nan
-        summary["misclassification_rate"] = rate
+    if wrong is not None:
+        wt = float(n) if F is None else float(F.sum())
+        summary["misclassification_rate"] = float(wrong) / wt if wt > 0 else np.nan
     if threshold is not None:
         skipped = D_codes == D  # missing cases hold -1
         summary["do_nothing_frequency"] = (
@@ -635,7 +680,8 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
         rho = None
 
     # --- target
-    t_all = None
+    fast = _FAST_KERNEL and not matrix.is_interval and not matrix.is_case_specific
+    t_all = t_enc = None  # the fast kernel encodes the target chunk by chunk
     if y is not None:
         _check_aligned(y, given_index, "y")
         if matrix.is_interval:
@@ -654,17 +700,20 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
                 y_arr = np.asarray(y)
             if np.ndim(y_arr) != 1:
                 raise ValueError(f"y must be 1-D; got shape {np.shape(y_arr)}")
-            t_all = _target_codes(y_arr, matrix.levels)
-            # small codes: less memory traffic
-            t_all = t_all.astype(np.int8 if T < 127 else np.intp, copy=False)
-        if t_all.shape[0] != n:
+            t_enc = _TargetEncoder(y_arr, matrix.levels)
+            if t_enc.n_samples != n:
+                raise ValueError(f"y must have one value per case ({n}); got {t_enc.n_samples}")
+            if not fast:
+                # small codes: less memory traffic
+                t_all = t_enc.codes().astype(np.int8 if T < 127 else np.intp, copy=False)
+                t_enc = None
+        if t_all is not None and t_all.shape[0] != n:
             raise ValueError(f"y must have one value per case ({n}); got {t_all.shape[0]}")
 
     _check_aligned(sample_weight, given_index, "sample_weight")
     F = _sample_weight(sample_weight, n)
     if isinstance(costs, pd.DataFrame):
         _check_aligned(costs, given_index, "costs")
-    fast = _FAST_KERNEL and not matrix.is_interval and not matrix.is_case_specific
     if fast:
         if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
             matrix.resolve(costs, n_samples=n, index=index)  # raises the usual TypeError
@@ -684,7 +733,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     missing = np.zeros(n, dtype=bool)
 
     # --- per-chunk decisions
-    has_y = t_all is not None
+    has_y = t_all is not None or t_enc is not None
     is_revenue = matrix.kind == "revenue"
     n_codes = D + (1 if threshold is not None else 0)
     code_dtype = np.int8 if n_codes < 127 else np.int32
@@ -693,19 +742,20 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     C = np.empty(n) if has_y else None
     B = np.empty(n) if has_y else None
     IC = np.empty(n) if is_revenue else None
-    cls_wrong = np.empty(n, dtype=bool) if has_y and not matrix.is_interval else None
+    cls_wrong = np.empty(n, dtype=bool) if has_y and not matrix.is_interval and not fast \
+        else None
+    if fast and has_y and matrix.priors is not None:  # the Paw weights need every code
+        t_all = np.empty(n, dtype=np.int8 if T < 127 else np.intp)
     thr = None if threshold is None else matrix.sign * float(threshold)
 
-    # the per-chunk products are tiny (n_levels x n_decisions); threaded BLAS only adds
-    # contention there, so large runs use one BLAS thread
     ROI = np.empty(n) if is_revenue and has_y and fast else None
-    with threadpool_limits(1, user_api="blas") if n > chunk else nullcontext():
+    with _one_blas_thread(n > chunk):
         if fast:
-            _decide_chunks_additive(P, matrix, plan, t_all, rho, thr, chunk, missing,
-                                    D_codes, E, C, B, IC, ROI, cls_wrong)
+            wrong = _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
+                                            D_codes, E, C, B, IC, ROI, F, t_all)
         else:
-            _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missing,
-                           D_codes, E, C, B, IC, cls_wrong)
+            wrong = _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk,
+                                   missing, D_codes, E, C, B, IC, cls_wrong, F)
 
     # --- the cases table, in the user's sign
     sign = matrix.sign
@@ -726,8 +776,8 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     cases = pd.DataFrame(cols, index=index, copy=False)
 
     # --- summary over cases with known costs (one BLAS thread for large runs, as above)
-    with threadpool_limits(1, user_api="blas") if n > chunk else nullcontext():
-        summary = _summary(n, F, missing, E, C, B, IC, t_all, D_codes, cls_wrong, matrix,
+    with _one_blas_thread(n > chunk):
+        summary = _summary(n, F, missing, E, C, B, IC, t_all, D_codes, wrong, matrix,
                            threshold, word)
     summary = pd.Series(summary, name=target_name, dtype=_FLOAT)
     return DecisionResult(cases, summary, matrix, decisions, target_name)

@@ -315,61 +315,103 @@ def encode_target(y, levels):
     return _target_codes(y, levels).astype(np.intp, copy=False)
 
 
-def _lookup_codes(values, levels):
-    """Position of every value in ``levels`` (-1 where absent), for a 1-D ndarray.
+class _LevelLookup:
+    """Position of values in ``levels`` (-1 where absent), prepared once per call.
 
     The common inputs take vectorised paths that give the same codes as the general
     one: string levels looked up in a numpy unicode array by binary search on the
     sorted levels, and string levels looked up in an object array by one hash lookup
-    per value (no inference over the values).
+    per value (no inference over the values). Called on the whole array or on chunks.
     """
-    level_list = list(levels)
-    str_levels = (
-        len(level_list) > 0
-        and all(type(lv) is str and not lv.endswith("\x00") for lv in level_list)
-        and len(set(level_list)) == len(level_list)
-    )
-    if str_levels and values.dtype.kind == "U":
-        lv = np.asarray(level_list, dtype=str)
-        order = np.argsort(lv, kind="stable")
-        sorted_lv = lv[order]
-        pos = np.searchsorted(sorted_lv, values)
-        np.minimum(pos, len(level_list) - 1, out=pos)
-        return np.where(sorted_lv[pos] == values, order[pos], -1)
-    if str_levels and values.dtype == object and _PyObjectHashTable is not None:
-        table = _PyObjectHashTable(len(level_list))
-        table.map_locations(np.asarray(level_list, dtype=object))
-        return np.asarray(table.lookup(np.ascontiguousarray(values)))
-    index = pd.Index(level_list)
-    if index.dtype.kind in "iufb" and values.dtype.kind in "iufb":
-        return index.get_indexer(values)
-    # object comparison is much faster than pandas' inferred string dtype
-    return pd.Index(level_list, dtype=object).get_indexer(pd.Index(values, dtype=object))
+
+    def __init__(self, levels, dtype):
+        level_list = list(levels)
+        str_levels = (
+            len(level_list) > 0
+            and all(type(lv) is str and not lv.endswith("\x00") for lv in level_list)
+            and len(set(level_list)) == len(level_list)
+        )
+        if str_levels and dtype.kind == "U":
+            lv = np.asarray(level_list, dtype=str)
+            self._order = np.argsort(lv, kind="stable")
+            self._sorted = lv[self._order]
+            self._mode = "sorted"
+        elif str_levels and dtype.kind == "O" and _PyObjectHashTable is not None:
+            self._table = _PyObjectHashTable(len(level_list))
+            self._table.map_locations(np.asarray(level_list, dtype=object))
+            self._mode = "hash"
+        else:
+            index = pd.Index(level_list)
+            if not (index.dtype.kind in "iufb" and dtype.kind in "iufb"):
+                # object comparison is much faster than pandas' inferred string dtype
+                index = pd.Index(level_list, dtype=object)
+            self._index = index
+            self._mode = "index"
+
+    def __call__(self, values):
+        if self._mode == "sorted":
+            pos = np.searchsorted(self._sorted, values)
+            np.minimum(pos, len(self._sorted) - 1, out=pos)
+            return np.where(self._sorted[pos] == values, self._order[pos], -1)
+        if self._mode == "hash":
+            return np.asarray(self._table.lookup(np.ascontiguousarray(values)))
+        if self._index.dtype.kind == "O":
+            return self._index.get_indexer(pd.Index(values, dtype=object))
+        return self._index.get_indexer(values)
+
+
+class _TargetEncoder:
+    """Integer level codes of a categorical target, for all cases or a range of them.
+
+    A pandas categorical target is encoded through its category codes (its categories
+    are looked up once); other targets through :class:`_LevelLookup`. Values that are
+    not levels raise the ``ValueError`` of :func:`encode_target`, naming all of them.
+    """
+
+    def __init__(self, y, levels):
+        self.levels = levels
+        if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype) and np.ndim(y) == 1:
+            cat = y.array if isinstance(y, (pd.Series, pd.Index)) else pd.Categorical(y)
+            cat_map = _LevelLookup(levels, np.dtype(object))(
+                np.asarray(cat.categories, dtype=object)
+            )
+            small = np.int8 if len(levels) < 127 else np.intp
+            self._cat_map = np.append(cat_map, -1).astype(small)  # code -1 (missing) -> -1
+            self._cat = cat
+            self.values = None
+            self.n_samples = len(cat)
+            return
+        values = y if isinstance(y, np.ndarray) else np.asarray(y, dtype=object)
+        if values.ndim == 2 and values.shape[1] == 1:
+            values = values[:, 0]
+        if values.ndim != 1:
+            raise ValueError(f"y must be 1-D; got shape {np.shape(y)}")
+        self._cat = None
+        self.values = values
+        self.n_samples = values.shape[0]
+        self._lookup = _LevelLookup(levels, values.dtype)
+
+    def codes(self, start=0, stop=None):
+        """Codes of cases ``start:stop``: int8 for a categorical target with fewer than
+        127 levels, else intp."""
+        if self._cat is not None:
+            codes = np.take(self._cat_map, self._cat.codes[start:stop])
+        else:
+            codes = self._lookup(self.values[start:stop])
+        if codes.size and codes.min() < 0:
+            values = self.values if self._cat is None else np.asarray(self._cat, dtype=object)
+            _raise_unknown(values, self.codes_unchecked(), self.levels)
+        return codes
+
+    def codes_unchecked(self):
+        if self._cat is not None:
+            return np.take(self._cat_map, self._cat.codes)
+        return self._lookup(self.values)
 
 
 def _target_codes(y, levels):
-    """:func:`encode_target` without the final cast: the smallest signed integer dtype
-    that holds the codes when the input is categorical, else intp."""
-    if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype) and np.ndim(y) == 1:
-        cat = y.array if isinstance(y, (pd.Series, pd.Index)) else pd.Categorical(y)
-        # map the categories once, then every case through its category code
-        cat_map = _lookup_codes(np.asarray(cat.categories, dtype=object), levels)
-        n_levels = len(levels)
-        small = np.int8 if n_levels < 127 else np.intp
-        cat_map = np.append(cat_map, -1).astype(small)  # code -1 (missing) -> -1
-        codes = np.take(cat_map, cat.codes)
-        if codes.size and codes.min() < 0:
-            _raise_unknown(np.asarray(cat, dtype=object), codes, levels)
-        return codes
-    values = y if isinstance(y, np.ndarray) else np.asarray(y, dtype=object)
-    if values.ndim == 2 and values.shape[1] == 1:
-        values = values[:, 0]
-    if values.ndim != 1:
-        raise ValueError(f"y must be 1-D; got shape {np.shape(y)}")
-    codes = _lookup_codes(values, levels)
-    if codes.size and codes.min() < 0:
-        _raise_unknown(values, codes, levels)
-    return codes
+    """:func:`encode_target` without the final cast to intp."""
+    return _TargetEncoder(y, levels).codes()
 
 
 def _raise_unknown(values, codes, levels):
