@@ -217,11 +217,17 @@ def _expand(ctx, level, split, do):
         child_ids[1::2],
     )
 
-    # partition the rows of the split nodes (row-level arrays in int32: half the memory)
+    # children that keep growing; rows of pairs where neither does are dropped unsplit
+    cont = ctx.can_split(child_depth, child_cnt, child_sums)
+    if not cont.any():
+        return None
+    needed = np.flatnonzero(cont[0::2] | cont[1::2])  # pairs with a growing child
+
+    # partition the rows of those pairs (row-level arrays in int32: half the memory)
     k_of_slot = np.full(level.n_nodes, -1, dtype=_ROW_INT)
-    k_of_slot[sel] = np.arange(ns, dtype=_ROW_INT)
+    k_of_slot[sel[needed]] = needed.astype(_ROW_INT)
     k = k_of_slot[level.slots]
-    if ns == level.n_nodes:  # every node splits: every row stays
+    if needed.size == level.n_nodes:  # every node splits and goes on: every row stays
         rows = np.arange(X_binned.shape[0], dtype=_ROW_INT) if level.rows is None else level.rows
     else:
         keep = np.flatnonzero(k >= 0)
@@ -246,12 +252,8 @@ def _expand(ctx, level, split, do):
         child += 2 * k
     del k
 
-    # children that keep growing, and the histograms they need
-    cont = ctx.can_split(child_depth, child_cnt, child_sums)
-    if not cont.any():
-        return None
+    # histograms of the growing children
     small_child = 2 * np.arange(ns) + (right_cnt < left_cnt)
-    needed = np.flatnonzero(cont[0::2] | cont[1::2])  # pairs with a growing child
     small_needed = small_child[needed]
     small_cont = small_needed[cont[small_needed]]
     small_dead = small_needed[~cont[small_needed]]  # built only to subtract
