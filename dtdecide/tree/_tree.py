@@ -551,15 +551,19 @@ class TreeStructure:
 
         X = self._check_X(X_encoded)
         n = X.shape[0]
-        record = []
-        self._route_block(X, record=record)
-        # (n, n_levels + 1): the node at each depth, -1 once the row has reached its leaf
-        steps = np.stack(record, axis=1)
-        mask = steps >= 0
-        counts = mask.sum(axis=1)
+        counts, indices = [], []
+        for start in range(0, n, _APPLY_BLOCK):
+            record = []
+            self._route_block(X[start : start + _APPLY_BLOCK], record=record)
+            # (rows, n_levels + 1): the node at each depth, -1 once the leaf was reached
+            steps = np.stack(record, axis=1)
+            mask = steps >= 0
+            counts.append(mask.sum(axis=1))
+            indices.append(steps[mask])
         indptr = np.zeros(n + 1, dtype=np.intp)
-        np.cumsum(counts, out=indptr[1:])
-        indices = steps[mask]
+        if n:
+            np.cumsum(np.concatenate(counts), out=indptr[1:])
+        indices = np.concatenate(indices) if indices else np.zeros(0, dtype=np.intp)
         data = np.ones(indices.shape[0], dtype=np.int8)
         return sparse.csr_matrix((data, indices, indptr), shape=(n, self.n_nodes))
 
