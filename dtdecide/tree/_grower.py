@@ -146,7 +146,6 @@ class _Context:
     def __init__(self, **kw):
         self.__dict__.update(kw)
 
-
     def crit_sums(self, sums):
         return sums * self.class_weight if self.class_weight is not None else sums
 
