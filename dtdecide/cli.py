@@ -470,14 +470,28 @@ def _cmd_demo(args):
     write_leaf_table(table, out / "leaf_table.csv")
     (out / "score.sql").write_text(to_sql(best, table="bank") + "\n")
     (out / "rules.txt").write_text(export_rules(best, precision=4) + "\n")
-    _plot_pruning_study(study, out / "pruning.png")
-    scored = _leaf_expected(best, test.data)
-    _plot_profit_chart(scored, test.target, test.costs, matrix, out / "profit_chart.png")
     result.cases.to_csv(out / "test_scored.csv", index_label="row")
     save(best, out / "model.joblib")
-    print(f"\nWrote {', '.join(sorted(p.name for p in out.iterdir()))} to {out}/")
+    written = ["leaf_table.csv", "score.sql", "rules.txt", "test_scored.csv", "model.joblib"]
+    if _has_matplotlib():
+        _plot_pruning_study(study, out / "pruning.png")
+        scored = _leaf_expected(best, test.data)
+        _plot_profit_chart(scored, test.target, test.costs, matrix, out / "profit_chart.png")
+        written += ["pruning.png", "profit_chart.png"]
+    else:
+        print("\nmatplotlib is not installed, so pruning.png and profit_chart.png were not "
+              "drawn; install it with: pip install 'dtdecide[plot]'")
+    print(f"\nWrote {', '.join(written)} to {out}/")
     progress("done")
     return EXIT_OK
+
+
+def _has_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _leaf_expected(tree, X):
@@ -620,6 +634,8 @@ def _cmd_prune_study(args):
         _write_frame(table, args.output)
         print(f"wrote the pruning table to {args.output}")
     if args.plot:
+        if not _has_matplotlib():
+            raise CLIError("--plot needs matplotlib: pip install 'dtdecide[plot]'")
         _plot_pruning_study(study, args.plot)
         print(f"wrote the pruning plot to {args.plot}")
     if args.model_out:

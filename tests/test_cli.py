@@ -311,3 +311,22 @@ def test_profit_chart_points_against_slow_reference(cases):
     np.testing.assert_allclose(cum, slow_cum)
     np.testing.assert_allclose(depth, slow_depth)
     assert depth[-1] == 100 and np.isclose(cum[-1], profit.sum())
+
+
+def test_demo_without_matplotlib_skips_only_the_pictures(tmp_path, capsys, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name == "matplotlib" or name.startswith("matplotlib."):
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    code, out, err = _run(["demo", "--output", str(tmp_path), "--max-depth", "3", "--quiet"],
+                          capsys)
+    assert code == 0, err
+    assert "matplotlib is not installed" in out
+    assert (tmp_path / "leaf_table.csv").exists() and (tmp_path / "score.sql").exists()
+    assert not (tmp_path / "pruning.png").exists()
