@@ -26,6 +26,10 @@ dtdecide-altered
     that leaf decisions and pruning are adjusted back. With matrix priors ``pi`` the
     weights are ``pi(t) L(t) / rho(t)`` and the matrix is kept. Not for ordinal targets
     (they already grow on the matrix's regret).
+dtdecide-meancost
+    Ablation, only where the matrix has case costs: the same tree, but every cost
+    variable replaced by its training mean (in the leaves and in the validation
+    measure), so the leaves no longer see their own cases' costs.
 dtdecide-use_priors
     Only where the matrix has priors: ``use_priors=True`` (split search reweights the
     classes by ``prior / training proportion``), pruned by validation profit.
@@ -298,11 +302,25 @@ def _altered_prior_fit_args(setting):
     return altered, weights
 
 
-def run_dtdecide(setting, rep, *, cv=False, altered=False, use_priors=False):
+def _mean_cost_matrix(setting):
+    """The setting's matrix with every cost variable replaced by its training mean."""
+    matrix = setting.matrix
+    train_costs = setting.parts["train"][2]
+    costs = {d: float(train_costs[c].mean()) if isinstance(c, str) else c
+             for d, c in matrix.costs.items()}
+    return DecisionMatrix(matrix.values, levels=list(matrix.levels),
+                          decisions=list(matrix.decisions), kind=matrix.kind, costs=costs,
+                          priors=matrix.priors)
+
+
+def run_dtdecide(setting, rep, *, cv=False, altered=False, use_priors=False,
+                 mean_cost=False):
     X, y, costs = setting.parts["train"]
     matrix, weights = setting.matrix, None
     if altered:
         matrix, weights = _altered_prior_fit_args(setting)
+    if mean_cost:
+        matrix, costs = _mean_cost_matrix(setting), None
     tree = ProfitTreeClassifier(decision_matrix=matrix, max_depth=None,
                                 min_samples_leaf=MIN_SAMPLES_LEAF,
                                 min_samples_split=2 * MIN_SAMPLES_LEAF,
@@ -314,7 +332,7 @@ def run_dtdecide(setting, rep, *, cv=False, altered=False, use_priors=False):
             X_train=X, y_train=y, costs_train=costs)
     else:
         Xv, yv, cv_costs = setting.parts["valid"]
-        study = PruningStudy(tree).fit(Xv, yv, costs_valid=cv_costs)
+        study = PruningStudy(tree).fit(Xv, yv, costs_valid=None if mean_cost else cv_costs)
     best = study.best_estimator_
     Xt = setting.parts["test"][0]
     d_idx = decision_codes(setting, best.predict_decision(Xt))
@@ -437,6 +455,8 @@ def run(settings, reps, *, use_rpart=True, altered=True, verbose=True):
                 results["dtdecide-use_priors"] = run_dtdecide(setting, rep, use_priors=True)
             if altered and not setting.ordinal:
                 results["dtdecide-altered"] = run_dtdecide(setting, rep, altered=True)
+            if setting.matrix.cost_variables:
+                results["dtdecide-meancost"] = run_dtdecide(setting, rep, mean_cost=True)
             results["sklearn+decide"] = run_sklearn(setting, rep)
             if use_rpart:
                 results.update(run_rpart(setting, rep))
