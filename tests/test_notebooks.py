@@ -68,6 +68,7 @@ def _fenced_blocks(text, language):
     return re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)
 
 
+@pytest.mark.notebook
 def test_readme_example_prints_what_the_readme_shows():
     readme = (ROOT / "README.md").read_text()
     section = readme.split("## Ten lines", 1)[1]
@@ -87,6 +88,7 @@ def _rst_python_blocks(text):
 HOWTO_PAGES = [ROOT / "docs" / "quickstart.rst", *sorted((ROOT / "docs" / "howto").glob("*.rst"))]
 
 
+@pytest.mark.notebook
 @pytest.mark.parametrize("page", HOWTO_PAGES, ids=[p.stem for p in HOWTO_PAGES])
 def test_howto_python_code_runs(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
