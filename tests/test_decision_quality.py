@@ -15,6 +15,9 @@ decides case by case can only use the training mean cost, about 2.25, and then
 leaf with the average cost of its own training cases and serves B.
 """
 
+import doctest
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -193,3 +196,14 @@ def test_constant_matrix_profit_tree_decides_like_min_risk_on_its_posteriors(
 def _codes_generic(labels, decisions):
     index = {name: k for k, name in enumerate(decisions)}
     return np.array([index[label] for label in labels])
+
+
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide" / "quality.rst"
+
+
+@pytest.mark.skipif(not GUIDE.exists(), reason="documentation sources not available")
+def test_quality_guide_examples_run():
+    result = doctest.testfile(str(GUIDE), module_relative=False,
+                              optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 15
+    assert result.failed == 0
