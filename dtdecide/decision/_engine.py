@@ -299,6 +299,7 @@ class _AdditivePlan:
                 self.var.append((j, col, bool(np.isnan(np.sum(col)))))
             elif c is not None:
                 self.const[j] = float(c)
+        self.const_flat = np.tile(self.const, T)  # const(d) at T * D + d
         var_idx = {j for j, _, _ in self.var}
         self.const_idx = [j for j in range(D) if j not in var_idx]
         # best possible profit over the decisions whose cost is the same for every case,
@@ -319,21 +320,30 @@ class _AdditivePlan:
         )
 
 
-def _first_max(rows, out_idx, out_val, gt, step):
+def _first_max(rows, out_idx, out_val, gt, step, *, need_value=True):
     """Index and value of the first maximum over ``rows`` (k, m), one row at a time.
 
     Equal to ``argmax`` over the first axis (ties -> lowest index) for rows without
     NaN. Branch-free vector passes only (masked writes mispredict on random data):
     row ``j`` wins where it beats the running maximum, and as ``j`` only grows the
-    running index is ``max(index, j * wins)``.
+    running index is ``max(index, j * wins)``. ``out_val`` is the maximum (scratch
+    space when ``need_value`` is False).
     """
-    out_idx[...] = 0
-    out_val[...] = rows[0]
-    for j in range(1, rows.shape[0]):
+    k = rows.shape[0]
+    if k == 1:
+        out_idx[...] = 0
+        out_val[...] = rows[0]
+        return
+    np.greater(rows[1], rows[0], out=gt)
+    np.copyto(out_idx, gt, casting="unsafe")
+    if k > 2 or need_value:
+        np.maximum(rows[0], rows[1], out=out_val)  # the same value where equal
+    for j in range(2, k):
         np.greater(rows[j], out_val, out=gt)
         np.multiply(gt, j, out=step, casting="unsafe")
         np.maximum(out_idx, step, out=out_idx)
-        np.maximum(out_val, rows[j], out=out_val)  # the same value where equal
+        if j < k - 1 or need_value:
+            np.maximum(out_val, rows[j], out=out_val)
 
 
 def _check_posterior_sums(post, s_row, offset):
@@ -417,25 +427,30 @@ def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
         e_c = E[s:e]
         _first_max(AT, d_c, e_c, gt, step)
         del AT
-        d_i = d_c.astype(np.intp)
-        ic = None
-        if IC is not None:
-            # Cost(i, D(i)): the constant part by a gather, a cost column where chosen
-            # (its decision has no constant, so adding mask * column is exact)
-            ic = IC[s:e]
-            np.take(plan.const, d_i, out=ic, mode="clip")  # codes are in range
-            for j, col, _ in plan.var:
-                np.equal(d_c, j, out=gt)
-                np.multiply(gt, col[s:e], out=tmp)
-                np.add(ic, tmp, out=ic)
         if has_y:
             t_c = t_enc.codes(s, e)
             if t_keep is not None:
                 t_keep[s:e] = t_c
             t_i = t_c.astype(np.intp, copy=False)
-            c_c = C[s:e]
+            # flat code T(i) * D + D(i) into the (T, D) tables
             code = t_i * D
-            code += d_i
+            code += d_c
+        ic = None
+        if IC is not None:
+            # Cost(i, D(i)): the constant part by a gather, a cost column where chosen
+            # (its decision has no constant, so adding mask * column is exact); codes
+            # are in range, "clip" only skips the bounds check
+            ic = IC[s:e]
+            if has_y:
+                np.take(plan.const_flat, code, out=ic, mode="clip")
+            else:
+                np.take(plan.const, d_c.astype(np.intp), out=ic, mode="clip")
+            for j, col, _ in plan.var:
+                np.equal(d_c, j, out=gt)
+                np.multiply(gt, col[s:e], out=tmp)
+                np.add(ic, tmp, out=ic)
+        if has_y:
+            c_c = C[s:e]
             np.take(plan.base_flat, code, out=c_c, mode="clip")  # base(T(i), D(i))
             if plan.has_costs:
                 np.subtract(c_c, ic, out=c_c)
@@ -486,7 +501,7 @@ def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
         if has_y:
             k = np.empty(m, dtype=np.int8 if T < 127 else np.intp)
             kstep = np.empty(m, dtype=k.dtype)
-            _first_max(post_t, k, tmp, gt, kstep)
+            _first_max(post_t, k, tmp, gt, kstep, need_value=False)
             np.not_equal(k, t_i, out=gt)
             wrong += np.count_nonzero(gt) if F is None else float(np.dot(F[s:e], gt))
     return wrong
@@ -742,13 +757,13 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     C = np.empty(n) if has_y else None
     B = np.empty(n) if has_y else None
     IC = np.empty(n) if is_revenue else None
+    ROI = np.empty(n) if is_revenue and has_y and fast else None
     cls_wrong = np.empty(n, dtype=bool) if has_y and not matrix.is_interval and not fast \
         else None
     if fast and has_y and matrix.priors is not None:  # the Paw weights need every code
         t_all = np.empty(n, dtype=np.int8 if T < 127 else np.intp)
     thr = None if threshold is None else matrix.sign * float(threshold)
 
-    ROI = np.empty(n) if is_revenue and has_y and fast else None
     with _one_blas_thread(n > chunk):
         if fast:
             wrong = _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
