@@ -392,6 +392,18 @@ class _BaseProfitTree(BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> tree.apply(X).tolist()
+        [1, 1, 1, 1, 3, 3, 4, 4]
         """
         X_codes = self._encode_X(X)
         return self.tree_.apply(X_codes)
@@ -406,17 +418,66 @@ class _BaseProfitTree(BaseEstimator):
         Returns
         -------
         scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> tree.decision_path(X[4:6]).toarray().tolist()
+        [[1, 0, 1, 1, 0], [1, 0, 1, 1, 0]]
         """
         X_codes = self._encode_X(X)
         return self.tree_.decision_path(X_codes)
 
     def get_depth(self):
-        """Depth of the tree (0 for a single leaf)."""
+        """Depth of the tree.
+
+        Returns
+        -------
+        int
+            Number of splits on the longest path from the root to a leaf (0 for a tree
+            that is a single leaf).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> tree.get_depth()
+        2
+        """
         check_is_fitted(self, "tree_")
         return self.tree_.max_depth
 
     def get_n_leaves(self):
-        """Number of leaves."""
+        """Number of leaves of the tree.
+
+        Returns
+        -------
+        int
+            Count of nodes without children.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> tree.get_n_leaves()
+        3
+        """
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 
@@ -543,31 +604,164 @@ class _BaseProfitTree(BaseEstimator):
 
     # ---------------------------------------------------------------- hooks
     def cost_complexity_pruning_path(self, **kwargs):
-        """Weakest-link pruning path, see :func:`dtdecide.tree._pruning.pruning_path`."""
+        """Weakest-link pruning path of the fitted tree, without refitting.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`dtdecide.tree._pruning.pruning_path`; its only option is
+            ``measure`` (``None``, ``"decision"``, ``"misclassification"`` or ``"ase"``).
+
+        Returns
+        -------
+        sklearn.utils.Bunch
+            ``ccp_alphas``, ``n_leaves``, training totals and averages of every subtree of
+            the nested sequence, from the full tree to the root alone.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> path = tree.cost_complexity_pruning_path()
+        >>> path.n_leaves.tolist(), path.ccp_alphas.tolist()
+        ([3, 2, 1], [0.0, 0.0, 4.0])
+        """
         from . import _pruning
 
         return _pruning.pruning_path(self, **kwargs)
 
     def prune(self, **kwargs):
-        """A pruned copy, see :func:`dtdecide.tree._pruning.prune_estimator`."""
+        """A pruned copy of the fitted tree, without refitting.
+
+        Parameters
+        ----------
+        **kwargs
+            Passed to :func:`dtdecide.tree._pruning.prune_estimator`: exactly one of
+            ``ccp_alpha``, ``n_leaves`` or ``subtree_index``, and optionally ``measure``.
+
+        Returns
+        -------
+        estimator
+            A deep copy whose ``tree_`` is the chosen subtree; the original is unchanged.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> tree.prune(n_leaves=1).get_n_leaves(), tree.get_n_leaves()
+        (1, 3)
+        """
         from . import _pruning
 
         return _pruning.prune_estimator(self, **kwargs)
 
     def leaf_table(self, X=None, y=None, costs=None, sample_weight=None, **kwargs):
-        """Leaf decision table, see :func:`dtdecide.export.leaf_table`."""
+        """Leaf decision table of the fitted tree.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features), default=None
+            Optional validation inputs; with ``y`` they add validation columns.
+        y : array-like of shape (n_samples,), default=None
+            Validation target.
+        costs : DataFrame, dict of arrays or ndarray, default=None
+            Validation values of the cost variables.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Validation case frequencies.
+        **kwargs
+            Further options of :func:`dtdecide.export.leaf_table`.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per leaf, see :func:`dtdecide.export.leaf_table`.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> tree.leaf_table()[["leaf", "decision"]]
+           leaf decision
+        0     1     skip
+        1     3     call
+        2     4     call
+        """
         from .. import export
 
         return export.leaf_table(self, X, y, costs=costs, sample_weight=sample_weight, **kwargs)
 
     def to_sql(self, **kwargs):
-        """SQL score code, see :func:`dtdecide.export.to_sql`."""
+        """SQL score code of the fitted tree.
+
+        Parameters
+        ----------
+        **kwargs
+            Options of :func:`dtdecide.export.to_sql` (``table``, ``keep_columns``,
+            ``dialect``, ...).
+
+        Returns
+        -------
+        str
+            A ``SELECT`` statement that adds the leaf, posteriors, decision and expected
+            profit columns to the rows of ``table``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> sql = tree.to_sql(table="customers")
+        >>> sql.splitlines()[0], '"D_target"' in sql
+        ('SELECT', True)
+        """
         from .. import export
 
         return export.to_sql(self, **kwargs)
 
     def export_rules(self, **kwargs):
-        """English rules, see :func:`dtdecide.export.export_rules`."""
+        """English rules, one block per leaf.
+
+        Parameters
+        ----------
+        **kwargs
+            Options of :func:`dtdecide.export.export_rules`.
+
+        Returns
+        -------
+        str
+            The rules text.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> print(tree.export_rules().splitlines()[1])
+          IF    (x <= 4.5 or x is missing)
+        """
         from .. import export
 
         return export.export_rules(self, **kwargs)
@@ -857,6 +1051,18 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> tree.tree_.n_nodes
+        5
         """
         return self._fit(X, y, sample_weight, costs)
 
@@ -941,6 +1147,19 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> tree.predict_proba(X[5:7])
+        array([[1. , 0. ],
+               [0.5, 0.5]])
         """
         leaves = self.apply(X)
         return self._node_posteriors()[leaves]
@@ -955,6 +1174,18 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         Returns
         -------
         ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> tree.predict(X).tolist()
+        ['no', 'no', 'no', 'no', 'yes', 'yes', 'yes', 'yes']
         """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
@@ -969,6 +1200,18 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         Returns
         -------
         ndarray of object, shape (n_samples,)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> tree.predict_decision(X).tolist()
+        ['skip', 'skip', 'skip', 'skip', 'call', 'call', 'call', 'call']
         """
         d, _ = self._leaf_decisions(self.apply(X))
         return np.asarray(self.decisions_, dtype=object)[d]
@@ -988,19 +1231,26 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     decision_matrix : DecisionMatrix, default=None
         Interval decision matrix (knots). None gives a plain regression tree.
     criterion : {"variance"}, default="variance"
+        Impurity used to grow the tree (weighted variance of the target).
+    ordinal, use_priors : bool, default=False
+        Accepted for a common signature; must stay False for an interval target.
     max_depth : int or None, default=6
+        Largest depth; None for no limit.
     min_samples_leaf : int, default=5
+        Fewest training rows a leaf may hold.
     min_samples_split : int, default=10
+        Fewest training rows a node needs before it may be split.
     min_impurity_decrease : float, default=0.0
+        A split must lower the weighted impurity by at least this much.
     max_leaf_nodes : int or None, default=None
+        Largest number of leaves (best-first growth); None for no limit.
     max_bins : int, default=255
+        Largest number of bins of a numeric input.
     ccp_alpha : float, default=0.0
         Weakest-link pruning at the end of ``fit`` (risk = minus training profit, or
         the sum of squared errors without a matrix); ``0.0`` keeps the grown tree.
     random_state : int, RandomState instance or None, default=None
         Seeds the row sub-sample used to compute bin edges.
-    ordinal, use_priors : bool, default=False
-        Accepted for a common signature; must stay False for an interval target.
 
     Attributes
     ----------
@@ -1083,6 +1333,17 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> from dtdecide import DecisionMatrix, ProfitTreeRegressor
+        >>> X = [[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]]
+        >>> y = [1.0, 1.0, 2.0, 8.0, 9.0, 9.0]
+        >>> m = DecisionMatrix({"invest": [-5, 5], "wait": [0, 0]}, knots=[0, 10])
+        >>> reg = ProfitTreeRegressor(decision_matrix=m, max_depth=1, min_samples_leaf=1,
+        ...                           min_samples_split=2).fit(X, y)
+        >>> reg.get_n_leaves()
+        2
         """
         return self._fit(X, y, sample_weight, costs)
 
@@ -1113,6 +1374,17 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Returns
         -------
         ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from dtdecide import DecisionMatrix, ProfitTreeRegressor
+        >>> X = [[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]]
+        >>> y = [1.0, 1.0, 2.0, 8.0, 9.0, 9.0]
+        >>> m = DecisionMatrix({"invest": [-5, 5], "wait": [0, 0]}, knots=[0, 10])
+        >>> reg = ProfitTreeRegressor(decision_matrix=m, max_depth=1, min_samples_leaf=1,
+        ...                           min_samples_split=2).fit(X, y)
+        >>> reg.predict([[1.5], [5.5]])
+        array([1.33333333, 8.66666667])
         """
         leaves = self.apply(X)
         v = self.tree_.value
@@ -1128,6 +1400,17 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Returns
         -------
         ndarray of object, shape (n_samples,)
+
+        Examples
+        --------
+        >>> from dtdecide import DecisionMatrix, ProfitTreeRegressor
+        >>> X = [[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]]
+        >>> y = [1.0, 1.0, 2.0, 8.0, 9.0, 9.0]
+        >>> m = DecisionMatrix({"invest": [-5, 5], "wait": [0, 0]}, knots=[0, 10])
+        >>> reg = ProfitTreeRegressor(decision_matrix=m, max_depth=1, min_samples_leaf=1,
+        ...                           min_samples_split=2).fit(X, y)
+        >>> reg.predict_decision([[1.5], [5.5]]).tolist()
+        ['wait', 'invest']
         """
         d, _ = self._leaf_decisions(self.apply(X))
         return np.asarray(self.decisions_, dtype=object)[d]
