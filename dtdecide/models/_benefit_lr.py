@@ -221,6 +221,16 @@ default="lbfgs"
         Returns
         -------
         self : BenefitWeightedLogisticRegression
+
+        Examples
+        --------
+        >>> from dtdecide.models import BenefitWeightedLogisticRegression
+        >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
+        >>> y = [0, 0, 1, 0, 1, 1]
+        >>> model = BenefitWeightedLogisticRegression(benefit_matrix=[[0, -1], [-4, 0]])
+        >>> model = model.fit(X, y)
+        >>> model.eta_, model.classes_
+        (array([0.25]), array([0, 1]))
         """
         self._validate_params()
         X, y = validate_data(
@@ -292,6 +302,16 @@ default="lbfgs"
         ndarray of shape (n_samples,) for a binary problem (positive means
         ``classes_[1]``), else (n_samples, n_classes) with one column per
         one-vs-rest model.
+
+        Examples
+        --------
+        >>> from dtdecide.models import BenefitWeightedLogisticRegression
+        >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
+        >>> y = [0, 0, 1, 0, 1, 1]
+        >>> model = BenefitWeightedLogisticRegression(benefit_matrix=[[0, -1], [-4, 0]])
+        >>> model = model.fit(X, y)
+        >>> model.decision_function([[0.0], [5.0]]).round(2)
+        array([-0.24,  2.66])
         """
         X = self._check_X(X)
         if len(self.estimators_) == 1:
@@ -310,6 +330,17 @@ default="lbfgs"
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> from dtdecide.models import BenefitWeightedLogisticRegression
+        >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
+        >>> y = [0, 0, 1, 0, 1, 1]
+        >>> model = BenefitWeightedLogisticRegression(benefit_matrix=[[0, -1], [-4, 0]])
+        >>> model = model.fit(X, y)
+        >>> model.predict_proba([[0.0], [5.0]]).round(2)
+        array([[0.56, 0.44],
+               [0.07, 0.93]])
         """
         X = self._check_X(X)
         if len(self.estimators_) == 1:
@@ -319,7 +350,30 @@ default="lbfgs"
         return scores / np.where(total > 0, total, 1.0)
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`."""
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Inputs.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Natural logarithm of the class probabilities (``-inf`` where a probability
+            is exactly 0).
+
+        Examples
+        --------
+        >>> from dtdecide.models import BenefitWeightedLogisticRegression
+        >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
+        >>> y = [0, 0, 1, 0, 1, 1]
+        >>> model = BenefitWeightedLogisticRegression(benefit_matrix=[[0, -1], [-4, 0]])
+        >>> model = model.fit(X, y)
+        >>> model.predict_log_proba([[0.0], [5.0]]).round(2)
+        array([[-0.58, -0.82],
+               [-2.73, -0.07]])
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
@@ -333,6 +387,16 @@ default="lbfgs"
         Returns
         -------
         ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from dtdecide.models import BenefitWeightedLogisticRegression
+        >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
+        >>> y = [0, 0, 1, 0, 1, 1]
+        >>> model = BenefitWeightedLogisticRegression(benefit_matrix=[[0, -1], [-4, 0]])
+        >>> model = model.fit(X, y)
+        >>> model.predict([[0.0], [2.0], [5.0]])
+        array([0, 1, 1])
         """
         scores = self.decision_function(X)
         if scores.ndim == 1:

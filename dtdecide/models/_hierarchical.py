@@ -367,6 +367,15 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         Returns
         -------
         self : FlatCostSensitiveClassifier
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_blobs
+        >>> from dtdecide.models import FlatCostSensitiveClassifier
+        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
+        >>> model = FlatCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
+        >>> model.classes_
+        array([0, 1, 2])
         """
         self._validate_params()
         params = self._check_costs()
@@ -392,6 +401,16 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_blobs
+        >>> from dtdecide.models import FlatCostSensitiveClassifier
+        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
+        >>> model = FlatCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
+        >>> model.predict_proba([[0, 0], [1.5, 0]]).round(2)
+        array([[0.97, 0.01, 0.01],
+               [0.83, 0.13, 0.04]])
         """
         check_is_fitted(self)
         _check_2d(X)
@@ -411,6 +430,16 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_blobs
+        >>> from dtdecide.models import FlatCostSensitiveClassifier
+        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
+        >>> model = FlatCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
+        >>> model.cost_sensitive_scores([[0, 0], [1.5, 0]]).round(2)
+        array([[ 0.74,  0.01,  0.01],
+               [-0.72,  0.13,  0.04]])
         """
         proba = self.predict_proba(X)
         majority_idx = int(np.flatnonzero(self.classes_ == self.majority_class_)[0])
@@ -426,6 +455,15 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         Returns
         -------
         ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_blobs
+        >>> from dtdecide.models import FlatCostSensitiveClassifier
+        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
+        >>> model = FlatCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
+        >>> model.predict([[0, 0], [3, 0], [0, 3], [1.5, 0]])
+        array([0, 1, 2, 1])
         """
         scores = self.cost_sensitive_scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
@@ -591,6 +629,15 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
         Returns
         -------
         self : HierarchicalCostSensitiveClassifier
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_blobs
+        >>> from dtdecide.models import HierarchicalCostSensitiveClassifier
+        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
+        >>> model = HierarchicalCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
+        >>> model.minority_classes_, round(float(model.threshold_), 3)
+        (array([1, 2]), 0.091)
         """
         self._validate_params()
         params = self._check_costs()
@@ -632,6 +679,16 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_blobs
+        >>> from dtdecide.models import HierarchicalCostSensitiveClassifier
+        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
+        >>> model = HierarchicalCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
+        >>> model.predict_proba([[0, 0], [3, 0]]).round(2)
+        array([[0.96, 0.02, 0.02],
+               [0.29, 0.59, 0.12]])
         """
         p_minority = self._minority_probability(X)
         out = np.zeros((p_minority.shape[0], self.classes_.shape[0]))
@@ -655,6 +712,15 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
         Returns
         -------
         ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> from sklearn.datasets import make_blobs
+        >>> from dtdecide.models import HierarchicalCostSensitiveClassifier
+        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
+        >>> model = HierarchicalCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
+        >>> model.predict([[0, 0], [3, 0], [0, 3], [1.5, 0]])
+        array([0, 1, 2, 1])
         """
         p_minority = self._minority_probability(X)
         to_minority = p_minority >= self.threshold_

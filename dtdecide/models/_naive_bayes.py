@@ -271,6 +271,17 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self : CostSensitiveNaiveBayes
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide.models import CostSensitiveNaiveBayes
+        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
+        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
+        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
+        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
+        >>> nb.classes_
+        array(['no', 'yes'], dtype='<U3')
         """
         self._validate_params()
         columns, mask, y = self._validate_X(X, reset=True, y=y)
@@ -360,6 +371,17 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         -------
         ndarray of int, shape (n_samples, n_features)
             -1 marks a category unseen in training.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide.models import CostSensitiveNaiveBayes
+        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
+        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
+        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
+        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
+        >>> nb.transform_codes(new).ravel().tolist()
+        [1, 0, -1]
         """
         check_is_fitted(self)
         return self._encode(self._validate_X(X, reset=False))
@@ -374,6 +396,19 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide.models import CostSensitiveNaiveBayes
+        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
+        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
+        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
+        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
+        >>> nb.predict_joint_log_proba(new).round(3)
+        array([[-1.204, -1.609],
+               [-1.609, -1.204],
+               [-0.693, -0.693]])
         """
         codes = self.transform_codes(X)
         jll = np.tile(self.class_log_prior_, (codes.shape[0], 1))
@@ -383,7 +418,31 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         return jll
 
     def predict_log_proba(self, X):
-        """Log posteriors ``log p(C_q | x)``, columns in the order of ``classes_``."""
+        """Log posteriors ``log p(C_q | x)``, columns in the order of ``classes_``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, encoded as in training (unseen categories contribute nothing).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Normalised log posteriors (each row's exponentials sum to 1).
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide.models import CostSensitiveNaiveBayes
+        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
+        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
+        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
+        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
+        >>> nb.predict_log_proba(new).round(3)
+        array([[-0.511, -0.916],
+               [-0.916, -0.511],
+               [-0.693, -0.693]])
+        """
         jll = self.predict_joint_log_proba(X)
         return jll - _logsumexp(jll, axis=1)[:, None]
 
@@ -397,6 +456,19 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide.models import CostSensitiveNaiveBayes
+        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
+        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
+        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
+        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
+        >>> nb.predict_proba(new).round(3)
+        array([[0.6, 0.4],
+               [0.4, 0.6],
+               [0.5, 0.5]])
         """
         return np.exp(self.predict_log_proba(X))
 
@@ -410,6 +482,19 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide.models import CostSensitiveNaiveBayes
+        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
+        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
+        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
+        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
+        >>> nb.expected_cost(new).round(3)
+        array([[2. , 0.6],
+               [3. , 0.4],
+               [2.5, 0.5]])
         """
         return self.predict_proba(X) @ self.cost_matrix_
 
@@ -423,6 +508,17 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide.models import CostSensitiveNaiveBayes
+        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
+        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
+        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
+        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
+        >>> nb.predict(new)
+        array(['yes', 'yes', 'yes'], dtype='<U3')
         """
         idx = _min_expected_cost_class(self.predict_log_proba(X), self.cost_matrix_)
         return self.classes_[idx]
