@@ -138,6 +138,17 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from dtdecide import DecisionEstimator, DecisionMatrix
+        >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
+        >>> y = ["other", "other", "buyer", "other", "buyer", "buyer"]
+        >>> m = DecisionMatrix({"mail": [9, -1], "skip": [0, 0]}, levels=["buyer", "other"])
+        >>> est = DecisionEstimator(LogisticRegression(), m).fit(X, y)
+        >>> est.classes_.tolist(), est.decision_matrix_.decisions
+        (['buyer', 'other'], ('mail', 'skip'))
         """
         matrix = self._check_matrix()
         if not hasattr(self.estimator, "fit"):
@@ -246,6 +257,22 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
         -------
         DecisionResult
             Cases aligned with ``X``'s index when ``X`` is a DataFrame.
+
+        Examples
+        --------
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from dtdecide import DecisionEstimator, DecisionMatrix
+        >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
+        >>> y = ["other", "other", "buyer", "other", "buyer", "buyer"]
+        >>> m = DecisionMatrix({"mail": [9, -1], "skip": [0, 0]}, levels=["buyer", "other"])
+        >>> est = DecisionEstimator(LogisticRegression(), m).fit(X, y)
+        >>> res = est.decide([[0.0], [5.0]], ["other", "buyer"])
+        >>> res.cases.round(2)
+          D_target  EP_target  CP_target  BP_target
+        0     mail       0.28       -1.0        0.0
+        1     mail       7.72        9.0        9.0
+        >>> float(res.summary["average_profit"])
+        4.0
         """
         check_is_fitted(self)
         matrix = self.decision_matrix_

@@ -399,6 +399,18 @@ class DecisionMatrix:
     def replace(self, **changes):
         """A copy with some constructor arguments changed (e.g. ``priors=``).
 
+        Parameters
+        ----------
+        **changes
+            Constructor arguments to change (``levels``, ``knots``, ``decisions``, ``kind``,
+            ``priors``, ``values`` and, for additive matrices, ``costs``); the others are
+            taken from this matrix.
+
+        Returns
+        -------
+        DecisionMatrix
+            A new, validated matrix; this one is unchanged.
+
         Examples
         --------
         >>> from dtdecide import DecisionMatrix
@@ -610,6 +622,18 @@ class DecisionMatrix:
         decisions, plus ``prior_column`` when priors are set and a row ``cost_row``
         holding each decision's cost when costs are set.
 
+        Parameters
+        ----------
+        prior_column : str, default="prior"
+            Name of the column holding the priors (only written when priors are set).
+        cost_row : str, default="cost"
+            Label of the extra row holding the costs (only written when costs are set).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The values in the user's sign, one row per level or knot.
+
         Examples
         --------
         >>> from dtdecide import DecisionMatrix
@@ -708,6 +732,18 @@ class DecisionMatrix:
     def to_csv(self, path_or_buf=None, **kwargs):
         """Write :meth:`to_frame` as CSV (``kind`` is not stored; give it to read_csv).
 
+        Parameters
+        ----------
+        path_or_buf : str, path or file-like, default=None
+            Where to write; None returns the CSV text.
+        **kwargs
+            Passed to :meth:`pandas.DataFrame.to_csv`.
+
+        Returns
+        -------
+        str or None
+            The CSV text when ``path_or_buf`` is None, otherwise None.
+
         Examples
         --------
         >>> from dtdecide import DecisionMatrix
@@ -727,6 +763,25 @@ class DecisionMatrix:
         ``"knot"`` means an interval target unless ``interval`` says otherwise.
         Numeric-looking level labels are read as numbers. With the defaults written by
         :meth:`to_csv`, a ``"prior"`` column and a ``"cost"`` row are recognised.
+
+        Parameters
+        ----------
+        path_or_buf : str, path or file-like
+            The CSV source.
+        kind : {"profit", "loss", "revenue"}, default="profit"
+            Kind of the values (CSV files do not store it).
+        prior_column : str, default=None
+            Column holding the priors; None recognises a column named ``"prior"``.
+        cost_row : str, default=None
+            Row holding the costs; None recognises a row labelled ``"cost"``.
+        interval : bool, default=None
+            Whether the rows are knots of an interval target; None decides from the first
+            column's header (``"knot"``).
+
+        Returns
+        -------
+        DecisionMatrix
+            The validated matrix.
 
         Examples
         --------
@@ -782,6 +837,16 @@ class DecisionMatrix:
 
         Returns the JSON text when ``path`` is None, otherwise writes it to ``path``.
 
+        Parameters
+        ----------
+        path : str or path, default=None
+            File to write; None returns the text.
+
+        Returns
+        -------
+        str or None
+            The JSON text when ``path`` is None, otherwise None.
+
         Examples
         --------
         >>> from dtdecide import DecisionMatrix
@@ -799,6 +864,16 @@ class DecisionMatrix:
     @classmethod
     def from_json(cls, source):
         """Read a matrix from JSON text or a file path written by :meth:`to_json`.
+
+        Parameters
+        ----------
+        source : str or path
+            JSON text (starting with ``{``) or the path of a file holding it.
+
+        Returns
+        -------
+        DecisionMatrix
+            The validated matrix.
 
         Examples
         --------
