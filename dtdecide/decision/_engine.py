@@ -20,8 +20,10 @@ from ._matrix import DecisionMatrix
 
 __all__ = ["DecisionResult", "decide"]
 
-# rows per chunk: keeps the (chunk, n_decisions) work arrays to a few MB
-_CHUNK_ROWS = 1 << 17
+# rows per chunk: the work arrays of a chunk (posteriors, A^T, codes) then stay within a
+# core's L2 cache; measured on 2M cases x 3 levels x 4 decisions, 32768 rows was 10-20%
+# faster than 131072 and than 16384 (more Python overhead per case)
+_CHUNK_ROWS = 1 << 15
 # categorical matrices with additive costs take _decide_chunks_additive (tests switch it
 # off to compare against the general path)
 _FAST_KERNEL = True
@@ -616,7 +618,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     do_nothing : str, default="do nothing"
         Name of the implicit decision; must not be a matrix decision.
     chunk_size : int, default=None
-        Rows processed at a time (memory bound); by default 131072.
+        Rows processed at a time (memory bound); by default 32768.
 
     Returns
     -------
