@@ -178,10 +178,22 @@ class PruningStudyDisplay:
         ax : matplotlib Axes, default=None
             Where to draw; a new figure when None.
         title : str, default=None
+            Title of the axes; None leaves it empty.
 
         Returns
         -------
-        self
+        PruningStudyDisplay
+            This display, with ``ax_``, ``figure_`` and ``lines_`` set.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from dtdecide import PruningStudyDisplay
+        >>> disp = PruningStudyDisplay([4, 2, 1], [3.0, 2.5, 1.0], valid=[2.0, 2.2, 1.0])
+        >>> disp = disp.plot(title="pruning")
+        >>> disp.ax_.get_title(), sorted(disp.lines_)
+        ('pruning', ['train', 'valid'])
         """
         import matplotlib.pyplot as plt
 
