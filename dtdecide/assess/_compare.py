@@ -27,6 +27,23 @@ class ImplicitDoNothingWarning(UserWarning):
     With such a matrix every case takes one of the listed decisions; the summaries do
     not include doing nothing, so models should be compared on their profit charts
     (best cumulative profit) instead.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from dtdecide import DecisionMatrix
+    >>> from dtdecide.assess import ImplicitDoNothingWarning, compare_models
+    >>> X = np.arange(8.0).reshape(-1, 1)
+    >>> y = np.array([0, 0, 1, 0, 1, 1, 0, 1])
+    >>> m = DecisionMatrix({"mail": [10, -1]}, levels=[1, 0])  # a single decision
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     table = compare_models({"logit": LogisticRegression().fit(X, y)},
+    ...                            {"train": (X, y)}, m)
+    >>> [w.category.__name__ for w in caught]
+    ['ImplicitDoNothingWarning']
     """
 
 

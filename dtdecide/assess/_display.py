@@ -110,6 +110,19 @@ class ProfitCurveDisplay:
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from dtdecide import DecisionMatrix
+        >>> from dtdecide.assess import ProfitCurveDisplay
+        >>> m = DecisionMatrix({"mail": [9, -1]}, levels=[1, 0])
+        >>> disp = ProfitCurveDisplay.from_predictions(
+        ...     [1, 0, 1, 0, 0], [0.9, 0.8, 0.3, 0.2, 0.1], m, n_bins=5, name="model A")
+        >>> disp = disp.plot(statistic="cum_lift", name="model A (lift)")
+        >>> disp.line_.get_ydata().round(2).tolist(), disp.ax_.get_ylabel()
+        ([2.5, 1.25, 1.67, 1.25, 1.0], 'Cumulative lift')
         """
         plt = _import_pyplot()
         if ax is None:
@@ -142,14 +155,29 @@ class ProfitCurveDisplay:
         ----------
         y_true, y_score, matrix, costs, sample_weight, train_priors, event, n_bins
             As in :func:`~dtdecide.assess.profit_curve`.
-        statistic, name, ax, **kwargs
+        statistic, name
             As in :meth:`plot`.
         role : str, default=None
             Data role shown in the title.
+        ax, **kwargs
+            As in :meth:`plot`.
 
         Returns
         -------
         ProfitCurveDisplay
+            The display, already drawn.
+
+        Examples
+        --------
+        >>> import matplotlib
+        >>> matplotlib.use("Agg")
+        >>> from dtdecide import DecisionMatrix
+        >>> from dtdecide.assess import ProfitCurveDisplay
+        >>> m = DecisionMatrix({"mail": [9, -1]}, levels=[1, 0])
+        >>> disp = ProfitCurveDisplay.from_predictions(
+        ...     [1, 0, 1, 0, 0], [0.9, 0.8, 0.3, 0.2, 0.1], m, n_bins=5, role="validation")
+        >>> disp.ax_.get_title(), disp.line_.get_ydata().tolist()
+        ('validation', [0.0, 9.0, 8.0, 17.0, 16.0, 15.0])
         """
         from ._profit_curve import profit_curve
 
