@@ -42,7 +42,8 @@ sklearn+decide
     with the same matrix (and ``train_priors`` when trained on a balanced sample). Case
     costs enter as their training mean (the test case's own cost is unknown at decision
     time). Tuned on the validation rows by average profit over ``max_depth`` in
-    1..15/None and over 20 ``ccp_alpha`` values of the full tree's pruning path.
+    1..15/None and over up to 19 ``ccp_alpha`` values (quantiles of the full tree's pruning
+    path; the last one, which leaves only the root, left out).
 rpart
     R's rpart with the loss matrix ``L(t, k) = max_d Q(t, d) - Q(t, decision of level
     k)`` (case costs at their training mean; priors through ``parms$prior``), grown with
