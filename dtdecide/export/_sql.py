@@ -261,14 +261,14 @@ def to_sql(
         ``target`` when the matrix uses cost variables).
     leaf_column : str, default="_LEAF_"
         Name of the leaf-id output column.
+    dialect : {"ansi", "sqlite", "duckdb", "postgresql"}, default="ansi"
+        Only changes how infinite ROI values are written: ``9e999`` for SQLite,
+        ``CAST('Infinity' AS DOUBLE PRECISION)`` otherwise.
     max_nesting : int, default=12
         Nested CASE levels before the deeper part of a subtree is written as one flat
         CASE with a WHEN per leaf (its whole path as the condition). Engines limit how
         deep expressions may nest (SQLite's parser fails beyond about 18 CASE levels);
         nesting is faster, the flat form has no limit. Both score identically.
-    dialect : {"ansi", "sqlite", "duckdb", "postgresql"}, default="ansi"
-        Only changes how infinite ROI values are written: ``9e999`` for SQLite,
-        ``CAST('Infinity' AS DOUBLE PRECISION)`` otherwise.
 
     Returns
     -------

@@ -330,16 +330,19 @@ def benefit_metric(
 
     Parameters
     ----------
-    y_true, y_score, benefit_matrix, priors, pos_label, sample_weight
+    y_true, y_score, benefit_matrix
         As in :func:`benefit_curve`.
     threshold : float, optional
         Cases with ``score <= threshold`` go to class 0. By default the best threshold
         (the largest ``B(t)`` over all distinct scores), i.e. the benefit the scorer can
         reach.
+    priors, pos_label, sample_weight
+        As in :func:`benefit_curve`.
 
     Returns
     -------
     mu : float
+        The benefit at the threshold divided by the benefit of a perfect classifier.
 
     Raises
     ------
