@@ -20,9 +20,11 @@ consecutive distinct observed values:
 Categorical features: bin ``b`` is category code ``b``; codes that are negative,
 non-integer, NaN or beyond the largest code seen in :meth:`Binner.fit` go to the missing
 bin, exactly as :meth:`TreeStructure.apply <dtdecide.tree._tree.TreeStructure.apply>`
-sends them to the ``missing_left`` side. Memory note: histograms have one width for all
-features (``n_bins_total_``), so a categorical feature with ``k`` categories makes every
-node histogram ``n_features * (k + 1) * n_classes`` cells (4 or 8 bytes each).
+sends them to the ``missing_left`` side. Memory note: the grower's histograms give each
+feature its own ``n_bins_[j] + 1`` cells (:class:`~dtdecide.tree._histogram.BinLayout`),
+so a node histogram has ``sum(n_bins_ + 1) * n_classes`` cells (4 or 8 bytes each): a
+categorical feature with ``k`` categories costs ``k + 1`` cells, not ``k + 1`` per feature.
+The shared missing code of the binned matrix is remapped while histogramming.
 """
 
 import numbers
@@ -180,7 +182,8 @@ class Binner:
     missing_bin_idx_ : int
         Bin of missing values, ``max(n_bins_)``, identical for every feature.
     n_bins_total_ : int
-        ``missing_bin_idx_ + 1``: width of a histogram over bins.
+        ``missing_bin_idx_ + 1``: the number of distinct binned values (the widest
+        feature's histogram width).
     binned_dtype_ : numpy dtype
         ``uint8`` or ``uint16``.
 

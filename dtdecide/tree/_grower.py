@@ -44,7 +44,7 @@ from ._criteria import (
     check_loss_matrix,
     impurity,
 )
-from ._histogram import DEFAULT_CHUNK_SIZE, HistogramTarget, build_histograms
+from ._histogram import DEFAULT_CHUNK_SIZE, BinLayout, HistogramTarget, build_histograms
 from ._splitter import SplitResult, find_best_splits
 from ._tree import TreeStructure
 
@@ -65,9 +65,10 @@ class Level:
         Tree ids of the nodes (slot ``i`` is node ``node_ids[i]``).
     depth : int
         Depth of these nodes (best-first: of the single node).
-    hist : ndarray, shape (m, n_features, n_bins_total, n_channels)
-        Their histograms.
-    counts : ndarray, shape (m, n_features, n_bins_total)
+    hist : ndarray, shape (m, n_cells, n_channels)
+        Their histograms, flat over the per-feature bins of a
+        :class:`~dtdecide.tree._histogram.BinLayout` (``n_cells = sum(n_bins_ + 1)``).
+    counts : ndarray, shape (m, n_cells) or None
         Their row counts per bin.
     rows : ndarray of intp or None
         Training rows still in these nodes (None: every row).
@@ -162,6 +163,7 @@ class _Context:
             class_weight=self.class_weight,
             is_categorical=self.is_categorical,
             min_samples_leaf=self.min_samples_leaf,
+            layout=self.layout,
         )
 
     def accept(self, split, level):
@@ -185,9 +187,9 @@ def _expand(ctx, level, split, do):
     ns = sel.size
     feat = split.feature[sel]
     table = split.go_left[sel]
-    chosen = level.hist[sel, feat]  # (ns, B, C)
+    chosen = ctx.layout.gather(level.hist, sel, feat)  # (ns, B, C), by binned value
     if level.counts is not None:
-        cnt = level.counts[sel, feat]  # (ns, B)
+        cnt = ctx.layout.gather(level.counts, sel, feat)  # (ns, B)
     else:
         cnt = ctx.weight_of(chosen)
     left_sums = np.einsum("sbc,sb->sc", chosen, table)
@@ -274,7 +276,7 @@ def _expand(ctx, level, split, do):
         rows.take(in_built),
         row_slot.take(in_built),
         n_built,
-        ctx.n_bins_total,
+        ctx.layout,
         ctx.target,
         with_counts=ctx.with_counts,
         chunk_size=ctx.chunk_size,
@@ -531,6 +533,8 @@ def grow_tree(
         target = HistogramTarget(channels=channels)
 
     B = binner.n_bins_total_
+    # per-feature histogram widths: memory and time scale with sum(n_bins_ + 1)
+    layout = BinLayout.from_binner(binner)
     thresholds = np.full((n_features, B), np.nan)
     for j in range(n_features):
         if not binner.is_categorical_[j]:
@@ -544,7 +548,7 @@ def grow_tree(
         loss_matrix=loss_matrix,
         class_weight=class_weight,
         is_categorical=binner.is_categorical_,
-        n_bins_total=B,
+        layout=layout,
         thresholds=thresholds,
         cat_width=int(cat_bins.max()) if cat_bins.size else 0,
         with_counts=not target.counts_from_sums,
@@ -560,9 +564,10 @@ def grow_tree(
 
     slots = np.zeros(n_samples, dtype=_ROW_INT)
     hist, counts = build_histograms(
-        X_binned, None, slots, 1, B, target, with_counts=ctx.with_counts, chunk_size=chunk_size
+        X_binned, None, slots, 1, layout, target, with_counts=ctx.with_counts,
+        chunk_size=chunk_size,
     )
-    root_sums = hist[0, 0].sum(axis=0)
+    root_sums = hist[0, : layout.widths[0]].sum(axis=0)
     ctx.total_weight = float(ctx.weight_of(ctx.crit_sums(root_sums)))
     ctx.nodes.add(np.array([-1]), 0, [n_samples], root_sums[None, :])
     root = Level(np.array([0], dtype=np.intp), 0, hist, counts, None, slots)

@@ -14,11 +14,21 @@ histograms of any partition of it. :func:`build_histograms` uses this to work th
 chunks of bounded size, and the grower uses it to get the larger child of a split as
 ``parent - smaller child``. A distributed version only changes where the chunk sums
 happen.
+
+Layout. Feature ``j`` owns ``widths[j] = n_bins_[j] + 1`` consecutive cells (its bins,
+then its own missing bin) of one flat bin axis of length ``sum(widths)``
+(:class:`BinLayout`), so memory and time scale with the sum of the per-feature bin counts:
+a categorical input with 500 categories no longer widens the histograms of the numeric
+inputs, nor does a 255-bin numeric input widen those of binary flags. The binned matrix
+keeps the Binner's shared missing code ``missing_bin_idx_ = max_width - 1``; it is mapped
+to the feature's own last cell while histogramming. A uniform width (every feature
+``n_bins_total`` cells) is the special case where the flat axis reshapes to
+``(n_features, n_bins_total)``.
 """
 
 import numpy as np
 
-__all__ = ["HistogramTarget", "build_histograms", "HIST_DTYPE", "COUNT_DTYPE"]
+__all__ = ["BinLayout", "HistogramTarget", "build_histograms", "HIST_DTYPE", "COUNT_DTYPE"]
 
 # Sums of weights and of y: float64 keeps counts exact up to 2**53 and makes
 # "parent - smaller child" exact for integer counts.
@@ -32,6 +42,89 @@ _FLOAT32_EXACT_LIMIT = 1 << 24
 COUNT_DTYPE = np.int32
 # Rows handled per bincount call: bounds temporaries to a few arrays of this length.
 DEFAULT_CHUNK_SIZE = 1 << 18
+
+
+class BinLayout:
+    """Per-feature widths and offsets of the flat bin axis of a histogram.
+
+    Parameters
+    ----------
+    widths : array-like of int, shape (n_features,)
+        Cells of each feature, including its missing cell (``n_bins_[j] + 1``); each >= 2.
+
+    Attributes
+    ----------
+    widths : ndarray of intp
+    offsets : ndarray of intp, shape (n_features + 1,)
+        Feature ``j`` occupies cells ``offsets[j] : offsets[j + 1]``.
+    n_cells : int
+        ``sum(widths)``, the length of the flat bin axis.
+    max_width : int
+        Largest width; binned values lie in ``[0, max_width)`` and ``max_width - 1`` is
+        the shared missing code of the binned matrix.
+    is_uniform : bool
+        All widths equal.
+
+    Examples
+    --------
+    >>> from dtdecide.tree._histogram import BinLayout
+    >>> layout = BinLayout([3, 5])
+    >>> layout.offsets.tolist(), layout.n_cells, layout.max_width
+    ([0, 3, 8], 8, 5)
+    >>> layout.cell_index.tolist()  # flat cell of (feature, binned value); -1: never used
+    [[0, 1, -1, -1, 2], [3, 4, 5, 6, 7]]
+    """
+
+    def __init__(self, widths):
+        widths = np.asarray(widths)
+        if widths.ndim != 1 or widths.size == 0 or widths.dtype.kind not in "iu":
+            raise ValueError(
+                f"widths must be a non-empty 1-D integer array; got {widths!r}"
+            )
+        if np.any(widths < 2):
+            raise ValueError("widths must be >= 2 (at least one bin plus the missing bin)")
+        self.widths = widths.astype(np.intp)
+        self.offsets = np.concatenate([[0], np.cumsum(self.widths)]).astype(np.intp)
+        self.n_cells = int(self.offsets[-1])
+        self.max_width = int(self.widths.max())
+        self.is_uniform = bool(np.all(self.widths == self.max_width))
+        # cell_index[j, b]: flat cell of binned value b of feature j (-1: value unused)
+        B = self.max_width
+        local = np.arange(B)[None, :]
+        idx = self.offsets[:-1, None] + local
+        idx = np.where(local < self.widths[:, None] - 1, idx, -1)
+        idx[:, B - 1] = self.offsets[1:] - 1  # the shared missing code -> own last cell
+        self.cell_index = idx.astype(np.intp)
+
+    @classmethod
+    def uniform(cls, n_features, n_bins_total):
+        """Every feature ``n_bins_total`` cells wide (the layout of a 4-D histogram)."""
+        return cls(np.full(n_features, n_bins_total, dtype=np.intp))
+
+    @classmethod
+    def from_binner(cls, binner):
+        """Layout of a fitted :class:`~dtdecide.tree._binning.Binner`."""
+        return cls(np.asarray(binner.n_bins_, dtype=np.intp) + 1)
+
+    def gather(self, flat, nodes, features):
+        """Histogram of one feature per node, in binned-value coordinates.
+
+        Parameters
+        ----------
+        flat : ndarray, shape (n_slots, n_cells, ...)
+        nodes, features : ndarray of int, shape (k,)
+
+        Returns
+        -------
+        ndarray, shape (k, max_width, ...)
+            Cell ``b`` holds the sums of binned value ``b`` of ``features[i]`` in node
+            ``nodes[i]`` (the missing cell last); unused values are 0.
+        """
+        idx = self.cell_index[features]  # (k, max_width)
+        used = idx >= 0
+        out = flat[np.asarray(nodes)[:, None], np.maximum(idx, 0)]
+        mask = used.reshape(used.shape + (1,) * (out.ndim - 2))
+        return np.where(mask, out, 0).astype(flat.dtype, copy=False)
 
 
 class HistogramTarget:
@@ -110,8 +203,9 @@ def build_histograms(
         Slot (node position) of each included row, in ``[0, n_slots)``.
     n_slots : int
         Number of nodes.
-    n_bins_total : int
-        Bins per feature including the missing bin.
+    n_bins_total : int or BinLayout
+        An int: every feature has this many cells (bins including the missing bin) and
+        the result is 4-D. A :class:`BinLayout`: per-feature widths, flat 3-D result.
     target : HistogramTarget
         Per-row target contributions.
     with_counts : bool, default=False
@@ -124,73 +218,111 @@ def build_histograms(
 
     Returns
     -------
-    hist : ndarray of float64, shape (n_slots, n_features, n_bins_total, n_channels)
-    counts : ndarray of int32, shape (n_slots, n_features, n_bins_total), or None
+    hist : ndarray of float32/float64
+        Shape (n_slots, n_features, n_bins_total, n_channels) for an int
+        ``n_bins_total``; (n_slots, layout.n_cells, n_channels) for a layout.
+    counts : ndarray of int32 of the same shape without the channel axis, or None
 
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._histogram import HistogramTarget, build_histograms
+    >>> from dtdecide.tree._histogram import BinLayout, HistogramTarget, build_histograms
     >>> Xb = np.array([[0], [1], [1], [0]], dtype=np.uint8)
     >>> t = HistogramTarget(codes=np.array([0, 1, 1, 1]), n_classes=2)
     >>> hist, _ = build_histograms(Xb, None, np.array([0, 0, 1, 1]), 2, 3, t)
     >>> hist[0, 0].tolist(), hist[1, 0].tolist()
     ([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]], [[0.0, 1.0], [0.0, 1.0], [0.0, 0.0]])
+    >>> flat, _ = build_histograms(Xb, None, np.zeros(4, dtype=np.intp), 1,
+    ...                            BinLayout([3]), t)
+    >>> flat.shape
+    (1, 3, 2)
     """
     n_features = X_binned.shape[1]
-    B, C = n_bins_total, target.n_channels
-    if out is None:
-        hist = np.zeros((n_slots, n_features, B, C), dtype=target.hist_dtype)
-        counts = (
-            np.zeros((n_slots, n_features, B), dtype=COUNT_DTYPE) if with_counts else None
+    is_layout = isinstance(n_bins_total, BinLayout)
+    layout = n_bins_total if is_layout else BinLayout.uniform(n_features, n_bins_total)
+    if layout.widths.shape[0] != n_features:
+        raise ValueError(
+            f"the bin layout has {layout.widths.shape[0]} features; X_binned has {n_features}"
         )
+    C = target.n_channels
+    flat_shape = (n_slots, layout.n_cells)
+    if out is None:
+        hist = np.zeros((*flat_shape, C), dtype=target.hist_dtype)
+        counts = np.zeros(flat_shape, dtype=COUNT_DTYPE) if with_counts else None
     else:
         hist, counts = out
         hist[...] = 0
         if counts is not None:
             counts[...] = 0
+        hist = hist.reshape(*flat_shape, C)  # a view: out arrays are contiguous
+        if counts is not None:
+            counts = counts.reshape(flat_shape)
     n_rows = X_binned.shape[0] if rows is None else rows.shape[0]
     for start in range(0, n_rows, chunk_size):
         stop = min(start + chunk_size, n_rows)
         sel = slice(start, stop) if rows is None else rows[start:stop]
         slot = slots[start:stop]
-        _accumulate_chunk(X_binned, sel, slot, n_slots, B, target, hist, counts)
+        _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts)
+    if not is_layout:
+        hist = hist.reshape(n_slots, n_features, layout.max_width, C)
+        if counts is not None:
+            counts = counts.reshape(n_slots, n_features, layout.max_width)
     return hist, counts
 
 
-def _accumulate_chunk(X_binned, sel, slot, n_slots, B, target, hist, counts):
-    """Add the histogram of one chunk of rows into ``hist`` (and ``counts``)."""
+def _local_bins(X_binned, sel, j, width, max_width):
+    """Binned values of feature ``j`` with the shared missing code mapped to ``width - 1``."""
+    b = X_binned[sel, j]
+    if width < max_width:
+        # non-missing values are < width - 1; only the missing code is larger
+        b = np.minimum(b, width - 1)
+    return b
+
+
+def _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts):
+    """Add the histogram of one chunk of rows into the flat ``hist`` (and ``counts``)."""
     n_features = X_binned.shape[1]
     C = target.n_channels
-    slot_base = slot.astype(np.intp) * B  # index of (slot, bin 0) in a (slot, bin) grid
+    slot_ = slot.astype(np.intp)
+    bases = {}  # per width: index of (slot, bin 0[, class]) in a (slot, bin[, class]) grid
     if target.is_classification:
         codes = target.codes[sel]
         weights = None if target.weights is None else target.weights[sel]
-        base = slot_base * C + codes  # index of (slot, bin 0, class)
-        size = n_slots * B * C
         for j in range(n_features):
-            idx = np.multiply(X_binned[sel, j], C, dtype=np.intp)
+            W, lo = int(layout.widths[j]), int(layout.offsets[j])
+            base = bases.get(W)
+            if base is None:
+                base = slot_ * (W * C)
+                base += codes
+                bases[W] = base
+            idx = np.multiply(_local_bins(X_binned, sel, j, W, layout.max_width), C,
+                              dtype=np.intp)
             idx += base
-            h = np.bincount(idx, weights=weights, minlength=size)
-            hist[:, j] += h.reshape(n_slots, B, C)
+            h = np.bincount(idx, weights=weights, minlength=n_slots * W * C)
+            h = h.reshape(n_slots, W, C)
+            hist[:, lo : lo + W] += h
             if counts is not None:
                 if weights is None:
-                    counts[:, j] += h.reshape(n_slots, B, C).sum(axis=-1).astype(COUNT_DTYPE)
+                    counts[:, lo : lo + W] += h.sum(axis=-1).astype(COUNT_DTYPE)
                 else:
                     idx -= codes
                     idx //= C
-                    counts[:, j] += np.bincount(idx, minlength=n_slots * B).reshape(
-                        n_slots, B
-                    )
+                    counts[:, lo : lo + W] += np.bincount(
+                        idx, minlength=n_slots * W
+                    ).reshape(n_slots, W)
     else:
         chan = target._channels_by_row
-        size = n_slots * B
         for j in range(n_features):
-            idx = X_binned[sel, j].astype(np.intp)
-            idx += slot_base
+            W, lo = int(layout.widths[j]), int(layout.offsets[j])
+            base = bases.get(W)
+            if base is None:
+                base = bases[W] = slot_ * W
+            idx = _local_bins(X_binned, sel, j, W, layout.max_width).astype(np.intp)
+            idx += base
+            size = n_slots * W
             for c in range(C):
-                hist[:, j, :, c] += np.bincount(idx, weights=chan[c][sel], minlength=size).reshape(
-                    n_slots, B
-                )
+                hist[:, lo : lo + W, c] += np.bincount(
+                    idx, weights=chan[c][sel], minlength=size
+                ).reshape(n_slots, W)
             if counts is not None:
-                counts[:, j] += np.bincount(idx, minlength=size).reshape(n_slots, B)
+                counts[:, lo : lo + W] += np.bincount(idx, minlength=size).reshape(n_slots, W)

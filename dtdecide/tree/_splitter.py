@@ -31,6 +31,7 @@ weight.
 import numpy as np
 
 from ._criteria import channel_sum, split_gain
+from ._histogram import BinLayout
 
 __all__ = ["SplitResult", "find_best_splits"]
 
@@ -140,15 +141,19 @@ def find_best_splits(
     class_weight=None,
     is_categorical,
     min_samples_leaf=1,
+    layout=None,
 ):
     """Best split of every node from its histogram.
 
     Parameters
     ----------
-    hist : ndarray of shape (n_nodes, n_features, n_bins_total, n_channels)
-        Raw sums (missing bin last), see :mod:`dtdecide.tree._histogram`.
-    counts : ndarray of shape (n_nodes, n_features, n_bins_total) or None
-        Row counts per bin; None when they equal the weights (all case weights 1).
+    hist : ndarray
+        Raw sums, see :mod:`dtdecide.tree._histogram`: shape (n_nodes, n_features,
+        n_bins_total, n_channels) (uniform widths, missing bin last) when ``layout`` is
+        None, else the flat (n_nodes, layout.n_cells, n_channels).
+    counts : ndarray or None
+        Row counts per bin, shaped as ``hist`` without the channel axis; None when they
+        equal the weights (all case weights 1).
     is_classification : bool
     criterion : str
         See :mod:`dtdecide.tree._criteria`.
@@ -159,10 +164,16 @@ def find_best_splits(
     is_categorical : ndarray of bool, shape (n_features,)
     min_samples_leaf : int
         Least number of rows in each child.
+    layout : BinLayout or None
+        Per-feature widths of a flat ``hist``. Each feature is scanned over its own bins
+        only, so the work scales with the sum of the widths.
 
     Returns
     -------
     SplitResult
+        ``go_left`` has ``max_width`` columns indexed by binned value (the shared missing
+        code last); values a feature never takes are False (numeric) or follow the
+        missing side (categorical).
 
     Examples
     --------
@@ -176,7 +187,23 @@ def find_best_splits(
     >>> int(s.feature[0]), int(s.bin_threshold[0]), s.go_left[0].tolist()
     (0, 0, [True, False, False, False])
     """
-    m, n_features, B, _ = hist.shape
+    if layout is None:
+        if hist.ndim != 4:
+            raise ValueError(
+                f"hist must be 4-D (n_nodes, n_features, n_bins, n_channels) without a "
+                f"layout; got shape {hist.shape}"
+            )
+        m, n_features, B, C = hist.shape
+        layout = BinLayout.uniform(n_features, B)
+        hist = hist.reshape(m, n_features * B, C)
+        if counts is not None:
+            counts = counts.reshape(m, n_features * B)
+    m, n_features = hist.shape[0], layout.widths.shape[0]
+    if hist.shape[1] != layout.n_cells:
+        raise ValueError(
+            f"hist has {hist.shape[1]} cells per node; the layout has {layout.n_cells}"
+        )
+    B = layout.max_width
     rows = np.arange(m)
     # without explicit counts and class weights, the criterion sums are the row counts
     counts_are_weights = counts is None and class_weight is None
@@ -185,19 +212,24 @@ def find_best_splits(
     best_feature = np.full(m, -1, dtype=np.intp)
     best_pos = np.zeros(m, dtype=np.intp)
     best_ml = np.zeros(m, dtype=bool)
-    best_order = None  # (m, B - 1) order of the winning categorical scan
+    best_order = None  # (m, B - 1) order of the winning categorical scan (padded)
     for j in range(n_features):
-        H = hist[:, j]
+        w, lo = int(layout.widths[j]), int(layout.offsets[j])
+        H = hist[:, lo : lo + w]
         if class_weight is not None:
             H = H * class_weight
-        cnt = counts[:, j] if counts is not None else _channel_weight(hist[:, j], is_classification)
-        Hn, Hm = H[:, : B - 1], H[:, B - 1]
-        cn, cm = cnt[:, : B - 1], cnt[:, B - 1]
+        cnt = (
+            counts[:, lo : lo + w]
+            if counts is not None
+            else _channel_weight(hist[:, lo : lo + w], is_classification)
+        )
+        Hn, Hm = H[:, : w - 1], H[:, w - 1]
+        cn, cm = cnt[:, : w - 1], cnt[:, w - 1]
         if is_categorical[j]:
             g = np.full(m, -np.inf)
             pos = np.zeros(m, dtype=np.intp)
             ml = np.zeros(m, dtype=bool)
-            order = np.zeros((m, B - 1), dtype=np.intp)
+            order = np.zeros((m, w - 1), dtype=np.intp)
             for key in _category_keys(Hn, cn, is_classification):
                 o = np.argsort(key, axis=1, kind="stable")
                 Hs = np.take_along_axis(Hn, o[:, :, None], axis=1)
@@ -219,12 +251,14 @@ def find_best_splits(
         if order is not None:
             if best_order is None:
                 best_order = np.zeros((m, B - 1), dtype=np.intp)
-            best_order[better] = order[better]
+            best_order[better, : w - 1] = order[better]
+            # values this feature never takes keep their place, after every category
+            best_order[better, w - 1 :] = np.arange(w - 1, B - 1)
 
     valid = best_feature >= 0
     feat = np.where(valid, best_feature, 0)
     is_cat = valid & np.asarray(is_categorical)[feat]
-    # go-left table over the bins of the chosen feature
+    # go-left table over the binned values of the chosen feature
     go_left = np.zeros((m, B), dtype=bool)
     go_left[:, : B - 1] = np.arange(B - 1)[None, :] <= best_pos[:, None]
     if is_cat.any():
@@ -235,10 +269,14 @@ def find_best_splits(
         )
         go_left[cat_nodes, : B - 1] = rank <= best_pos[cat_nodes, None]
     # learned missing side; no missing value at the node -> the heavier child
-    chosen_hist = hist[rows, feat]  # (m, B, C) raw sums
+    chosen_hist = layout.gather(hist, rows, feat)  # (m, B, C) raw sums
     chosen_cnt = (
-        counts[rows, feat] if counts is not None else _channel_weight(chosen_hist, is_classification)
+        layout.gather(counts, rows, feat)
+        if counts is not None
+        else _channel_weight(chosen_hist, is_classification)
     )
+    # numeric values beyond a feature's bins never occur: keep them off the left side
+    go_left[:, : B - 1] &= layout.cell_index[feat, : B - 1] >= 0
     no_missing = chosen_cnt[:, B - 1] <= 0
     w_bins = _channel_weight(chosen_hist, is_classification)
     w_left = np.where(go_left[:, : B - 1], w_bins[:, : B - 1], 0.0).sum(axis=1)
@@ -246,7 +284,8 @@ def find_best_splits(
     missing_left = np.where(no_missing, w_left >= w_right, best_ml) & valid
     go_left[:, B - 1] = missing_left
     if is_cat.any():
-        # categories absent from the node follow the missing side
+        # categories absent from the node (and codes beyond the feature's) follow the
+        # missing side
         absent = chosen_cnt[cat_nodes, : B - 1] <= 0
         block = go_left[cat_nodes, : B - 1]
         block[absent] = np.repeat(missing_left[cat_nodes], absent.sum(axis=1))

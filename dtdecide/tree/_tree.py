@@ -337,7 +337,35 @@ class TreeStructure:
         children[:, 1] = np.where(self._is_leaf, ids, self.children_right)
         self._route_children = children.ravel()
         self._route_feature = np.where(self._is_leaf, 0, self.feature)
-        self._route_threshold = np.where(self._is_leaf, np.inf, self.threshold)
+        # categorical nodes get a NaN threshold: `x > NaN` is False, then the lookup below
+        # decides
+        self._route_threshold = np.where(
+            self._is_leaf, np.inf, np.where(self.is_categorical, np.nan, self.threshold)
+        )
+        # lookup used when the tree has categorical splits: `_route_lookup[node * stride +
+        # cell]` is True when the row must go right whatever `x > threshold` says. A
+        # row's cell (see _lookup_cells) is its category code at categorical nodes
+        # (n_cat for NaN, unseen or non-integer codes), and 0 / 1 (non-missing / NaN) at
+        # numeric nodes. Numeric nodes: column 1 is "missing goes right"; categorical
+        # nodes: columns 0..n_cat-1 are "code goes right", column n_cat the missing side.
+        n_cat = self.cat_left.shape[1]
+        self._has_cat = bool(self.is_categorical.any())
+        self._route_lookup = None
+        if self._has_cat:
+            stride = n_cat + 1
+            lookup = np.zeros((self.n_nodes, stride), dtype=bool)
+            cat = self.is_categorical
+            numeric = ~cat & ~self._is_leaf
+            lookup[cat, :n_cat] = ~self.cat_left[cat]
+            lookup[cat, n_cat] = ~self.missing_left[cat]
+            lookup[numeric, 1] = ~self.missing_left[numeric]
+            self._route_lookup = lookup.ravel()
+        num_features = np.unique(self.feature[~self._is_leaf & ~self.is_categorical])
+        cat_features = np.unique(self.feature[self.is_categorical])
+        self._split_features = (num_features, cat_features)
+        # a column split both ways (only in hand-built trees) has no single cell code:
+        # such trees route level by level
+        self._route_mixed = bool(np.intersect1d(num_features, cat_features).size)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -463,18 +491,58 @@ class TreeStructure:
             active = active[~self._is_leaf[nxt]]
         return node
 
-    def _route_numeric(self, X):
-        """Leaf ids for a tree without categorical splits (fixed number of steps)."""
+    def _lookup_cells(self, X):
+        """Per-cell lookup columns of a block (see ``_route_lookup`` in ``_set_fields``)."""
+        n, n_features = X.shape
+        n_cat = self.cat_left.shape[1]
+        cells = np.zeros((n, n_features), dtype=NODE_DTYPE)
+        num_features, cat_features = self._split_features
+        for j in num_features:
+            cells[:, j] = np.isnan(X[:, j])
+        for j in cat_features:
+            code = X[:, j]
+            ok = code >= 0
+            ok &= code < n_cat  # False for NaN
+            ok &= code == np.floor(code)
+            cells[:, j] = np.where(ok, code, n_cat)
+        return cells
+
+    def _route_fixed(self, X):
+        """Leaf ids of the rows of a C-ordered block, in ``max_depth`` fixed steps.
+
+        Every row takes one step per depth level (a leaf routes to itself), so no
+        compaction of the active rows is needed. A row goes right when ``x >
+        threshold`` (categorical nodes have a NaN threshold, so never by this test) or
+        when the per-node lookup says so: NaN at numeric nodes with ``missing_left``
+        False; at categorical nodes a code outside ``cat_left`` or, for NaN, unseen and
+        non-integer codes, ``missing_left`` False. The level-by-level
+        :meth:`_route_block` is the slow twin it must agree with.
+        """
         n, n_features = X.shape
         node = np.zeros(n, dtype=NODE_DTYPE)
         if self._is_leaf[0]:
             return node
         row_base = np.arange(n, dtype=NODE_DTYPE) * n_features
         flat_X = X.ravel()
-        used = np.unique(self.feature[~self._is_leaf])
-        has_nan = bool(np.isnan(X[:, used]).any())
         feature, threshold = self._route_feature, self._route_threshold
         children, missing_left = self._route_children, self.missing_left
+        if self._has_cat:
+            flat_cells = self._lookup_cells(X).ravel()
+            lookup = self._route_lookup
+            stride = self.cat_left.shape[1] + 1
+            for _ in range(self.max_depth):
+                at = feature.take(node)
+                at += row_base
+                go_right = flat_X.take(at) > threshold.take(node)
+                cell = flat_cells.take(at)
+                cell += node * stride
+                go_right |= lookup.take(cell)
+                node *= 2
+                node += go_right
+                node = children.take(node)
+            return node
+        used = np.unique(self.feature[~self._is_leaf])
+        has_nan = bool(np.isnan(X[:, used]).any())
         for _ in range(self.max_depth):
             x = flat_X.take(row_base + feature.take(node))
             go_right = x > threshold.take(node)
@@ -513,14 +581,13 @@ class TreeStructure:
         X = self._check_X(X_encoded)
         n = X.shape[0]
         out = np.empty(n, dtype=NODE_DTYPE)
-        numeric = not self.is_categorical.any()
         for start in range(0, n, _APPLY_BLOCK):
             stop = min(start + _APPLY_BLOCK, n)
             block = X[start:stop]
-            if numeric:
-                out[start:stop] = self._route_numeric(np.ascontiguousarray(block))
-            else:
+            if self._route_mixed:
                 out[start:stop] = self._route_block(block)
+            else:
+                out[start:stop] = self._route_fixed(np.ascontiguousarray(block))
         return out
 
     def decision_path(self, X_encoded):
