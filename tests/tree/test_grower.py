@@ -262,3 +262,77 @@ def test_ordinal_generalized_gini_grows_and_routes():
         F = np.cumsum(counts / counts.sum())[:-1]
         assert tree.impurity[node] == pytest.approx(2 * np.sum(F * (1 - F)), abs=1e-12)
     assert tree.n_leaves > 3
+
+
+# --- per-feature histogram widths -----------------------------------------------------
+
+
+def _mixed_width_data(seed, n=600):
+    """Numeric (many bins), a constant column, small and wide categorical inputs, NaN."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([
+        rng.normal(size=n),
+        np.ones(n),  # one bin: the narrowest width
+        rng.integers(0, 3, size=n),
+        rng.integers(0, 40, size=n),  # the widest feature: its width sets missing_bin_idx_
+        rng.integers(0, 4, size=n) / 2.0,  # few distinct numeric values
+    ])
+    effect = rng.normal(size=40)
+    score = X[:, 0] + effect[X[:, 3].astype(int)] + (X[:, 2] == 1) - X[:, 4]
+    X[rng.random(X.shape) < 0.08] = np.nan
+    is_cat = np.array([False, False, True, True, False])
+    return X, score + rng.normal(size=n) * 0.3, is_cat, rng
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "variance"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("max_leaf_nodes", [None, 12])
+def test_per_feature_widths_grow_the_padded_uniform_tree(monkeypatch, criterion, weighted,
+                                                         max_leaf_nodes):
+    """The flat per-feature layout grows exactly the tree of the old uniform layout (every
+    feature as wide as the widest, the slow twin), and routes the training rows as split."""
+    import dtdecide.tree._grower as grower_module
+    from dtdecide.tree._histogram import BinLayout
+
+    X, score, is_cat, rng = _mixed_width_data(3)
+    y = score if criterion == "variance" else np.digitize(score, np.quantile(score, [0.3, 0.7]))
+    sw = rng.random(y.size) * 2 if weighted else None
+    binner = Binner(max_bins=64, random_state=0).fit(X, is_cat, sw)
+    Xb = binner.transform(X)
+    assert len(set(BinLayout.from_binner(binner).widths.tolist())) >= 4
+    kw = dict(y=y, sample_weight=sw, criterion=criterion, max_depth=6, min_samples_leaf=2,
+              min_samples_split=4, max_leaf_nodes=max_leaf_nodes)
+    flat_tree = grow_tree(Xb, binner, **kw)
+    monkeypatch.setattr(
+        grower_module.BinLayout, "from_binner",
+        classmethod(lambda cls, b: cls.uniform(b.n_features_in_, b.n_bins_total_)),
+    )
+    uniform_tree = grow_tree(Xb, binner, **kw)
+    assert flat_tree.n_nodes > 5 and flat_tree.is_categorical.any()
+    assert flat_tree == uniform_tree
+    # apply reproduces the training partition (n_node_samples at the leaves)
+    leaves = flat_tree.apply(X)
+    counts = np.bincount(leaves, minlength=flat_tree.n_nodes)
+    is_leaf = flat_tree.children_left == -1
+    np.testing.assert_array_equal(counts[is_leaf], flat_tree.n_node_samples[is_leaf])
+
+
+def test_level_histograms_scale_with_the_sum_of_widths(monkeypatch):
+    """Node histograms hold sum(n_bins_ + 1) cells, not n_features * max width."""
+    import dtdecide.tree._grower as grower_module
+
+    X, score, is_cat, _ = _mixed_width_data(4)
+    y = np.digitize(score, [0.0])
+    binner = Binner(max_bins=16, random_state=0).fit(X, is_cat)
+    seen = []
+    real = grower_module.find_best_splits
+
+    def spy(hist, counts, **kw):
+        seen.append(hist.shape)
+        return real(hist, counts, **kw)
+
+    monkeypatch.setattr(grower_module, "find_best_splits", spy)
+    grow_tree(binner.transform(X), binner, y=y, max_depth=3)
+    n_cells = int((binner.n_bins_ + 1).sum())
+    assert n_cells < X.shape[1] * binner.n_bins_total_
+    assert seen and all(shape[1:] == (n_cells, 2) for shape in seen)

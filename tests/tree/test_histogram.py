@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtdecide.tree._histogram import HistogramTarget, build_histograms
+from dtdecide.tree._histogram import BinLayout, HistogramTarget, build_histograms
 
 
 def slow_histograms(X_binned, rows, slots, n_slots, B, codes=None, n_classes=None,
@@ -98,3 +98,120 @@ def test_additive_over_row_partitions(seed, cut):
 def test_target_requires_exactly_one_kind():
     with pytest.raises(ValueError, match="exactly one"):
         HistogramTarget()
+
+
+# --- per-feature widths (flat BinLayout) ----------------------------------------------
+
+
+def _mixed_width_data(seed, n=150, widths=(2, 7, 4, 12), K=3, n_slots=3):
+    """Binned columns with per-feature widths and the Binner's shared missing code."""
+    rng = np.random.default_rng(seed)
+    B = max(widths)
+    cols = []
+    for w in widths:
+        b = rng.integers(0, w - 1, size=n)  # non-missing bins of this feature
+        b[rng.random(n) < 0.2] = B - 1  # shared missing code
+        cols.append(b)
+    Xb = np.asfortranarray(np.column_stack(cols).astype(np.uint8))
+    rows = np.sort(rng.choice(n, size=2 * n // 3, replace=False))
+    slots = rng.integers(0, n_slots, size=rows.size)
+    codes = rng.integers(0, K, size=n)
+    return Xb, rows, slots, codes, rng.random(n) * 2
+
+
+def slow_flat_histograms(Xb, rows, slots, n_slots, widths, codes=None, n_classes=None,
+                         weights=None, channels=None):
+    """Row by row into the flat layout: feature j owns cells off_j .. off_j + w_j - 1."""
+    B = max(widths)
+    offsets = np.concatenate([[0], np.cumsum(widths)])
+    C = n_classes if codes is not None else channels.shape[1]
+    hist = np.zeros((n_slots, offsets[-1], C))
+    counts = np.zeros((n_slots, offsets[-1]), dtype=np.int64)
+    for i, r in enumerate(rows):
+        for j, w in enumerate(widths):
+            b = Xb[r, j]
+            cell = offsets[j] + (w - 1 if b == B - 1 else b)
+            counts[slots[i], cell] += 1
+            if codes is not None:
+                hist[slots[i], cell, codes[r]] += 1.0 if weights is None else weights[r]
+            else:
+                hist[slots[i], cell] += channels[r]
+    return hist, counts
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("chunk_size", [1 << 18, 11])
+def test_flat_layout_matches_slow_twin(weighted, chunk_size):
+    widths = (2, 7, 4, 12)
+    Xb, rows, slots, codes, w = _mixed_width_data(5, widths=widths)
+    weights = w if weighted else None
+    target = HistogramTarget(codes=codes, n_classes=3, weights=weights)
+    hist, counts = build_histograms(
+        Xb, rows, slots, 3, BinLayout(widths), target, with_counts=True,
+        chunk_size=chunk_size,
+    )
+    assert hist.shape == (3, sum(widths), 3)
+    ref_hist, ref_counts = slow_flat_histograms(Xb, rows, slots, 3, widths, codes, 3, weights)
+    np.testing.assert_allclose(hist, ref_hist, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(counts, ref_counts)
+
+
+def test_flat_layout_regression_matches_slow_twin():
+    widths = (5, 3, 9)
+    Xb, rows, slots, _, w = _mixed_width_data(6, widths=widths)
+    y = np.random.default_rng(7).normal(size=w.size)
+    channels = np.column_stack([w, w * y, w * y * y])
+    target = HistogramTarget(channels=channels)
+    hist, counts = build_histograms(
+        Xb, rows, slots, 3, BinLayout(widths), target, with_counts=True, chunk_size=13
+    )
+    ref_hist, ref_counts = slow_flat_histograms(Xb, rows, slots, 3, widths, channels=channels)
+    np.testing.assert_allclose(hist, ref_hist, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(counts, ref_counts)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.lists(st.integers(2, 9), min_size=1, max_size=5))
+def test_flat_layout_is_the_padded_uniform_histogram_without_padding(seed, widths):
+    """The uniform 4-D histogram (every feature max_width wide) holds the same sums; the
+    flat one just leaves out the cells a narrower feature never uses."""
+    Xb, rows, slots, codes, w = _mixed_width_data(seed, widths=tuple(widths))
+    target = HistogramTarget(codes=codes, n_classes=3, weights=w)
+    layout = BinLayout(widths)
+    flat, flat_c = build_histograms(Xb, rows, slots, 3, layout, target, with_counts=True)
+    full, full_c = build_histograms(Xb, rows, slots, 3, layout.max_width, target,
+                                    with_counts=True)
+    for j in range(len(widths)):
+        gathered = layout.gather(flat, np.arange(3), np.full(3, j))
+        np.testing.assert_allclose(gathered, full[:, j], atol=1e-12)
+        np.testing.assert_array_equal(layout.gather(flat_c, np.arange(3), np.full(3, j)),
+                                      full_c[:, j])
+    # nothing is lost: every feature's cells sum to the node totals
+    np.testing.assert_allclose(flat.sum(axis=1), full.sum(axis=(1, 2)), atol=1e-9)
+
+
+def test_layout_from_binner_and_cell_index():
+    from dtdecide.tree._binning import Binner
+
+    X = np.array([[0.0, 1.0], [2.0, 3.5], [1.0, np.nan], [np.nan, 7.0]])
+    binner = Binner().fit(X, np.array([True, False]))
+    layout = BinLayout.from_binner(binner)
+    assert layout.widths.tolist() == (binner.n_bins_ + 1).tolist() == [4, 4]
+    assert layout.max_width == binner.n_bins_total_
+    wide = BinLayout([2, 5])
+    # feature 0 has one bin: binned values 1..3 never occur, 4 (shared missing) -> cell 1
+    assert wide.cell_index.tolist() == [[0, -1, -1, -1, 1], [2, 3, 4, 5, 6]]
+    assert not wide.is_uniform and BinLayout([3, 3]).is_uniform
+
+
+@pytest.mark.parametrize("widths", [[], [1, 3], [[2, 3]], [2.0, 3.0]])
+def test_bad_layouts(widths):
+    with pytest.raises(ValueError, match="widths"):
+        BinLayout(widths)
+
+
+def test_layout_must_match_the_features():
+    Xb, rows, slots, codes, _ = _mixed_width_data(1, widths=(3, 4))
+    target = HistogramTarget(codes=codes, n_classes=3)
+    with pytest.raises(ValueError, match="layout has 3 features"):
+        build_histograms(Xb, rows, slots, 3, BinLayout([3, 4, 2]), target)

@@ -229,3 +229,67 @@ def test_property_gain_matches_brute_force(seed, n_classes):
             assert res.gain[i] == pytest.approx(brute, rel=1e-9, abs=1e-9)
         else:
             assert res.feature[i] == -1
+
+
+# --- per-feature widths (flat BinLayout) ----------------------------------------------
+
+
+def _flat_and_padded(rng, m, widths, C, is_clf):
+    """A flat histogram over per-feature widths and its zero-padded uniform 4-D twin."""
+    from dtdecide.tree._histogram import BinLayout
+
+    layout = BinLayout(widths)
+    B = layout.max_width
+    flat_parts, flat_counts = [], []
+    padded = np.zeros((m, len(widths), B, C))
+    padded_c = np.zeros((m, len(widths), B))
+    for j, w in enumerate(widths):
+        h, c = random_hist(rng, m, 1, w, C, is_clf=is_clf)
+        flat_parts.append(h[:, 0])
+        flat_counts.append(c[:, 0])
+        padded[:, j, : w - 1], padded[:, j, B - 1] = h[:, 0, : w - 1], h[:, 0, w - 1]
+        padded_c[:, j, : w - 1], padded_c[:, j, B - 1] = c[:, 0, : w - 1], c[:, 0, w - 1]
+    return (np.concatenate(flat_parts, axis=1), np.concatenate(flat_counts, axis=1),
+            padded, padded_c, layout)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(0, 2**31),
+    st.lists(st.integers(2, 8), min_size=1, max_size=4),
+    st.sampled_from(["gini", "entropy", "variance"]),
+    st.sampled_from([2, 3]),
+)
+def test_flat_layout_equals_padded_uniform_search(seed, widths, criterion, n_classes):
+    """Scanning each feature over its own bins finds what the padded scan finds."""
+    rng = np.random.default_rng(seed)
+    is_clf = criterion != "variance"
+    C = n_classes if is_clf else 3
+    flat, flat_c, padded, padded_c, layout = _flat_and_padded(rng, 6, widths, C, is_clf)
+    is_cat = rng.random(len(widths)) < 0.5
+    kw = dict(is_classification=is_clf, criterion=criterion, is_categorical=is_cat,
+              min_samples_leaf=int(rng.integers(1, 3)))
+    got = find_best_splits(flat, flat_c, layout=layout, **kw)
+    ref = find_best_splits(padded, padded_c, **kw)
+    np.testing.assert_array_equal(got.feature, ref.feature)
+    np.testing.assert_allclose(got.gain, ref.gain, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(got.bin_threshold, ref.bin_threshold)
+    np.testing.assert_array_equal(got.missing_left, ref.missing_left)
+    np.testing.assert_array_equal(got.is_categorical, ref.is_categorical)
+    # the go-left tables agree on every binned value the chosen feature can take
+    for i in np.flatnonzero(got.feature >= 0):
+        w = widths[got.feature[i]]
+        B = layout.max_width
+        np.testing.assert_array_equal(got.go_left[i, : w - 1], ref.go_left[i, : w - 1])
+        assert got.go_left[i, B - 1] == ref.go_left[i, B - 1]
+
+
+def test_flat_layout_shape_errors():
+    from dtdecide.tree._histogram import BinLayout
+
+    hist = np.zeros((1, 5, 2))
+    kw = dict(is_classification=True, criterion="gini", is_categorical=np.array([False]))
+    with pytest.raises(ValueError, match="4-D"):
+        find_best_splits(hist, None, **kw)
+    with pytest.raises(ValueError, match="layout has 4"):
+        find_best_splits(hist, None, layout=BinLayout([4]), **kw)

@@ -223,3 +223,74 @@ def test_constructor_validation():
         tree.subtree([True])
     with pytest.raises(ValueError, match="node"):
         tree.descendants_mask(7)
+
+
+# --- fixed-step routing with categorical splits ---------------------------------------
+
+
+def random_X_wide(rng, n, n_features, n_cat):
+    """Codes in and beyond the table, negative, non-integer, infinite and NaN."""
+    X = rng.normal(size=(n, n_features))
+    X[:, -1] = rng.integers(-2, n_cat + 3, size=n)
+    odd = rng.random(n)
+    X[odd < 0.05, -1] = 0.5
+    X[(odd >= 0.05) & (odd < 0.08), -1] = np.inf
+    X[(odd >= 0.08) & (odd < 0.1), -1] = -np.inf
+    X[rng.random(X.shape) < 0.1] = np.nan
+    return X
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 40), st.integers(1, 4))
+def test_fixed_step_categorical_routing_matches_both_twins(seed, n_cat, n_features):
+    """apply (fixed steps, per-node lookup) == level-by-level routing == per-row rules."""
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, n_features=n_features, n_cat=n_cat,
+                       max_nodes=int(rng.integers(1, 60)))
+    X = random_X_wide(rng, 300, n_features, n_cat)
+    leaves = tree.apply(X)
+    assert leaves.tolist() == tree._route_block(X).tolist()
+    assert leaves.tolist() == [slow_apply_row_any(tree, x) for x in X]
+
+
+def slow_apply_row_any(tree, x):
+    """The per-row rules again, for any float (an infinite code is not an integer)."""
+    node = 0
+    while tree.children_left[node] != -1:
+        v = x[tree.feature[node]]
+        if tree.is_categorical[node]:
+            known = np.isfinite(v) and 0 <= v < tree.cat_left.shape[1] and v == int(v)
+            go_left = tree.cat_left[node, int(v)] if known else tree.missing_left[node]
+        elif np.isnan(v):
+            go_left = tree.missing_left[node]
+        else:
+            go_left = v <= tree.threshold[node]
+        node = tree.children_left[node] if go_left else tree.children_right[node]
+    return node
+
+
+def test_fixed_step_routing_over_many_blocks():
+    """More rows than one apply block: every block routes like the level-by-level twin."""
+    from dtdecide.tree._tree import _APPLY_BLOCK
+
+    rng = np.random.default_rng(11)
+    tree = random_tree(rng, n_features=3, n_cat=30, max_nodes=60)
+    assert tree.is_categorical.any()
+    X = random_X_wide(rng, 2 * _APPLY_BLOCK + 17, 3, 30)
+    np.testing.assert_array_equal(tree.apply(X), tree._route_block(X))
+
+
+def test_column_split_both_ways_routes_level_by_level():
+    """A hand-built tree using one column as numeric and as categorical still routes by
+    the rules (the fixed-step lookup needs one kind per column, so it is not used)."""
+    tree = TreeStructure.from_arrays(
+        children_left=[1, 3, -1, -1, -1], children_right=[2, 4, -1, -1, -1],
+        feature=[0, 0, -1, -1, -1], threshold=[2.5, np.nan, np.nan, np.nan, np.nan],
+        is_categorical=[False, True, False, False, False],
+        cat_left=[[False] * 3, [True, False, True], [False] * 3, [False] * 3, [False] * 3],
+        missing_left=[True, False, False, False, False],
+        n_node_samples=[5, 3, 2, 2, 1], value=np.ones((5, 2)), impurity=np.zeros(5),
+    )
+    assert tree._route_mixed
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [np.nan], [1.5]])
+    assert tree.apply(X).tolist() == [slow_apply_row(tree, x) for x in X] == [3, 4, 3, 2, 4, 4]
