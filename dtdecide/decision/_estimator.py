@@ -20,7 +20,8 @@ def _level_codes(classes, matrix, name="estimator"):
     """Column of each class in the matrix levels; error naming unknown classes."""
     codes = pd.Index(list(matrix.levels)).get_indexer(pd.Index(list(classes)))
     if np.any(codes < 0):
-        unknown = [c for c, k in zip(classes, codes) if k < 0]
+        unknown = np.asarray(list(classes), dtype=object)[codes < 0]
+        unknown = [c.item() if isinstance(c, np.generic) else c for c in unknown]
         raise ValueError(
             f"{name} predicts classes that are not levels of the decision matrix: "
             f"{unknown!r}; expected levels {list(matrix.levels)!r}"

@@ -323,7 +323,12 @@ def to_sql(
             raise ValueError(f"keep_columns must be '*', a list of names or None; got {keep_columns!r}")
         keep_sql = ["*"]
     else:
-        keep_columns = list(keep_columns)
+        try:
+            keep_columns = list(keep_columns)
+        except TypeError:
+            raise TypeError(
+                f"keep_columns must be '*', a list of names or None; got {keep_columns!r}"
+            ) from None
         if not all(isinstance(c, str) for c in keep_columns):
             raise TypeError(f"keep_columns must hold str column names; got {keep_columns!r}")
         keep_sql = [_quote_ident(c) for c in keep_columns]

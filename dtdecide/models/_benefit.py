@@ -80,7 +80,7 @@ def check_benefit_matrix(benefit_matrix, *, n_classes=None, classes=None, name="
     if n_classes is not None and values.shape[0] != n_classes:
         raise ValueError(
             f"{name} must have one row and one column per class ({n_classes} classes"
-            + (f": {list(classes)}" if classes is not None else "")
+            + (f": {np.asarray(classes).tolist()}" if classes is not None else "")
             + f"); got shape {values.shape}"
         )
     if not np.all(np.isfinite(values)):
@@ -176,7 +176,8 @@ def _binary_priors(is_pos, weight, priors):
     if priors is None:
         if n0 <= 0 or n1 <= 0:
             raise ValueError(
-                "y_true must contain both classes with positive weight to estimate the priors"
+                "y_true must contain cases of both classes (pos_label and the other one) "
+                "with positive weight to estimate the priors; give priors= otherwise"
             )
         return np.array([n0, n1]) / (n0 + n1)
     pi = check_priors(priors, 2)
@@ -378,7 +379,7 @@ def benefit_metric(
         )
         return float(curve["benefit"].max() / bound)
     if not isinstance(threshold, Real) or np.isnan(threshold):
-        raise TypeError(f"threshold must be a real number or None; got {threshold!r}")
+        raise TypeError(f"threshold must be a real number (not NaN) or None; got {threshold!r}")
     below = score <= threshold
     n0, n1 = weight[~is_pos].sum(), weight[is_pos].sum()
     F0 = weight[~is_pos & below].sum() / n0 if n0 > 0 else 0.0
