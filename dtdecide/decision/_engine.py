@@ -640,6 +640,16 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     DecisionMatrix : The decision specification.
     decide_arrays : The array kernel behind the decisions.
 
+    Notes
+    -----
+    Cases are processed in chunks of ``chunk_size`` rows, so the memory used beyond
+    the returned table stays bounded. Categorical matrices with additive costs take a
+    fast kernel (one matrix product per chunk, costs subtracted in place, no
+    per-case consequence array); it gives the same results as the general one used
+    for interval and case-specific matrices. A target given as a pandas
+    ``Categorical`` (or a Series of category dtype) is encoded through its category
+    codes, which is faster than string labels.
+
     Examples
     --------
     >>> import pandas as pd

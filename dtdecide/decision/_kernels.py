@@ -306,6 +306,12 @@ def encode_target(y, levels):
     ValueError
         Naming ``y`` and the unknown values when some are not in ``levels``.
 
+    Notes
+    -----
+    A pandas categorical ``y`` is encoded through its category codes (each category
+    looked up once). With string levels, a numpy string array is encoded by binary
+    search on the sorted levels and an object array by one hash lookup per value.
+
     Examples
     --------
     >>> from dtdecide.decision import encode_target

@@ -260,3 +260,27 @@ def test_decide_accepts_categorical_target_series():
     ref = decide(post, m, y=["b", "b", "a"])
     pd.testing.assert_frame_equal(res.cases, ref.cases)
     assert res.summary["misclassification_rate"] == pytest.approx(1 / 3)
+
+
+def test_fast_path_edge_shapes_equal_general_path():
+    rng = np.random.default_rng(0)
+    # no cases
+    m = DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"], decisions=["x", "y"],
+                       priors=[0.3, 0.7])
+    for kwargs in ({}, {"y": []}):
+        assert_same_result(decide(np.empty((0, 2)), m, **kwargs),
+                           general_decide(np.empty((0, 2)), m, **kwargs))
+    # more than 127 integer levels (wide codes), targets as array, list, category, float
+    T = 130
+    m = DecisionMatrix(rng.normal(size=(T, 3)), levels=list(range(T)))
+    post = rng.dirichlet(np.ones(T), size=300)
+    y = rng.integers(0, T, size=300)
+    for target in (y, list(y), pd.Series(pd.Categorical(y)), y.astype(float)):
+        assert_same_result(decide(post, m, y=target, chunk_size=64),
+                           general_decide(post, m, y=target, chunk_size=64))
+    # more than 127 decisions (wide decision codes) with a threshold
+    m = DecisionMatrix(rng.normal(size=(3, 130)), levels=["a", "b", "c"])
+    post = rng.dirichlet(np.ones(3), size=300)
+    y = rng.choice(["a", "b", "c"], size=300)
+    kwargs = dict(y=y, threshold=0.5, chunk_size=50)
+    assert_same_result(decide(post, m, **kwargs), general_decide(post, m, **kwargs))
