@@ -100,7 +100,8 @@ class _BaseProfitTree(BaseEstimator):
         "decision_matrix": [HasMethods(["resolve"]), None],
         "criterion": [StrOptions({"gini", "entropy", "variance"})],
         "ordinal": ["boolean"],
-        "use_priors": ["boolean"],
+        "use_priors": ["boolean", StrOptions({"auto"})],
+        "split_weights": [StrOptions({"loss"}), None],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "min_samples_leaf": [Interval(numbers.Integral, 1, None, closed="left")],
         "min_samples_split": [Interval(numbers.Integral, 2, None, closed="left")],
@@ -260,17 +261,12 @@ class _BaseProfitTree(BaseEstimator):
                     "the costs need every training case's costs (impute or drop them)"
                 )
         loss_matrix = self._loss_matrix(matrix, cons, F)
-        priors = None
-        if self.use_priors:
-            if matrix is None or matrix.priors is None:
-                raise ValueError(
-                    "use_priors=True needs a decision_matrix with priors (the split search "
-                    "reweights classes by prior / training proportion); got "
-                    + ("no decision_matrix" if matrix is None else "a matrix without priors")
-                )
-            priors = np.asarray(matrix.priors, dtype=_FLOAT)
+        self.use_priors_ = self._resolve_use_priors(matrix)
+        class_weight = self._split_class_weight(matrix, cons, target, F)
+        self.split_class_weight_ = class_weight
 
-        tree = self._grow(X_codes, target, F, loss_matrix=loss_matrix, priors=priors)
+        tree = self._grow(X_codes, target, F, loss_matrix=loss_matrix,
+                          class_weight=class_weight)
 
         self._full_tree_ = tree
         self._decision_stats_ = None
@@ -292,18 +288,60 @@ class _BaseProfitTree(BaseEstimator):
             self.tree_ = _pruning.apply_ccp_alpha(self, self.ccp_alpha)
         return self
 
-    def _grow(self, X_codes, target, F, *, loss_matrix, priors):
+    def _resolve_use_priors(self, matrix):
+        """``use_priors`` as a bool: "auto" is True exactly when the matrix has priors."""
+        has_priors = matrix is not None and matrix.priors is not None
+        if isinstance(self.use_priors, str):  # "auto" (the only string allowed)
+            return has_priors
+        if self.use_priors and not has_priors:
+            raise ValueError(
+                "use_priors=True needs a decision_matrix with priors (the split search "
+                "reweights classes by prior / training proportion); got "
+                + ("no decision_matrix" if matrix is None else "a matrix without priors")
+                + '; use use_priors="auto" or False'
+            )
+        return bool(self.use_priors)
+
+    def _split_class_weight(self, matrix, cons, target, F):
+        """Per-class multipliers of the split search, or None (no reweighting).
+
+        ``use_priors_`` contributes ``prior / training proportion``; ``split_weights="loss"``
+        contributes Breiman's altered priors, the row sums of the regret matrix (see
+        :func:`split_loss_weights`). Their product is rescaled so that the weights
+        average 1 over the training cases (frequency-weighted).
+        """
+        if self.split_weights is not None and matrix is None:
+            raise ValueError(
+                'split_weights="loss" needs a decision_matrix (the weights are the row sums '
+                "of its regret); got decision_matrix=None"
+            )
+        if not self.use_priors_ and self.split_weights is None:
+            return None
+        n_classes = len(self.classes_)
+        freq = np.bincount(target, weights=F, minlength=n_classes)
+        rho = freq / freq.sum()
+        weight = np.ones(n_classes, dtype=_FLOAT)
+        if self.use_priors_:
+            priors = np.asarray(matrix.priors, dtype=_FLOAT)
+            weight = np.divide(priors, rho, out=np.zeros_like(rho), where=rho > 0)
+        if self.split_weights == "loss":
+            weight = weight * split_loss_weights(matrix, cons, F)
+        mean = float(weight @ rho)
+        if not mean > 0:
+            raise ValueError(
+                "split_weights/use_priors: every training case would get weight 0 in the "
+                "split search (the classes present in y have zero prior or zero regret "
+                "in decision_matrix); use split_weights=None or other priors"
+            )
+        return weight / mean
+
+    def _grow(self, X_codes, target, F, *, loss_matrix, class_weight):
         from ._binning import Binner
         from ._grower import grow_tree
 
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         binner = Binner(max_bins=self.max_bins, random_state=seed)
         X_binned = binner.fit_transform(X_codes, self.is_categorical_, F)
-        class_weight = None
-        if priors is not None:
-            freq = np.bincount(target, weights=F, minlength=len(priors))
-            rho = freq / freq.sum()
-            class_weight = np.divide(priors, rho, out=np.zeros_like(rho), where=rho > 0)
         return grow_tree(
             X_binned,
             binner,
@@ -767,6 +805,63 @@ class _BaseProfitTree(BaseEstimator):
         return export.export_rules(self, **kwargs)
 
 
+def training_loss_matrix(matrix, cons, F):
+    """Loss matrix ``L(t, d)`` of a decision matrix at its training averages.
+
+    A plain loss matrix (no case costs) is used as given. Otherwise ``L`` is the regret
+    ``max_d' Qbar(t, d') - Qbar(t, d)`` of ``Qbar``, the profit-oriented consequences
+    with case costs at their frequency-weighted training mean (or, for case-specific
+    consequences, ``Q(i, t, d)`` averaged over the training cases).
+
+    Parameters
+    ----------
+    matrix : DecisionMatrix
+        A categorical decision matrix.
+    cons : Consequences
+        ``matrix.resolve(...)`` of the training cases.
+    F : ndarray of shape (n_samples,)
+        Training case frequencies.
+
+    Returns
+    -------
+    ndarray of shape (n_levels, n_decisions)
+    """
+    from ._criteria import regret_matrix
+
+    if matrix.kind == "loss" and cons.case_costs is None and cons.case_q is None:
+        return np.asarray(matrix.values, dtype=_FLOAT)
+    # average consequences over the training cases (costs included)
+    if cons.case_q is not None:
+        q = np.tensordot(F, cons.case_q, axes=1) / F.sum()
+    else:
+        q = np.asarray(cons.base, dtype=_FLOAT)
+        if cons.case_costs is not None:
+            q = q - (F @ np.asarray(cons.case_costs)) / F.sum()
+    return regret_matrix(q)
+
+
+def split_loss_weights(matrix, cons, F):
+    """Breiman's altered priors: the row sums ``sum_d L(t, d)`` of the training loss.
+
+    ``L`` is :func:`training_loss_matrix`. Level ``t`` then counts in the split search
+    in proportion to how much a wrong decision for it costs on average over the
+    decisions, so splits are steered toward the levels where decisions matter.
+
+    Returns
+    -------
+    ndarray of shape (n_levels,)
+        Non-negative, unnormalised weights.
+    """
+    weight = training_loss_matrix(matrix, cons, F).sum(axis=1)
+    if not np.all(np.isfinite(weight)) or np.any(weight < 0):
+        raise ValueError(
+            'split_weights="loss" needs non-negative loss row sums; the decision_matrix '
+            f"gives {weight.tolist()!r} (a loss matrix is used as given: shift its rows so "
+            "that their entries are non-negative)"
+        )
+    return weight
+
+
 def _match_nodes(full, sub):
     """Id in ``full`` of every node of ``sub``, a subtree sharing the same root.
 
@@ -924,10 +1019,25 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         the sorted classes without a matrix. An ordered pandas Categorical target is
         ordinal whatever this says. With a matrix, it must be square (decision ``k``
         corresponds to level ``k``).
-    use_priors : bool, default=False
-        Reweight class proportions by ``prior / training proportion`` in split search
-        (needs matrix priors). Leaf posteriors are prior-adjusted whenever the matrix
-        has priors.
+    use_priors : bool or "auto", default="auto"
+        Reweight class proportions by ``prior / training proportion`` in split search.
+        ``"auto"`` does so exactly when the matrix has priors; ``True`` needs matrix
+        priors; ``False`` grows on the training proportions. Leaf posteriors, leaf
+        decisions and pruning are prior-adjusted whenever the matrix has priors,
+        whatever this says. The resolved value is ``use_priors_``.
+    split_weights : {"loss"} or None, default=None
+        Let the decision matrix shape the split search of a binary or nominal tree
+        (Breiman et al.'s *altered priors*, as rpart does with a loss matrix). With
+        ``"loss"`` class ``t`` is weighted by ``sum_d L(t, d)``, where ``L(t, d) =
+        max_d' Qbar(t, d') - Qbar(t, d)`` is the regret of ``Qbar``, the
+        profit-oriented matrix with case costs at their weighted training mean
+        (case-specific consequences averaged over the training cases; a plain loss
+        matrix is used as given). The weights are multiplied by ``prior / training
+        proportion`` when ``use_priors_`` is True and rescaled to average 1 over the
+        training cases. Only the split search changes: node counts, posteriors, leaf
+        decisions and pruning do not. Not the default: it helped in the decision-quality
+        benchmark but not uniformly. An ordinal target raises (it already grows on the
+        regret), as does a tree without a decision matrix.
     max_depth : int or None, default=6
         Largest depth; None for no limit.
     min_samples_leaf : int, default=5
@@ -956,6 +1066,11 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         the sorted labels of ``y`` (the categories' order for an ordered Categorical).
     n_classes_ : int
     is_ordinal_ : bool
+    use_priors_ : bool
+        Whether split search reweighted the classes to the matrix priors.
+    split_class_weight_ : ndarray of shape (n_classes,) or None
+        The per-class multipliers the split search used (priors and ``split_weights``
+        combined, averaging 1 over the training cases); None without reweighting.
     tree_ : TreeStructure
         The frozen node arrays, with decision statistics when a matrix is given.
     feature_names_in_ : ndarray of str
@@ -1008,7 +1123,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         decision_matrix=None,
         criterion="gini",
         ordinal=False,
-        use_priors=False,
+        use_priors="auto",
+        split_weights=None,
         max_depth=6,
         min_samples_leaf=5,
         min_samples_split=10,
@@ -1022,6 +1138,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         self.criterion = criterion
         self.ordinal = ordinal
         self.use_priors = use_priors
+        self.split_weights = split_weights
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -1101,6 +1218,12 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
             t_idx = encode_target(y_arr, classes)
         else:
             classes, t_idx = np.unique(y_arr, return_inverse=True)
+        if ordinal and self.split_weights is not None:
+            raise ValueError(
+                f"split_weights={self.split_weights!r} does not apply to an ordinal target: "
+                "its split search already grows on the generalized Gini of the matrix's "
+                "regret; leave split_weights=None"
+            )
         self.classes_ = classes
         self.n_classes_ = len(classes)
         self.is_ordinal_ = ordinal
@@ -1113,20 +1236,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
             from ._criteria import ordinal_loss_matrix
 
             return ordinal_loss_matrix(self.n_classes_)
-        from ._criteria import regret_matrix
-
-        if matrix.kind == "loss" and cons.case_costs is None and cons.case_q is None:
-            return np.asarray(matrix.values, dtype=_FLOAT)
-        # average consequences over the training cases (costs included)
-        if cons.case_q is not None:
-            q = np.tensordot(F, cons.case_q, axes=1) / F.sum()
-        else:
-            q = np.asarray(cons.base, dtype=_FLOAT)
-            if cons.case_costs is not None:
-                q = q - (F @ np.asarray(cons.case_costs)) / F.sum()
-        if matrix.kind == "loss":
-            return -q - (-q).min(axis=1, keepdims=True)
-        return regret_matrix(q)
+        return training_loss_matrix(matrix, cons, F)
 
     def _node_posteriors(self):
         priors = None
@@ -1232,8 +1342,14 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Interval decision matrix (knots). None gives a plain regression tree.
     criterion : {"variance"}, default="variance"
         Impurity used to grow the tree (weighted variance of the target).
-    ordinal, use_priors : bool, default=False
+    ordinal : bool, default=False
         Accepted for a common signature; must stay False for an interval target.
+    use_priors : bool or "auto", default="auto"
+        Accepted for a common signature; ``"auto"`` resolves to False (interval
+        matrices have no priors) and True raises.
+    split_weights : None, default=None
+        Accepted for a common signature; ``"loss"`` raises (class weights need a
+        categorical target).
     max_depth : int or None, default=6
         Largest depth; None for no limit.
     min_samples_leaf : int, default=5
@@ -1263,6 +1379,10 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     decisions_ : tuple of str or None
     cost_features_ : tuple of str
     target_name_ : str
+    use_priors_ : bool
+        Always False.
+    split_class_weight_ : None
+        Always None (no class weights for an interval target).
     feature_importances_ : ndarray of shape (n_features,)
 
     See Also
@@ -1293,7 +1413,8 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         decision_matrix=None,
         criterion="variance",
         ordinal=False,
-        use_priors=False,
+        use_priors="auto",
+        split_weights=None,
         max_depth=6,
         min_samples_leaf=5,
         min_samples_split=10,
@@ -1307,6 +1428,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         self.criterion = criterion
         self.ordinal = ordinal
         self.use_priors = use_priors
+        self.split_weights = split_weights
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -1348,10 +1470,17 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         return self._fit(X, y, sample_weight, costs)
 
     def _prepare_target(self, y, y_arr, matrix):
-        if self.ordinal or self.use_priors:
+        if self.ordinal or self.use_priors is True:
             raise ValueError(
                 "ordinal and use_priors apply to categorical targets; use "
-                "ProfitTreeClassifier or leave them False"
+                'ProfitTreeClassifier or leave them False (use_priors="auto" is False '
+                "here)"
+            )
+        if self.split_weights is not None:
+            raise ValueError(
+                f"split_weights={self.split_weights!r} does not apply to an interval "
+                "target (the weights are per class); use ProfitTreeClassifier or leave "
+                "split_weights=None"
             )
         try:
             t = np.asarray(y_arr, dtype=_FLOAT)

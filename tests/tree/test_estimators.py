@@ -192,7 +192,7 @@ def test_use_priors_equal_to_training_proportions_changes_nothing():
     rho = [np.mean(y == "yes"), np.mean(y == "no")]
     m = M2.replace(priors=rho)
     a = ProfitTreeClassifier(decision_matrix=m, use_priors=True, max_depth=4).fit(X, y)
-    b = ProfitTreeClassifier(decision_matrix=m, max_depth=4).fit(X, y)
+    b = ProfitTreeClassifier(decision_matrix=m, use_priors=False, max_depth=4).fit(X, y)
     np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
     np.testing.assert_allclose(a.predict_proba(X), b.predict_proba(X))
 
@@ -200,7 +200,9 @@ def test_use_priors_equal_to_training_proportions_changes_nothing():
 def test_priors_adjust_predict_proba():
     X, y = mixed_frame(nan=False)
     plain = ProfitTreeClassifier(decision_matrix=M2, max_depth=3).fit(X, y)
-    pri = ProfitTreeClassifier(decision_matrix=M2.replace(priors=[0.5, 0.5]), max_depth=3)
+    # same splits (use_priors=False): only the leaf posteriors are prior-adjusted
+    pri = ProfitTreeClassifier(decision_matrix=M2.replace(priors=[0.5, 0.5]),
+                               use_priors=False, max_depth=3)
     pri.fit(X, y)
     rho = np.array([np.mean(y == "yes"), np.mean(y == "no")])
     p = plain.predict_proba(X)
@@ -225,7 +227,9 @@ def test_redecide_with_new_matrix_equals_refit():
                         kind="revenue", costs={"mail": "c1", "skip": 0.25},
                         priors=[0.3, 0.7])
     a = ProfitTreeClassifier(decision_matrix=m1, max_depth=4).fit(X, y, costs=costs)
-    b = ProfitTreeClassifier(decision_matrix=m2, max_depth=4).fit(X, y, costs=costs)
+    # use_priors=False: the same splits as ``a``, so only the decisions differ
+    b = ProfitTreeClassifier(decision_matrix=m2, use_priors=False, max_depth=4)
+    b.fit(X, y, costs=costs)
     redone = a._redecide(matrix=m2)
     for key in ("cost_sum", "profit_sum", "node_expected"):
         np.testing.assert_allclose(getattr(redone, key), getattr(b.tree_, key), atol=1e-9)
