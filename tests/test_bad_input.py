@@ -1,0 +1,529 @@
+"""A catalogue of bad inputs to the public API.
+
+Every case asserts the exception type and that the message names the offending
+parameter and says what was expected (each pattern below must be found in the message).
+"""
+
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import NotFittedError
+from sklearn.linear_model import LogisticRegression
+
+import dtdecide as dt
+from dtdecide import DecisionMatrix
+
+LEVELS = ["yes", "no"]
+
+
+@pytest.fixture(scope="module")
+def f():
+    """Small valid objects; each case spoils exactly one thing."""
+    X = pd.DataFrame({"x": [1.0, 2, 3, 4, 5, 6, 7, 8]})
+    y = np.array(["no", "no", "no", "no", "yes", "yes", "no", "yes"])
+    m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=LEVELS)
+    rev = DecisionMatrix({"call": [10, 0], "skip": [0, 0]}, levels=LEVELS, kind="revenue",
+                         costs={"call": "c"})
+    knots = DecisionMatrix({"invest": [-5, 5], "wait": [0, 0]}, knots=[0, 10])
+    case = DecisionMatrix.case_specific(levels=LEVELS, decisions=["a", "b"])
+    tree = dt.ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=1,
+                                   min_samples_split=2).fit(X, y)
+    plain = dt.ProfitTreeClassifier(max_depth=2, min_samples_leaf=1,
+                                    min_samples_split=2).fit(X, y)
+    return SimpleNamespace(
+        X=X, y=y, m=m, rev=rev, knots=knots, case=case, tree=tree, plain=plain,
+        post=np.tile([[0.3, 0.7]], (8, 1)), score=np.linspace(0.1, 0.9, 8),
+        bad_y=np.append(y[:-1], "maybe"), b=[[1, -1], [-2, 2]],
+    )
+
+
+def _dm(**kw):
+    args = {"values": [[1, 0], [0, 1]], "levels": LEVELS}
+    args.update(kw)
+    return lambda f: DecisionMatrix(**args)
+
+
+# (id, call(f), exception type, patterns every message must match)
+CASES = [
+    # ------------------------------------------------------------ DecisionMatrix
+    ("matrix-1d-values", _dm(values=[1, 2]), ValueError, ["values", "2-D"]),
+    ("matrix-shape-vs-levels", _dm(levels=["a", "b", "c"]), ValueError,
+     ["values", r"shape \(n_levels, n_decisions\) = \(3, 2\)"]),
+    ("matrix-shape-vs-decisions", _dm(decisions=["only"]), ValueError,
+     ["values", r"\(2, 1\)"]),
+    ("matrix-levels-and-knots", _dm(knots=[0, 1]), ValueError,
+     ["exactly one of levels and knots"]),
+    ("matrix-no-rows", _dm(levels=None), ValueError, ["exactly one of levels and knots"]),
+    ("matrix-duplicate-levels", _dm(levels=["a", "a"]), ValueError,
+     ["levels", "unique", "'a'"]),
+    ("matrix-missing-level", _dm(levels=["a", None]), ValueError,
+     ["levels", "missing"]),
+    ("matrix-unsorted-knots", _dm(levels=None, knots=[1, 0]), ValueError,
+     ["knots", "sorted ascending"]),
+    ("matrix-duplicate-knots", _dm(levels=None, values=[[1, 0], [0, 1], [2, 2]],
+                                   knots=[0, 1, 1]), ValueError,
+     ["knots", "distinct"]),
+    ("matrix-one-knot", _dm(levels=None, values=[[1, 0]], knots=[0]), ValueError,
+     ["knots", "at least two"]),
+    ("matrix-nan-knot", _dm(levels=None, knots=[0, np.nan]), ValueError,
+     ["knots", "finite"]),
+    ("matrix-unknown-kind", _dm(kind="gain"), ValueError,
+     ["kind", "'profit', 'loss', 'revenue'", "'gain'"]),
+    ("matrix-nan-values", _dm(values=[[1, np.nan], [0, 1]]), ValueError,
+     ["values", "finite"]),
+    ("matrix-inf-values", _dm(values=[[1, np.inf], [0, 1]]), ValueError,
+     ["values", "finite"]),
+    ("matrix-text-values", _dm(values=[["a", 0], [0, 1]]), TypeError,
+     ["values", "numbers"]),
+    ("matrix-duplicate-decisions", _dm(decisions=["x", "x"]), ValueError,
+     ["decisions", "unique", "'x'"]),
+    ("matrix-empty", _dm(values=np.zeros((0, 2)), levels=[]), ValueError,
+     ["levels", "empty"]),
+    ("priors-negative", _dm(priors=[-0.1, 1.1]), ValueError,
+     ["priors", "non-negative", r"-0\.1"]),
+    ("priors-all-zero", _dm(priors=[0, 0]), ValueError,
+     ["priors", "at least one positive"]),
+    ("priors-nan", _dm(priors=[np.nan, 1]), ValueError, ["priors", "finite"]),
+    ("priors-length", _dm(priors=[1, 1, 1]), ValueError,
+     ["priors", r"one value per level \(2\)"]),
+    ("costs-with-profit-matrix", _dm(costs={"d1": 1}), ValueError,
+     ["costs", "kind='revenue'", "kind='profit'"]),
+    ("costs-with-loss-matrix", _dm(kind="loss", costs={"d1": "c"}), ValueError,
+     ["costs", "kind='revenue'", "kind='loss'"]),
+    ("costs-unknown-decision", _dm(kind="revenue", costs={"zz": 1}), ValueError,
+     ["costs", "'zz'", "expected one of"]),
+    ("costs-list-value", _dm(kind="revenue", costs={"d1": [1, 2]}), TypeError,
+     [r"costs\['d1'\]", "number or the name of a cost column"]),
+    ("costs-nan-constant", _dm(kind="revenue", costs={"d1": np.nan}), ValueError,
+     [r"costs\['d1'\]", "finite"]),
+    ("cost-matrix-shape",
+     lambda f: DecisionMatrix.from_cost_matrix(np.ones((3, 3))), ValueError,
+     ["cost_mat", r"\(n_samples, 4\)", r"\(3, 3\)"]),
+    ("case-specific-values-shape",
+     lambda f: DecisionMatrix.case_specific(levels=LEVELS, decisions=["a", "b"],
+                                            values=np.ones((3, 3, 2))), ValueError,
+     ["values", r"\(n_samples, 2, 2\)", r"\(3, 3, 2\)"]),
+    ("from-frame-prior-column",
+     lambda f: DecisionMatrix.from_frame(pd.DataFrame({"a": [1, 0]}, index=LEVELS),
+                                         prior_column="zz"), ValueError,
+     ["prior_column", "'zz'", "not a column"]),
+    ("from-json-not-json", lambda f: DecisionMatrix.from_json("{not json"), ValueError,
+     ["source", "JSON"]),
+    ("from-json-unknown-key",
+     lambda f: DecisionMatrix.from_json('{"kind": "profit", "levels": ["a", "b"], '
+                                        '"values": [[1], [0]], "zz": 1}'), ValueError,
+     ["source", "unknown keys", "zz"]),
+    # ------------------------------------------------------------ decide / engine
+    ("decide-not-a-matrix", lambda f: dt.decide(f.post, [[1, 0], [0, 1]]), TypeError,
+     ["matrix", "DecisionMatrix", "list"]),
+    ("decide-posterior-columns", lambda f: dt.decide(np.full((8, 3), 1 / 3), f.m),
+     ValueError, ["posteriors_or_predictions", "n_levels=2", r"\(8, 3\)"]),
+    ("decide-posterior-1d", lambda f: dt.decide(np.ones(8), f.m), ValueError,
+     ["posteriors_or_predictions", r"\(n_samples, n_levels=2\)", r"\(8,\)"]),
+    ("decide-posterior-nan",
+     lambda f: dt.decide(np.r_[f.post[:-1], [[np.nan, 1.0]]], f.m), ValueError,
+     ["posteriors_or_predictions", "NaN", "row 7"]),
+    ("decide-posterior-negative", lambda f: dt.decide(-f.post, f.m), ValueError,
+     ["posteriors_or_predictions", "non-negative"]),
+    ("decide-posterior-sum", lambda f: dt.decide(3 * f.post, f.m), ValueError,
+     ["posteriors_or_predictions", "sum to 1"]),
+    ("decide-prediction-nan",
+     lambda f: dt.decide(np.array([1.0, np.nan]), f.knots), ValueError,
+     ["posteriors_or_predictions", "finite"]),
+    ("decide-unknown-level", lambda f: dt.decide(f.post, f.m, y=f.bad_y), ValueError,
+     ["y", "not levels", "'maybe'", r"expected one of \['yes', 'no'\]"]),
+    ("decide-y-length", lambda f: dt.decide(f.post, f.m, y=f.y[:5]), ValueError,
+     ["y", r"one value per case \(8\)", "got 5"]),
+    ("decide-costs-missing", lambda f: dt.decide(f.post, f.rev, y=f.y), ValueError,
+     ["costs", "missing the cost column 'c'"]),
+    ("decide-cost-column-missing",
+     lambda f: dt.decide(f.post, f.rev, y=f.y, costs={"other": np.ones(8)}), ValueError,
+     ["costs", "missing the cost column 'c'"]),
+    ("decide-cost-column-length",
+     lambda f: dt.decide(f.post, f.rev, y=f.y, costs={"c": np.ones(5)}), ValueError,
+     ["costs column 'c'", r"one value per case \(8\)", "got 5"]),
+    ("decide-case-specific-shape",
+     lambda f: dt.decide(f.post, f.case, y=f.y, costs=np.ones((8, 3, 2))), ValueError,
+     ["costs", r"\(n_samples, 2, 2\)", r"\(8, 3, 2\)"]),
+    ("decide-weight-negative",
+     lambda f: dt.decide(f.post, f.m, y=f.y, sample_weight=-np.ones(8)), ValueError,
+     ["sample_weight", "non-negative"]),
+    ("decide-weight-nan",
+     lambda f: dt.decide(f.post, f.m, y=f.y, sample_weight=np.r_[np.ones(7), np.nan]),
+     ValueError, ["sample_weight", "finite"]),
+    ("decide-weight-length",
+     lambda f: dt.decide(f.post, f.m, y=f.y, sample_weight=np.ones(3)), ValueError,
+     ["sample_weight", r"one value per case \(8\)"]),
+    ("decide-train-priors-negative",
+     lambda f: dt.decide(f.post, f.m, train_priors=[-1, 2]), ValueError,
+     ["train_priors", "non-negative"]),
+    ("decide-train-priors-length",
+     lambda f: dt.decide(f.post, f.m, train_priors=[1, 1, 1]), ValueError,
+     ["train_priors", r"one value per level \(2\)"]),
+    ("decide-threshold-text", lambda f: dt.decide(f.post, f.m, threshold="x"), ValueError,
+     ["threshold", "finite number", "'x'"]),
+    ("decide-threshold-nan", lambda f: dt.decide(f.post, f.m, threshold=np.nan), ValueError,
+     ["threshold", "finite number", "nan"]),
+    ("decide-target-name", lambda f: dt.decide(f.post, f.m, target_name=5), TypeError,
+     ["target_name", "str", "5"]),
+    ("adjust-priors-negative", lambda f: dt.adjust_posteriors(f.post, [-1, 2], [0.5, 0.5]),
+     ValueError, ["priors", "non-negative"]),
+    ("adjust-priors-all-zero", lambda f: dt.adjust_posteriors(f.post, [0, 0], [0.5, 0.5]),
+     ValueError, ["priors", "at least one positive"]),
+    ("adjust-priors-length",
+     lambda f: dt.adjust_posteriors(f.post, [0.2, 0.3, 0.5], [0.5, 0.5]), ValueError,
+     ["priors", r"one value per level \(2\)"]),
+    ("scorer-not-a-matrix", lambda f: dt.make_profit_scorer("m"), TypeError,
+     ["matrix", "DecisionMatrix", "str"]),
+    # ------------------------------------------------------------ DecisionEstimator
+    ("estimator-none", lambda f: dt.DecisionEstimator(None, f.m).fit(f.X, f.y), TypeError,
+     ["estimator", "scikit-learn estimator", "None"]),
+    ("estimator-matrix-type",
+     lambda f: dt.DecisionEstimator(LogisticRegression(), "m").fit(f.X, f.y), TypeError,
+     ["decision_matrix", "DecisionMatrix or None", "str"]),
+    ("estimator-classes-vs-levels",
+     lambda f: dt.DecisionEstimator(LogisticRegression(), _dm(levels=["a", "b"])(f))
+     .fit(f.X, f.y), ValueError,
+     ["estimator", "not levels of the decision matrix", r"\['no', 'yes'\]",
+      r"expected levels \['a', 'b'\]"]),
+    ("estimator-unfitted",
+     lambda f: dt.DecisionEstimator(LogisticRegression(), f.m).decide(f.X), NotFittedError,
+     ["DecisionEstimator", "not fitted"]),
+    # ------------------------------------------------------------ tree fit
+    ("tree-matrix-type",
+     lambda f: dt.ProfitTreeClassifier(decision_matrix=[[1, 0], [0, 1]]).fit(f.X, f.y),
+     ValueError, ["'decision_matrix' parameter", "resolve"]),
+    ("tree-interval-matrix-for-classifier",
+     lambda f: dt.ProfitTreeClassifier(decision_matrix=f.knots).fit(f.X, f.y), ValueError,
+     ["decision_matrix", "knots", "ProfitTreeRegressor"]),
+    ("tree-categorical-matrix-for-regressor",
+     lambda f: dt.ProfitTreeRegressor(decision_matrix=f.m).fit(f.X, np.arange(8.0)),
+     ValueError, ["decision_matrix", "levels", "ProfitTreeClassifier"]),
+    ("tree-unknown-level",
+     lambda f: dt.ProfitTreeClassifier(decision_matrix=f.m).fit(f.X, f.bad_y), ValueError,
+     ["y", "not levels", "'maybe'"]),
+    ("tree-y-length", lambda f: dt.ProfitTreeClassifier().fit(f.X, f.y[:5]), ValueError,
+     ["X and y", "inconsistent", "8 and 5"]),
+    ("tree-y-missing",
+     lambda f: dt.ProfitTreeClassifier().fit(f.X, np.append(f.y[:-1], None)), ValueError,
+     ["y", "missing values"]),
+    ("regressor-y-nan",
+     lambda f: dt.ProfitTreeRegressor().fit(f.X, np.r_[np.arange(7.0), np.nan]),
+     ValueError, ["y", "NaN", "finite"]),
+    ("regressor-y-text", lambda f: dt.ProfitTreeRegressor().fit(f.X, f.y), ValueError,
+     ["y", "numeric"]),
+    ("tree-X-infinite",
+     lambda f: dt.ProfitTreeClassifier().fit(f.X.assign(x=np.inf), f.y), ValueError,
+     ["X", "infinity", "'x'", "only NaN"]),
+    ("tree-weight-negative",
+     lambda f: dt.ProfitTreeClassifier().fit(f.X, f.y, sample_weight=-np.ones(8)),
+     ValueError, ["sample_weight", "non-negative"]),
+    ("tree-weight-nan",
+     lambda f: dt.ProfitTreeClassifier().fit(f.X, f.y,
+                                             sample_weight=np.r_[np.ones(7), np.nan]),
+     ValueError, ["sample_weight", "finite"]),
+    ("tree-weight-length",
+     lambda f: dt.ProfitTreeClassifier().fit(f.X, f.y, sample_weight=np.ones(3)),
+     ValueError, ["sample_weight", r"\(8,\)"]),
+    ("tree-weight-all-zero",
+     lambda f: dt.ProfitTreeClassifier().fit(f.X, f.y, sample_weight=np.zeros(8)),
+     ValueError, ["sample_weight", "non-zero"]),
+    ("tree-cost-column-missing",
+     lambda f: dt.ProfitTreeClassifier(decision_matrix=f.rev).fit(f.X, f.y), ValueError,
+     ["costs", r"\['c'\]", "costs="]),
+    ("tree-case-specific-shape",
+     lambda f: dt.ProfitTreeClassifier(decision_matrix=f.case)
+     .fit(f.X, f.y, costs=np.ones((8, 3, 3))), ValueError,
+     ["costs", r"\(n_samples, 2, 2\)", r"\(8, 3, 3\)"]),
+    ("tree-ordinal-not-square",
+     lambda f: dt.ProfitTreeClassifier(
+         decision_matrix=_dm(values=[[1, 0, 2], [0, 1, 3]])(f), ordinal=True
+     ).fit(f.X, f.y), ValueError,
+     ["decision_matrix", "square", "ordinal", "2 levels and 3 decisions"]),
+    ("tree-use-priors-without-priors",
+     lambda f: dt.ProfitTreeClassifier(decision_matrix=f.m, use_priors=True).fit(f.X, f.y),
+     ValueError, ["use_priors", "priors"]),
+    ("regressor-ordinal",
+     lambda f: dt.ProfitTreeRegressor(ordinal=True).fit(f.X, np.arange(8.0)), ValueError,
+     ["ordinal", "categorical targets", "False"]),
+    # ------------------------------------------------------------ tree use
+    ("tree-unfitted-predict", lambda f: dt.ProfitTreeClassifier().predict(f.X),
+     NotFittedError, ["ProfitTreeClassifier", "not fitted", "fit"]),
+    ("tree-unfitted-decide", lambda f: dt.ProfitTreeRegressor().decide(f.X),
+     NotFittedError, ["ProfitTreeRegressor", "not fitted", "fit"]),
+    ("tree-wrong-column-names", lambda f: f.tree.predict(pd.DataFrame({"z": [1.0]})),
+     ValueError, ["feature names", "z", "x"]),
+    ("tree-wrong-feature-count", lambda f: f.tree.predict(np.ones((2, 3))), ValueError,
+     ["X has 3 features", "expecting 1"]),
+    ("tree-numeric-column-gets-text",
+     lambda f: f.tree.predict(pd.DataFrame({"x": ["a", "b"]})), TypeError,
+     ["X column 'x'", "numeric at fit time"]),
+    ("tree-decide-without-matrix", lambda f: f.plain.decide(f.X), ValueError,
+     ["decide", "decision_matrix"]),
+    ("tree-decide-unknown-level", lambda f: f.tree.decide(f.X, f.bad_y), ValueError,
+     ["y", "not levels", "'maybe'"]),
+    ("prune-no-choice", lambda f: f.tree.prune(), ValueError,
+     ["exactly one of ccp_alpha, n_leaves or subtree_index"]),
+    ("prune-two-choices", lambda f: f.tree.prune(n_leaves=1, ccp_alpha=0.0), ValueError,
+     ["exactly one of ccp_alpha, n_leaves or subtree_index", "n_leaves=1"]),
+    ("prune-zero-leaves", lambda f: f.tree.prune(n_leaves=0), ValueError,
+     ["n_leaves", "at least 1", "0"]),
+    ("prune-index-range", lambda f: f.tree.prune(subtree_index=99), ValueError,
+     ["subtree_index", r"in \[0, \d+\)", "99"]),
+    ("pruning-path-measure", lambda f: f.tree.cost_complexity_pruning_path(measure="foo"),
+     ValueError, ["measure", "'decision'", "'foo'"]),
+    ("study-method", lambda f: dt.PruningStudy(f.tree, method="foo").fit(f.X, f.y),
+     ValueError, ["method", "'assessment'", "'foo'"]),
+    ("study-se-rule", lambda f: dt.PruningStudy(f.tree, se_rule=-1).fit(f.X, f.y),
+     ValueError, ["se_rule", "non-negative", "-1"]),
+    ("study-half-validation", lambda f: dt.PruningStudy(f.tree).fit(f.X), ValueError,
+     ["X_valid and y_valid"]),
+    ("study-unfitted-tree",
+     lambda f: dt.PruningStudy(dt.ProfitTreeClassifier()).fit(f.X, f.y), ValueError,
+     ["estimator", "fitted tree"]),
+    ("study-unfitted", lambda f: dt.PruningStudy(f.tree).to_frame(), ValueError,
+     ["PruningStudy", "not fitted", "fit"]),
+    ("select-subtree-method", lambda f: dt.select_subtree(f.tree, method="foo"), ValueError,
+     ["method", "'largest'", "'foo'"]),
+    # ------------------------------------------------------------ assess
+    ("curve-unknown-event",
+     lambda f: dt.profit_curve(f.y, f.score, f.m, event="maybe"), ValueError,
+     ["event", r"level of the matrix \['yes', 'no'\]", "'maybe'"]),
+    ("curve-no-event", lambda f: dt.profit_curve(f.y, f.score, f.m), ValueError,
+     ["y_score", "event="]),
+    ("curve-n-bins", lambda f: dt.profit_curve(f.y, f.score, f.m, event="yes", n_bins=0),
+     ValueError, ["n_bins", "positive integer", "0"]),
+    ("curve-unknown-level",
+     lambda f: dt.profit_curve(f.bad_y, f.score, f.m, event="yes"), ValueError,
+     ["y", "not levels", "'maybe'"]),
+    ("curve-y-length",
+     lambda f: dt.profit_curve(f.y[:4], f.score, f.m, event="yes"), ValueError,
+     ["y", r"one value per case \(8\)", "got 4"]),
+    ("curve-score-nan",
+     lambda f: dt.profit_curve(f.y, np.r_[f.score[:-1], np.nan], f.m, event="yes"),
+     ValueError, ["posteriors_or_predictions", "NaN"]),
+    ("best-threshold-event",
+     lambda f: dt.best_threshold(f.y, f.score, f.m, event="zzz"), ValueError,
+     ["event", "level of the matrix", "'zzz'"]),
+    ("binary-threshold-3x3",
+     lambda f: dt.binary_threshold(DecisionMatrix(np.eye(3), levels=list("abc"))),
+     ValueError, ["matrix", "2 levels and 2 decisions", r"\(3, 3\)"]),
+    ("diagonal-form-3x3",
+     lambda f: dt.diagonal_form(DecisionMatrix(np.eye(3), levels=list("abc"))),
+     ValueError, ["matrix", "2 levels and 2 decisions"]),
+    ("equivalent-priors-negative",
+     lambda f: dt.equivalent_priors(DecisionMatrix(np.eye(3), levels=list("abc")),
+                                    priors=[-1, 1, 1]), ValueError,
+     ["priors", "non-negative"]),
+    ("compare-no-models", lambda f: dt.compare_models({}, {}, f.m), ValueError,
+     ["models", "empty"]),
+    ("compare-data-shape",
+     lambda f: dt.compare_models({"t": f.tree}, {"train": f.X}, f.m), ValueError,
+     [r"data\['train'\]", r"\(X, y\)", "DataFrame"]),
+    ("redecide-unfitted", lambda f: dt.redecide(dt.ProfitTreeClassifier(), f.m), TypeError,
+     ["model", "fitted", "ProfitTreeClassifier"]),
+    ("redecide-matrix-type", lambda f: dt.redecide(f.tree, "m"), TypeError,
+     ["matrix", "DecisionMatrix or None", "str"]),
+    ("balanced-length", lambda f: dt.balanced_sample(f.X, f.y[:3]), ValueError,
+     ["X and y", "8 and 3"]),
+    ("misclassification-length", lambda f: dt.misclassification_rates(f.y, f.y[:3]),
+     ValueError, ["y_true and y_pred", "same length", "8 and 3"]),
+    # ------------------------------------------------------------ models
+    ("benefit-matrix-shape",
+     lambda f: dt.benefit_curve([0, 1, 0], [0.1, 0.9, 0.5], [[1, 0, 0], [0, 1, 0]]),
+     ValueError, ["benefit_matrix", "square", r"\(2, 3\)"]),
+    ("benefit-matrix-off-diagonal",
+     lambda f: dt.benefit_curve([0, 1, 0], [0.1, 0.9, 0.5], [[1, 0], [0, 1]]), ValueError,
+     ["benefit_matrix", "negative benefit", "off-diagonal < 0"]),
+    ("benefit-matrix-diagonal", lambda f: dt.benefit_eta([[1, -1], [-2, -3]]), ValueError,
+     ["benefit_matrix", "diagonal >= 0", "-3"]),
+    ("benefit-three-classes",
+     lambda f: dt.benefit_curve([0, 1, 2], [0.1, 0.9, 0.5], f.b), ValueError,
+     ["y_true", "exactly two classes", "pos_label"]),
+    ("benefit-length", lambda f: dt.benefit_curve([0, 1, 0], [0.1, 0.9], f.b), ValueError,
+     ["y_true and y_score", "same length", r"\(3,\) and \(2,\)"]),
+    ("benefit-score-nan",
+     lambda f: dt.benefit_metric([0, 1, 0], [0.1, np.nan, 0.5], f.b), ValueError,
+     ["y_score", "finite"]),
+    ("benefit-priors-negative",
+     lambda f: dt.benefit_metric([0, 1, 0], [0.1, 0.9, 0.5], f.b, priors=[-1, 2]),
+     ValueError, ["priors", "non-negative"]),
+    ("benefit-priors-all-zero",
+     lambda f: dt.benefit_metric([0, 1, 0], [0.1, 0.9, 0.5], f.b, priors=[0, 0]),
+     ValueError, ["priors", "at least one positive"]),
+    ("benefit-threshold-text",
+     lambda f: dt.benefit_metric([0, 1, 0], [0.1, 0.9, 0.5], f.b, threshold="x"),
+     TypeError, ["threshold", "real number", "'x'"]),
+    ("benefit-threshold-nan",
+     lambda f: dt.benefit_metric([0, 1, 0], [0.1, 0.9, 0.5], f.b, threshold=np.nan),
+     TypeError, ["threshold", "not NaN"]),
+    ("benefit-absent-pos-label",
+     lambda f: dt.benefit_metric([0, 1, 0], [0.1, 0.9, 0.5], f.b, pos_label=7),
+     ValueError, ["y_true", "both classes", "pos_label"]),
+    ("benefit-weight-negative",
+     lambda f: dt.best_benefit_threshold([0, 1, 0], [0.1, 0.9, 0.5], f.b,
+                                         sample_weight=[1, -1, 1]), ValueError,
+     ["sample_weight", "non-negative"]),
+    ("benefit-confusion-shape",
+     lambda f: dt.benefit_from_confusion([[1, 2, 3]], f.b), ValueError,
+     ["confusion", "square", r"\(1, 3\)"]),
+    ("hierarchical-parameters",
+     lambda f: dt.hierarchical_cost_parameters(-1, 1, 1), ValueError,
+     ["cost_hd", "positive", "-1"]),
+    ("bwlr-C", lambda f: dt.BenefitWeightedLogisticRegression(C=-1).fit(f.X, f.y),
+     ValueError, ["'C' parameter", r"range \(0\.0, inf\]", "-1"]),
+    ("bwlr-matrix-shape",
+     lambda f: dt.BenefitWeightedLogisticRegression(benefit_matrix=[[1, 2, 3]])
+     .fit(f.X, f.y), ValueError, ["benefit_matrix", "square", r"\(1, 3\)"]),
+    ("bwlr-matrix-vs-classes",
+     lambda f: dt.BenefitWeightedLogisticRegression(benefit_matrix=f.b)
+     .fit(np.arange(9.0).reshape(-1, 1), [0, 1, 2] * 3), ValueError,
+     ["benefit_matrix", "one row and one column per class", r"\[0, 1, 2\]"]),
+    ("bwlr-unfitted", lambda f: dt.BenefitWeightedLogisticRegression().predict(f.X),
+     NotFittedError, ["BenefitWeightedLogisticRegression", "not fitted"]),
+    ("bwlr-wrong-column-names",
+     lambda f: dt.BenefitWeightedLogisticRegression().fit(f.X, f.y)
+     .predict(pd.DataFrame({"z": [1.0]})), ValueError, ["feature names", "z"]),
+    ("nb-cost-matrix-shape",
+     lambda f: dt.CostSensitiveNaiveBayes(cost_matrix=[[0, 1, 2]]).fit(f.X, f.y),
+     ValueError, ["cost_matrix", "per class", r"\['no', 'yes'\]", r"\(1, 3\)"]),
+    ("nb-cost-matrix-nan",
+     lambda f: dt.CostSensitiveNaiveBayes(cost_matrix=[[0, np.nan], [1, 0]]).fit(f.X, f.y),
+     ValueError, ["cost_matrix", "finite"]),
+    ("nb-alpha", lambda f: dt.CostSensitiveNaiveBayes(alpha=-1).fit(f.X, f.y), ValueError,
+     ["'alpha' parameter", r"range \(0\.0, inf\)", "-1"]),
+    ("nb-unfitted", lambda f: dt.CostSensitiveNaiveBayes().predict(f.X), NotFittedError,
+     ["CostSensitiveNaiveBayes", "not fitted"]),
+    ("hierarchical-cost",
+     lambda f: dt.HierarchicalCostSensitiveClassifier(cost_dh=-1).fit(f.X, f.y),
+     ValueError, ["'cost_dh' parameter", r"range \(0\.0, inf\)", "-1"]),
+    ("hierarchical-majority",
+     lambda f: dt.HierarchicalCostSensitiveClassifier(majority_class="zz").fit(f.X, f.y),
+     ValueError, ["majority_class", r"one of the classes \['no', 'yes'\]", "'zz'"]),
+    ("flat-cost", lambda f: dt.FlatCostSensitiveClassifier(cost_dd=0).fit(f.X, f.y),
+     ValueError, ["'cost_dd' parameter", r"range \(0\.0, inf\)", "Got 0"]),
+    # ------------------------------------------------------------ export
+    ("leaf-table-unfitted", lambda f: dt.leaf_table(dt.ProfitTreeClassifier()), ValueError,
+     ["estimator", "fitted", "call fit first"]),
+    ("sql-unfitted", lambda f: dt.to_sql(dt.ProfitTreeClassifier()), ValueError,
+     ["estimator", "fitted", "call fit first"]),
+    ("sql-dialect", lambda f: dt.to_sql(f.tree, dialect="oracle"), ValueError,
+     ["dialect", "'sqlite'", "'oracle'"]),
+    ("sql-keep-columns-number", lambda f: dt.to_sql(f.tree, keep_columns=5), TypeError,
+     ["keep_columns", "a list of names or None", "5"]),
+    ("sql-keep-columns-text", lambda f: dt.to_sql(f.tree, keep_columns="age"), ValueError,
+     ["keep_columns", "'\\*'", "'age'"]),
+    ("rules-unfitted", lambda f: dt.export_rules(dt.ProfitTreeClassifier()), ValueError,
+     ["estimator", "fitted"]),
+    ("graphviz-unfitted", lambda f: dt.export_graphviz(dt.ProfitTreeRegressor()),
+     ValueError, ["estimator", "fitted"]),
+    ("importance-unfitted", lambda f: dt.variable_importance(dt.ProfitTreeClassifier()),
+     ValueError, ["estimator", "fitted"]),
+    ("write-leaf-table-type", lambda f: dt.write_leaf_table(f.tree, "/tmp/never.csv"),
+     TypeError, ["table", "pandas DataFrame", "ProfitTreeClassifier"]),
+    ("load-missing-file", lambda f: dt.load("/nonexistent/model.joblib"), FileNotFoundError,
+     ["path", "/nonexistent/model.joblib"]),
+    ("read-leaf-table-missing", lambda f: dt.read_leaf_table("/nonexistent/leaves.csv"),
+     FileNotFoundError, ["path", "/nonexistent/leaves.csv"]),
+]
+
+# every estimator hyper-parameter with a declared constraint, one invalid value each
+HYPER = [
+    (dt.ProfitTreeClassifier, "max_depth", 0),
+    (dt.ProfitTreeClassifier, "min_samples_leaf", 0),
+    (dt.ProfitTreeClassifier, "min_samples_split", 1),
+    (dt.ProfitTreeClassifier, "min_impurity_decrease", -1.0),
+    (dt.ProfitTreeClassifier, "max_leaf_nodes", 1),
+    (dt.ProfitTreeClassifier, "max_bins", 1),
+    (dt.ProfitTreeClassifier, "ccp_alpha", -1.0),
+    (dt.ProfitTreeClassifier, "criterion", "variance"),
+    (dt.ProfitTreeClassifier, "ordinal", "yes"),
+    (dt.ProfitTreeClassifier, "random_state", "seed"),
+    (dt.ProfitTreeRegressor, "criterion", "gini"),
+    (dt.ProfitTreeRegressor, "max_depth", 0),
+    (dt.ProfitTreeRegressor, "max_bins", 70000),
+    (dt.ProfitTreeRegressor, "min_samples_leaf", 0.5),
+    (dt.BenefitWeightedLogisticRegression, "C", 0.0),
+    (dt.CostSensitiveNaiveBayes, "alpha", 0.0),
+    (dt.HierarchicalCostSensitiveClassifier, "cost_hd", 0.0),
+    (dt.HierarchicalCostSensitiveClassifier, "cost_dh", -2.0),
+    (dt.FlatCostSensitiveClassifier, "cost_dh", 0.0),
+]
+
+
+def _check_message(exc_info, patterns):
+    message = str(exc_info.value)
+    missing = [p for p in patterns if not re.search(p, message)]
+    assert not missing, f"message {message!r} lacks {missing}"
+
+
+@pytest.mark.parametrize("call, exc, patterns",
+                         [pytest.param(c, e, p, id=i) for i, c, e, p in CASES])
+def test_bad_input(f, call, exc, patterns):
+    with pytest.raises(exc) as exc_info:
+        call(f)
+    _check_message(exc_info, patterns)
+
+
+def test_case_ids_are_unique():
+    ids = [case[0] for case in CASES]
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize(
+    "cls, param, value",
+    [pytest.param(c, p, v, id=f"{c.__name__}-{p}") for c, p, v in HYPER],
+)
+def test_invalid_hyper_parameter(f, cls, param, value):
+    est = cls(**{param: value})
+    assert getattr(est, param) is value  # stored as given, validated in fit
+    with pytest.raises(ValueError) as exc_info:
+        est.fit(f.X, f.y)
+    _check_message(exc_info, [f"'{param}' parameter of {cls.__name__}", "must be"])
+
+
+def test_valid_inputs_of_the_catalogue_fixture_work(f):
+    # the cases above spoil one thing each: the unspoilt versions must succeed
+    assert dt.decide(f.post, f.m, y=f.y).summary["n_cases"] == 8
+    dt.decide(f.post, f.rev, y=f.y, costs={"c": np.ones(8)})
+    dt.profit_curve(f.y, f.score, f.m, event="yes", n_bins=4)
+    dt.benefit_metric([0, 1, 0], [0.1, 0.9, 0.5], f.b, priors=[0.5, 0.5], threshold=0.5)
+    assert f.tree.predict(f.X).shape == (8,)
+    assert isinstance(dt.to_sql(f.tree, keep_columns=["x"]), str)
+
+
+# ---------------------------------------------------------------------------- properties
+finite = st.floats(-10, 10, allow_nan=False)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(finite, min_size=2, max_size=5).filter(lambda p: min(p) < 0))
+def test_any_negative_prior_is_refused(priors):
+    levels = [f"l{k}" for k in range(len(priors))]
+    with pytest.raises(ValueError, match="priors must be non-negative"):
+        DecisionMatrix(np.eye(len(priors)), levels=levels, priors=priors)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-5, 5), min_size=2, max_size=6))
+def test_knots_are_accepted_exactly_when_strictly_increasing(knots):
+    values = np.zeros((len(knots), 2))
+    if all(a < b for a, b in zip(knots, knots[1:])):
+        assert DecisionMatrix(values, knots=knots).n_levels == len(knots)
+    else:
+        with pytest.raises(ValueError, match="knots must be sorted ascending and distinct"):
+            DecisionMatrix(values, knots=knots)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 6).filter(lambda k: k != 2))
+def test_posterior_width_must_match_levels(n_columns):
+    m = DecisionMatrix({"a": [1, 0], "b": [0, 1]}, levels=["u", "v"])
+    post = np.full((3, n_columns), 1.0 / n_columns)
+    with pytest.raises(ValueError, match=rf"n_levels=2.*got shape \(3, {n_columns}\)"):
+        dt.decide(post, m)
