@@ -35,8 +35,13 @@ def f():
                                    min_samples_split=2).fit(X, y)
     plain = dt.ProfitTreeClassifier(max_depth=2, min_samples_leaf=1,
                                     min_samples_split=2).fit(X, y)
+    # a revenue tree whose cost variable "c" is a column of X at fit time
+    Xc = X.assign(c=[1.0, 2, 1, 2, 1, 2, 1, 2])
+    ctree = dt.ProfitTreeClassifier(decision_matrix=rev, max_depth=2, min_samples_leaf=1,
+                                    min_samples_split=2).fit(Xc, y)
     return SimpleNamespace(
         X=X, y=y, m=m, rev=rev, knots=knots, case=case, tree=tree, plain=plain,
+        Xc=Xc, ctree=ctree,
         post=np.tile([[0.3, 0.7]], (8, 1)), score=np.linspace(0.1, 0.9, 8),
         bad_y=np.append(y[:-1], "maybe"), b=[[1, -1], [-2, 2]],
     )
@@ -267,6 +272,19 @@ CASES = [
      ["decide", "decision_matrix"]),
     ("tree-decide-unknown-level", lambda f: f.tree.decide(f.X, f.bad_y), ValueError,
      ["y", "not levels", "'maybe'"]),
+    ("tree-decide-cost-column-missing", lambda f: f.ctree.decide(f.X, f.y), ValueError,
+     ["costs", "actual costs", r"costs= or X columns \['c'\]"]),
+    ("tree-extra-column", lambda f: f.tree.predict(f.X.assign(z=1.0)), ValueError,
+     ["feature names", "unseen at fit time", "z"]),
+    ("leaf-table-cost-column-missing", lambda f: f.ctree.leaf_table(f.X, f.y), ValueError,
+     ["costs", r"X columns \['c'\]"]),
+    ("study-cost-column-missing", lambda f: dt.PruningStudy(f.ctree).fit(f.X, f.y),
+     ValueError, ["costs", "missing the cost column 'c'"]),
+    ("estimator-wrong-column-names",
+     lambda f: dt.DecisionEstimator(LogisticRegression(), f.m).fit(f.X, f.y)
+     .decide(pd.DataFrame({"q": [1.0]})), ValueError, ["feature names", "q", "x"]),
+    ("sql-unknown-cost-column", lambda f: dt.to_sql(f.ctree, cost_columns={"zz": "c"}),
+     ValueError, ["cost_columns", r"\['c'\]", r"unknown names \['zz'\]"]),
     ("prune-no-choice", lambda f: f.tree.prune(), ValueError,
      ["exactly one of ccp_alpha, n_leaves or subtree_index"]),
     ("prune-two-choices", lambda f: f.tree.prune(n_leaves=1, ccp_alpha=0.0), ValueError,
@@ -495,6 +513,8 @@ def test_valid_inputs_of_the_catalogue_fixture_work(f):
     dt.benefit_metric([0, 1, 0], [0.1, 0.9, 0.5], f.b, priors=[0.5, 0.5], threshold=0.5)
     assert f.tree.predict(f.X).shape == (8,)
     assert isinstance(dt.to_sql(f.tree, keep_columns=["x"]), str)
+    assert f.ctree.decide(f.Xc, f.y).summary["n_cases"] == 8
+    assert list(f.ctree.predict_decision(f.X)) == list(f.ctree.predict_decision(f.Xc))
 
 
 # ---------------------------------------------------------------------------- properties
