@@ -262,11 +262,10 @@ class _BaseProfitTree(BaseEstimator):
                 )
         loss_matrix = self._loss_matrix(matrix, cons, F)
         self.use_priors_ = self._resolve_use_priors(matrix)
-        class_weight = self._split_class_weight(matrix, cons, target, F)
-        self.split_class_weight_ = class_weight
+        self.split_class_weight_ = self._split_class_weight(matrix, cons, target, F)
+        priors = np.asarray(matrix.priors, dtype=_FLOAT) if self.use_priors_ else None
 
-        tree = self._grow(X_codes, target, F, loss_matrix=loss_matrix,
-                          class_weight=class_weight)
+        tree = self._grow(X_codes, target, F, loss_matrix=loss_matrix, priors=priors)
 
         self._full_tree_ = tree
         self._decision_stats_ = None
@@ -335,9 +334,13 @@ class _BaseProfitTree(BaseEstimator):
             )
         return weight / mean
 
-    def _grow(self, X_codes, target, F, *, loss_matrix, class_weight):
+    def _grow(self, X_codes, target, F, *, loss_matrix, priors):
+        # The split search's class weights are ``split_class_weight_`` (priors already
+        # folded in); ``priors`` stays in the signature for subclasses overriding this.
         from ._binning import Binner
         from ._grower import grow_tree
+
+        class_weight = self.split_class_weight_
 
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         binner = Binner(max_bins=self.max_bins, random_state=seed)
@@ -426,10 +429,12 @@ class _BaseProfitTree(BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            Id of the leaf each case falls in (a node id of ``tree_``).
 
         Examples
         --------
@@ -1168,6 +1173,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         Returns
         -------
         self
+            The fitted estimator.
 
         Examples
         --------
@@ -1253,10 +1259,12 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            Most probable class of every case.
 
         Examples
         --------
@@ -1280,10 +1288,12 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            Name of the decision of every case's leaf.
 
         Examples
         --------
@@ -1499,10 +1509,12 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            Name of the decision of every case's leaf.
 
         Examples
         --------
