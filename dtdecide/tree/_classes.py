@@ -1264,7 +1264,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
-            Most probable class of every case.
+            Leaf posterior of every class, columns in the order of ``classes_``.
 
         Examples
         --------
@@ -1293,7 +1293,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         Returns
         -------
         ndarray of shape (n_samples,)
-            Name of the decision of every case's leaf.
+            Most probable class of every case.
 
         Examples
         --------
@@ -1514,7 +1514,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Returns
         -------
         ndarray of shape (n_samples,)
-            Name of the decision of every case's leaf.
+            Training mean of the target in every case's leaf.
 
         Examples
         --------
