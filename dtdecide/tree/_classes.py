@@ -457,10 +457,12 @@ class _BaseProfitTree(BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Entry ``[i, j]`` is 1 when case ``i`` passes through node ``j``.
 
         Examples
         --------
@@ -1316,10 +1318,12 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of object, shape (n_samples,)
+            Name of the decision of every case's leaf.
 
         Examples
         --------
@@ -1454,6 +1458,8 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs. pandas category, string, object and bool columns are
+            categorical; NaN marks a missing value.
         y : array-like of shape (n_samples,)
             Numeric target.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -1465,6 +1471,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Returns
         -------
         self
+            The fitted estimator.
 
         Examples
         --------
@@ -1537,10 +1544,12 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of object, shape (n_samples,)
+            Name of the decision of every case's leaf.
 
         Examples
         --------
