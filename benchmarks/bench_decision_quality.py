@@ -16,23 +16,23 @@ Methods
 -------
 dtdecide
     ``ProfitTreeClassifier(decision_matrix=M, max_depth=None, min_samples_leaf=5)``
-    grown on the training rows, then :class:`dtdecide.PruningStudy` picks the subtree
-    of the profit-driven weakest-link sequence with the best validation average profit.
-dtdecide-altered
-    An experiment, not a package feature: the same tree, but split search weights the
-    classes by Breiman's altered priors (class ``t`` counts ``sum_k L(t, k)`` times, the
-    regret row sums, as rpart does with a loss matrix), done with public API only:
-    ``sample_weight`` for the weights and the training proportions as matrix priors so
-    that leaf decisions and pruning are adjusted back. With matrix priors ``pi`` the
-    weights are ``pi(t) L(t) / rho(t)`` and the matrix is kept. Not for ordinal targets
-    (they already grow on the matrix's regret).
+    (defaults otherwise, so ``use_priors="auto"``: split search reweighted to the priors
+    when the matrix has them) grown on the training rows, then
+    :class:`dtdecide.PruningStudy` picks the subtree of the profit-driven weakest-link
+    sequence with the best validation average profit.
+dtdecide-split_weights
+    The same tree with ``split_weights="loss"``: split search weights the classes by
+    Breiman's altered priors (class ``t`` counts ``sum_k L(t, k)`` times, the regret row
+    sums, as rpart does with a loss matrix; times ``pi / rho`` with priors). Not for
+    ordinal targets (they already grow on the matrix's regret).
 dtdecide-meancost
     Ablation, only where the matrix has case costs: the same tree, but every cost
     variable replaced by its training mean (in the leaves and in the validation
     measure), so the leaves no longer see their own cases' costs.
-dtdecide-use_priors
-    Only where the matrix has priors: ``use_priors=True`` (split search reweights the
-    classes by ``prior / training proportion``), pruned by validation profit.
+dtdecide-no_priors
+    Only where the matrix has priors: ``use_priors=False`` (split search on the training
+    proportions; leaves and pruning still prior-adjusted), the default before
+    ``use_priors="auto"``.
 dtdecide-cv
     The same tree, subtree chosen by 5-fold cross-validated average profit on the
     training rows with the 1-SE rule (validation rows unused).
@@ -276,33 +276,6 @@ def decision_codes(setting, labels):
 
 
 # --------------------------------------------------------------------------- methods
-def _altered_prior_fit_args(setting):
-    """Matrix and case weights that make split search use Breiman's altered priors.
-
-    Split search sees class ``t`` with weight proportional to ``sum_k L(t, k)`` (the
-    regret row sums, as rpart does with a loss matrix). The matrix carries the
-    training proportions as priors, so leaf posteriors, leaf decisions and the pruning
-    risk are adjusted back to the unweighted training data: only the splits change.
-    (Leaf average costs are weighted by the same weights: a small distortion.)
-    """
-    matrix = setting.matrix
-    y = np.asarray(setting.parts["train"][1], dtype=object)
-    t_idx = encode_target(y, matrix.levels)
-    rho = np.bincount(t_idx, minlength=matrix.n_levels) / len(t_idx)
-    weight_of_level = _loss_for_rpart(setting).sum(axis=1)
-    if matrix.priors is not None:
-        # altered priors pi(t) L(t) on a sample with proportions rho; the matrix priors
-        # then undo the weights in the leaf posteriors and in the pruning risk
-        weight_of_level = weight_of_level * matrix.priors / rho
-        altered = matrix
-    else:
-        altered = DecisionMatrix(matrix.values, levels=list(matrix.levels),
-                                 decisions=list(matrix.decisions), kind=matrix.kind,
-                                 costs=dict(matrix.costs) or None, priors=rho)
-    weights = weight_of_level[t_idx] / weight_of_level[t_idx].mean()
-    return altered, weights
-
-
 def _mean_cost_matrix(setting):
     """The setting's matrix with every cost variable replaced by its training mean."""
     matrix = setting.matrix
@@ -314,20 +287,18 @@ def _mean_cost_matrix(setting):
                           priors=matrix.priors)
 
 
-def run_dtdecide(setting, rep, *, cv=False, altered=False, use_priors=False,
+def run_dtdecide(setting, rep, *, cv=False, split_weights=None, use_priors="auto",
                  mean_cost=False):
     X, y, costs = setting.parts["train"]
-    matrix, weights = setting.matrix, None
-    if altered:
-        matrix, weights = _altered_prior_fit_args(setting)
+    matrix = setting.matrix
     if mean_cost:
         matrix, costs = _mean_cost_matrix(setting), None
     tree = ProfitTreeClassifier(decision_matrix=matrix, max_depth=None,
                                 min_samples_leaf=MIN_SAMPLES_LEAF,
                                 min_samples_split=2 * MIN_SAMPLES_LEAF,
                                 ordinal=setting.ordinal, use_priors=use_priors,
-                                random_state=rep)
-    tree.fit(X, y, costs=costs, sample_weight=weights)
+                                split_weights=split_weights, random_state=rep)
+    tree.fit(X, y, costs=costs)
     if cv:
         study = PruningStudy(tree, cv=5, random_state=rep).fit(
             X_train=X, y_train=y, costs_train=costs)
@@ -442,7 +413,7 @@ def have_rpart():
 
 
 # --------------------------------------------------------------------------- driver
-def run(settings, reps, *, use_rpart=True, altered=True, verbose=True):
+def run(settings, reps, *, use_rpart=True, split_weights=True, verbose=True):
     rows = []
     for name in settings:
         for rep in range(reps):
@@ -453,9 +424,10 @@ def run(settings, reps, *, use_rpart=True, altered=True, verbose=True):
             results["dtdecide"] = run_dtdecide(setting, rep)
             results["dtdecide-cv"] = run_dtdecide(setting, rep, cv=True)
             if setting.matrix.priors is not None:
-                results["dtdecide-use_priors"] = run_dtdecide(setting, rep, use_priors=True)
-            if altered and not setting.ordinal:
-                results["dtdecide-altered"] = run_dtdecide(setting, rep, altered=True)
+                results["dtdecide-no_priors"] = run_dtdecide(setting, rep, use_priors=False)
+            if split_weights and not setting.ordinal:
+                results["dtdecide-split_weights"] = run_dtdecide(setting, rep,
+                                                                 split_weights="loss")
             if setting.matrix.cost_variables:
                 results["dtdecide-meancost"] = run_dtdecide(setting, rep, mean_cost=True)
             results["sklearn+decide"] = run_sklearn(setting, rep)
@@ -497,15 +469,15 @@ def main(argv=None):
     parser.add_argument("--settings", nargs="+", default=list(SETTINGS),
                         choices=list(SETTINGS))
     parser.add_argument("--no-rpart", action="store_true", help="skip R's rpart")
-    parser.add_argument("--no-altered", action="store_true",
-                        help="skip the altered-priors experiment (dtdecide-altered)")
+    parser.add_argument("--no-split-weights", action="store_true",
+                        help='skip split_weights="loss" (dtdecide-split_weights)')
     parser.add_argument("--csv", default=None, help="also write the raw results here")
     args = parser.parse_args(argv)
     use_rpart = not args.no_rpart and have_rpart()
     if not args.no_rpart and not use_rpart:
         print("Rscript with rpart not found: rpart skipped")
     t0 = time.perf_counter()
-    raw = run(args.settings, args.reps, use_rpart=use_rpart, altered=not args.no_altered)
+    raw = run(args.settings, args.reps, use_rpart=use_rpart, split_weights=not args.no_split_weights)
     if args.csv:
         raw.to_csv(args.csv, index=False)
     with pd.option_context("display.width", 200, "display.max_columns", 20):

@@ -205,6 +205,42 @@ def _codes_generic(labels, decisions):
     return np.array([index[label] for label in labels])
 
 
+# ----------------------------------------------------------- split_weights="loss"
+def _rare_value_data(n, seed):
+    """Three classes where plain Gini splits on the wrong input for the decision.
+
+    ``x1`` separates the common classes "low" and "mid" (90 % pure halves), which no
+    decision cares about: both lose 1 when treated. ``x2 > 0.8`` holds half of the rare
+    class "high", worth 25 when treated. Treating everyone earns about
+    ``0.116 * 25 - 0.884 = 2.0`` per case; one split on ``x2`` that treats only its top
+    fifth earns ``0.2 * (0.5 * 25 - 0.5) = 2.4``. Gini gains far more from ``x1``.
+    """
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"x1": rng.random(n), "x2": rng.random(n)})
+    high = rng.random(n) < np.where(X["x2"] > 0.8, 0.5, 0.02)
+    common = np.where((X["x1"] < 0.5) == (rng.random(n) < 0.9), "low", "mid")
+    y = np.where(high, "high", common)
+    return X, y
+
+
+def test_loss_split_weights_steer_the_split_to_the_valuable_class():
+    matrix = DecisionMatrix({"treat": [-1.0, -1.0, 25.0], "skip": [0.0, 0.0, 0.0]},
+                            levels=["low", "mid", "high"])
+    X, y = _rare_value_data(4000, seed=0)
+    X_test, y_test = _rare_value_data(4000, seed=1)
+    kwargs = dict(decision_matrix=matrix, max_depth=1, min_samples_leaf=50)
+    plain = ProfitTreeClassifier(**kwargs).fit(X, y)
+    loss = ProfitTreeClassifier(split_weights="loss", **kwargs).fit(X, y)
+    # regret row sums 1, 1, 25
+    assert loss.split_class_weight_[2] / loss.split_class_weight_[0] == pytest.approx(25.0)
+    assert plain.tree_.feature[0] == 0 and loss.tree_.feature[0] == 1
+    got_plain = plain.decide(X_test, y_test).summary["average_profit"]
+    got_loss = loss.decide(X_test, y_test).summary["average_profit"]
+    assert got_plain == pytest.approx(2.0, abs=0.25)
+    assert got_loss == pytest.approx(2.4, abs=0.25)
+    assert got_loss > got_plain + 0.2
+
+
 GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide" / "quality.rst"
 
 
