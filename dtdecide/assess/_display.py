@@ -110,6 +110,7 @@ class ProfitCurveDisplay:
         Returns
         -------
         self
+            This display, with ``line_``, ``ax_`` and ``figure_`` set.
 
         Examples
         --------
@@ -200,6 +201,8 @@ class ProfitCurveDisplay:
         X, y : array-like
             Inputs and actual target.
         matrix : DecisionMatrix, default=None
+            Decision matrix; required for a plain scikit-learn model,
+            re-decides a dtdecide model when given.
         costs, sample_weight, train_priors, event, n_bins
             As in :func:`~dtdecide.assess.profit_curve`.
         statistic, name, role, ax, **kwargs
@@ -308,7 +311,9 @@ def plot_profit_curves(curves, *, statistic="cum_profit", overlay="model", panel
     Returns
     -------
     figure : matplotlib Figure
+        The figure holding the charts.
     axes : ndarray of matplotlib Axes
+        One axes per panel value.
 
     Examples
     --------

@@ -43,6 +43,7 @@ def balanced_sample(X, y, *, n_per_class=None, replace=False, sample_weight=None
     Parameters
     ----------
     X : array-like or DataFrame of shape (n_samples, n_features)
+        Inputs, one row per case.
     y : array-like of shape (n_samples,)
         Class labels.
     n_per_class : int, default=None

@@ -130,7 +130,9 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Inputs of the wrapped model.
         y : array-like of shape (n_samples,)
+            Target; its classes must be levels of the decision matrix.
         sample_weight : array-like of shape (n_samples,), default=None
             Passed to the model's fit when given.
         **fit_params : dict
@@ -139,6 +141,7 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
 
         Examples
         --------
@@ -247,6 +250,7 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Inputs of the wrapped model.
         y : array-like of shape (n_samples,), default=None
             Actual target, for computed and best possible profit.
         costs : DataFrame, dict of arrays or ndarray, default=None

@@ -491,6 +491,7 @@ class DecisionMatrix:
         Returns
         -------
         Consequences
+            The consequences of every decision for these cases, in profit orientation.
 
         Examples
         --------

@@ -146,6 +146,7 @@ def write_leaf_table(table, path, *, format=None):
     Returns
     -------
     pathlib.Path
+        The path written.
 
     Examples
     --------

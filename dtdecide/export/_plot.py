@@ -110,6 +110,7 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Examples
     --------
@@ -228,6 +229,7 @@ def export_graphviz(estimator, *, digits=3, max_classes=4, rankdir="TB"):
     Returns
     -------
     str
+        The tree in the Graphviz DOT language.
 
     Examples
     --------
@@ -369,6 +371,7 @@ def plot_variable_importance(estimator, *, column=None, ax=None, top=20):
     Returns
     -------
     matplotlib.axes.Axes
+        The axes drawn on.
 
     Examples
     --------

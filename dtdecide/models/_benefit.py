@@ -397,10 +397,13 @@ def benefit_eta(benefit_matrix):
     Parameters
     ----------
     benefit_matrix : array-like of shape (2, 2)
+        Benefit ``b[i][j]`` of predicting class ``j`` for a case of class ``i``
+        (costs are negative benefits).
 
     Returns
     -------
     eta : float
+        The weight of the class-0 terms of the log loss.
 
     Examples
     --------
@@ -424,6 +427,8 @@ def one_vs_rest_benefits(benefit_matrix, priors):
     Parameters
     ----------
     benefit_matrix : array-like of shape (n_classes, n_classes)
+        Benefit ``b[i][j]`` of predicting class ``j`` for a case of class ``i``
+        (costs are negative benefits).
     priors : array-like of shape (n_classes,)
         Rescaled to sum to 1.
 
@@ -531,6 +536,7 @@ def benefit_score(
     Returns
     -------
     score : float
+        The benefit metric of the scores.
 
     Examples
     --------

@@ -215,12 +215,14 @@ default="lbfgs"
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+            Target labels (two or more classes).
         sample_weight : array-like of shape (n_samples,), optional
             Case weights, multiplied by the benefit weights.
 
         Returns
         -------
         self : BenefitWeightedLogisticRegression
+            The fitted estimator.
 
         Examples
         --------
@@ -299,9 +301,9 @@ default="lbfgs"
 
         Returns
         -------
-        ndarray of shape (n_samples,) for a binary problem (positive means
-        ``classes_[1]``), else (n_samples, n_classes) with one column per
-        one-vs-rest model.
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Log-odds: one value per case for a binary problem (positive means
+            ``classes_[1]``), otherwise one column per one-vs-rest model.
 
         Examples
         --------
@@ -330,6 +332,7 @@ default="lbfgs"
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            Class probabilities, columns in the order of ``classes_``.
 
         Examples
         --------
@@ -387,6 +390,7 @@ default="lbfgs"
         Returns
         -------
         ndarray of shape (n_samples,)
+            Predicted class of every case.
 
         Examples
         --------

@@ -361,12 +361,14 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         X : array-like of shape (n_samples, n_features)
             Anything the estimator accepts.
         y : array-like of shape (n_samples,)
+            Target labels: the majority class and the minority groups.
         sample_weight : array-like of shape (n_samples,), optional
             Passed to the estimator (to every pipeline step that accepts it).
 
         Returns
         -------
         self : FlatCostSensitiveClassifier
+            The fitted estimator.
 
         Examples
         --------
@@ -397,10 +399,12 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            Cost-blind posterior of every class, columns in the order of ``classes_``.
 
         Examples
         --------
@@ -426,10 +430,13 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            The score compared across classes: ``P(D_k|x)`` for a minority
+            class, ``beta P(H|x) - Delta`` for the majority class.
 
         Examples
         --------
@@ -451,10 +458,12 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            The class with the highest cost-sensitive score.
 
         Examples
         --------
@@ -623,12 +632,14 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
         X : array-like of shape (n_samples, n_features)
             Anything the estimators accept.
         y : array-like of shape (n_samples,)
+            Target labels: the majority class and the minority groups.
         sample_weight : array-like of shape (n_samples,), optional
             Passed to both stages (to every pipeline step that accepts it).
 
         Returns
         -------
         self : HierarchicalCostSensitiveClassifier
+            The fitted estimator.
 
         Examples
         --------
@@ -675,10 +686,13 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            Posterior of every class combined from the two stages, columns
+            in the order of ``classes_``.
 
         Examples
         --------
@@ -708,10 +722,12 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            The majority class, or the minority group chosen by the second stage.
 
         Examples
         --------

@@ -264,13 +264,17 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs: categorical columns as they are, numeric ones
+            discretized into ``n_bins`` bins.
         y : array-like of shape (n_samples,)
+            Target labels.
         sample_weight : array-like of shape (n_samples,), optional
             Case weights (frequencies) used in every count.
 
         Returns
         -------
         self : CostSensitiveNaiveBayes
+            The fitted estimator.
 
         Examples
         --------
@@ -366,6 +370,7 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
@@ -392,10 +397,12 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            Unnormalised joint log-likelihood of every case and class.
 
         Examples
         --------
@@ -452,10 +459,12 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            Posterior of every class (rows sum to 1).
 
         Examples
         --------
@@ -478,10 +487,12 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            Expected cost of predicting each class, columns in the order of ``classes_``.
 
         Examples
         --------
@@ -504,10 +515,12 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            The class of least expected cost for every case.
 
         Examples
         --------

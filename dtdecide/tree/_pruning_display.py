@@ -132,11 +132,13 @@ class PruningStudyDisplay:
         Parameters
         ----------
         estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
+            The tree whose pruning sequence is studied (it is not refitted).
         X_valid, y_valid, costs_valid, sample_weight_valid : optional
             Validation data.
         X_train, y_train, costs_train, sample_weight_train : optional
             Training data, for cross-validation.
         ax : matplotlib Axes, default=None
+            Axes to draw on; a new figure when None.
         **params
             Parameters of :class:`PruningStudy` (``measure``, ``cv``, ...).
 

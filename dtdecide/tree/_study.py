@@ -585,6 +585,7 @@ class PruningStudy:
         Returns
         -------
         self
+            The fitted study.
 
         Examples
         --------
@@ -740,6 +741,8 @@ class PruningStudy:
         Returns
         -------
         DataFrame
+            Columns ``CP``, ``nsplit``, ``rel_error`` and, with
+            cross-validation, ``xerror`` and ``xstd``.
 
         Examples
         --------
@@ -790,6 +793,7 @@ def select_subtree(estimator, X_valid=None, y_valid=None, *, costs_valid=None,
     Parameters
     ----------
     estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
+        The tree whose pruning sequence is used (it is not refitted).
     X_valid, y_valid, costs_valid, sample_weight_valid : optional
         Validation data, as in :meth:`PruningStudy.fit`.
     X_train, y_train, costs_train, sample_weight_train : optional
@@ -889,6 +893,7 @@ def best_subtree_of_size(estimator, n_leaves, *, measure=None):
     Parameters
     ----------
     estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
+        The tree whose pruning sequence is used (it is not refitted).
     n_leaves : int
         Largest number of leaves.
     measure : {None, "decision", "misclassification", "ase"}, default=None
@@ -949,6 +954,7 @@ def best_subtrees_by_size(estimator, *, max_leaves=None, measure=None):
     Parameters
     ----------
     estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
+        The tree whose pruning sequence is used (it is not refitted).
     max_leaves : int, default=None
         Largest size computed (None: every size up to the tree's leaves). The cost is
         about ``n_nodes * max_leaves`` operations.
