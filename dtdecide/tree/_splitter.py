@@ -50,8 +50,9 @@ class SplitResult:
         Numeric splits: last bin going left; ``-1`` otherwise.
     is_categorical : ndarray of bool
     missing_left : ndarray of bool
-    go_left : ndarray of bool, shape (n_nodes, n_bins_total)
-        For every bin of the chosen feature (missing bin last), whether it goes left.
+    go_left : ndarray of bool, shape (n_nodes, max_width)
+        For every binned value of the chosen feature (the shared missing code
+        ``max_width - 1`` last), whether it goes left.
     """
 
     def __init__(self, gain, feature, bin_threshold, is_categorical, missing_left, go_left):
