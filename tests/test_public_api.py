@@ -79,6 +79,20 @@ def _surface():
 SURFACE = _surface()
 
 
+def _load(qualified_name):
+    """The object named ``package.module.Class.method`` (longest importable prefix)."""
+    parts = qualified_name.split(".")
+    for k in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:k]))
+        except ModuleNotFoundError:
+            continue
+        for attr in parts[k:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(qualified_name)
+
+
 def _modules():
     out = []
     for info in pkgutil.walk_packages(dtdecide.__path__, "dtdecide."):
@@ -134,6 +148,17 @@ def test_numpydoc(name):
         if code in REQUIRED and code not in KNOWN.get(name, set())
     ]
     assert not errors, f"{name}:\n" + "\n".join(errors)
+
+
+@pytest.mark.parametrize("name", SURFACE)
+def test_examples_show_an_output(name):
+    # an Examples section made only of statements shows the reader nothing to check
+    obj = _load(name)
+    doc = inspect.getdoc(obj) or ""
+    _, _, examples = doc.partition("Examples\n--------")
+    parsed = doctest.DocTestParser().get_examples(examples)
+    assert parsed, f"{name} has no example"
+    assert any(example.want.strip() for example in parsed), f"{name} shows no output"
 
 
 # ---------------------------------------------------------------------------- examples
