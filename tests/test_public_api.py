@@ -25,9 +25,10 @@ numpydoc_validate = pytest.importorskip("numpydoc.validate")
 
 # numpydoc codes every public object must pass:
 #   GL08 docstring present; PR01 every parameter documented; PR02 no unknown parameter;
-#   PR03 parameters in signature order; PR07 every parameter described; RT01 Returns
-#   section (functions and methods); RT03 every return value described; EX01 Examples.
-REQUIRED = {"GL08", "PR01", "PR02", "PR03", "PR07", "RT01", "RT03", "EX01"}
+#   PR03 parameters in signature order; PR04 every parameter has a type; PR07 every
+#   parameter described; RT01 Returns section (functions and methods); RT03 every return
+#   value described; EX01 Examples section.
+REQUIRED = {"GL08", "PR01", "PR02", "PR03", "PR04", "PR07", "RT01", "RT03", "EX01"}
 
 # Failures left on purpose, each with the reason. Keys: qualified name -> set of codes.
 KNOWN = {

@@ -154,13 +154,31 @@ class ProfitCurveDisplay:
 
         Parameters
         ----------
-        y_true, y_score, matrix, costs, sample_weight, train_priors, event, n_bins
+        y_true : array-like of shape (n_samples,)
             As in :func:`~dtdecide.assess.profit_curve`.
-        statistic, name
+        y_score : DataFrame or array-like
+            As in :func:`~dtdecide.assess.profit_curve`.
+        matrix : DecisionMatrix
+            As in :func:`~dtdecide.assess.profit_curve`.
+        costs : DataFrame or dict of arrays, default=None
+            As in :func:`~dtdecide.assess.profit_curve`.
+        sample_weight : array-like of shape (n_samples,), default=None
+            As in :func:`~dtdecide.assess.profit_curve`.
+        train_priors : array-like, default=None
+            As in :func:`~dtdecide.assess.profit_curve`.
+        event : level, default=None
+            As in :func:`~dtdecide.assess.profit_curve`.
+        n_bins : int, default=20
+            As in :func:`~dtdecide.assess.profit_curve`.
+        statistic : str, default="cum_profit"
+            As in :meth:`plot`.
+        name : str, default=None
             As in :meth:`plot`.
         role : str, default=None
             Data role shown in the title.
-        ax, **kwargs
+        ax : matplotlib Axes, default=None
+            As in :meth:`plot`.
+        **kwargs : dict
             As in :meth:`plot`.
 
         Returns
@@ -203,10 +221,26 @@ class ProfitCurveDisplay:
         matrix : DecisionMatrix, default=None
             Decision matrix; required for a plain scikit-learn model,
             re-decides a dtdecide model when given.
-        costs, sample_weight, train_priors, event, n_bins
+        costs : DataFrame or dict of arrays, default=None
             As in :func:`~dtdecide.assess.profit_curve`.
-        statistic, name, role, ax, **kwargs
-            As in :meth:`from_predictions`; ``name`` defaults to the class name.
+        sample_weight : array-like of shape (n_samples,), default=None
+            As in :func:`~dtdecide.assess.profit_curve`.
+        train_priors : array-like, default=None
+            As in :func:`~dtdecide.assess.profit_curve`.
+        event : level, default=None
+            As in :func:`~dtdecide.assess.profit_curve`.
+        n_bins : int, default=20
+            As in :func:`~dtdecide.assess.profit_curve`.
+        statistic : str, default="cum_profit"
+            As in :meth:`plot`.
+        name : str, default=None
+            Legend label; by default the class name of the estimator.
+        role : str, default=None
+            Data role shown in the title.
+        ax : matplotlib Axes, default=None
+            As in :meth:`plot`.
+        **kwargs : dict
+            As in :meth:`plot`.
 
         Returns
         -------
@@ -246,7 +280,15 @@ def profit_curves(models, data, matrix=None, *, train_priors=None, event=None, n
 
     Parameters
     ----------
-    models, data, matrix, train_priors, event
+    models : dict or list
+        As in :func:`~dtdecide.assess.compare_models`.
+    data : dict
+        As in :func:`~dtdecide.assess.compare_models`.
+    matrix : DecisionMatrix, default=None
+        As in :func:`~dtdecide.assess.compare_models`.
+    train_priors : array-like, default=None
+        As in :func:`~dtdecide.assess.compare_models`.
+    event : level, default=None
         As in :func:`~dtdecide.assess.compare_models`.
     n_bins : int, default=20
         Depths of each chart.

@@ -277,7 +277,19 @@ def best_threshold(y_true, y_score, matrix, *, costs=None, sample_weight=None,
 
     Parameters
     ----------
-    y_true, y_score, matrix, costs, sample_weight, train_priors, event
+    y_true : array-like of shape (n_samples,)
+        As in :func:`profit_curve`.
+    y_score : DataFrame or array-like
+        As in :func:`profit_curve`.
+    matrix : DecisionMatrix
+        As in :func:`profit_curve`.
+    costs : DataFrame or dict of arrays, default=None
+        As in :func:`profit_curve`.
+    sample_weight : array-like of shape (n_samples,), default=None
+        As in :func:`profit_curve`.
+    train_priors : array-like, default=None
+        As in :func:`profit_curve`.
+    event : level, default=None
         As in :func:`profit_curve`.
 
     Returns

@@ -151,7 +151,19 @@ def what_if_curves(models, X, y, variants, *, costs=None, sample_weight=None,
 
     Parameters
     ----------
-    models, X, y, variants, costs, sample_weight, train_priors
+    models : dict or list
+        As in :func:`what_if`.
+    X : array-like or DataFrame
+        As in :func:`what_if`.
+    y : array-like
+        As in :func:`what_if`.
+    variants : dict
+        As in :func:`what_if`.
+    costs : DataFrame or dict of arrays, default=None
+        As in :func:`what_if`.
+    sample_weight : array-like, default=None
+        As in :func:`what_if`.
+    train_priors : array-like, default=None
         As in :func:`what_if`.
     event : level, default=None
         Event level for lift and gains (see :func:`profit_curve`).

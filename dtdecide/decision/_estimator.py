@@ -255,7 +255,13 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
             Actual target, for computed and best possible profit.
         costs : DataFrame, dict of arrays or ndarray, default=None
             Cost columns (or case-specific consequences), see :func:`decide`.
-        sample_weight, target_name, threshold, do_nothing
+        sample_weight : array-like of shape (n_samples,), default=None
+            As in :func:`decide`.
+        target_name : str, default="target"
+            As in :func:`decide`.
+        threshold : float, default=None
+            As in :func:`decide`.
+        do_nothing : str, default="do nothing"
             As in :func:`decide`.
 
         Returns

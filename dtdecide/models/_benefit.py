@@ -289,7 +289,17 @@ def best_benefit_threshold(
 
     Parameters
     ----------
-    y_true, y_score, benefit_matrix, priors, pos_label, sample_weight
+    y_true : array-like of shape (n_samples,)
+        As in :func:`benefit_curve`.
+    y_score : array-like of shape (n_samples,)
+        As in :func:`benefit_curve`.
+    benefit_matrix : array-like of shape (2, 2)
+        As in :func:`benefit_curve`.
+    priors : array-like of shape (2,), optional
+        As in :func:`benefit_curve`.
+    pos_label : label, optional
+        As in :func:`benefit_curve`.
+    sample_weight : array-like of shape (n_samples,), optional
         As in :func:`benefit_curve`.
 
     Returns
@@ -331,13 +341,21 @@ def benefit_metric(
 
     Parameters
     ----------
-    y_true, y_score, benefit_matrix
+    y_true : array-like of shape (n_samples,)
+        As in :func:`benefit_curve`.
+    y_score : array-like of shape (n_samples,)
+        As in :func:`benefit_curve`.
+    benefit_matrix : array-like of shape (2, 2)
         As in :func:`benefit_curve`.
     threshold : float, optional
         Cases with ``score <= threshold`` go to class 0. By default the best threshold
         (the largest ``B(t)`` over all distinct scores), i.e. the benefit the scorer can
         reach.
-    priors, pos_label, sample_weight
+    priors : array-like of shape (2,), optional
+        As in :func:`benefit_curve`.
+    pos_label : label, optional
+        As in :func:`benefit_curve`.
+    sample_weight : array-like of shape (n_samples,), optional
         As in :func:`benefit_curve`.
 
     Returns
