@@ -87,7 +87,11 @@ class ProfitCurveDisplay:
 
     def __init__(self, curve, *, name=None, role=None):
         if not isinstance(curve, pd.DataFrame) or "depth" not in curve.columns:
-            raise TypeError("curve must be a DataFrame from profit_curve (with a depth column)")
+            raise TypeError(
+                "curve must be a DataFrame from profit_curve (with a depth column); got "
+                + (f"columns {list(curve.columns)}" if isinstance(curve, pd.DataFrame)
+                   else type(curve).__name__)
+            )
         self.curve = curve
         self.name = name
         self.role = role

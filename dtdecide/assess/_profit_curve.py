@@ -52,7 +52,10 @@ def _chart_arrays(scored, *, event_idx, name="y_score"):
         w = w.copy()
         w[keep] *= paw
     if not keep.any():
-        raise ValueError("no case with a positive frequency and known costs to chart")
+        raise ValueError(
+            "no case with a positive frequency and known costs to chart; check "
+            "sample_weight (all zero?) and costs (all missing?)"
+        )
     out = Bunch(
         score=scored.score[keep],
         profit=scored.profit[keep],
@@ -250,8 +253,12 @@ def best_depth(curve, statistic="cum_profit"):
     (0.6, 17.0, 0.3)
     """
     if not isinstance(curve, pd.DataFrame) or statistic not in curve.columns:
+        columns = list(curve.columns) if isinstance(curve, pd.DataFrame) else None
         raise ValueError(
-            f"statistic must be a column of the curve table; got {statistic!r}"
+            "statistic must be a column of curve (a DataFrame from profit_curve); got "
+            f"statistic={statistic!r} and "
+            + (f"columns {columns}" if columns is not None else
+               f"curve of type {type(curve).__name__}")
         )
     values = curve[statistic].to_numpy(dtype=float)
     if np.all(np.isnan(values)):

@@ -79,7 +79,10 @@ def _check_table(table):
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"table must be a pandas DataFrame; got {type(table).__name__}")
     if not all(isinstance(c, str) for c in table.columns):
-        raise ValueError("table must have str column names")
+        raise ValueError(
+            "table must have str column names; got "
+            f"{[c for c in table.columns if not isinstance(c, str)]!r}"
+        )
     if table.columns.duplicated().any():
         raise ValueError("table must not have duplicated column names")
 

@@ -184,8 +184,8 @@ def _binary_priors(is_pos, weight, priors):
     for c, (n, p) in enumerate(((n0, pi[0]), (n1, pi[1]))):
         if p > 0 and n <= 0:
             raise ValueError(
-                f"class {c} has prior {p} but no case (with positive weight) in y_true; "
-                "its score distribution is unknown"
+                f"priors gives class {c} the prior {p}, but y_true has no case of that "
+                "class with positive weight, so its score distribution is unknown"
             )
     return pi
 

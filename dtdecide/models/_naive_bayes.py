@@ -24,7 +24,9 @@ def check_cost_matrix(cost_matrix, classes, *, name="cost_matrix"):
         try:
             values = np.asarray(cost_matrix, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be a square numeric array-like") from exc
+            raise TypeError(
+                f"{name} must be a square numeric array-like; got {cost_matrix!r}"
+            ) from exc
     if values.shape != (n, n):
         raise ValueError(
             f"{name} must have one row (actual) and one column (predicted) per class "

@@ -106,7 +106,11 @@ class PruningStudyDisplay:
         'average profit'
         """
         if not isinstance(study, PruningStudy) or not hasattr(study, "results_"):
-            raise TypeError("study must be a fitted PruningStudy")
+            raise TypeError(
+                "study must be a fitted PruningStudy (call fit first); got "
+                + ("an unfitted PruningStudy" if isinstance(study, PruningStudy)
+                   else type(study).__name__)
+            )
         t = study.results_
         label = _LABELS[study.measure_]
         if study.measure_ == "lift":

@@ -407,7 +407,10 @@ def _best_index(values, higher_is_better):
     values = np.asarray(values, dtype=np.float64)
     ok = np.isfinite(values)
     if not ok.any():
-        raise ValueError("no subtree has a finite assessment value to select from")
+        raise ValueError(
+            "no subtree has a finite assessment value to select from; check the "
+            "validation data (X_valid, y_valid) and sample_weight_valid (all zero?)"
+        )
     signed = np.where(ok, values if higher_is_better else -values, -np.inf)
     best = signed.max()
     tol = _RISK_RTOL * max(abs(best), 1e-300)
