@@ -613,3 +613,23 @@ def test_posterior_width_must_match_levels(n_columns):
     post = np.full((3, n_columns), 1.0 / n_columns)
     with pytest.raises(ValueError, match=rf"n_levels=2.*got shape \(3, {n_columns}\)"):
         dt.decide(post, m)
+
+
+# ---------------------------------------------------------------------------- known gaps
+# Bad inputs that are accepted today. Strict xfails: once the owner makes them raise,
+# these tests fail as XPASS and should become ordinary cases of the catalogue above.
+@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
+                   reason="costs= with a profit/loss matrix is silently ignored "
+                          "(DecisionMatrix.resolve drops it)")
+@pytest.mark.parametrize("kind", ["profit", "loss"])
+def test_costs_with_a_matrix_without_cost_variables(f, kind):
+    matrix = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=LEVELS, kind=kind)
+    with pytest.raises(ValueError, match="costs"):
+        dt.decide(f.post, matrix, y=f.y, costs={"c": np.ones(8)})
+
+
+@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
+                   reason='to_sql(table="") writes FROM "" instead of refusing the name')
+def test_empty_sql_table_name(f):
+    with pytest.raises(ValueError, match="table"):
+        dt.to_sql(f.tree, table="")
