@@ -330,42 +330,84 @@ class TreeStructure:
             setattr(self, name, arr)
         self._is_leaf = self.children_left < 0
         # routing tables where a leaf points to itself, so that every row can take the
-        # same number of steps without compaction (numeric trees, see _route_numeric)
+        # same number of steps without compaction (see _route_fixed)
         ids = np.arange(self.n_nodes, dtype=NODE_DTYPE)
         children = np.empty((self.n_nodes, 2), dtype=NODE_DTYPE)
         children[:, 0] = np.where(self._is_leaf, ids, self.children_left)
         children[:, 1] = np.where(self._is_leaf, ids, self.children_right)
         self._route_children = children.ravel()
         self._route_feature = np.where(self._is_leaf, 0, self.feature)
-        # categorical nodes get a NaN threshold: `x > NaN` is False, then the lookup below
-        # decides
-        self._route_threshold = np.where(
-            self._is_leaf, np.inf, np.where(self.is_categorical, np.nan, self.threshold)
-        )
-        # lookup used when the tree has categorical splits: `_route_lookup[node * stride +
-        # cell]` is True when the row must go right whatever `x > threshold` says. A
-        # row's cell (see _lookup_cells) is its category code at categorical nodes
-        # (n_cat for NaN, unseen or non-integer codes), and 0 / 1 (non-missing / NaN) at
-        # numeric nodes. Numeric nodes: column 1 is "missing goes right"; categorical
-        # nodes: columns 0..n_cat-1 are "code goes right", column n_cat the missing side.
-        n_cat = self.cat_left.shape[1]
+        self._route_threshold = np.where(self._is_leaf, np.inf, self.threshold)
         self._has_cat = bool(self.is_categorical.any())
-        self._route_lookup = None
-        if self._has_cat:
-            stride = n_cat + 1
-            lookup = np.zeros((self.n_nodes, stride), dtype=bool)
-            cat = self.is_categorical
-            numeric = ~cat & ~self._is_leaf
-            lookup[cat, :n_cat] = ~self.cat_left[cat]
-            lookup[cat, n_cat] = ~self.missing_left[cat]
-            lookup[numeric, 1] = ~self.missing_left[numeric]
-            self._route_lookup = lookup.ravel()
         num_features = np.unique(self.feature[~self._is_leaf & ~self.is_categorical])
         cat_features = np.unique(self.feature[self.is_categorical])
-        self._split_features = (num_features, cat_features)
         # a column split both ways (only in hand-built trees) has no single cell code:
         # such trees route level by level
         self._route_mixed = bool(np.intersect1d(num_features, cat_features).size)
+        self._route_tables = None
+        self._route_cat_features = cat_features
+        self._route_num_features = num_features
+        if self._has_cat and not self._route_mixed:
+            self._route_tables = self._lookup_tables()
+
+    def _lookup_tables(self):
+        """Tables of the fixed-step routing of trees with categorical splits.
+
+        Every used column gets a small integer *cell* per row (:meth:`_lookup_cells`):
+        at a numeric column 0, or 1 for NaN; at a categorical column the code when it is
+        an integer in ``[0, n_cat)``, else ``n_cat`` (NaN, unseen, negative, infinite or
+        non-integer codes). Node ``i`` owns the row ``lookup[base[i] : base[i] + cells]``
+        saying whether each cell goes right *regardless* of the comparison ``x >
+        threshold``: numeric nodes ``[False, not missing_left]``, categorical nodes
+        ``not cat_left`` then ``not missing_left`` (their threshold is NaN, so the
+        comparison is always False). Leaves share an all-False row (they route to
+        themselves).
+
+        Returns
+        -------
+        threshold : ndarray of float64
+            Per node; NaN at categorical nodes, ``+inf`` at leaves.
+        base : ndarray of intp
+        lookup : ndarray of bool
+        """
+        n_cat = self.cat_left.shape[1]
+        split = ~self._is_leaf
+        cat = self.is_categorical
+        width = np.where(cat, n_cat + 1, 2)
+        width[self._is_leaf] = 0
+        base = np.concatenate([[0], np.cumsum(width)[:-1]]).astype(NODE_DTYPE)
+        leaf_base = int(width.sum())
+        base[self._is_leaf] = leaf_base
+        lookup = np.zeros(leaf_base + max(n_cat + 1, 2), dtype=bool)
+        numeric = np.flatnonzero(split & ~cat)
+        lookup[base[numeric] + 1] = ~self.missing_left[numeric]
+        cat_nodes = np.flatnonzero(cat)
+        cells = base[cat_nodes, None] + np.arange(n_cat + 1)
+        lookup[cells[:, :n_cat]] = ~self.cat_left[cat_nodes]
+        lookup[cells[:, n_cat]] = ~self.missing_left[cat_nodes]
+        threshold = np.where(cat, np.nan, self._route_threshold)
+        return threshold, base, lookup
+
+    def _lookup_cells(self, X_T):
+        """Cells of every used column of a block given column-major, shape (F, n).
+
+        See :meth:`_lookup_tables`. Categorical codes are cast to integers once;
+        anything the cast changes (NaN, infinities, fractions) and anything outside
+        ``[0, n_cat)`` gets ``n_cat``.
+        """
+        n_cat = self.cat_left.shape[1]
+        cells = np.zeros(X_T.shape, dtype=NODE_DTYPE)
+        for f in self._route_num_features:
+            cells[f] = np.isnan(X_T[f])
+        for f in self._route_cat_features:
+            code = X_T[f]
+            out = cells[f]
+            with np.errstate(invalid="ignore"):
+                out[...] = code.astype(NODE_DTYPE)
+            out[out != code] = n_cat
+            # negative codes wrap to huge unsigned values: clip them with the large ones
+            np.minimum(out.view(np.uintp), n_cat, out=out.view(np.uintp))
+        return cells
 
     # ------------------------------------------------------------------ properties
     @property
@@ -491,32 +533,16 @@ class TreeStructure:
             active = active[~self._is_leaf[nxt]]
         return node
 
-    def _lookup_cells(self, X):
-        """Per-cell lookup columns of a block (see ``_route_lookup`` in ``_set_fields``)."""
-        n, n_features = X.shape
-        n_cat = self.cat_left.shape[1]
-        cells = np.zeros((n, n_features), dtype=NODE_DTYPE)
-        num_features, cat_features = self._split_features
-        for j in num_features:
-            cells[:, j] = np.isnan(X[:, j])
-        for j in cat_features:
-            code = X[:, j]
-            ok = code >= 0
-            ok &= code < n_cat  # False for NaN
-            ok &= code == np.floor(code)
-            cells[:, j] = np.where(ok, code, n_cat)
-        return cells
-
     def _route_fixed(self, X):
         """Leaf ids of the rows of a C-ordered block, in ``max_depth`` fixed steps.
 
         Every row takes one step per depth level (a leaf routes to itself), so no
-        compaction of the active rows is needed. A row goes right when ``x >
-        threshold`` (categorical nodes have a NaN threshold, so never by this test) or
-        when the per-node lookup says so: NaN at numeric nodes with ``missing_left``
-        False; at categorical nodes a code outside ``cat_left`` or, for NaN, unseen and
-        non-integer codes, ``missing_left`` False. The level-by-level
-        :meth:`_route_block` is the slow twin it must agree with.
+        compaction of the active rows is needed. Numeric trees compare ``x > threshold``
+        (NaN: ``missing_left``); trees with categorical splits turn every value into a
+        small integer cell once per block and then only look up, per node, whether the
+        cell goes right (:meth:`_lookup_tables`). The level-by-level
+        :meth:`_route_block` and the per-row rules in the tests are the slow twins it
+        must agree with.
         """
         n, n_features = X.shape
         node = np.zeros(n, dtype=NODE_DTYPE)
@@ -526,16 +552,18 @@ class TreeStructure:
         flat_X = X.ravel()
         feature, threshold = self._route_feature, self._route_threshold
         children, missing_left = self._route_children, self.missing_left
-        if self._has_cat:
-            flat_cells = self._lookup_cells(X).ravel()
-            lookup = self._route_lookup
-            stride = self.cat_left.shape[1] + 1
+        if self._route_tables is not None:
+            threshold, base, lookup = self._route_tables
+            X_T = np.ascontiguousarray(X.T)
+            flat_X, flat_cells = X_T.ravel(), self._lookup_cells(X_T).ravel()
+            column_start = feature * n  # cell (f, r) of the column-major block: f * n + r
+            rows = np.arange(n, dtype=NODE_DTYPE)
             for _ in range(self.max_depth):
-                at = feature.take(node)
-                at += row_base
+                at = column_start.take(node)
+                at += rows
                 go_right = flat_X.take(at) > threshold.take(node)
                 cell = flat_cells.take(at)
-                cell += node * stride
+                cell += base.take(node)
                 go_right |= lookup.take(cell)
                 node *= 2
                 node += go_right
