@@ -32,7 +32,17 @@ _DATA_SUFFIXES = {
 
 
 class CLIError(Exception):
-    """A problem with the user's arguments or files (exit status 2)."""
+    """A problem with the user's arguments or files (exit status 2).
+
+    Examples
+    --------
+    >>> from dtdecide.cli import CLIError, read_data
+    >>> try:
+    ...     read_data("no-such-file.csv")
+    ... except CLIError as exc:
+    ...     print(exc)
+    data file 'no-such-file.csv' does not exist
+    """
 
 
 class _Progress:
@@ -64,6 +74,7 @@ def read_data(path, *, what="data", sep=","):
     Returns
     -------
     DataFrame
+        The file's rows and columns as read (CSV columns typed by pandas).
 
     Raises
     ------
@@ -116,6 +127,7 @@ def read_decisions(path, *, kind="profit", interval=None):
     Returns
     -------
     DecisionMatrix
+        The validated matrix (levels or knots, decisions, kind, costs and priors).
 
     Examples
     --------
@@ -229,9 +241,11 @@ def pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None, cv=
     ----------
     tree : fitted ProfitTreeClassifier or ProfitTreeRegressor
         With a decision matrix.
-    X_valid, y_valid : validation inputs and target
-        The subtree with the best validation average profit is chosen (the smallest on
-        ties).
+    X_valid : DataFrame
+        Validation inputs (None with ``cv``). The subtree with the best validation
+        average profit is chosen (the smallest on ties).
+    y_valid : array-like
+        Validation target (None with ``cv``).
     costs : DataFrame, default=None
         Validation cost columns.
     sample_weight : array-like, default=None
@@ -239,7 +253,12 @@ def pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None, cv=
     cv : int, default=None
         Folds of cross-validation on the training data instead; the 1-SE rule chooses
         (the smallest subtree within one standard error of the best).
-    X_train, y_train, costs_train : training data, needed with ``cv``.
+    X_train : DataFrame, default=None
+        Training inputs, needed with ``cv``.
+    y_train : array-like, default=None
+        Training target, needed with ``cv``.
+    costs_train : DataFrame, default=None
+        Training cost columns, with ``cv``.
     random_state : int, default=0
         Seeds the fold assignment.
 
