@@ -1008,9 +1008,10 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     every node also stores the expected profit of each decision and its best decision
     (design notes section 3): posteriors from the node's training cases
     (prior-adjusted when the matrix has priors), case costs averaged over the node's
-    training cases, training profit for case-specific consequence arrays. Decisions
-    never change how a nominal or binary tree grows; an ordinal tree grows on the
-    generalized Gini of the matrix's regret.
+    training cases, training profit for case-specific consequence arrays. By default
+    decisions do not change how a nominal or binary tree grows (``split_weights="loss"``
+    lets the matrix's regret weight the classes in split search); an ordinal tree grows
+    on the generalized Gini of the matrix's regret.
 
     Parameters
     ----------
