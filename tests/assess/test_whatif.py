@@ -45,8 +45,9 @@ def test_redecide_tree_with_priors(data):
     X, y = data
     base = ProfitTreeClassifier(decision_matrix=matrix(2.0), max_depth=3, random_state=0)
     base.fit(X, y)
+    # use_priors=False: the reference must grow the same splits as ``base``
     ref = ProfitTreeClassifier(decision_matrix=matrix(2.0, priors=[0.05, 0.95]),
-                               max_depth=3, random_state=0).fit(X, y)
+                               use_priors=False, max_depth=3, random_state=0).fit(X, y)
     got = redecide(base, priors=[0.05, 0.95]).decide(X, y)
     pd.testing.assert_frame_equal(got.cases, ref.decide(X, y).cases)
 
