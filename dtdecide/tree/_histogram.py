@@ -251,6 +251,8 @@ def build_histograms(
         counts = np.zeros(flat_shape, dtype=COUNT_DTYPE) if with_counts else None
     else:
         hist, counts = out
+        if not hist.flags.c_contiguous or (counts is not None and not counts.flags.c_contiguous):
+            raise ValueError("out arrays must be C-contiguous (they are filled through views)")
         hist[...] = 0
         if counts is not None:
             counts[...] = 0
@@ -263,6 +265,8 @@ def build_histograms(
         sel = slice(start, stop) if rows is None else rows[start:stop]
         slot = slots[start:stop]
         _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts)
+    if out is not None:
+        return out  # filled through the views above
     if not is_layout:
         hist = hist.reshape(n_slots, n_features, layout.max_width, C)
         if counts is not None:

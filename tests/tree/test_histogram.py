@@ -215,3 +215,25 @@ def test_layout_must_match_the_features():
     target = HistogramTarget(codes=codes, n_classes=3)
     with pytest.raises(ValueError, match="layout has 3 features"):
         build_histograms(Xb, rows, slots, 3, BinLayout([3, 4, 2]), target)
+
+
+def test_out_arrays_are_filled_in_place():
+    Xb, rows, slots, codes, w = _mixed_width_data(2, widths=(3, 5))
+    target = HistogramTarget(codes=codes, n_classes=3, weights=w)
+    layout = BinLayout([3, 5])
+    ref, ref_c = build_histograms(Xb, rows, slots, 3, layout, target, with_counts=True)
+    hist = np.full((3, layout.n_cells, 3), 7.0)
+    counts = np.full((3, layout.n_cells), 7, dtype=np.int32)
+    got, got_c = build_histograms(Xb, rows, slots, 3, layout, target, with_counts=True,
+                                  out=(hist, counts))
+    assert got is hist and got_c is counts
+    np.testing.assert_allclose(hist, ref, atol=1e-12)
+    np.testing.assert_array_equal(counts, ref_c)
+    # uniform int layout: the 4-D out array itself holds the result
+    hist4 = np.full((3, 2, 5, 3), 7.0)
+    build_histograms(Xb, rows, slots, 3, 5, target, out=(hist4, None))
+    full, _ = build_histograms(Xb, rows, slots, 3, 5, target)
+    np.testing.assert_allclose(hist4, full, atol=1e-12)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        build_histograms(Xb, rows, slots, 3, layout, target,
+                         out=(np.zeros((3, 2 * layout.n_cells, 3))[:, ::2], None))
