@@ -230,9 +230,13 @@ def find_best_splits(
             g = np.full(m, -np.inf)
             pos = np.zeros(m, dtype=np.intp)
             ml = np.zeros(m, dtype=bool)
-            order = np.zeros((m, w - 1), dtype=np.intp)
+            # absent categories sort last and add nothing to the prefix sums: prefixes
+            # beyond the most categories any node has repeat an earlier gain, which
+            # argmax (first maximum) never picks, so the scan stops there (exact)
+            n_scan = max(int((cn > 0).sum(axis=1).max()), 1)
+            order = np.zeros((m, n_scan), dtype=np.intp)
             for key in _category_keys(Hn, cn, is_classification):
-                o = np.argsort(key, axis=1, kind="stable")
+                o = np.argsort(key, axis=1, kind="stable")[:, :n_scan]
                 Hs = np.take_along_axis(Hn, o[:, :, None], axis=1)
                 cs = np.take_along_axis(cn, o, axis=1)
                 g_k, pos_k, ml_k = _scan(Hs, cs, Hm, cm, ctx)
@@ -252,9 +256,7 @@ def find_best_splits(
         if order is not None:
             if best_order is None:
                 best_order = np.zeros((m, B - 1), dtype=np.intp)
-            best_order[better, : w - 1] = order[better]
-            # values this feature never takes keep their place, after every category
-            best_order[better, w - 1 :] = np.arange(w - 1, B - 1)
+            best_order[better, : order.shape[1]] = order[better]
 
     valid = best_feature >= 0
     feat = np.where(valid, best_feature, 0)
@@ -263,12 +265,13 @@ def find_best_splits(
     go_left = np.zeros((m, B), dtype=bool)
     go_left[:, : B - 1] = np.arange(B - 1)[None, :] <= best_pos[:, None]
     if is_cat.any():
+        # the categories at the first best_pos + 1 places of the winning order go left
+        # (best_pos is below the scanned width, so padding columns are never read)
         cat_nodes = np.flatnonzero(is_cat)
-        rank = np.empty((cat_nodes.size, B - 1), dtype=np.intp)
-        np.put_along_axis(
-            rank, best_order[cat_nodes], np.arange(B - 1)[None, :].repeat(cat_nodes.size, 0), 1
-        )
-        go_left[cat_nodes, : B - 1] = rank <= best_pos[cat_nodes, None]
+        r, c = np.nonzero(np.arange(B - 1)[None, :] <= best_pos[cat_nodes, None])
+        block = np.zeros((cat_nodes.size, B), dtype=bool)
+        block[r, best_order[cat_nodes[r], c]] = True
+        go_left[cat_nodes] = block
     # learned missing side; no missing value at the node -> the heavier child
     chosen_hist = layout.gather(hist, rows, feat)  # (m, B, C) raw sums
     chosen_cnt = (
