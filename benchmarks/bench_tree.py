@@ -143,6 +143,8 @@ def main_categorical(args):
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.tree import DecisionTreeClassifier
 
+    import dtdecide.tree._grower  # noqa: F401  (import time stays out of the timings)
+
     X, y, is_cat = make_categorical_data(args.rows)
     n_num = int((~is_cat).sum())
     print(f"data: {X.shape[0]:,} rows x {n_num} numeric + {int(is_cat.sum())} categorical "
@@ -262,6 +264,8 @@ def main(argv=None):
 
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.tree import DecisionTreeClassifier
+
+    import dtdecide.tree._grower  # noqa: F401  (import time stays out of the timings)
 
     X, y = make_data(args.rows)
     print(f"data: {X.shape[0]:,} rows x {X.shape[1]} features, 3 classes, depth {args.depth}")
