@@ -420,7 +420,7 @@ CASES = [
      TypeError, ["threshold", "real number", "'x'"]),
     ("benefit-threshold-nan",
      lambda f: dt.benefit_metric([0, 1, 0], [0.1, 0.9, 0.5], f.b, threshold=np.nan),
-     TypeError, ["threshold", "not NaN"]),
+     ValueError, ["threshold", "not NaN"]),
     ("benefit-absent-pos-label",
      lambda f: dt.benefit_metric([0, 1, 0], [0.1, 0.9, 0.5], f.b, pos_label=7),
      ValueError, ["y_true", "both classes", "pos_label"]),
@@ -621,12 +621,7 @@ def test_posterior_width_must_match_levels(n_columns):
         dt.decide(post, m)
 
 
-# ---------------------------------------------------------------------------- known gaps
-# Bad inputs that are accepted today. Strict xfails: once the owner makes them raise,
-# these tests fail as XPASS and should become ordinary cases of the catalogue above.
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason="costs= with a profit/loss matrix is silently ignored "
-                          "(DecisionMatrix.resolve drops it)")
+# ------------------------------------------------- costs without cost variables, SQL names
 @pytest.mark.parametrize("kind", ["profit", "loss"])
 def test_costs_with_a_matrix_without_cost_variables(f, kind):
     matrix = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=LEVELS, kind=kind)
@@ -634,8 +629,6 @@ def test_costs_with_a_matrix_without_cost_variables(f, kind):
         dt.decide(f.post, matrix, y=f.y, costs={"c": np.ones(8)})
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason='to_sql(table="") writes FROM "" instead of refusing the name')
 def test_empty_sql_table_name(f):
     with pytest.raises(ValueError, match="table"):
         dt.to_sql(f.tree, table="")

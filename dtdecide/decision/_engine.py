@@ -50,6 +50,21 @@ def _one_blas_thread(active):
 class DecisionResult:
     """What :func:`decide` returns.
 
+    Built by :func:`decide` and by the trees' ``decide`` methods; users read it.
+
+    Parameters
+    ----------
+    cases : DataFrame
+        Per-case results (stored as ``cases``).
+    summary : Series
+        Summary statistics (stored as ``summary``).
+    matrix : DecisionMatrix
+        The matrix used.
+    decisions : tuple of str
+        The possible decisions, in tie-break order.
+    target_name : str
+        Suffix of the output columns.
+
     Attributes
     ----------
     cases : DataFrame
@@ -66,6 +81,7 @@ class DecisionResult:
         The possible decisions (the matrix decisions, plus the implicit do-nothing
         decision when a threshold was given).
     target_name : str
+        Suffix of the output columns (``D_<target_name>`` and so on).
 
     Examples
     --------
@@ -87,6 +103,11 @@ class DecisionResult:
 
     def decision_counts(self):
         """Number of cases taking each decision (missing decisions not counted).
+
+        Returns
+        -------
+        Series
+            Case count per decision, indexed by every possible decision in order.
 
         Examples
         --------
@@ -178,7 +199,7 @@ def _check_posterior_chunk(post, offset):
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(
             f"{name} rows must sum to 1 (tolerance {_SUM_TOL}); row {offset + row} sums to "
-            f"{s[row]!r}"
+            f"{float(s[row])!r}"
         )
 
 
@@ -596,6 +617,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
         Rows must be non-negative and sum to one. Interval target: predictions of
         shape (n_samples,).
     matrix : DecisionMatrix
+        The decision matrix: levels (or knots) and decisions, kind, costs and priors.
     y : array-like of shape (n_samples,), default=None
         Actual target (levels of the matrix, or numbers for an interval matrix).
     costs : DataFrame, dict of arrays or ndarray, default=None
@@ -741,6 +763,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     F = _sample_weight(sample_weight, n)
     if isinstance(costs, pd.DataFrame):
         _check_aligned(costs, given_index, "costs")
+    matrix._check_costs_allowed(costs)
     if fast:
         if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
             matrix.resolve(costs, n_samples=n, index=index)  # raises the usual TypeError

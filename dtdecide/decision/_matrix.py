@@ -556,6 +556,7 @@ class DecisionMatrix:
                 "case-specific; got an array (use DecisionMatrix.case_specific for "
                 "per-case consequence arrays)"
             )
+        self._check_costs_allowed(costs)
         if not self.costs:
             return Consequences(self.profit_values, None, None, self.sign, self.knots, n)
 
@@ -572,6 +573,15 @@ class DecisionMatrix:
                     continue
                 case_costs[:, j] = columns[c] if isinstance(c, str) else c
         return Consequences(self.profit_values, case_costs, None, self.sign, self.knots, n)
+
+    def _check_costs_allowed(self, costs):
+        """Refuse case costs given to a profit or loss matrix (never silently dropped)."""
+        if self.kind != "revenue" and not self.is_case_specific and not _is_empty_costs(costs):
+            raise ValueError(
+                f"costs must be None for a {self.kind} matrix: case costs are only "
+                "allowed with kind='revenue' (build the matrix with kind='revenue' and "
+                f"costs={{decision: column}}); got {type(costs).__name__}"
+            )
 
     def _cost_columns(self, costs, n, index=None):
         """Validated cost-variable columns as float arrays of length ``n``."""
@@ -956,3 +966,14 @@ def _infer_index(index):
                 return num.astype(np.int64).tolist()
             return num.tolist()
     return labels
+
+
+def _is_empty_costs(costs):
+    """Whether ``costs`` holds no cost data at all (None, or no columns)."""
+    if costs is None:
+        return True
+    if isinstance(costs, pd.DataFrame):
+        return costs.shape[1] == 0
+    if isinstance(costs, Mapping):
+        return len(costs) == 0
+    return False

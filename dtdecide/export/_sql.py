@@ -310,6 +310,10 @@ def to_sql(
     view = tree_view(estimator)
     if dialect not in _DIALECTS:
         raise ValueError(f"dialect must be one of {_DIALECTS}; got {dialect!r}")
+    if isinstance(table, str) and not table.strip():
+        raise ValueError("table must be a non-empty table name; got an empty string")
+    if isinstance(table, (tuple, list)) and any(isinstance(p, str) and not p.strip() for p in table):
+        raise ValueError(f"table must not contain empty name parts; got {table!r}")
     if isinstance(table, str):
         table_sql = _quote_ident(table)
     elif isinstance(table, (tuple, list)) and table and all(isinstance(p, str) for p in table):

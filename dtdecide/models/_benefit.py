@@ -396,8 +396,10 @@ def benefit_metric(
             sample_weight=sample_weight,
         )
         return float(curve["benefit"].max() / bound)
-    if not isinstance(threshold, Real) or np.isnan(threshold):
-        raise TypeError(f"threshold must be a real number (not NaN) or None; got {threshold!r}")
+    if not isinstance(threshold, Real):
+        raise TypeError(f"threshold must be a real number or None; got {threshold!r}")
+    if np.isnan(threshold):
+        raise ValueError(f"threshold must be a real number, not NaN, or None; got {threshold!r}")
     below = score <= threshold
     n0, n1 = weight[~is_pos].sum(), weight[is_pos].sum()
     F0 = weight[~is_pos & below].sum() / n0 if n0 > 0 else 0.0

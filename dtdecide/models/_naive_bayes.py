@@ -144,7 +144,7 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "cost_matrix": ["array-like", None],
         "alpha": [Interval(Real, 0, None, closed="neither")],
-        "n_bins": [Interval(Integral, 1, None, closed="left")],
+        "n_bins": [Interval(Integral, 2, None, closed="left")],
         "categorical_features": [StrOptions({"all"}), "array-like", None],
         "priors": ["array-like", None],
     }

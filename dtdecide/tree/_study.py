@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 
@@ -525,8 +526,9 @@ class PruningStudy:
     def _check_params(self, has_valid, has_train):
         est = self.estimator
         if getattr(est, "tree_", None) is None:
-            raise ValueError(
-                f"estimator must be a fitted tree; {type(est).__name__} has no tree_"
+            raise NotFittedError(
+                f"estimator must be a fitted tree; {type(est).__name__} has no tree_ "
+                "(call fit first)"
             )
         if self.measure is not None and self.measure not in _MEASURES:
             raise ValueError(f"measure must be None or one of {_MEASURES}; got {self.measure!r}")
