@@ -1310,8 +1310,11 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         >>> tree.predict(X).tolist()
         ['no', 'no', 'no', 'no', 'yes', 'yes', 'yes', 'yes']
         """
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        leaves = self.apply(X)
+        # the most probable class of each node, then one gather per case (the same as
+        # argmax over predict_proba rows, without the (n_samples, n_classes) array)
+        node_class = np.argmax(self._node_posteriors(), axis=1)
+        return self.classes_.take(node_class.take(leaves))
 
     def predict_decision(self, X):
         """Decision name of every case (its leaf's decision).

@@ -149,38 +149,83 @@ def _fit_categories(col):
     return values
 
 
-def _numeric_column(col, name):
-    try:
-        values = col.to_numpy(dtype=X_DTYPE, na_value=np.nan)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"X column {name!r} could not be read as numbers: {exc}") from exc
-    if np.isinf(values).any():
+def _numeric_into(col, name, out_col):
+    """Write one numeric column into ``out_col`` (a float64 column of the result).
+
+    Columns that numpy already holds as numbers (float, int, bool) are cast straight
+    into ``out_col``; nullable and object columns go through ``to_numpy`` with NaN for
+    missing values.
+    """
+    dtype = col.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "fiub":
+        np.copyto(out_col, col.to_numpy(), casting="unsafe")
+    else:
+        try:
+            values = col.to_numpy(dtype=X_DTYPE, na_value=np.nan)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"X column {name!r} could not be read as numbers: {exc}") from exc
+        out_col[...] = values
+    if np.isinf(out_col).any():
         raise ValueError(
             f"Input X contains infinity in column {name!r}; only NaN is allowed as a "
             "missing value."
         )
-    return values
 
 
-def _category_codes(col, categories):
-    """Codes into ``categories`` as float, NaN for missing and unseen values."""
+def _indexer(categories, labels):
+    """Position of every label in ``categories``, -1 where it is absent (or missing)."""
+    try:
+        return np.asarray(pd.Index(categories).get_indexer(labels), dtype=np.intp)
+    except (TypeError, ValueError):
+        # e.g. categories with mixed label types: fall back to a dictionary lookup
+        lookup = {c: k for k, c in enumerate(categories)}
+        return np.array([lookup.get(v, -1) for v in labels], dtype=np.intp)
+
+
+def _code_table(labels, categories):
+    """Float lookup table from positions in ``labels`` to codes into ``categories``.
+
+    ``table[k]`` is the training code of ``labels[k]`` (NaN when training never saw
+    it) and the extra last entry is NaN, so that the missing-value code ``-1`` of
+    pandas reads NaN through ``np.take(table, codes, mode="wrap")``.
+    """
+    # labels as Python objects, as the values of an object column would be: matching
+    # then follows Python equality whatever dtype pandas inferred for the labels
+    idx = _indexer(categories, np.asarray(labels, dtype=object))
+    table = np.full(len(idx) + 1, np.nan, dtype=X_DTYPE)
+    found = idx >= 0
+    table[:-1][found] = idx[found]
+    return table
+
+
+def _category_codes_into(col, categories, out_col):
+    """Write the codes of ``col`` into ``categories`` to ``out_col`` (NaN: missing/unseen).
+
+    Every column is first reduced to small integer codes into a short list of its own
+    labels (the dtype's categories, ``[False, True]``, or the distinct values found by
+    ``pd.factorize``); only those labels are matched against the training categories,
+    and the codes are then mapped through that lookup table with one ``np.take``.
+    """
     if len(categories) == 0:
-        return np.full(len(col), np.nan)
-    if isinstance(col.dtype, pd.CategoricalDtype) and np.array_equal(
-        np.asarray(col.cat.categories, dtype=object), np.asarray(categories, dtype=object)
-    ):
+        out_col[...] = np.nan
+        return
+    dtype = col.dtype
+    if isinstance(dtype, pd.CategoricalDtype):
         codes = col.cat.codes.to_numpy()
+        labels = col.cat.categories
+    elif isinstance(dtype, np.dtype) and dtype.kind == "b":
+        codes = col.to_numpy().view(np.uint8)
+        labels = np.array([False, True], dtype=object)
     else:
-        values = col.to_numpy(dtype=object)
         try:
-            codes = pd.Index(categories).get_indexer(values)
-        except (TypeError, ValueError):
-            # e.g. categories with mixed label types: fall back to a dictionary lookup
-            lookup = {c: k for k, c in enumerate(categories)}
-            codes = np.array([lookup.get(v, -1) for v in values], dtype=np.int64)
-    out = codes.astype(X_DTYPE)
-    out[codes < 0] = np.nan
-    return out
+            codes, labels = pd.factorize(col, use_na_sentinel=True)
+        except TypeError:  # unhashable values: let the per-value lookup report them
+            codes = None
+        if codes is None:
+            out_col[...] = _code_table(col.to_numpy(dtype=object), categories)[:-1]
+            return
+    table = _code_table(labels, categories)
+    np.take(table, codes, out=out_col, mode="wrap")
 
 
 def _frame_names(frame):
@@ -233,21 +278,23 @@ def fit_encode(X):
         raise ValueError("X has duplicated column names; column names must be unique.")
     is_cat = np.zeros(len(names), dtype=bool)
     categories = []
-    out = np.empty(frame.shape, dtype=X_DTYPE)
+    # filled column by column, so column-major (contiguous writes); handed on C-ordered
+    # as before (one transposing copy is cheaper than strided writes into a C array)
+    out = np.empty(frame.shape, dtype=X_DTYPE, order="F")
     for j in range(frame.shape[1]):
         col = frame.iloc[:, j]
         if _column_kind(col, names[j]) == "categorical":
             cats = _fit_categories(col)
             is_cat[j] = True
             categories.append(cats)
-            out[:, j] = _category_codes(col, cats)
+            _category_codes_into(col, cats, out[:, j])
         else:
             categories.append(None)
-            out[:, j] = _numeric_column(col, names[j])
+            _numeric_into(col, names[j], out[:, j])
     encoding = FeatureEncoding(
         feature_names=names, is_categorical=is_cat, categories=categories, has_names=has_names
     )
-    return out, encoding
+    return np.ascontiguousarray(out), encoding
 
 
 def _check_names(frame, encoding, estimator_name):
@@ -334,7 +381,7 @@ def encode(X, encoding, *, estimator_name="estimator"):
         if encoding.has_names:
             _check_names(pd.DataFrame(arr[:0]), encoding, estimator_name)
         if not encoding.is_categorical.any():  # check_array has rejected infinity
-            return np.ascontiguousarray(arr, dtype=X_DTYPE)
+            return arr  # float64 already, in the caller's memory layout (no copy)
         frame = pd.DataFrame(arr)
     else:
         if isinstance(X, pd.DataFrame):
@@ -348,12 +395,14 @@ def encode(X, encoding, *, estimator_name="estimator"):
             )
     if frame.shape[0] == 0:
         return np.empty((0, n_expected), dtype=X_DTYPE)
-    out = np.empty(frame.shape, dtype=X_DTYPE)
+    # Column-major: every column is written contiguously (a C-ordered fill writes each
+    # value to a different cache line); TreeStructure.apply copies row blocks anyway.
+    out = np.empty(frame.shape, dtype=X_DTYPE, order="F")
     for j in range(n_expected):
         col = frame.iloc[:, j]
         name = encoding.feature_names[j]
         if encoding.is_categorical[j]:
-            out[:, j] = _category_codes(col, encoding.categories[j])
+            _category_codes_into(col, encoding.categories[j], out[:, j])
         else:
             if _column_kind(col, name) == "categorical" and not pd.api.types.is_bool_dtype(
                 col.dtype
@@ -362,5 +411,5 @@ def encode(X, encoding, *, estimator_name="estimator"):
                     f"X column {name!r} was numeric at fit time but now holds "
                     f"non-numeric values (dtype {col.dtype})."
                 )
-            out[:, j] = _numeric_column(col, name)
+            _numeric_into(col, name, out[:, j])
     return out
