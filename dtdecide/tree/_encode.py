@@ -198,7 +198,7 @@ def _code_table(labels, categories):
     return table
 
 
-def _category_codes_into(col, categories, out_col):
+def _category_codes_into(col, categories, out_col, name):
     """Write the codes of ``col`` into ``categories`` to ``out_col`` (NaN: missing/unseen).
 
     Every column is first reduced to small integer codes into a short list of its own
@@ -219,11 +219,11 @@ def _category_codes_into(col, categories, out_col):
     else:
         try:
             codes, labels = pd.factorize(col, use_na_sentinel=True)
-        except TypeError:  # unhashable values: let the per-value lookup report them
-            codes = None
-        if codes is None:
-            out_col[...] = _code_table(col.to_numpy(dtype=object), categories)[:-1]
-            return
+        except TypeError as exc:  # unhashable values (lists, dicts) cannot be labels
+            raise TypeError(
+                f"X column {name!r} is categorical but holds values that cannot be "
+                f"category labels: {exc}"
+            ) from exc
     table = _code_table(labels, categories)
     np.take(table, codes, out=out_col, mode="wrap")
 
@@ -274,6 +274,7 @@ def fit_encode(X):
 
     _check_shape(frame.shape[0], frame.shape[1], frame.shape)
     names, has_names = _frame_names(frame)
+    has_names = has_names and isinstance(X, pd.DataFrame)  # not the x0.. of an array
     if has_names and len(set(names)) != len(names):
         raise ValueError("X has duplicated column names; column names must be unique.")
     is_cat = np.zeros(len(names), dtype=bool)
@@ -287,7 +288,7 @@ def fit_encode(X):
             cats = _fit_categories(col)
             is_cat[j] = True
             categories.append(cats)
-            _category_codes_into(col, cats, out[:, j])
+            _category_codes_into(col, cats, out[:, j], names[j])
         else:
             categories.append(None)
             _numeric_into(col, names[j], out[:, j])
@@ -402,7 +403,7 @@ def encode(X, encoding, *, estimator_name="estimator"):
         col = frame.iloc[:, j]
         name = encoding.feature_names[j]
         if encoding.is_categorical[j]:
-            _category_codes_into(col, encoding.categories[j], out[:, j])
+            _category_codes_into(col, encoding.categories[j], out[:, j], name)
         else:
             if _column_kind(col, name) == "categorical" and not pd.api.types.is_bool_dtype(
                 col.dtype

@@ -135,3 +135,209 @@ def test_codes_decode_back_to_labels(labels, new):
             assert np.isnan(code)
         else:
             assert cats[int(code)] == value
+
+
+# --------------------------------------------------------------------------------------
+# The column-at-a-time encoder against a slow, obvious per-value twin
+
+
+def _is_missing(v):
+    return v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v))
+
+
+def slow_encode(frame, enc):
+    """Per value: NaN when missing, the float for numeric inputs, else the position of
+    the first training category equal to the value (NaN when there is none)."""
+    n, p = frame.shape
+    out = np.full((n, p), np.nan)
+    for j in range(p):
+        cats = enc.categories[j]
+        for i, v in enumerate(frame.iloc[:, j].tolist()):
+            if _is_missing(v):
+                continue
+            if cats is None:
+                out[i, j] = float(v)
+                continue
+            for k, c in enumerate(cats):
+                if c == v:
+                    out[i, j] = k
+                    break
+    return out
+
+
+LABELS = ["a", "b", "c", "d", "e"]
+INT_LABELS = [3, 10, 7, 1]
+
+
+def _categorical_column(draw, pool, n, how):
+    """``n`` values from ``pool`` (plus None) held as ``how`` says."""
+    values = draw(st.lists(st.sampled_from([*pool, None]), min_size=n, max_size=n))
+    if how == "object":
+        return pd.Series(values, dtype=object)
+    if how == "str":
+        return pd.Series(values, dtype="str")
+    if how == "string":
+        return pd.Series(values, dtype="string")
+    # category dtype: categories in a drawn order, possibly with extra unused ones
+    extra = draw(st.lists(st.sampled_from(["zz", "yy"] if isinstance(pool[0], str) else [99, 98]),
+                          unique=True, max_size=2))
+    order = draw(st.permutations([*pool, *extra]))
+    return pd.Series(pd.Categorical(values, categories=order))
+
+
+def _bool_column(draw, n, nullable):
+    if nullable:
+        values = draw(st.lists(st.sampled_from([True, False, None]), min_size=n, max_size=n))
+        return pd.Series(pd.array(values, dtype="boolean"))
+    return pd.Series(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+
+
+@st.composite
+def frame_pairs(draw):
+    """A training frame and a scoring frame with the same columns: the scoring frame may
+    hold unseen labels and represent each categorical column differently."""
+    n_fit = draw(st.integers(1, 25))
+    n_new = draw(st.integers(1, 25))
+    how = st.sampled_from(["object", "str", "string", "category"])
+    floats = st.one_of(st.none(), st.floats(-1e6, 1e6, allow_nan=False))
+    fit, new = {}, {}
+    # categorical text labels; scoring sees the whole pool (unseen labels included)
+    fit["text"] = _categorical_column(draw, LABELS[:3], n_fit, draw(how))
+    new["text"] = _categorical_column(draw, LABELS, n_new, draw(how))
+    # categorical integer labels (a category dtype at fit), numbers or objects later
+    fit["icat"] = _categorical_column(draw, INT_LABELS[:3], n_fit, "category")
+    new_icat = draw(st.lists(st.sampled_from(INT_LABELS), min_size=n_new, max_size=n_new))
+    new["icat"] = (
+        pd.Series(new_icat, dtype=np.int64) if draw(st.booleans())
+        else _categorical_column(draw, INT_LABELS, n_new, draw(st.sampled_from(["object", "category"])))
+    )
+    fit["flag"] = _bool_column(draw, n_fit, draw(st.booleans()))
+    new["flag"] = _bool_column(draw, n_new, draw(st.booleans()))
+    # numeric inputs: float with NaN, numpy integers, nullable integers
+    for data, n in ((fit, n_fit), (new, n_new)):
+        data["num"] = pd.Series(
+            draw(st.lists(floats, min_size=n, max_size=n)), dtype=float
+        )
+        data["int"] = pd.Series(draw(st.lists(st.integers(-5, 5), min_size=n, max_size=n)))
+        data["nint"] = pd.Series(
+            pd.array(draw(st.lists(st.one_of(st.none(), st.integers(-3, 3)), min_size=n,
+                                   max_size=n)), dtype="Int64")
+        )
+    return pd.DataFrame(fit), pd.DataFrame(new)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pair=frame_pairs())
+def test_encode_equals_per_value_reference(pair):
+    fit_frame, new_frame = pair
+    codes_fit, enc = fit_encode(fit_frame)
+    assert enc.is_categorical.tolist() == [True, True, True, False, False, False]
+    np.testing.assert_array_equal(codes_fit, slow_encode(fit_frame, enc))
+    assert codes_fit.flags.c_contiguous  # the grower's layout is unchanged
+    codes = encode(new_frame, enc)
+    assert codes.dtype == np.float64 and codes.shape == new_frame.shape
+    np.testing.assert_array_equal(codes, slow_encode(new_frame, enc))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    fit_labels=st.lists(st.sampled_from(["p", "q", "r", "s"]), min_size=1, max_size=20),
+    new_labels=st.lists(st.sampled_from(["p", "q", "r", "s", "t", None]), min_size=1,
+                        max_size=20),
+    numbers=st.lists(st.one_of(st.none(), st.integers(-9, 9)), min_size=20, max_size=20),
+)
+def test_numpy_object_arrays_equal_per_value_reference(fit_labels, new_labels, numbers):
+    def as_array(labels):
+        X = np.empty((len(labels), 2), dtype=object)
+        X[:, 0] = labels
+        X[:, 1] = [np.nan if v is None else v for v in numbers[: len(labels)]]
+        X[0, 1] = 0.5  # at least one number: an all-missing object column is categorical
+        return X
+
+    _, enc = fit_encode(as_array(fit_labels))
+    assert enc.is_categorical.tolist() == [True, False]
+    assert not enc.has_names  # x0, x1 are made-up names: no feature-name warnings
+    X_new = as_array(new_labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        codes = encode(X_new, enc)
+    np.testing.assert_array_equal(codes, slow_encode(pd.DataFrame(X_new), enc))
+
+
+def test_category_dtype_with_other_order_and_extra_categories():
+    _, enc = fit_encode(pd.DataFrame({"c": pd.Categorical(["x", "y"], categories=["y", "x"])}))
+    new = pd.Categorical(["x", "w", None, "y", "v"], categories=["v", "w", "x", "y"])
+    codes = encode(pd.DataFrame({"c": new}), enc)[:, 0]
+    np.testing.assert_array_equal(codes, [1, np.nan, np.nan, 0, np.nan])
+    # same categories in the same order: the codes pass straight through
+    same = pd.Categorical(["x", None, "y"], categories=["y", "x"])
+    np.testing.assert_array_equal(encode(pd.DataFrame({"c": same}), enc)[:, 0], [1, np.nan, 0])
+
+
+def test_labels_match_by_python_equality_whatever_the_dtype():
+    # a bool input scored with 0/1 integers, int categories scored with floats
+    _, enc = fit_encode(pd.DataFrame({"b": [True, False],
+                                      "k": pd.Categorical([1, 2], categories=[2, 1, 3])}))
+    new = pd.DataFrame({"b": [1, 0, 2], "k": [1.0, 3.0, np.nan]})
+    np.testing.assert_array_equal(encode(new, enc), [[1, 1], [0, 2], [np.nan, np.nan]])
+
+
+def test_encode_copies_frames_and_keeps_float_arrays():
+    frame = pd.DataFrame({"a": [1.0, 2.0], "b": [3, 4]})
+    _, enc = fit_encode(frame)
+    codes = encode(frame, enc)
+    codes[:] = -1.0
+    assert frame["a"].tolist() == [1.0, 2.0]  # the result never aliases the frame
+    X = np.asfortranarray([[1.0, 2.0], [3.0, np.nan]])
+    _, enc = fit_encode(X)
+    out = encode(X, enc)
+    np.testing.assert_array_equal(out, X)
+    assert out.dtype == np.float64
+
+
+@pytest.mark.parametrize(
+    "column, error, match",
+    [
+        (pd.Series([1.0, np.inf]), ValueError, "infinity in column 'f'"),
+        (pd.array([1.0, -np.inf], dtype="Float64"), ValueError, "infinity in column 'f'"),
+        (pd.Series([1.0, "x"], dtype=object), TypeError, "'f' was numeric at fit"),
+        (pd.Series(["1", "2"], dtype="str"), TypeError, "'f' was numeric at fit"),
+    ],
+)
+def test_bad_numeric_columns_at_scoring(column, error, match):
+    _, enc = fit_encode(pd.DataFrame({"s": ["a", "b"], "f": [1.0, 2.0]}))
+    with pytest.raises(error, match=match):
+        encode(pd.DataFrame({"s": ["a", "b"], "f": column}), enc)
+
+
+def test_unhashable_values_in_a_categorical_column_raise_type_error():
+    _, enc = fit_encode(pd.DataFrame({"s": ["a", "b"]}))
+    with pytest.raises(TypeError, match="X column 's' is categorical.*unhashable"):
+        encode(pd.DataFrame({"s": pd.Series([{"a": 1}, "a"], dtype=object)}), enc)
+
+
+def test_no_categories_at_all_encode_as_missing():
+    # an all-missing text column has no categories: every value is unseen
+    _, enc = fit_encode(pd.DataFrame({"s": pd.Series([None, None], dtype=object), "f": [1, 2]}))
+    assert enc.categories[0].size == 0
+    codes = encode(pd.DataFrame({"s": pd.Series(["a", None], dtype=object), "f": [1, 2]}), enc)
+    np.testing.assert_array_equal(codes, [[np.nan, 1], [np.nan, 2]])
+
+
+@settings(max_examples=15, deadline=None)
+@given(pair=frame_pairs(), seed=st.integers(0, 2**16))
+def test_tree_scoring_equals_apply_on_reference_codes(pair, seed):
+    from dtdecide import ProfitTreeClassifier
+
+    fit_frame, new_frame = pair
+    rng = np.random.default_rng(seed)
+    y = rng.choice(["u", "v", "w"], size=len(fit_frame))
+    tree = ProfitTreeClassifier(max_depth=4, min_samples_leaf=1, min_samples_split=2)
+    tree.fit(fit_frame, y)
+    reference = slow_encode(new_frame, tree._encoding)
+    leaves = tree.tree_.apply(np.ascontiguousarray(reference))
+    np.testing.assert_array_equal(tree.apply(new_frame), leaves)
+    proba = tree.predict_proba(new_frame)
+    np.testing.assert_array_equal(proba, tree._node_posteriors()[leaves])
+    np.testing.assert_array_equal(tree.predict(new_frame),
+                                  tree.classes_[np.argmax(proba, axis=1)])
