@@ -22,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, column
 from ..decision import DecisionMatrix
 from ..decision._kernels import encode_target, prior_adjustment_weights, roi
 from . import _leaf
-from ._encode import encode, fit_encode, n_samples_of
+from ._encode import encode, encode_apply, fit_encode, n_samples_of
 
 __all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
 
@@ -423,6 +423,13 @@ class _BaseProfitTree(BaseEstimator):
         X, _ = self._drop_cost_features(X)
         return encode(X, self._encoding, estimator_name=type(self).__name__)
 
+    def _apply_raw(self, X):
+        """Leaf ids of raw inputs (cost columns dropped), encoded block by block."""
+        check_is_fitted(self, "tree_")
+        X, _ = self._drop_cost_features(X)
+        return encode_apply(X, self._encoding, self.tree_.apply,
+                            estimator_name=type(self).__name__)
+
     def apply(self, X):
         """Leaf id of every case.
 
@@ -448,8 +455,7 @@ class _BaseProfitTree(BaseEstimator):
         >>> tree.apply(X).tolist()
         [1, 1, 1, 1, 3, 3, 4, 4]
         """
-        X_codes = self._encode_X(X)
-        return self.tree_.apply(X_codes)
+        return self._apply_raw(X)
 
     def decision_path(self, X):
         """Sparse indicator of the nodes each case passes through.
@@ -605,10 +611,10 @@ class _BaseProfitTree(BaseEstimator):
                 "decide needs a tree fitted with a decision_matrix; got decision_matrix=None"
             )
         X_in, cost_frame = self._drop_cost_features(X)
-        X_codes = encode(X_in, self._encoding, estimator_name=type(self).__name__)
-        n = X_codes.shape[0]
+        leaves = encode_apply(X_in, self._encoding, self.tree_.apply,
+                              estimator_name=type(self).__name__)
+        n = leaves.shape[0]
         index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n)
-        leaves = self.tree_.apply(X_codes)
         d_idx, E = self._leaf_decisions(leaves)
 
         _check_same_index(X, costs, "costs")

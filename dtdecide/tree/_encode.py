@@ -18,6 +18,15 @@ Which columns are categorical
 
 Everything else is numeric. Datetime and other non-numeric dtypes raise a
 ``TypeError`` naming the column.
+
+Speed at scoring time
+---------------------
+:func:`encode` runs on every ``predict``/``decide`` call, so it does no per-value
+Python work: each column is written once, contiguously, into a column-major result
+(numeric columns cast straight in; categorical columns reduced to pandas' own small
+integer codes and mapped to training codes through a lookup table of the column's
+distinct labels with one ``np.take``). A float64 numpy array is not copied at all.
+:func:`fit_encode` hands the grower a C-ordered matrix, as it always did.
 """
 
 from __future__ import annotations
@@ -29,11 +38,16 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_array
 
-__all__ = ["FeatureEncoding", "fit_encode", "encode", "n_samples_of"]
+__all__ = ["FeatureEncoding", "fit_encode", "encode", "encode_apply", "n_samples_of"]
 
 # The code matrix is float64 so that NaN can mark a missing value and raw numeric
 # thresholds compare exactly with the values the user passes.
 X_DTYPE = np.float64
+
+# Rows encoded per block when scoring: a multiple of the tree's apply block, small
+# enough for the block (rows x features x 8 bytes) to stay in cache, large enough for
+# the per-column Python overhead not to matter.
+SCORE_BLOCK_ROWS = 1 << 15
 
 _NUMERIC_INFERRED = {"integer", "floating", "mixed-integer-float", "decimal"}
 
@@ -149,27 +163,27 @@ def _fit_categories(col):
     return values
 
 
-def _numeric_into(col, name, out_col):
-    """Write one numeric column into ``out_col`` (a float64 column of the result).
+def _numeric_values(col, name):
+    """A validated 1-D numeric array of one column (no copy when numpy holds numbers).
 
-    Columns that numpy already holds as numbers (float, int, bool) are cast straight
-    into ``out_col``; nullable and object columns go through ``to_numpy`` with NaN for
-    missing values.
+    Columns that numpy already holds as numbers (float, int, bool) are returned as they
+    are, to be cast while being written; nullable and object columns go through
+    ``to_numpy`` with NaN for missing values.
     """
     dtype = col.dtype
     if isinstance(dtype, np.dtype) and dtype.kind in "fiub":
-        np.copyto(out_col, col.to_numpy(), casting="unsafe")
+        values = col.to_numpy()
     else:
         try:
             values = col.to_numpy(dtype=X_DTYPE, na_value=np.nan)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"X column {name!r} could not be read as numbers: {exc}") from exc
-        out_col[...] = values
-    if np.isinf(out_col).any():
+    if values.dtype.kind == "f" and np.isinf(values).any():
         raise ValueError(
             f"Input X contains infinity in column {name!r}; only NaN is allowed as a "
             "missing value."
         )
+    return values
 
 
 def _indexer(categories, labels):
@@ -198,17 +212,18 @@ def _code_table(labels, categories):
     return table
 
 
-def _category_codes_into(col, categories, out_col, name):
-    """Write the codes of ``col`` into ``categories`` to ``out_col`` (NaN: missing/unseen).
+def _category_source(col, categories, name):
+    """``(codes, table)`` of one categorical column: ``table.take(codes, mode="wrap")``
+    gives its codes into ``categories`` (NaN for missing and unseen values).
 
-    Every column is first reduced to small integer codes into a short list of its own
-    labels (the dtype's categories, ``[False, True]``, or the distinct values found by
-    ``pd.factorize``); only those labels are matched against the training categories,
-    and the codes are then mapped through that lookup table with one ``np.take``.
+    Every column is reduced to small integer codes into a short list of its own labels
+    (the dtype's categories, ``[False, True]``, or the distinct values found by
+    ``pd.factorize``, missing values coded -1); only those labels are matched against
+    the training categories, and writing the codes is then one ``np.take`` through the
+    lookup table.
     """
-    if len(categories) == 0:
-        out_col[...] = np.nan
-        return
+    if len(categories) == 0:  # nothing was seen in training: every value is unseen
+        return np.zeros(len(col), dtype=np.int8), np.full(1, np.nan, dtype=X_DTYPE)
     dtype = col.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         codes = col.cat.codes.to_numpy()
@@ -224,8 +239,64 @@ def _category_codes_into(col, categories, out_col, name):
                 f"X column {name!r} is categorical but holds values that cannot be "
                 f"category labels: {exc}"
             ) from exc
-    table = _code_table(labels, categories)
-    np.take(table, codes, out=out_col, mode="wrap")
+    return codes, _code_table(labels, categories)
+
+
+class _Columns:
+    """Validated raw columns whose codes are written a block of rows at a time.
+
+    Holds, per input, either its numeric values (views of the caller's data where
+    possible) or its categorical ``(codes, table)``; every check has run when it
+    exists, so writing cannot fail. :meth:`fill` writes rows ``start:stop`` of the code
+    matrix into a float64 block (column-major blocks get contiguous writes).
+    """
+
+    def __init__(self, sources, n_samples):
+        self.sources = sources
+        self.n_samples = n_samples
+        self.n_features = len(sources)
+
+    def fill(self, start, stop, out):
+        for j, (values, table) in enumerate(self.sources):
+            if table is None:
+                np.copyto(out[:, j], values[start:stop], casting="unsafe")
+            else:
+                np.take(table, values[start:stop], out=out[:, j], mode="wrap")
+        return out
+
+    def to_array(self, order="F"):
+        """The whole code matrix; ``order="C"`` goes through a column-major block buffer
+        (contiguous writes, then one in-cache transposing copy per block)."""
+        shape = (self.n_samples, self.n_features)
+        if order == "F":
+            return self.fill(0, self.n_samples, np.empty(shape, dtype=X_DTYPE, order="F"))
+        out = np.empty(shape, dtype=X_DTYPE)
+        buffer = np.empty((min(SCORE_BLOCK_ROWS, self.n_samples), self.n_features),
+                          dtype=X_DTYPE, order="F")
+        for start in range(0, self.n_samples, SCORE_BLOCK_ROWS):
+            stop = min(start + SCORE_BLOCK_ROWS, self.n_samples)
+            out[start:stop] = self.fill(start, stop, buffer[: stop - start])
+        return out
+
+
+def _frame_columns(frame, encoding, *, fitting=False):
+    """Validate every column of ``frame`` against ``encoding`` and return ``_Columns``."""
+    sources = []
+    for j in range(frame.shape[1]):
+        col = frame.iloc[:, j]
+        name = encoding.feature_names[j]
+        if encoding.is_categorical[j]:
+            sources.append(_category_source(col, encoding.categories[j], name))
+            continue
+        if not fitting and _column_kind(col, name) == "categorical" and not (
+            pd.api.types.is_bool_dtype(col.dtype)
+        ):
+            raise TypeError(
+                f"X column {name!r} was numeric at fit time but now holds "
+                f"non-numeric values (dtype {col.dtype})."
+            )
+        sources.append((_numeric_values(col, name), None))
+    return _Columns(sources, frame.shape[0])
 
 
 def _frame_names(frame):
@@ -279,23 +350,19 @@ def fit_encode(X):
         raise ValueError("X has duplicated column names; column names must be unique.")
     is_cat = np.zeros(len(names), dtype=bool)
     categories = []
-    # filled column by column, so column-major (contiguous writes); handed on C-ordered
-    # as before (one transposing copy is cheaper than strided writes into a C array)
-    out = np.empty(frame.shape, dtype=X_DTYPE, order="F")
     for j in range(frame.shape[1]):
         col = frame.iloc[:, j]
         if _column_kind(col, names[j]) == "categorical":
-            cats = _fit_categories(col)
             is_cat[j] = True
-            categories.append(cats)
-            _category_codes_into(col, cats, out[:, j], names[j])
+            categories.append(_fit_categories(col))
         else:
             categories.append(None)
-            _numeric_into(col, names[j], out[:, j])
     encoding = FeatureEncoding(
         feature_names=names, is_categorical=is_cat, categories=categories, has_names=has_names
     )
-    return np.ascontiguousarray(out), encoding
+    # C-ordered as the grower always got it, written through column-major blocks
+    out = _frame_columns(frame, encoding, fitting=True).to_array(order="C")
+    return out, encoding
 
 
 def _check_names(frame, encoding, estimator_name):
@@ -341,30 +408,9 @@ def _check_names(frame, encoding, estimator_name):
     raise ValueError(message)
 
 
-def encode(X, encoding, *, estimator_name="estimator"):
-    """Encode new raw inputs with a fitted :class:`FeatureEncoding`.
-
-    Categories unseen in training and missing values become NaN.
-
-    Parameters
-    ----------
-    X : array-like or DataFrame of shape (n_samples, n_features)
-    encoding : FeatureEncoding
-    estimator_name : str
-        Used in error messages.
-
-    Returns
-    -------
-    ndarray of float64, shape (n_samples, n_features)
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from dtdecide.tree._encode import fit_encode, encode
-    >>> _, enc = fit_encode(pd.DataFrame({"job": ["a", "b"]}))
-    >>> encode(pd.DataFrame({"job": ["b", "zzz", None]}), enc).ravel().tolist()
-    [1.0, nan, nan]
-    """
+def _prepare(X, encoding, estimator_name):
+    """Check ``X`` against ``encoding``: a float64 ndarray (all-numeric array input,
+    returned as it is) or validated :class:`_Columns`."""
     n_expected = len(encoding.feature_names)
     frame, arr = _as_frame_or_array(X)
     if arr is not None:
@@ -396,21 +442,88 @@ def encode(X, encoding, *, estimator_name="estimator"):
             )
     if frame.shape[0] == 0:
         return np.empty((0, n_expected), dtype=X_DTYPE)
-    # Column-major: every column is written contiguously (a C-ordered fill writes each
-    # value to a different cache line); TreeStructure.apply copies row blocks anyway.
-    out = np.empty(frame.shape, dtype=X_DTYPE, order="F")
-    for j in range(n_expected):
-        col = frame.iloc[:, j]
-        name = encoding.feature_names[j]
-        if encoding.is_categorical[j]:
-            _category_codes_into(col, encoding.categories[j], out[:, j], name)
-        else:
-            if _column_kind(col, name) == "categorical" and not pd.api.types.is_bool_dtype(
-                col.dtype
-            ):
-                raise TypeError(
-                    f"X column {name!r} was numeric at fit time but now holds "
-                    f"non-numeric values (dtype {col.dtype})."
-                )
-            _numeric_into(col, name, out[:, j])
-    return out
+    return _frame_columns(frame, encoding)
+
+
+def encode(X, encoding, *, estimator_name="estimator"):
+    """Encode new raw inputs with a fitted :class:`FeatureEncoding`.
+
+    Categories unseen in training and missing values become NaN.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+    encoding : FeatureEncoding
+    estimator_name : str
+        Used in error messages.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_samples, n_features)
+        Column-major (Fortran order) for DataFrames and object arrays; a float64 numpy
+        input of an all-numeric encoding is returned as it is (no copy), else converted
+        by ``check_array``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dtdecide.tree._encode import fit_encode, encode
+    >>> _, enc = fit_encode(pd.DataFrame({"job": ["a", "b"]}))
+    >>> encode(pd.DataFrame({"job": ["b", "zzz", None]}), enc).ravel().tolist()
+    [1.0, nan, nan]
+    """
+    prepared = _prepare(X, encoding, estimator_name)
+    return prepared if isinstance(prepared, np.ndarray) else prepared.to_array()
+
+
+def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=None):
+    """``apply(encode(X, encoding))`` without building the whole code matrix.
+
+    All of ``X`` is checked first (same errors as :func:`encode`); then its codes are
+    written one block of ``block_rows`` rows at a time into one reused column-major
+    buffer that is passed to ``apply``. Memory stays bounded and no large matrix is
+    allocated per call, which at a million rows costs as much as the encoding itself.
+
+    Parameters
+    ----------
+    X : array-like or DataFrame of shape (n_samples, n_features)
+    encoding : FeatureEncoding
+    apply : callable
+        Maps a float64 code block of shape (m, n_features) to an array of length m
+        (e.g. ``TreeStructure.apply``); it must not keep the block.
+    estimator_name : str
+        Used in error messages.
+    block_rows : int, default=None
+        Rows per block; None means ``SCORE_BLOCK_ROWS`` (32768).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        The outputs of ``apply``, in row order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dtdecide.tree._encode import fit_encode, encode_apply
+    >>> X = pd.DataFrame({"job": ["a", "b", "a"], "age": [30.0, 41.0, None]})
+    >>> _, enc = fit_encode(X)
+    >>> encode_apply(X, enc, lambda block: block[:, 0] + 10, block_rows=2).tolist()
+    [10.0, 11.0, 10.0]
+    """
+    if block_rows is None:
+        block_rows = SCORE_BLOCK_ROWS
+    if not isinstance(block_rows, (int, np.integer)) or block_rows < 1:
+        raise ValueError(f"block_rows must be a positive integer; got {block_rows!r}")
+    prepared = _prepare(X, encoding, estimator_name)
+    if isinstance(prepared, np.ndarray):
+        return apply(prepared)
+    n = prepared.n_samples
+    if n <= block_rows:
+        return apply(prepared.to_array())
+    buffer = np.empty((block_rows, prepared.n_features), dtype=X_DTYPE, order="F")
+    parts = []
+    for start in range(0, n, block_rows):
+        stop = min(start + block_rows, n)
+        block = prepared.fill(start, stop, buffer[: stop - start])
+        parts.append(np.asarray(apply(block)).copy())  # copy: never a view of the buffer
+    return np.concatenate(parts)

@@ -341,3 +341,67 @@ def test_tree_scoring_equals_apply_on_reference_codes(pair, seed):
     np.testing.assert_array_equal(proba, tree._node_posteriors()[leaves])
     np.testing.assert_array_equal(tree.predict(new_frame),
                                   tree.classes_[np.argmax(proba, axis=1)])
+
+
+@settings(max_examples=30, deadline=None)
+@given(pair=frame_pairs(), block_rows=st.integers(1, 7))
+def test_block_scoring_equals_apply_on_the_whole_matrix(pair, block_rows):
+    from dtdecide.tree._encode import encode_apply
+
+    fit_frame, new_frame = pair
+    _, enc = fit_encode(fit_frame)
+    blocks = []
+
+    def row_sums(block):  # any row-wise function; records the blocks it was given
+        blocks.append(block.shape[0])
+        return np.nansum(block * np.arange(1, block.shape[1] + 1), axis=1)
+
+    out = encode_apply(new_frame, enc, row_sums, block_rows=block_rows)
+    np.testing.assert_array_equal(out, row_sums(slow_encode(new_frame, enc)))
+    n = len(new_frame)
+    expected = [n] if n <= block_rows else [block_rows] * (n // block_rows) + (
+        [n % block_rows] if n % block_rows else [])
+    assert blocks[:-1] == expected
+
+
+def test_block_scoring_checks_every_column_before_scoring():
+    from dtdecide.tree._encode import encode_apply
+
+    _, enc = fit_encode(pd.DataFrame({"s": ["a", "b"], "f": [1.0, 2.0]}))
+    calls = []
+    bad = pd.DataFrame({"s": ["a"] * 10, "f": [1.0] * 9 + [np.inf]})
+    with pytest.raises(ValueError, match="infinity in column 'f'"):
+        encode_apply(bad, enc, calls.append, block_rows=2)
+    assert calls == []  # nothing was scored before the error
+
+
+def test_block_rows_must_be_positive():
+    from dtdecide.tree._encode import encode_apply
+
+    _, enc = fit_encode(pd.DataFrame({"s": ["a", "b"]}))
+    with pytest.raises(ValueError, match="block_rows must be a positive integer; got 0"):
+        encode_apply(pd.DataFrame({"s": ["a"]}), enc, len, block_rows=0)
+
+
+def test_estimator_scores_in_blocks_like_one_matrix(monkeypatch):
+    from dtdecide import DecisionMatrix, ProfitTreeClassifier
+    from dtdecide.tree import _encode
+
+    rng = np.random.default_rng(3)
+    n = 300
+    X = pd.DataFrame({
+        "num": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+        "cat": pd.Categorical(rng.choice(["a", "b", "c", None], n)),
+        "txt": pd.Series(rng.choice(["u", "v", "w"], n), dtype="str"),
+    })
+    y = np.where((X["num"].fillna(0) > 0) ^ (X["cat"] == "a"), "yes", "no")
+    m = DecisionMatrix({"call": [10.0, -1.0], "skip": [0.0, 0.0]}, levels=["yes", "no"])
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=4, min_samples_leaf=2).fit(X, y)
+    X_new = X.assign(txt=pd.Series(rng.choice(["u", "v", "zz"], n), dtype="str"))
+    whole = tree.tree_.apply(slow_encode(X_new, tree._encoding))
+    monkeypatch.setattr(_encode, "SCORE_BLOCK_ROWS", 7)  # 43 blocks, the last one short
+    np.testing.assert_array_equal(tree.apply(X_new), whole)
+    res = tree.decide(X_new, y)
+    assert res.cases["D_target"].tolist() == [tree.decisions_[d] for d in
+                                              tree.tree_.node_decision[whole]]
+    np.testing.assert_array_equal(tree.predict_decision(X_new), res.cases["D_target"])
