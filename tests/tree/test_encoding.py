@@ -405,3 +405,22 @@ def test_estimator_scores_in_blocks_like_one_matrix(monkeypatch):
     assert res.cases["D_target"].tolist() == [tree.decisions_[d] for d in
                                               tree.tree_.node_decision[whole]]
     np.testing.assert_array_equal(tree.predict_decision(X_new), res.cases["D_target"])
+
+
+def test_fit_encode_through_small_blocks_is_c_ordered_and_exact(monkeypatch):
+    from dtdecide.tree import _encode
+
+    rng = np.random.default_rng(5)
+    n = 50
+    X = pd.DataFrame({
+        "f32": rng.normal(size=n).astype(np.float32),
+        "u8": rng.integers(0, 255, n).astype(np.uint8),
+        "cat": pd.Categorical(rng.choice(["p", "q", None], n)),
+        "obj": pd.Series(rng.choice(["k", "l", "m"], n), dtype=object),
+    })
+    monkeypatch.setattr(_encode, "SCORE_BLOCK_ROWS", 8)
+    codes, enc = fit_encode(X)
+    assert codes.flags.c_contiguous
+    np.testing.assert_array_equal(codes, slow_encode(X, enc))
+    np.testing.assert_array_equal(codes[:, 0], X["f32"].to_numpy().astype(np.float64))
+    np.testing.assert_array_equal(encode(X, enc), codes)
