@@ -21,6 +21,7 @@ _PUBLIC = {
     "adjust_posteriors": "dtdecide.decision",
     "DecisionEstimator": "dtdecide.decision",
     "make_profit_scorer": "dtdecide.decision",
+    "mean_costs": "dtdecide.decision",
     # trees
     "ProfitTreeClassifier": "dtdecide.tree",
     "ProfitTreeRegressor": "dtdecide.tree",

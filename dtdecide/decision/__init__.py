@@ -6,7 +6,7 @@ priors. This subpackage imports nothing else from dtdecide.
 """
 
 from ._consequences import Consequences
-from ._engine import DecisionResult, decide
+from ._engine import DecisionResult, decide, mean_costs
 from ._estimator import DecisionEstimator, model_posteriors
 from ._kernels import (
     adjust_posteriors,
@@ -30,6 +30,7 @@ __all__ = [
     "encode_target",
     "interpolate_knots",
     "make_profit_scorer",
+    "mean_costs",
     "model_posteriors",
     "prior_adjustment_weights",
     "roi",

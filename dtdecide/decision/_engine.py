@@ -1,6 +1,7 @@
 """The decision engine: posteriors (or predictions) + a decision matrix -> decisions."""
 
 import numbers
+from collections.abc import Mapping
 from contextlib import nullcontext
 
 import numpy as np
@@ -18,7 +19,7 @@ from ._kernels import (
 )
 from ._matrix import DecisionMatrix
 
-__all__ = ["DecisionResult", "decide"]
+__all__ = ["DecisionResult", "decide", "mean_costs"]
 
 # rows per chunk: the work arrays of a chunk (posteriors, A^T, codes) then stay within a
 # core's L2 cache; measured on 2M cases x 3 levels x 4 decisions, 32768 rows was 10-20%
@@ -238,9 +239,77 @@ def _sample_weight(sample_weight, n):
     return F
 
 
+def _decision_cost_columns(decision_costs, matrix, n, index, given_index):
+    """Validated ``decision_costs`` of :func:`decide`.
+
+    Returns None (decide with ``costs``), a dict of float columns of length ``n`` (one
+    per cost variable; a constant is a read-only broadcast view, no memory per case)
+    for an additive matrix, or the consequences of a case-specific matrix.
+    """
+    name = "decision_costs"
+    if decision_costs is None:
+        return None
+    if matrix.is_case_specific:
+        if matrix.case_values is not None:
+            raise ValueError(
+                f"{name} must be None for a case-specific matrix with bound consequences "
+                "(values=); build an unbound one and pass the actual consequences as "
+                f"costs= and the ones to decide with as {name}="
+            )
+        if isinstance(decision_costs, pd.DataFrame):
+            _check_aligned(decision_costs, given_index, name)
+        try:
+            return matrix.resolve(decision_costs, n_samples=n, index=index)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"{name} (the consequences to decide with): {exc}") from None
+    if matrix.kind != "revenue":
+        raise ValueError(
+            f"{name} must be None for a {matrix.kind} matrix: case costs are only allowed "
+            f"with kind='revenue'; got {type(decision_costs).__name__}"
+        )
+    if not matrix.cost_variables:
+        raise ValueError(
+            f"{name} replaces the cost-variable columns of the matrix, and this matrix has "
+            f"none (its costs are {matrix.costs!r}); got {type(decision_costs).__name__}"
+        )
+    if isinstance(decision_costs, pd.DataFrame):
+        _check_aligned(decision_costs, given_index, name)
+    elif not isinstance(decision_costs, (Mapping, pd.Series)):
+        raise TypeError(
+            f"{name} must be a DataFrame, a dict of arrays or numbers, or a Series of "
+            f"numbers indexed by cost column; got {type(decision_costs).__name__}"
+        )
+    absent = [v for v in matrix.cost_variables if v not in decision_costs]
+    if absent:
+        raise ValueError(
+            f"{name} is missing the cost column(s) {absent!r} used by the decision matrix "
+            f"(cost variables: {list(matrix.cost_variables)!r})"
+        )
+    given = {}
+    for var in matrix.cost_variables:
+        col = decision_costs[var]
+        if isinstance(col, numbers.Number) or (isinstance(col, np.ndarray) and col.ndim == 0):
+            if isinstance(col, (bool, np.bool_)) or not isinstance(col, numbers.Real) and \
+                    not (isinstance(col, np.ndarray) and col.dtype.kind in "fiu"):
+                raise TypeError(f"{name}[{var!r}] must be a real number; got {col!r}")
+            value = float(col)
+            if not np.isfinite(value):
+                raise ValueError(f"{name}[{var!r}] must be a finite number; got {value!r}")
+            col = np.broadcast_to(np.float64(value), (n,))
+        given[var] = col
+    try:
+        return matrix._cost_columns(given, n, index)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name} (the costs to decide with): {exc}") from None
+
+
 def _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missing,
-                   D_codes, E, C, B, IC, cls_wrong, F):
+                   D_codes, E, C, B, IC, cls_wrong, F, decision_consequences=None):
     """Fill the output arrays chunk by chunk (profit orientation).
+
+    ``decision_consequences(s, e)``, when given, gives the consequences the decisions
+    and expected profits are computed from; ``chunk_consequences`` then only serves
+    the realised figures (IC, CP, BP). A case missing in either is missing.
 
     Returns the misclassified frequency (None without a categorical target).
     """
@@ -256,9 +325,14 @@ def _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missin
             if rho is not None:
                 post = adjust_posteriors(post, matrix.priors, rho)
         cons_c = chunk_consequences(s, e)
-        A = cons_c.expected(post)
+        if decision_consequences is None:
+            A = cons_c.expected(post)
+            miss = cons_c.has_missing
+        else:
+            cons_d = decision_consequences(s, e)
+            A = cons_d.expected(post)
+            miss = cons_c.has_missing | cons_d.has_missing
         d_idx, e_val = decide_arrays(A)
-        miss = cons_c.has_missing
         missing[s:e] = miss
         d_idx[miss] = -1
         e_val[miss] = np.nan
@@ -305,7 +379,7 @@ class _AdditivePlan:
     built: constants act per level, columns one decision at a time.
     """
 
-    def __init__(self, matrix, cost_cols):
+    def __init__(self, matrix, cost_cols, decision_cols=None):
         base = np.ascontiguousarray(matrix.profit_values, dtype=_FLOAT)
         T, D = base.shape
         self.n_levels, self.n_decisions = T, D
@@ -335,7 +409,16 @@ class _AdditivePlan:
             for k in range(1, q_const.shape[1]):
                 np.maximum(best, q_const[:, k], out=best)
             self.best_const = best
-        self.any_nan = any(has_nan for _, _, has_nan in self.var)
+        # the cost columns the decisions are taken with (``decision_costs``); the
+        # actual ones (``var``) serve IC, CP and BP. Without decision costs, the same.
+        if decision_cols is None:
+            self.dvar = self.var
+        else:
+            self.dvar = [(j, decision_cols[matrix.costs[d]], False)
+                         for j, d in enumerate(matrix.decisions)
+                         if isinstance(matrix.costs.get(d), str)]
+            self.dvar = [(j, col, bool(np.isnan(np.sum(col)))) for j, col, _ in self.dvar]
+        self.any_nan = any(has_nan for _, _, has_nan in self.var + self.dvar)
         # investment costs are then never negative nor -0 (a chosen column value v enters
         # as 0 + v, which turns -0 into +0; NaN compares False and gives NaN either way)
         self.ic_nonneg = not np.any(np.signbit(self.const)) and all(
@@ -443,7 +526,7 @@ def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
                 if plan.const[j] != 0.0:  # subtracting 0 * s changes no bit
                     np.multiply(s_row, plan.const[j], out=tmp)
                     np.subtract(AT[j], tmp, out=AT[j])
-            for j, col, _ in plan.var:
+            for j, col, _ in plan.dvar:
                 np.multiply(col[s:e], s_row, out=tmp)
                 np.subtract(AT[j], tmp, out=AT[j])
         d_c = D_codes[s:e]
@@ -492,7 +575,8 @@ def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
                     np.maximum(b_c, tmp, out=b_c)
         if plan.any_nan:
             miss = np.zeros(m, dtype=bool)
-            for _, col, has_nan in plan.var:
+            for _, col, has_nan in plan.var + (plan.dvar if plan.dvar is not plan.var
+                                               else []):
                 if has_nan:
                     miss |= np.isnan(col[s:e])
             if miss.any():
@@ -597,9 +681,9 @@ def _summary(n, F, missing, E, C, B, IC, t_all, D_codes, wrong, matrix, threshol
     return summary
 
 
-def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weight=None,
-           train_priors=None, target_name="target", threshold=None, do_nothing="do nothing",
-           chunk_size=None):
+def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_costs=None,
+           sample_weight=None, train_priors=None, target_name="target", threshold=None,
+           do_nothing="do nothing", chunk_size=None):
     """Decide for every case and sum up the profit (or loss) of the decisions.
 
     For a categorical target, ``A(i,d) = sum_t Q(i,t,d) Post(i,t)`` and the decision
@@ -622,7 +706,18 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
         Actual target (levels of the matrix, or numbers for an interval matrix).
     costs : DataFrame, dict of arrays or ndarray, default=None
         Cost-variable columns named by ``matrix.costs``, or the case-specific
-        consequences of a case-specific matrix. Matched to cases by position.
+        consequences of a case-specific matrix. Matched to cases by position. These
+        are the *actual* costs: with ``decision_costs`` they only enter ``IC_``,
+        ``CP_``, ``BP_``, ``ROI_`` and the realised summaries.
+    decision_costs : DataFrame, dict, Series or ndarray, default=None
+        The costs to *decide* with, when they differ from the actual ones (costs
+        known only after the action, such as the number of calls a client needed).
+        The same forms as ``costs``, and also constants: a dict (or a Series indexed
+        by cost column, e.g. from :func:`mean_costs`) whose values are numbers. Only
+        the cost-variable columns are replaced; constant costs of the matrix stay.
+        ``A(i,d)``, ``D_`` and ``EP_`` (and the ``threshold`` test) then use
+        ``decision_costs``, everything realised uses ``costs``. A case missing either
+        cost is missing. None (the default) decides with ``costs``.
     sample_weight : array-like of shape (n_samples,), default=None
         Frequencies ``F(i)`` (non-negative).
     train_priors : array-like of shape (n_levels,), default=None
@@ -686,6 +781,15 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     1     skip        0.0        0.0         NaN
     >>> float(res.summary["average_profit"])
     9.5
+
+    Deciding with a planned cost of 3 per letter while the letters actually cost 1:
+
+    >>> res = decide(post, m, y=["yes", "no"], costs=pd.DataFrame({"cost": [1.0, 1.0]}),
+    ...              decision_costs={"cost": 1.5})
+    >>> res.cases[["D_target", "EP_target", "CP_target", "IC_target"]]
+      D_target  EP_target  CP_target  IC_target
+    0     mail        0.5       19.0        1.0
+    1     skip        0.0        0.0        0.0
     """
     if not isinstance(matrix, DecisionMatrix):
         raise TypeError(f"matrix must be a DecisionMatrix; got {type(matrix).__name__}")
@@ -764,22 +868,33 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
     if isinstance(costs, pd.DataFrame):
         _check_aligned(costs, given_index, "costs")
     matrix._check_costs_allowed(costs)
+    decision_given = _decision_cost_columns(decision_costs, matrix, n, index, given_index)
+    decision_consequences = None
     if fast:
         if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
             matrix.resolve(costs, n_samples=n, index=index)  # raises the usual TypeError
         plan = _AdditivePlan(matrix, matrix._cost_columns(costs, n, index)
-                             if matrix.cost_variables else {})
+                             if matrix.cost_variables else {}, decision_given)
     elif matrix.cost_variables and not matrix.is_case_specific:
         # validate the cost columns once, resolve them chunk by chunk (memory bound)
         cost_cols = matrix._cost_columns(costs, n, index)
 
         def chunk_consequences(s, e):
             return matrix.resolve({k: v[s:e] for k, v in cost_cols.items()}, n_samples=e - s)
+
+        if decision_given is not None:
+            def decision_consequences(s, e):
+                return matrix.resolve({k: v[s:e] for k, v in decision_given.items()},
+                                      n_samples=e - s)
     else:
         cons = matrix.resolve(costs, n_samples=n, index=index)
 
         def chunk_consequences(s, e):
             return cons.take(slice(s, e))
+
+        if decision_given is not None:
+            def decision_consequences(s, e):
+                return decision_given.take(slice(s, e))
     missing = np.zeros(n, dtype=bool)
 
     # --- per-chunk decisions
@@ -805,7 +920,8 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
                                             D_codes, E, C, B, IC, ROI, F, t_all)
         else:
             wrong = _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk,
-                                   missing, D_codes, E, C, B, IC, cls_wrong, F)
+                                   missing, D_codes, E, C, B, IC, cls_wrong, F,
+                                   decision_consequences)
 
     # --- the cases table, in the user's sign
     sign = matrix.sign
@@ -831,3 +947,101 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, sample_weig
                            threshold, word)
     summary = pd.Series(summary, name=target_name, dtype=_FLOAT)
     return DecisionResult(cases, summary, matrix, decisions, target_name)
+
+
+def mean_costs(costs, *, sample_weight=None):
+    """Frequency-weighted average of each cost column: constants to decide with.
+
+    Case costs are often known only after the action (the calls a client actually
+    needed). A model that decides case by case should then decide with what could be
+    planned, the average training cost, and be judged on the actual costs, as a
+    profit tree is: ``decide(post, matrix, costs=actual,
+    decision_costs=mean_costs(train_costs))``.
+
+    Parameters
+    ----------
+    costs : DataFrame or dict of array-like
+        Cost columns of the training cases (one value per case). Missing values (NaN)
+        are left out of each column's average, as cases with missing costs are left
+        out of the summaries.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Frequencies ``F(i)`` of the cases (non-negative).
+
+    Returns
+    -------
+    dict
+        ``{column: sum_i F(i) cost(i) / sum_i F(i)}`` over the cases whose cost is
+        known, as floats, in the order of the columns; pass it as ``decision_costs``.
+
+    See Also
+    --------
+    decide : Takes the result as ``decision_costs``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dtdecide.decision import mean_costs
+    >>> mean_costs(pd.DataFrame({"call_cost": [1.0, 3.0, None], "mail_cost": [0.5, 0.5, 1.0]}))
+    {'call_cost': 2.0, 'mail_cost': 0.6666666666666666}
+    >>> mean_costs({"call_cost": [1.0, 3.0]}, sample_weight=[3, 1])
+    {'call_cost': 1.5}
+    """
+    if isinstance(costs, pd.DataFrame):
+        if costs.columns.has_duplicates:
+            raise ValueError(
+                "costs must not repeat a column name; got columns "
+                f"{list(costs.columns)!r}"
+            )
+        items = [(c, costs[c]) for c in costs.columns]
+    elif isinstance(costs, Mapping):
+        items = list(costs.items())
+    else:
+        raise TypeError(
+            f"costs must be a DataFrame or a dict of arrays; got {type(costs).__name__}"
+        )
+    if not items:
+        raise ValueError("costs must hold at least one cost column; got none")
+    out = {}
+    F = None
+    n = None
+    for name, col in items:
+        if isinstance(col, (pd.Series, pd.Index)):
+            col = col.to_numpy()
+        arr = np.asarray(col)
+        if arr.ndim != 1:
+            raise ValueError(
+                f"costs column {name!r} must be 1-D (one value per case); got shape "
+                f"{arr.shape}"
+            )
+        if arr.dtype.kind in "fiu":
+            arr = arr.astype(_FLOAT, copy=False)
+        else:
+            try:
+                num = pd.to_numeric(pd.Series(arr), errors="raise")
+            except (TypeError, ValueError):
+                num = None
+            if num is None or num.dtype == bool:
+                raise TypeError(
+                    f"costs column {name!r} must be numeric; got dtype {arr.dtype}"
+                )
+            arr = num.to_numpy(dtype=_FLOAT, na_value=np.nan)
+        if n is None:
+            n = arr.size
+            F = _sample_weight(sample_weight, n)
+        elif arr.size != n:
+            raise ValueError(
+                f"costs columns must have the same length; column {name!r} has {arr.size} "
+                f"values, the first {n}"
+            )
+        if np.isinf(arr).any():
+            raise ValueError(f"costs column {name!r} must not contain infinite values")
+        known = ~np.isnan(arr)
+        w = known.astype(_FLOAT) if F is None else np.where(known, F, 0.0)
+        total_w = float(w.sum())
+        if total_w <= 0:
+            raise ValueError(
+                f"costs column {name!r} has no known value with a positive frequency; "
+                "its average is undefined"
+            )
+        out[name] = float(np.dot(w, np.where(known, arr, 0.0)) / total_w)
+    return out
