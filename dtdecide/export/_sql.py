@@ -237,7 +237,13 @@ def to_sql(
       (a cost column or a constant; 0 for decisions without cost);
     - with ``target`` given: ``CP_<t>``/``CL_<t>`` (computed profit), ``BP_<t>``/``BL_<t>``
       (best possible profit) and, for a revenue matrix, ``ROI_<t>`` with the four cases
-      of the design notes. A row with a NULL cost gets NULL for these.
+      of the design notes.
+
+    A NULL cost never changes ``D_<t>`` or the expected profit (they are the leaf's, as
+    in ``decide``). It makes NULL only what needs it: ``IC_<t>`` and ``CP_<t>`` when the
+    cost of the row's chosen decision is NULL, ``BP_<t>`` when the cost of any decision
+    is NULL, ``ROI_<t>`` when either of ``CP_<t>`` and ``IC_<t>`` is. Summing the
+    output over rows with no NULL cost gives the totals of ``decide(...).summary``.
 
     Parameters
     ----------
@@ -255,10 +261,9 @@ def to_sql(
         Renames cost variables of the matrix to the table's column names
         (``{matrix_cost_variable: sql_column}``); by default the matrix's names are used.
     include_costs : bool, default=True
-        For a revenue matrix, read the cost columns and add ``IC_<t>``. As in
-        ``decide``, a row with a NULL cost then gets NULL decision, expected profit and
-        profit figures. False leaves the cost columns unread (no ``IC_``, and no
-        ``target`` when the matrix uses cost variables).
+        For a revenue matrix, read the cost columns and add ``IC_<t>``. False leaves
+        the cost columns unread (no ``IC_``, and no ``target`` when the matrix uses cost
+        variables); decisions and expected profits do not need them.
     leaf_column : str, default="_LEAF_"
         Name of the leaf-id output column.
     dialect : {"ansi", "sqlite", "duckdb", "postgresql"}, default="ansi"
@@ -391,28 +396,23 @@ def to_sql(
         for d in view.decisions:
             expr = _cost_sql(matrix, d, cost_columns, dialect)
             cost_sql[d] = None if expr is None else (f"s.{expr}" if expr.startswith('"') else expr)
-    cost_refs = sorted({c for c in cost_sql.values() if c is not None and c.startswith("s.")})
-    any_cost_missing = " OR ".join(f"{c} IS NULL" for c in cost_refs) or None
-
-    def _guard(expr):
-        if any_cost_missing is None:
-            return expr
-        return f"CASE WHEN {any_cost_missing} THEN NULL ELSE {expr} END"
-
+    # A NULL cost never reaches D_ or EP_ (the leaf's). SQL arithmetic on NULL gives
+    # NULL, so IC_ and CP_ are NULL exactly when the chosen decision's cost is, BP_
+    # (_max_sql) when any decision's cost is, and ROI_ when CP_ or IC_ is.
     if view.has_decisions:
         items = [(n, _label_literal(view.decision_label(n), dialect)) for n in leaves]
-        cols.append(f"{_guard(_case_by_leaf(sleaf, items))} AS {_quote_ident(f'D_{tname}')}")
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'D_{tname}')}")
         ep = view.node_expected
         items = [(n, _float_literal(ep[n, view.node_decision[n]], dialect)) for n in leaves]
         cols.append(
-            f"{_guard(_case_by_leaf(sleaf, items))} AS {_quote_ident(f'{view.ep_name}_{tname}')}"
+            f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'{view.ep_name}_{tname}')}"
         )
     if has_costs:
         items = []
         for n in leaves:
             c = cost_sql[view.decision_label(n)]
             items.append((n, c if c is not None else "0.0e0"))
-        cols.append(f"{_guard(_case_by_leaf(sleaf, items))} AS {_quote_ident(f'IC_{tname}')}")
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'IC_{tname}')}")
 
     wants_roi = False
     if target is not None:
@@ -444,12 +444,12 @@ def to_sql(
         items = [(n, q[int(view.node_decision[n])]) for n in leaves]
         cp_name = "CL" if view.sign < 0 else "CP"
         bp_name = "BL" if view.sign < 0 else "BP"
-        cols.append(f"{_guard(_case_by_leaf(sleaf, items))} AS {_quote_ident(f'{cp_name}_{tname}')}")
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'{cp_name}_{tname}')}")
         if view.sign < 0:  # the best loss is the smallest one
             best = "-(" + _max_sql([f"(-{e})" for e in q]) + ")"
         else:
             best = _max_sql(q)
-        cols.append(f"{_guard(best)} AS {_quote_ident(f'{bp_name}_{tname}')}")
+        cols.append(f"{best} AS {_quote_ident(f'{bp_name}_{tname}')}")
         wants_roi = has_costs
 
     sql = "SELECT\n  " + ",\n  ".join(cols) + f"\nFROM (\n  {inner}\n) AS s"

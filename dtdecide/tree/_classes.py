@@ -564,6 +564,15 @@ class _BaseProfitTree(BaseEstimator):
         leaf's training cases); the case's own actual costs only enter ``IC_``,
         ``ROI_``, ``CP_`` and ``BP_``, never the decision.
 
+        A missing (NaN) cost never blanks ``D_`` or ``EP_``/``EL_``. It blanks only what
+        needs it: ``IC_`` and ``CP_``/``CL_`` are missing when the cost of the case's
+        *chosen* decision is missing, ``BP_``/``BL_`` when the cost of *any* decision
+        is missing, and ``ROI_`` when ``CP_`` or ``IC_`` is. The ``summary`` covers the
+        cases none of whose costs is missing (``n_missing`` counts the others, and
+        ``frequency`` is the weight of those covered), so that expected, computed and
+        best profit, investment and ROI all describe the same cases;
+        ``misclassification_rate`` needs no cost and covers every case.
+
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
@@ -573,7 +582,8 @@ class _BaseProfitTree(BaseEstimator):
         costs : DataFrame, dict of arrays or ndarray, default=None
             The cases' actual costs (cost-variable columns), or the case-specific
             consequence array. Needed with ``y`` when the matrix uses case costs; when
-            absent without ``y``, ``IC_`` is missing.
+            absent without ``y``, ``IC_`` is missing for the cases whose decision has a
+            cost variable (and so is ``total_investment``).
         sample_weight : array-like of shape (n_samples,), default=None
             Frequencies used in the summary.
 
@@ -603,6 +613,17 @@ class _BaseProfitTree(BaseEstimator):
         2     mail       2.67       -1.0        1.0
         3     mail      18.00       15.0        5.0
         4     mail      18.00      -10.0       30.0
+
+        A missing cost keeps the leaf's decision and expected profit; the figures that
+        need the cost are missing and the case is left out of the summary:
+
+        >>> res = tree.decide(X, y, costs={"c": [float("nan"), 0.0, 1.0, 5.0, 30.0]})
+        >>> res.cases[["D_target", "EP_target", "CP_target", "IC_target"]].round(2).head(2)
+          D_target  EP_target  CP_target  IC_target
+        0     mail       2.67        NaN        NaN
+        1     mail       2.67        0.0        0.0
+        >>> res.summary[["n_missing", "frequency", "total_profit"]].tolist()
+        [1.0, 4.0, 4.0]
         """
         check_is_fitted(self, "tree_")
         matrix = self.decision_matrix_
@@ -909,8 +930,28 @@ def _match_nodes(full, sub):
     return out
 
 
+def _constant_costs(matrix):
+    """Per decision: its constant cost, 0 without a cost, NaN for a cost variable."""
+    costs = matrix.costs or {}
+    out = np.zeros(matrix.n_decisions, dtype=_FLOAT)
+    for j, d in enumerate(matrix.decisions):
+        c = costs.get(d)
+        if isinstance(c, str):
+            out[j] = np.nan
+        elif c is not None:
+            out[j] = float(c)
+    return out
+
+
 def _decision_result(d_idx, E, *, cons, matrix, t, pred_class, F, index, target_name):
-    """Build the same ``DecisionResult`` as :func:`dtdecide.decide` from fixed decisions."""
+    """Build the same ``DecisionResult`` as :func:`dtdecide.decide` from fixed decisions.
+
+    ``d_idx`` and ``E`` are the leaf decisions and expected profits: they are reported
+    for every case, whatever its costs. A missing cost only blanks what needs it:
+    ``IC``/``CP`` need the chosen decision's cost, ``BP`` every decision's cost, ``ROI``
+    both CP and IC. The summary covers the cases with no missing cost (``n_missing``
+    counts the others); misclassification covers every case.
+    """
     from ..decision import DecisionResult
 
     n = d_idx.shape[0]
@@ -923,15 +964,11 @@ def _decision_result(d_idx, E, *, cons, matrix, t, pred_class, F, index, target_
     any_missing = bool(miss.any())
     code_dtype = np.int8 if matrix.n_decisions < 127 else np.int32
     d_idx = d_idx.astype(code_dtype)  # a copy: the caller's array stays as it is
-    if any_missing:
-        E = E.copy()
-        d_idx[miss] = -1
-        E[miss] = np.nan
     C = B = IC = None
     if cons is not None and is_revenue:
-        IC = cons.costs(d_idx)
-    elif is_revenue:
-        IC = np.full(n, np.nan)
+        IC = cons.costs(d_idx)  # NaN where the chosen decision's cost is missing
+    elif is_revenue:  # no costs given: known for decisions without a cost variable
+        IC = _constant_costs(matrix)[d_idx]
     if has_y:
         plain = cons.case_costs is None and cons.case_q is None and not matrix.is_interval
         if plain:  # Q(T(i), d) from the matrix alone: gather, no (n, D) work array
@@ -939,12 +976,11 @@ def _decision_result(d_idx, E, *, cons, matrix, t, pred_class, F, index, target_
             C = base[t, d_idx]
             B = base.max(axis=1)[t]
         else:
+            # NaN where a cost (consequence) is missing: C needs the chosen decision's,
+            # B every decision's (np.max propagates NaN)
             q = cons.q_actual(t)
-            safe = np.where(d_idx < 0, 0, d_idx)
-            C = np.take_along_axis(q, safe[:, None], axis=1)[:, 0]
-            C = np.where(d_idx < 0, np.nan, C)
+            C = np.take_along_axis(q, d_idx.astype(np.intp)[:, None], axis=1)[:, 0]
             B = q.max(axis=1)
-            B[miss] = np.nan
     cols = {
         f"D_{target_name}": pd.Categorical.from_codes(
             d_idx, categories=list(matrix.decisions)
@@ -960,31 +996,34 @@ def _decision_result(d_idx, E, *, cons, matrix, t, pred_class, F, index, target_
             cols[f"ROI_{target_name}"] = roi(C, IC)
     cases = pd.DataFrame(cols, index=index, copy=False)
 
+    # summary: the cases without a missing cost (ok), weighted by frequency. A value
+    # unknown on such a case (IC of a cost variable when no costs were given) makes
+    # the total unknown: np.where keeps that NaN and the dot product propagates it.
     ok = ~miss
     w = np.ones(n) if F is None else F
-    w_ok = np.where(ok, w, 0.0)
+    w_ok = np.where(ok, w, 0.0) if any_missing else w
     freq = float(w_ok.sum())
 
     def total(x):
         x = np.where(ok, x, 0.0) if any_missing else x
-        return float(sign * np.dot(w_ok, x)) + 0.0
+        return float(np.dot(w_ok, x)) + 0.0
 
     def average(tot):
         return tot / freq if freq > 0 else np.nan
 
     summary = {"n_cases": n, "n_missing": int(np.count_nonzero(miss)), "frequency": freq}
-    tot = total(E)
+    tot = sign * total(E) + 0.0
     summary[f"total_expected_{word}"] = tot
     summary[f"average_expected_{word}"] = average(tot)
     if has_y:
-        tot = total(C)
+        tot = sign * total(C) + 0.0
         summary[f"total_{word}"] = tot
         summary[f"average_{word}"] = average(tot)
-        best = total(B)
+        best = sign * total(B) + 0.0
         summary[f"total_best_{word}"] = best
         summary[f"average_best_{word}"] = average(best)
     if is_revenue:
-        summary["total_investment"] = float(np.dot(w_ok, np.where(ok, IC, 0.0) if any_missing else IC))
+        summary["total_investment"] = total(IC)
         if has_y:
             summary["roi"] = float(roi(summary[f"total_{word}"], summary["total_investment"]))
     if has_y and not matrix.is_interval and matrix.priors is not None:

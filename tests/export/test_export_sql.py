@@ -206,6 +206,20 @@ def test_revenue_tree_matches_decide_on_100k_rows(engine, revenue_tree, score_da
     assert len(got) == len(X)
     n_checked = compare(revenue_tree, got, X, y)
     assert n_checked == 6  # EP, CP, BP, IC, ROI + D
+    # a missing cost leaves the leaf's decision and expected profit in place
+    assert got["D_y"].notna().all() and got["EP_y"].notna().all()
+    no_cost = X["cost_call"].isna().to_numpy()
+    assert np.isnan(as_float(got["BP_y"])[no_cost]).all()
+    called = got["D_y"].to_numpy() == "call"
+    assert np.isnan(as_float(got["IC_y"])[no_cost & called]).all()
+    assert not np.isnan(as_float(got["IC_y"])[no_cost & ~called]).any()
+    assert (no_cost & called).any() and (no_cost & ~called).any()
+    # summed over the rows with every cost, the output gives decide's summary
+    s = revenue_tree.decide(X, y).summary
+    assert s["n_missing"] == no_cost.sum() and s["frequency"] == (~no_cost).sum()
+    for col, key in (("EP_y", "total_expected_profit"), ("CP_y", "total_profit"),
+                     ("BP_y", "total_best_profit"), ("IC_y", "total_investment")):
+        assert as_float(got[col])[~no_cost].sum() == pytest.approx(s[key], rel=1e-9), col
     # the inputs pass through unchanged
     assert_same(got["balance"], X["balance"], "balance")
 
@@ -298,20 +312,56 @@ def test_plain_tree_without_matrix():
         to_sql(est, target="y")
 
 
-def test_missing_cost_nulls_every_decision_output():
+def test_missing_cost_nulls_only_what_needs_it():
     rng = np.random.default_rng(10)
     X = add_costs(make_inputs(2000, rng), rng)
     y = class_target(X, rng)
-    from export_helpers import revenue_matrix
-
-    est = RandomTreeClassifier(decision_matrix=revenue_matrix(), max_depth=3, random_state=7).fit(X, y)
+    m = DecisionMatrix(  # cheaper calls than revenue_matrix(): some leaves mail
+        [[20.0, 6.0, 0.0], [4.0, 2.0, 0.0], [0.0, 0.0, 0.0]],
+        levels=["yes", "maybe", "no"],
+        decisions=["call", "mail", "skip"],
+        kind="revenue",
+        costs={"call": "cost_call", "mail": 0.75},
+    )
+    est = RandomTreeClassifier(decision_matrix=m, max_depth=3, random_state=7).fit(X, y)
+    decided = est.decide(X, y).cases["D_y"].to_numpy()
+    calls = np.flatnonzero(decided == "call")[:5]
+    others = np.flatnonzero(decided != "call")[:5]
+    assert len(calls) == 5 and len(others) == 5
+    holes = np.concatenate([calls, others])
     X2 = X.copy()
-    X2.loc[:9, "cost_call"] = np.nan
+    X2.loc[holes, "cost_call"] = np.nan  # 'call' has the cost column, 'mail' 0.75, 'skip' none
     got = run_sqlite(to_sql(est, target="y", dialect="sqlite"), db_frame(X2, y))
-    for col in ("D_y", "EP_y", "IC_y", "CP_y", "BP_y", "ROI_y"):
-        assert got[col][:10].isna().all(), col
-        assert got[col][10:].notna().any(), col
+    # the decision and expected profit are the leaf's, whatever the cost
+    assert got["D_y"].notna().all() and got["EP_y"].notna().all()
+    assert got["D_y"].iloc[holes].tolist() == decided[holes].tolist()
+    # chosen decision's cost missing (call): IC, CP, ROI NULL; its cost known: not NULL
+    for col in ("IC_y", "CP_y", "ROI_y"):
+        assert got[col].iloc[calls].isna().all(), col
+    for col in ("IC_y", "CP_y"):
+        assert got[col].iloc[others].notna().all(), col
+    np.testing.assert_array_equal(
+        as_float(got["IC_y"].iloc[others]),
+        np.where(decided[others] == "mail", 0.75, 0.0),
+    )
+    # best profit needs every decision's cost
+    assert got["BP_y"].iloc[holes].isna().all()
+    assert got["BP_y"].drop(index=holes).notna().all()
     compare(est, got, X2, y)
+    # the summary rule in SQL: sums over the rows without a NULL cost
+    con = sqlite3.connect(":memory:")
+    db_frame(X2, y).to_sql("data", con, index=False)
+    sums = con.execute(
+        f'SELECT COUNT(*), SUM("EP_y"), SUM("CP_y"), SUM("BP_y"), SUM("IC_y") '
+        f'FROM ({to_sql(est, target="y", dialect="sqlite")}) AS q '
+        f'WHERE "cost_call" IS NOT NULL'
+    ).fetchone()
+    con.close()
+    s = est.decide(X2, y).summary
+    assert s["n_missing"] == 10 and sums[0] == s["frequency"] == 1990
+    for got_sum, key in zip(sums[1:], ("total_expected_profit", "total_profit",
+                                       "total_best_profit", "total_investment")):
+        assert got_sum == pytest.approx(s[key], rel=1e-12), key
     # without reading the cost columns there is no IC and no target
     assert "IC_y" not in to_sql(est, include_costs=False)
     with pytest.raises(ValueError, match="include_costs"):

@@ -276,6 +276,211 @@ def test_interval_case_specific_leaf_sum():
     np.testing.assert_allclose(res.cases["CP_target"], own[np.arange(n), d])
 
 
+# ------------------------------------------------------------- missing case costs
+THREE = DecisionMatrix(
+    {"call": [30.0, 0.0], "mail": [10.0, 0.0], "skip": [0.0, 0.0]},
+    levels=["yes", "no"], kind="revenue", costs={"call": "c1", "mail": "c2"},
+)
+
+
+def three_decision_stump():
+    """Left leaf (x=0) mails, right leaf (x=1) calls (see the hand computation)."""
+    X, y, _ = stump_data()
+    train = {"c1": [9.0, 9.0, 9.0, 6.0, 6.0], "c2": [1.0] * 5}
+    # left: Post(yes) = 1/3 -> call 10 - 9 = 1, mail 10/3 - 1 = 7/3, skip 0 -> mail
+    # right: Post(yes) = 1 -> call 30 - 6 = 24, mail 10 - 1 = 9, skip 0 -> call
+    return ProfitTreeClassifier(decision_matrix=THREE, **STUMP).fit(X, y, costs=train)
+
+
+def test_missing_cost_of_chosen_or_other_decision_by_hand():
+    X, y, _ = stump_data()
+    tree = three_decision_stump()
+    nan = np.nan
+    costs = {
+        "c1": [nan, 3.0, 3.0, 4.0, 10.0],
+        "c2": [2.0, nan, 0.5, nan, 2.0],
+    }
+    res = tree.decide(X, y, costs=costs)
+    c = res.cases
+    # the decision and expected profit never depend on the case's costs
+    assert c["D_target"].tolist() == ["mail", "mail", "mail", "call", "call"]
+    np.testing.assert_allclose(c["EP_target"], [7 / 3] * 3 + [24.0] * 2)
+    # row 0: mail, its cost 2 known, call's missing -> IC, CP, ROI known; BP missing
+    # row 1: mail, its cost missing -> IC, CP, BP, ROI missing
+    # row 2: every cost known: CP = -0.5, BP = max(-3, -0.5, 0) = 0, ROI = -1
+    # row 3: call, its cost 4 known, mail's missing: CP = 26, BP missing, ROI = 6.5
+    # row 4: every cost known: CP = 20, BP = max(20, 8, 0) = 20, ROI = 2
+    np.testing.assert_allclose(c["IC_target"], [2.0, nan, 0.5, 4.0, 10.0])
+    np.testing.assert_allclose(c["CP_target"], [8.0, nan, -0.5, 26.0, 20.0])
+    np.testing.assert_allclose(c["BP_target"], [nan, nan, 0.0, nan, 20.0])
+    np.testing.assert_allclose(c["ROI_target"], [4.0, nan, -1.0, 6.5, 2.0])
+    # summary: only rows 2 and 4 have every cost
+    s = res.summary
+    assert s["n_cases"] == 5 and s["n_missing"] == 3
+    assert s["frequency"] == 2
+    assert s["total_expected_profit"] == pytest.approx(7 / 3 + 24.0)
+    assert s["average_expected_profit"] == pytest.approx((7 / 3 + 24.0) / 2)
+    assert s["total_profit"] == pytest.approx(19.5)
+    assert s["average_profit"] == pytest.approx(9.75)
+    assert s["total_best_profit"] == pytest.approx(20.0)
+    assert s["total_investment"] == pytest.approx(10.5)
+    assert s["roi"] == pytest.approx(19.5 / 10.5)
+    # misclassification needs no cost: every case (row 0 is 'yes' in a 'no' leaf)
+    assert s["misclassification_rate"] == pytest.approx(1 / 5)
+    # frequencies weight the same cases
+    F = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    sw = tree.decide(X, y, costs=costs, sample_weight=F).summary
+    assert sw["frequency"] == 8.0
+    assert sw["total_profit"] == pytest.approx(3 * -0.5 + 5 * 20.0)
+    assert sw["total_expected_profit"] == pytest.approx(3 * 7 / 3 + 5 * 24.0)
+    assert sw["total_investment"] == pytest.approx(3 * 0.5 + 5 * 10.0)
+    assert sw["misclassification_rate"] == pytest.approx(1 / 15)
+
+
+def test_missing_costs_without_target():
+    X, y, _ = stump_data()
+    tree = three_decision_stump()
+    res = tree.decide(X, costs={"c1": [np.nan, 3.0, 3.0, np.nan, 1.0],
+                                "c2": [2.0, 2.0, np.nan, 1.0, 1.0]})
+    assert list(res.cases.columns) == ["D_target", "EP_target", "IC_target"]
+    np.testing.assert_allclose(res.cases["IC_target"], [2.0, 2.0, np.nan, np.nan, 1.0])
+    s = res.summary
+    assert s["n_missing"] == 3 and s["frequency"] == 2
+    assert s["total_expected_profit"] == pytest.approx(7 / 3 + 24.0)
+    assert s["total_investment"] == pytest.approx(3.0)
+
+
+def test_no_costs_given_investment_known_for_decisions_without_cost_variable():
+    X, y, _ = stump_data()
+    m = DecisionMatrix(
+        {"call": [30.0, 0.0], "mail": [10.0, 0.0], "skip": [0.0, 0.0]},
+        levels=["yes", "no"], kind="revenue", costs={"call": "c1", "mail": 1.0},
+    )
+    tree = ProfitTreeClassifier(decision_matrix=m, **STUMP).fit(
+        X, y, costs={"c1": [9.0, 9.0, 9.0, 6.0, 6.0]}
+    )
+    res = tree.decide(X)  # no costs: mail's constant is known, call's variable is not
+    assert res.cases["D_target"].tolist() == ["mail"] * 3 + ["call"] * 2
+    np.testing.assert_allclose(res.cases["IC_target"], [1.0, 1.0, 1.0, np.nan, np.nan])
+    assert res.summary["n_missing"] == 0  # nothing given, nothing missing
+    assert np.isnan(res.summary["total_investment"])  # but not every investment is known
+    only_left = tree.decide(X.iloc[:3])
+    assert only_left.summary["total_investment"] == 3.0
+
+
+def slow_missing_reference(matrix, d_names, y, costs):
+    """Row by row: IC, CP, BP, ROI of fixed decisions with possibly missing costs."""
+    values = {d: dict(zip(matrix.levels, matrix.values[:, j]))
+              for j, d in enumerate(matrix.decisions)}
+
+    def cost(i, d):
+        spec = matrix.costs.get(d)
+        if spec is None:
+            return 0.0
+        return float(spec) if not isinstance(spec, str) else float(costs[spec][i])
+
+    ic, cp, bp, roi = [], [], [], []
+    for i, d in enumerate(d_names):
+        own = cost(i, d)
+        profit = values[d][y[i]] - own
+        every = [values[e][y[i]] - cost(i, e) for e in matrix.decisions]
+        ic.append(own)
+        cp.append(profit)
+        bp.append(max(every) if not any(np.isnan(every)) else np.nan)
+        if np.isnan(own) or np.isnan(profit):
+            roi.append(np.nan)
+        elif own > 0:
+            roi.append(profit / own)
+        else:
+            roi.append(np.inf if profit > 0 else -np.inf if profit < 0 else np.nan)
+    return [np.array(v, dtype=float) for v in (ic, cp, bp, roi)]
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), hole=st.sampled_from([0.0, 0.1, 0.5, 1.0]))
+def test_missing_costs_blank_only_what_needs_them(seed, hole):
+    rng = np.random.default_rng(seed)
+    n = 90
+    X, y, c = random_case(rng, n)
+    m = DecisionMatrix(
+        {"call": [25.0, 0.0], "mail": [8.0, 0.0], "sms": [3.0, 0.0], "skip": [0.0, 0.0]},
+        levels=["yes", "no"], kind="revenue",
+        costs={"call": "c1", "mail": "c2", "sms": 0.5},
+    )
+    train = {"c1": c, "c2": c / 4}
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=3).fit(X, y, costs=train)
+    score = {"c1": rng.choice([0.0, 2.0, 6.0], n), "c2": rng.choice([0.0, 1.0, 3.0], n)}
+    holed = {k: np.where(rng.random(n) < hole, np.nan, v) for k, v in score.items()}
+    F = rng.integers(1, 4, n).astype(float)
+    full = tree.decide(X, y, costs=score, sample_weight=F)
+    res = tree.decide(X, y, costs=holed, sample_weight=F)
+    cases = res.cases
+    pd.testing.assert_series_equal(cases["D_target"], full.cases["D_target"])
+    pd.testing.assert_series_equal(cases["EP_target"], full.cases["EP_target"])
+    ic, cp, bp, r = slow_missing_reference(m, cases["D_target"].tolist(), y, holed)
+    np.testing.assert_allclose(cases["IC_target"], ic)
+    np.testing.assert_allclose(cases["CP_target"], cp)
+    np.testing.assert_allclose(cases["BP_target"], bp)
+    np.testing.assert_allclose(cases["ROI_target"], r)
+    # the summary is that of the cases with every cost, plus the count of the others
+    ok = ~(np.isnan(holed["c1"]) | np.isnan(holed["c2"]))
+    s = res.summary
+    assert s["n_cases"] == n and s["n_missing"] == n - ok.sum()
+    assert s["misclassification_rate"] == full.summary["misclassification_rate"]
+    if ok.any():
+        sub = tree.decide(X[ok], y[ok], costs={k: v[ok] for k, v in holed.items()},
+                          sample_weight=F[ok]).summary
+        keys = [k for k in sub.index if k not in ("n_cases", "n_missing",
+                                                  "misclassification_rate")]
+        pd.testing.assert_series_equal(s[keys], sub[keys], check_exact=False)
+    else:
+        assert s["frequency"] == 0 and s["total_profit"] == 0
+        assert np.isnan(s["average_profit"]) and np.isnan(s["average_expected_profit"])
+
+
+def test_missing_case_specific_consequences():
+    X, y, _ = stump_data()
+    yb = (y == "yes").astype(int)  # [1, 0, 0, 1, 1]
+    rng = np.random.default_rng(5)
+    cost_mat = rng.uniform(0, 5, size=(5, 4))  # C_FP, C_FN, C_TP, C_TN
+    m = DecisionMatrix.case_specific(levels=[0, 1], decisions=["predict 1", "predict 0"],
+                                     kind="loss")
+    tree = ProfitTreeClassifier(decision_matrix=m, **STUMP).fit(X, yb, costs=cost_mat)
+    full = tree.decide(X, yb, costs=cost_mat)
+    d = [m.decisions.index(v) for v in full.cases["D_target"]]
+    holed = cost_mat.copy()
+    holed[3, 0] = np.nan  # row 3 is a 1: C_FP is not its actual level's consequence
+    holed[4, 1 if d[4] == 0 else 2] = np.nan  # row 4 (a 1): the decision it did NOT take
+    res = tree.decide(X, yb, costs=holed)
+    pd.testing.assert_series_equal(res.cases["D_target"], full.cases["D_target"])
+    pd.testing.assert_series_equal(res.cases["EL_target"], full.cases["EL_target"])
+    cl, bl = res.cases["CL_target"].to_numpy(), res.cases["BL_target"].to_numpy()
+    np.testing.assert_allclose(cl, full.cases["CL_target"])  # chosen ones all known
+    np.testing.assert_allclose(bl[:4], full.cases["BL_target"][:4])
+    assert np.isnan(bl[4])  # a decision's consequence at the actual level is missing
+    assert res.summary["n_missing"] == 2
+    sub = tree.decide(X.iloc[:3], yb[:3], costs=cost_mat[:3]).summary
+    assert res.summary["total_loss"] == pytest.approx(sub["total_loss"])
+    assert res.summary["frequency"] == 3
+
+
+def test_interval_missing_cost_keeps_decision():
+    X = np.array([[0.0], [0.0], [1.0], [1.0]])
+    y = np.array([2.0, 6.0, 20.0, 30.0])
+    m = DecisionMatrix({"invest": [-10.0, 30.0], "wait": [0.0, 0.0]}, knots=[0.0, 10.0],
+                       kind="revenue", costs={"invest": "c"})
+    c = np.array([1.0, 3.0, 50.0, 60.0])
+    reg = ProfitTreeRegressor(decision_matrix=m, **STUMP).fit(X, y, costs={"c": c})
+    res = reg.decide(X, y, costs={"c": [np.nan, 3.0, 50.0, np.nan]})
+    # as in test_interval_decide_by_hand: both leaves invest, EP 4 and 35
+    assert res.cases["D_target"].tolist() == ["invest"] * 4
+    np.testing.assert_allclose(res.cases["EP_target"], [4.0, 4.0, 35.0, 35.0])
+    np.testing.assert_allclose(res.cases["CP_target"], [np.nan, 11.0, 20.0, np.nan])
+    np.testing.assert_allclose(res.cases["BP_target"], [np.nan, 11.0, 20.0, np.nan])
+    assert res.summary["total_profit"] == pytest.approx(31.0)
+    assert res.summary["total_expected_profit"] == pytest.approx(39.0)
+
+
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "trees.rst"
 
 
