@@ -12,7 +12,8 @@ from ._kernels import cumulative_at_depths
 from ._profit_curve import _chart_arrays
 from ._scoring import event_code, score_cases
 
-__all__ = ["ImplicitDoNothingWarning", "compare_models", "split_data"]
+__all__ = ["ImplicitDoNothingWarning", "compare_models", "entry_decision_costs",
+           "split_data"]
 
 # statistics where smaller is better; everything else is maximised
 _SMALLER_IS_BETTER = {
@@ -50,11 +51,12 @@ class ImplicitDoNothingWarning(UserWarning):
 def split_data(entry, role):
     """``(X, y, sample_weight, costs)`` from a data entry of ``compare_models``."""
     if isinstance(entry, dict):
-        unknown = set(entry) - {"X", "y", "sample_weight", "costs"}
+        unknown = set(entry) - {"X", "y", "sample_weight", "costs", "decision_costs"}
         if unknown or "y" not in entry:
             raise ValueError(
                 f"data[{role!r}] must be (X, y[, sample_weight]) or a dict with keys "
-                f"'X', 'y' and optionally 'sample_weight', 'costs'; got keys {sorted(entry)}"
+                f"'X', 'y' and optionally 'sample_weight', 'costs', 'decision_costs'; "
+                f"got keys {sorted(entry)}"
             )
         return entry.get("X"), entry["y"], entry.get("sample_weight"), entry.get("costs")
     if isinstance(entry, (tuple, list)) and len(entry) in (2, 3):
@@ -64,6 +66,20 @@ def split_data(entry, role):
         f"data[{role!r}] must be (X, y), (X, y, sample_weight) or a dict; got "
         f"{type(entry).__name__}"
     )
+
+
+def entry_decision_costs(entry, role, decision_costs):
+    """Costs to decide with for one data role: the entry's own, else ``decision_costs``.
+
+    Both at once is ambiguous and raises.
+    """
+    own = entry.get("decision_costs") if isinstance(entry, dict) else None
+    if own is not None and decision_costs is not None:
+        raise ValueError(
+            f"decision_costs is given twice for data role {role!r}: as the keyword "
+            f"decision_costs= and as data[{role!r}]['decision_costs']; give one"
+        )
+    return own if own is not None else decision_costs
 
 
 def _models_dict(models):
@@ -120,7 +136,8 @@ def _fit_statistics(scored, weight, event_idx):
 
 
 def compare_models(models, data, matrix=None, *, depth=0.1, select_by=None,
-                   select_role="validation", train_priors=None, event=None):
+                   select_role="validation", train_priors=None, event=None,
+                   decision_costs=None):
     """Compare models on several data sets: profit, fit statistics, lift and ROI.
 
     Parameters
@@ -133,8 +150,10 @@ def compare_models(models, data, matrix=None, *, depth=0.1, select_by=None,
         matrix, predictions). A list names the models by class.
     data : dict
         ``{role: (X, y)}``, ``{role: (X, y, sample_weight)}`` or ``{role: {"X": ...,
-        "y": ..., "sample_weight": ..., "costs": ...}}``, e.g. roles ``"train"``,
-        ``"validation"``, ``"test"``. ``X`` may be None for pre-scored models.
+        "y": ..., "sample_weight": ..., "costs": ..., "decision_costs": ...}}``, e.g.
+        roles ``"train"``, ``"validation"``, ``"test"``. ``X`` may be None for
+        pre-scored models. ``costs`` are the actual costs; ``decision_costs`` those
+        to decide with (see ``decision_costs`` below).
     matrix : DecisionMatrix, default=None
         Needed for scikit-learn models and pre-scored posteriors; a deciding model
         without it uses its own (with it, the model is re-decided under it).
@@ -152,6 +171,15 @@ def compare_models(models, data, matrix=None, *, depth=0.1, select_by=None,
         adjust their posteriors to the matrix priors).
     event : level, default=None
         Event level for ROC AUC, KS and lift (inferred for 0/1, -1/1, False/True).
+    decision_costs : dict, Series or DataFrame, default=None
+        Costs to decide with, for every role without its own ``"decision_costs"``
+        (giving both for a role raises): typically
+        :func:`~dtdecide.decision.mean_costs` of the training costs when the actual
+        costs are known only after the action. Models that decide case by case
+        (scikit-learn models, DecisionEstimator, pre-scored posteriors) then decide
+        and rank with them, and every profit figure uses the actual ``costs``; a
+        profit tree keeps its leaf decisions (taken from its training costs), so all
+        models are judged on the same footing.
 
     Returns
     -------
@@ -217,7 +245,9 @@ def compare_models(models, data, matrix=None, *, depth=0.1, select_by=None,
             idx = event_code(m_used, event) if m_used is not None else None
             scored = score_cases(scores, X, y, matrix, costs=costs, sample_weight=w,
                                  train_priors=train_priors, event_idx=idx,
-                                 name=f"models[{name!r}]")
+                                 name=f"models[{name!r}]",
+                                 decision_costs=entry_decision_costs(entry, role,
+                                                                     decision_costs))
             m = scored.matrix
             matrices.append(m)
             row = {"model": name, "role": role}

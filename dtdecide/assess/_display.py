@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from ._compare import _models_dict, split_data
+from ._compare import _models_dict, entry_decision_costs, split_data
 from ._profit_curve import _check_n_bins, curve_from_scored
 from ._scoring import event_code, score_cases
 
@@ -151,9 +151,9 @@ class ProfitCurveDisplay:
         return self
 
     @classmethod
-    def from_predictions(cls, y_true, y_score, matrix, *, costs=None, sample_weight=None,
-                         train_priors=None, event=None, n_bins=20, statistic="cum_profit",
-                         name=None, role=None, ax=None, **kwargs):
+    def from_predictions(cls, y_true, y_score, matrix, *, costs=None, decision_costs=None,
+                         sample_weight=None, train_priors=None, event=None, n_bins=20,
+                         statistic="cum_profit", name=None, role=None, ax=None, **kwargs):
         """Chart from actual targets and posteriors (or predictions).
 
         Parameters
@@ -166,6 +166,9 @@ class ProfitCurveDisplay:
             As in :func:`~dtdecide.assess.profit_curve`.
         costs : DataFrame or dict of arrays, default=None
             As in :func:`~dtdecide.assess.profit_curve`.
+        decision_costs : DataFrame, dict or Series, default=None
+            As in :func:`~dtdecide.assess.profit_curve`. A dtdecide tree keeps its
+            leaf decisions (taken from its training costs) and ignores it.
         sample_weight : array-like of shape (n_samples,), default=None
             As in :func:`~dtdecide.assess.profit_curve`.
         train_priors : array-like, default=None
@@ -205,14 +208,15 @@ class ProfitCurveDisplay:
         from ._profit_curve import profit_curve
 
         curve = profit_curve(y_true, y_score, matrix, costs=costs,
-                             sample_weight=sample_weight, train_priors=train_priors,
-                             event=event, n_bins=n_bins)
+                             decision_costs=decision_costs, sample_weight=sample_weight,
+                             train_priors=train_priors, event=event, n_bins=n_bins)
         return cls(curve, name=name, role=role).plot(ax, statistic=statistic, **kwargs)
 
     @classmethod
     def from_estimator(cls, estimator, X, y, *, matrix=None, costs=None,
-                       sample_weight=None, train_priors=None, event=None, n_bins=20,
-                       statistic="cum_profit", name=None, role=None, ax=None, **kwargs):
+                       decision_costs=None, sample_weight=None, train_priors=None,
+                       event=None, n_bins=20, statistic="cum_profit", name=None, role=None,
+                       ax=None, **kwargs):
         """Chart of a fitted model on data ``X, y``.
 
         Parameters
@@ -227,6 +231,9 @@ class ProfitCurveDisplay:
             re-decides a dtdecide model when given.
         costs : DataFrame or dict of arrays, default=None
             As in :func:`~dtdecide.assess.profit_curve`.
+        decision_costs : DataFrame, dict or Series, default=None
+            As in :func:`~dtdecide.assess.profit_curve`. A dtdecide tree keeps its
+            leaf decisions (taken from its training costs) and ignores it.
         sample_weight : array-like of shape (n_samples,), default=None
             As in :func:`~dtdecide.assess.profit_curve`.
         train_priors : array-like, default=None
@@ -271,7 +278,8 @@ class ProfitCurveDisplay:
         m = matrix if matrix is not None else getattr(estimator, "decision_matrix_", None)
         idx = event_code(m, event) if m is not None else None
         scored = score_cases(estimator, X, y, matrix, costs=costs, sample_weight=sample_weight,
-                             train_priors=train_priors, event_idx=idx, name="estimator")
+                             train_priors=train_priors, event_idx=idx, name="estimator",
+                             decision_costs=decision_costs)
         curve = curve_from_scored(scored, sample_weight=sample_weight, event_idx=idx,
                                   n_bins=n_bins)
         if name is None:
@@ -279,7 +287,8 @@ class ProfitCurveDisplay:
         return cls(curve, name=name, role=role).plot(ax, statistic=statistic, **kwargs)
 
 
-def profit_curves(models, data, matrix=None, *, train_priors=None, event=None, n_bins=20):
+def profit_curves(models, data, matrix=None, *, train_priors=None, event=None, n_bins=20,
+                  decision_costs=None):
     """Profit chart tables of several models on several data sets, stacked.
 
     Parameters
@@ -296,6 +305,9 @@ def profit_curves(models, data, matrix=None, *, train_priors=None, event=None, n
         As in :func:`~dtdecide.assess.compare_models`.
     n_bins : int, default=20
         Depths of each chart.
+    decision_costs : dict, Series or DataFrame, default=None
+        As in :func:`~dtdecide.assess.compare_models` (a data entry may also hold its
+        own ``"decision_costs"``).
 
     Returns
     -------
@@ -326,7 +338,9 @@ def profit_curves(models, data, matrix=None, *, train_priors=None, event=None, n
             idx = event_code(m, event) if m is not None else None
             scored = score_cases(scores, X, y, matrix, costs=costs, sample_weight=w,
                                  train_priors=train_priors, event_idx=idx,
-                                 name=f"models[{name!r}]")
+                                 name=f"models[{name!r}]",
+                                 decision_costs=entry_decision_costs(entry, role,
+                                                                     decision_costs))
             curve = curve_from_scored(scored, sample_weight=w, event_idx=idx, n_bins=n_bins)
             curve.insert(0, "role", role)
             curve.insert(0, "model", name)

@@ -136,12 +136,13 @@ def _curve_table(arr, depths, *, with_cost):
     return pd.DataFrame(table)
 
 
-def profit_curve(y_true, y_score, matrix, *, costs=None, sample_weight=None,
-                 train_priors=None, event=None, n_bins=20):
+def profit_curve(y_true, y_score, matrix, *, costs=None, decision_costs=None,
+                 sample_weight=None, train_priors=None, event=None, n_bins=20):
     """Profit chart numbers with an implicit do-nothing decision.
 
     Cases are ranked by the expected profit ``E(i)`` of their best decision (for a
-    binary matrix with one decision, the same order as the event posterior). At depth
+    binary matrix with one decision, the same order as the event posterior; with
+    ``decision_costs``, under those costs). At depth
     ``q`` the top ``q`` share of the (frequency-weighted) population takes its
     decisions and the rest does nothing, with consequence 0.
 
@@ -162,7 +163,13 @@ def profit_curve(y_true, y_score, matrix, *, costs=None, sample_weight=None,
         Leave the do-nothing decision out of it: it is supplied implicitly. For a loss
         matrix, every "profit" below is minus the loss.
     costs : DataFrame or dict of arrays, default=None
-        Cost-variable columns (see :func:`dtdecide.decide`).
+        Cost-variable columns (see :func:`dtdecide.decide`): the actual costs, used
+        for every realised figure (profit, investment, ROI).
+    decision_costs : DataFrame, dict or Series, default=None
+        Costs to decide with when the actual ones are known only afterwards (e.g.
+        :func:`~dtdecide.decision.mean_costs` of the training costs): the cases are
+        ranked by their expected profit under these, their realised profit uses
+        ``costs``. See :func:`dtdecide.decide`.
     sample_weight : array-like of shape (n_samples,), default=None
         Frequencies: a case of weight 2 counts as two cases.
     train_priors : array-like, default=None
@@ -206,12 +213,21 @@ def profit_curve(y_true, y_score, matrix, *, costs=None, sample_weight=None,
     [9.0, 8.0, 17.0, 16.0, 15.0]
     >>> curve["cum_lift"].round(3).tolist()
     [2.5, 1.25, 1.667, 1.25, 1.0]
+
+    Ranked by a planned contact cost of 1, realised with the actual costs:
+
+    >>> r = DecisionMatrix({"mail": [10, 0]}, levels=[1, 0], kind="revenue",
+    ...                    costs={"mail": "cost"})
+    >>> curve = profit_curve([1, 0, 1, 0, 0], p, r, costs={"cost": [3, 1, 1, 1, 1]},
+    ...                      decision_costs={"cost": 1.0}, n_bins=5)
+    >>> curve["cum_profit"].tolist()
+    [7.0, 6.0, 15.0, 14.0, 13.0]
     """
     n_bins = _check_n_bins(n_bins)
     idx = event_code(matrix, event) if hasattr(matrix, "levels") else None
     scored = score_cases(y_score, None, y_true, matrix, costs=costs,
                          sample_weight=sample_weight, train_priors=train_priors,
-                         event_idx=idx, name="y_score")
+                         event_idx=idx, name="y_score", decision_costs=decision_costs)
     return curve_from_scored(scored, sample_weight=sample_weight, event_idx=idx, n_bins=n_bins)
 
 
@@ -273,8 +289,8 @@ def best_depth(curve, statistic="cum_profit"):
     )
 
 
-def best_threshold(y_true, y_score, matrix, *, costs=None, sample_weight=None,
-                   train_priors=None, event=None):
+def best_threshold(y_true, y_score, matrix, *, costs=None, decision_costs=None,
+                   sample_weight=None, train_priors=None, event=None):
     """The expected-profit threshold that maximises the realised total profit.
 
     The candidates are the ends of blocks of tied expected profit (and taking
@@ -292,6 +308,9 @@ def best_threshold(y_true, y_score, matrix, *, costs=None, sample_weight=None,
         As in :func:`profit_curve`.
     costs : DataFrame or dict of arrays, default=None
         As in :func:`profit_curve`.
+    decision_costs : DataFrame, dict or Series, default=None
+        As in :func:`profit_curve`; the threshold is on the expected profit under
+        these costs, so pass them to :func:`dtdecide.decide` with it.
     sample_weight : array-like of shape (n_samples,), default=None
         As in :func:`profit_curve`.
     train_priors : array-like, default=None
@@ -323,7 +342,7 @@ def best_threshold(y_true, y_score, matrix, *, costs=None, sample_weight=None,
     idx = event_code(matrix, event) if hasattr(matrix, "levels") else None
     scored = score_cases(y_score, None, y_true, matrix, costs=costs,
                          sample_weight=sample_weight, train_priors=train_priors,
-                         event_idx=idx, name="y_score")
+                         event_idx=idx, name="y_score", decision_costs=decision_costs)
     scored.weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
     return _best_threshold_scored(scored, event_idx=idx)
 

@@ -5,7 +5,7 @@ Every assessment (profit charts, model comparison, what-if) goes through
 
 * a dtdecide tree or a :class:`~dtdecide.DecisionEstimator` (anything with ``decide``
   and ``decision_matrix_``): its own ``decide`` is used, so a tree keeps its leaf
-  decisions (leaf-averaged costs);
+  decisions (leaf-averaged costs, whatever ``decision_costs`` says);
 * any fitted scikit-learn classifier (``predict_proba``) or regressor (``predict``);
 * pre-scored posteriors (DataFrame with one column per level, or an array in level
   order; a 1-D array for a binary matrix is the posterior of the *second* level, like
@@ -15,6 +15,7 @@ The result holds profit-oriented arrays (loss negated) and the decision labels.
 """
 
 import copy
+import inspect
 import warnings
 
 import numpy as np
@@ -227,15 +228,31 @@ def redecide(model, matrix=None, *, priors=None, train_priors=None):
     return out
 
 
+def _takes_decision_costs(model):
+    """Whether a deciding model decides case by case (its ``decide`` takes decision costs).
+
+    A dtdecide tree does not: it decides per leaf from its training costs, which is
+    what ``decision_costs`` imitates for the models that decide case by case.
+    """
+    try:
+        return "decision_costs" in inspect.signature(model.decide).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return False
+
+
 def score_cases(model, X, y, matrix=None, *, costs=None, sample_weight=None,
-                train_priors=None, event_idx=None, name="model"):
-    """Decide with ``model`` on one data set and return a :class:`ScoredCases`."""
+                train_priors=None, event_idx=None, name="model", decision_costs=None):
+    """Decide with ``model`` on one data set and return a :class:`ScoredCases`.
+
+    ``decision_costs`` (costs to decide with; ``costs`` are then the actual ones) is
+    used by every model that decides case by case; a tree keeps its leaf decisions.
+    """
     if _is_prescored(model):
         if matrix is None:
             raise ValueError(f"{name}: pre-scored posteriors need a decision matrix; got None")
         post = _prescored_posteriors(model, matrix, name, event_idx)
-        res = decide(post, matrix, y=y, costs=costs, sample_weight=sample_weight,
-                     train_priors=train_priors)
+        res = decide(post, matrix, y=y, costs=costs, decision_costs=decision_costs,
+                     sample_weight=sample_weight, train_priors=train_priors)
         if isinstance(post, pd.DataFrame) and not matrix.is_interval:
             # the engine matched the columns to levels; same order for fit statistics
             raw = _frame_in_level_order(post, matrix)
@@ -251,15 +268,18 @@ def score_cases(model, X, y, matrix=None, *, costs=None, sample_weight=None,
         m = model.decision_matrix_
         if m is None:
             raise ValueError(f"{name} was fitted without a decision matrix; pass matrix=")
-        res = model.decide(X, y, costs, sample_weight=sample_weight)
+        extra = {}
+        if decision_costs is not None and _takes_decision_costs(model):
+            extra["decision_costs"] = decision_costs
+        res = model.decide(X, y, costs, sample_weight=sample_weight, **extra)
         post = _model_scores(model, X, m)
         return ScoredCases(matrix=m, result=res, post=post, y=y)
     if hasattr(model, "predict"):
         if matrix is None:
             raise ValueError(f"{name}: a scikit-learn model needs matrix=; got None")
         post = model_posteriors(model, X, matrix)
-        res = decide(post, matrix, y=y, costs=costs, sample_weight=sample_weight,
-                     train_priors=train_priors)
+        res = decide(post, matrix, y=y, costs=costs, decision_costs=decision_costs,
+                     sample_weight=sample_weight, train_priors=train_priors)
         return ScoredCases(matrix=matrix, result=res, post=post, y=y)
     raise TypeError(
         f"{name} must be a fitted estimator, a DecisionEstimator / dtdecide tree, or "

@@ -243,8 +243,8 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
             return self.estimator_.score(X, y)
         return self.estimator_.score(X, y, sample_weight=sample_weight)
 
-    def decide(self, X, y=None, costs=None, *, sample_weight=None, target_name="target",
-               threshold=None, do_nothing="do nothing"):
+    def decide(self, X, y=None, costs=None, *, decision_costs=None, sample_weight=None,
+               target_name="target", threshold=None, do_nothing="do nothing"):
         """Decide for the cases in ``X`` with the wrapped model and the matrix.
 
         Parameters
@@ -254,7 +254,11 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
         y : array-like of shape (n_samples,), default=None
             Actual target, for computed and best possible profit.
         costs : DataFrame, dict of arrays or ndarray, default=None
-            Cost columns (or case-specific consequences), see :func:`decide`.
+            Cost columns (or case-specific consequences), see :func:`decide`; the
+            actual costs when ``decision_costs`` is given.
+        decision_costs : DataFrame, dict, Series or ndarray, default=None
+            Costs to decide with (e.g. :func:`mean_costs` of the training costs), see
+            :func:`decide`.
         sample_weight : array-like of shape (n_samples,), default=None
             As in :func:`decide`.
         target_name : str, default="target"
@@ -293,7 +297,8 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
         if isinstance(X, pd.DataFrame):
             post = (pd.Series(post, index=X.index) if post.ndim == 1
                     else pd.DataFrame(post, index=X.index, columns=list(matrix.levels)))
-        return decide(post, matrix, y=y, costs=costs, sample_weight=sample_weight,
+        return decide(post, matrix, y=y, costs=costs, decision_costs=decision_costs,
+                      sample_weight=sample_weight,
                       train_priors=self.train_priors_, target_name=target_name,
                       threshold=threshold, do_nothing=do_nothing)
 

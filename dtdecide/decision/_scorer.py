@@ -1,5 +1,7 @@
 """A scikit-learn scorer that measures the average profit of a model's decisions."""
 
+import inspect
+
 import numpy as np
 import pandas as pd
 from sklearn.utils.metadata_routing import (
@@ -27,9 +29,10 @@ class ProfitScorer(_MetadataRequester):
         self.matrix = matrix
         self.train_priors = train_priors
         self.threshold = threshold
-        self._requests = {"costs": None, "sample_weight": None}
+        self._requests = {"costs": None, "sample_weight": None, "decision_costs": None}
 
-    def set_score_request(self, *, costs=_UNCHANGED, sample_weight=_UNCHANGED):
+    def set_score_request(self, *, costs=_UNCHANGED, sample_weight=_UNCHANGED,
+                          decision_costs=_UNCHANGED):
         """Request metadata for scoring (needs metadata routing enabled).
 
         Parameters
@@ -38,6 +41,9 @@ class ProfitScorer(_MetadataRequester):
             ``True`` to receive the case costs passed as ``costs`` (or an alias).
         sample_weight : bool, str or None
             ``True`` to weight cases by ``sample_weight``.
+        decision_costs : bool, str or None
+            ``True`` to receive the costs to decide with, passed as
+            ``decision_costs`` (e.g. ``mean_costs(training costs)``).
 
         Returns
         -------
@@ -52,6 +58,8 @@ class ProfitScorer(_MetadataRequester):
             self._requests["costs"] = costs
         if sample_weight is not _UNCHANGED:
             self._requests["sample_weight"] = sample_weight
+        if decision_costs is not _UNCHANGED:
+            self._requests["decision_costs"] = decision_costs
         return self
 
     def _get_metadata_request(self):
@@ -60,11 +68,14 @@ class ProfitScorer(_MetadataRequester):
             request.score.add_request(param=param, alias=alias)
         return request
 
-    def __call__(self, estimator, X, y_true, costs=None, sample_weight=None):
+    def __call__(self, estimator, X, y_true, costs=None, sample_weight=None,
+                 decision_costs=None):
         """Average profit of ``estimator``'s decisions on ``X`` (higher is better).
 
         Cost columns not passed through ``costs`` are looked up in ``X`` when it is a
-        DataFrame. Cases with a missing cost are left out.
+        DataFrame. Cases with a missing cost are left out. ``decision_costs`` (the
+        costs to decide with; ``costs`` are then the actual ones) is used by models
+        deciding case by case; a profit tree decides from its leaves' training costs.
         """
         matrix = self.matrix
         if costs is None and matrix.cost_variables and isinstance(X, pd.DataFrame) and all(
@@ -73,6 +84,8 @@ class ProfitScorer(_MetadataRequester):
             costs = X[list(matrix.cost_variables)]
         if isinstance(costs, (pd.DataFrame, pd.Series)):
             costs = costs.reset_index(drop=True)
+        if isinstance(decision_costs, pd.DataFrame):
+            decision_costs = decision_costs.reset_index(drop=True)
         y = y_true.to_numpy() if isinstance(y_true, (pd.Series, pd.DataFrame)) else y_true
         y = np.asarray(y)
         if y.ndim == 2 and y.shape[1] == 1:
@@ -84,11 +97,15 @@ class ProfitScorer(_MetadataRequester):
             # decisions the tree never makes.
             if isinstance(X, pd.DataFrame):
                 X = X.reset_index(drop=True)
-            res = estimator.decide(X, y, costs=costs, sample_weight=weights)
+            extra = {}
+            if decision_costs is not None and _takes_decision_costs(estimator):
+                extra["decision_costs"] = decision_costs
+            res = estimator.decide(X, y, costs=costs, sample_weight=weights, **extra)
         else:
             post = model_posteriors(estimator, X, matrix)
-            res = decide(post, matrix, y=y, costs=costs, sample_weight=weights,
-                         train_priors=self.train_priors, threshold=self.threshold)
+            res = decide(post, matrix, y=y, costs=costs, decision_costs=decision_costs,
+                         sample_weight=weights, train_priors=self.train_priors,
+                         threshold=self.threshold)
         word = "loss" if matrix.kind == "loss" else "profit"
         return float(matrix.sign * res.summary[f"average_{word}"])
 
@@ -100,6 +117,18 @@ def _decides_itself(estimator, matrix):
     """Whether ``estimator`` makes its own decisions under ``matrix`` (a profit tree)."""
     fitted = getattr(estimator, "decision_matrix_", None)
     return callable(getattr(estimator, "decide", None)) and fitted is not None and fitted == matrix
+
+
+def _takes_decision_costs(estimator):
+    """Whether a deciding model decides case by case (its ``decide`` takes decision costs).
+
+    A profit tree does not: it decides per leaf from its training costs, the very
+    thing ``decision_costs`` imitates for other models.
+    """
+    try:
+        return "decision_costs" in inspect.signature(estimator.decide).parameters
+    except (TypeError, ValueError):  # pragma: no cover - builtins without a signature
+        return False
 
 
 def make_profit_scorer(matrix, *, train_priors=None, threshold=None):
@@ -120,6 +149,13 @@ def make_profit_scorer(matrix, *, train_priors=None, threshold=None):
     ``cross_validate(params=...)`` and so on. Without routing, cost columns are
     taken from ``X`` when it is a DataFrame that holds them.
 
+    When costs are known only after the action, route the costs to decide with as
+    ``decision_costs`` too (``scorer.set_score_request(costs=True,
+    decision_costs=True)``; e.g. ``decision_costs=mean_costs(training costs)``, a dict
+    of constants that is passed to every fold as is): models that decide case by case
+    then decide with them and are scored on the actual ``costs``, as a profit tree
+    is (a tree keeps its leaf decisions and ignores ``decision_costs``).
+
     Parameters
     ----------
     matrix : DecisionMatrix
@@ -132,8 +168,8 @@ def make_profit_scorer(matrix, *, train_priors=None, threshold=None):
     Returns
     -------
     scorer : callable
-        ``scorer(estimator, X, y, costs=None, sample_weight=None) -> float``, with
-        ``set_score_request``.
+        ``scorer(estimator, X, y, costs=None, sample_weight=None,
+        decision_costs=None) -> float``, with ``set_score_request``.
 
     Examples
     --------
