@@ -179,18 +179,27 @@ def _validation_columns(view, out, X, y, costs, sample_weight):
     word = "loss" if sign < 0 else "profit"
     tname = view.target_name
     has_costs = getattr(matrix, "kind", None) == "revenue" and bool(getattr(matrix, "costs", None))
+    is_case_specific = bool(getattr(matrix, "is_case_specific", False))
     if costs is None and has_costs and isinstance(X, pd.DataFrame):
         vars_ = [c for c in matrix.cost_variables if c in X.columns]
         if vars_:
             costs = X[vars_]
-    case_costs = None
-    if has_costs and (costs is not None or not matrix.cost_variables):
+    # The rule of ``decide``'s summary: a case with a missing cost (any decision's) is
+    # left out of every cost and profit figure; valid_n_missing counts those cases.
+    cons = None
+    if (has_costs and (costs is not None or not matrix.cost_variables)) or (
+        is_case_specific and (costs is not None or (y is not None and matrix.case_values is not None))
+    ):
         cons = matrix.resolve(costs, n_samples=n)
+    complete = np.ones(n, dtype=bool) if cons is None else ~cons.has_missing
+    if cons is not None and (is_case_specific or matrix.cost_variables):
+        out["valid_n_missing"] = np.bincount(row[~complete], minlength=n_leaves).astype(np.int64)
+    if has_costs and cons is not None:
         case_costs = np.asarray(cons.case_costs, dtype=np.float64)
-        ok_cost = ~np.isnan(case_costs).any(axis=1)
         for k, d in enumerate(view.decisions):
-            num = np.bincount(row[ok_cost], weights=(w * case_costs[:, k])[ok_cost], minlength=n_leaves)
-            den = np.bincount(row[ok_cost], weights=w[ok_cost], minlength=n_leaves)
+            num = np.bincount(row[complete], weights=(w * case_costs[:, k])[complete],
+                              minlength=n_leaves)
+            den = np.bincount(row[complete], weights=w[complete], minlength=n_leaves)
             with np.errstate(invalid="ignore", divide="ignore"):
                 out[f"valid_cost_{d}"] = num / den
     if y is None:
@@ -199,7 +208,7 @@ def _validation_columns(view, out, X, y, costs, sample_weight):
     cases = result.cases
     cp_col = f"{'CL' if sign < 0 else 'CP'}_{tname}"
     cp = cases[cp_col].to_numpy(dtype=np.float64) * sign  # profit orientation
-    good = ~np.isnan(cp)
+    good = complete  # CP may be known on other cases too; the summary rule leaves them out
     paw = np.ones(n)
     priors = getattr(matrix, "priors", None)
     ok = True
@@ -257,9 +266,13 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
       (``costs`` or cost columns in ``X``; always for constant costs), ``valid_cost_<d>``;
       with ``y`` also ``valid_count_<c>``/``valid_post_<c>`` (or ``valid_mean``/
       ``valid_sd``), ``valid_total_profit``, ``valid_average_profit``, ``valid_ROI`` and,
-      with priors, ``valid_adjusted_total_profit``/``valid_adjusted_average_profit``. Rows
-      whose cost is missing get no decision from ``decide`` and are left out of the profit
-      figures.
+      with priors, ``valid_adjusted_total_profit``/``valid_adjusted_average_profit``.
+      When the matrix has cost variables (or case-specific consequences) and the cases'
+      costs are at hand, ``valid_n_missing`` counts the leaf's validation rows with a
+      missing cost. As in the summary of ``decide``, those rows are left out of the
+      cost and profit figures (the rows of every leaf still count in ``valid_n``,
+      ``valid_weight`` and the class counts), so the ``valid_total_profit`` of the
+      leaves adds up to ``decide(X, y, costs).summary["total_profit"]``.
 
     Parameters
     ----------

@@ -100,26 +100,66 @@ def test_hand_computed_validation_figures():
     assert "valid_total_profit" not in t2.columns and t2["valid_n"].tolist() == [1, 2, 0]
 
 
+def test_hand_computed_validation_figures_with_missing_costs():
+    est, _, _ = hand_tree()  # leaves 1 and 4 skip (no cost), leaf 3 calls (cost c)
+    Xv = pd.DataFrame(
+        {
+            "age": [5.0, 50.0, 50.0, 50.0, 10.0],
+            "job": ["a", "c", "c", "c", "b"],
+            "c": [np.nan, 2.0, np.nan, 3.0, 1.0],
+        }
+    )
+    yv = pd.Series(["yes", "no", "yes", "yes", "no"], name="y")
+    w = [1.0, 2.0, 1.0, 1.0, 1.0]
+    t = leaf_table(est, Xv, yv, sample_weight=w)
+    # every row counts in the counts and weights ...
+    assert t["valid_n"].tolist() == [2, 3, 0]
+    assert t["valid_weight"].tolist() == [2.0, 4.0, 0.0]
+    assert t["valid_count_yes"].tolist() == [1.0, 2.0, 0.0]
+    # ... rows 0 and 2 have a missing cost: out of the cost and profit figures, even
+    # row 0 whose decision (skip) needs no cost (the rule of decide's summary)
+    assert t["valid_n_missing"].tolist() == [1, 1, 0]
+    assert t["valid_cost_call"][:2].tolist() == [1.0, 7 / 3]
+    assert t["valid_total_profit"].tolist() == [0.0, 3.0, 0.0]  # leaf 3: 2 * -2 + 7
+    assert t["valid_average_profit"][:2].tolist() == [0.0, 1.0]
+    assert t["valid_ROI"][1] == 3 / 7
+    res = est.decide(Xv.drop(columns="c"), yv, costs=Xv[["c"]], sample_weight=w)
+    assert res.cases["CP_y"].notna().sum() == 4  # row 0 has a CP (skip needs no cost)
+    s = res.summary
+    assert s["n_missing"] == t["valid_n_missing"].sum() == 2
+    assert s["total_profit"] == t["valid_total_profit"].sum()
+    assert s["frequency"] == 4.0
+    # without y there is no profit, but the missing costs are counted all the same
+    t2 = leaf_table(est, Xv)
+    assert t2["valid_n_missing"].tolist() == [1, 1, 0]
+    assert "valid_total_profit" not in t2.columns
+
+
 def reference_table(est, X, y, w):
     """Slow per-leaf loop straight from the design formulas."""
     m = est.decision_matrix_
     leaves = est.apply(X)
     costs = X["cost_call"].to_numpy()
+    ok = ~np.isnan(costs)  # cases with every cost: the only ones in profit figures
     levels = list(m.levels)
-    freq = {lev: w[y.to_numpy() == lev].sum() for lev in levels}
-    total_f = w.sum()
+    freq = {lev: w[ok & (y.to_numpy() == lev)].sum() for lev in levels}
+    total_f = w[ok].sum()
     paw = {lev: m.priors[i] / freq[lev] * total_f for i, lev in enumerate(levels)}
     view = tree_view(est)
     rows = []
     for leaf in view.leaves:
         d = view.decisions[view.node_decision[leaf]]
-        tot = adj = adj_w = wsum = ic = 0.0
-        n = 0
+        tot = adj = adj_w = wsum = wsum_ok = ic = 0.0
+        n = n_missing = 0
         for i in range(len(X)):
             if leaves[i] != leaf:
                 continue
             n += 1
             wsum += w[i]
+            if not ok[i]:
+                n_missing += 1
+                continue
+            wsum_ok += w[i]
             t = levels.index(y.iloc[i])
             cost = {"call": costs[i], "mail": 0.75, "skip": 0.0}[d]
             q = m.values[t, m.decisions.index(d)] - cost
@@ -127,7 +167,7 @@ def reference_table(est, X, y, w):
             ic += w[i] * cost
             adj += w[i] * paw[y.iloc[i]] * q
             adj_w += w[i] * paw[y.iloc[i]]
-        rows.append((n, wsum, tot, tot / wsum if wsum else np.nan, adj, ic))
+        rows.append((n, wsum, tot, tot / wsum_ok if wsum_ok else np.nan, adj, ic, n_missing))
     return rows
 
 
@@ -137,12 +177,14 @@ def test_validation_figures_match_a_slow_reference():
     X = add_costs(make_inputs(1500, rng), rng)
     y = class_target(X, rng)
     est = RandomTreeClassifier(decision_matrix=m, max_depth=4, random_state=8).fit(X, y)
-    Xv = add_costs(make_inputs(800, rng, unseen=True), rng)
+    Xv = add_costs(make_inputs(800, rng, unseen=True), rng, missing=0.05)
+    assert Xv["cost_call"].isna().any()
     yv = class_target(Xv, rng)
     w = rng.integers(1, 4, len(Xv)).astype(float)
     t = leaf_table(est, Xv, yv, sample_weight=w)
     ref = reference_table(est, Xv, yv, w)
     assert t["valid_n"].tolist() == [r[0] for r in ref]
+    assert t["valid_n_missing"].tolist() == [r[6] for r in ref]
     np.testing.assert_allclose(t["valid_weight"], [r[1] for r in ref], rtol=1e-12)
     np.testing.assert_allclose(t["valid_total_profit"], [r[2] for r in ref], rtol=1e-10, atol=1e-9)
     np.testing.assert_allclose(

@@ -180,7 +180,14 @@ def test_sample_weight_and_missing_costs_in_validation(data, revenue_tree):
     Xm.loc[Xm.index[:7], "cost"] = np.nan  # left out of the summaries
     study = PruningStudy(revenue_tree).fit(Xm, yv, sample_weight_valid=w)
     for k, pruned in pruned_trees(revenue_tree, study.path_, [0, 2]).items():
-        summary = pruned.decide(Xm, yv, sample_weight=w).summary
+        res = pruned.decide(Xm, yv, sample_weight=w)
+        summary = res.summary
+        assert summary["n_missing"] == 7
+        # the decision survives a missing cost; the case still stays out of the summary,
+        # also when its decision (skip) needs no cost and its profit is known
+        assert res.cases["D_target"].notna().all()
+        skipped = (res.cases["D_target"][:7] == "skip").to_numpy()
+        assert skipped.any() and res.cases["CP_target"][:7][skipped].notna().all()
         assert study.results_.loc[k, "valid_measure"] == pytest.approx(
             summary["average_profit"], rel=1e-12)
 
