@@ -4,6 +4,7 @@ matplotlib is imported inside the plotting functions only.
 """
 
 import textwrap
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -62,26 +63,217 @@ def _node_lines(view, node, digits, max_classes=4, wrap=24):
     return lines
 
 
-def _layout(view):
-    """x (leaf order, parents centred over children) and depth of every node."""
-    tree = view.tree
-    n = tree.n_nodes
+# Spacing of plot_tree, in multiples of the box font size (points).
+_BOX_STYLE = "round,pad=0.35"
+_LABEL_STYLE = "round,pad=0.15"
+_LABEL_SCALE = 0.85  # edge labels use this fraction of the box font size
+_H_GAP = 1.0  # least horizontal space between two boxes of a row
+_V_GAP = 2.4  # height of the band between two rows, where the edge labels sit
+_LABEL_GAP = 0.5  # least horizontal space between two edge labels
+_MARGIN = 0.5  # free border around the drawing
+_TITLE_ROOM = 0.45  # inches above the axes of a new figure, kept for a title
+_SMALL_FONT = 4.0  # below this (points) the boxes are hard to read: warn
+_MIN_FONT = 2.0  # the automatic font size stops here (text stops shrinking evenly)
+
+
+def _preorder(children_left, children_right):
+    """Node ids, every parent before its children (left subtree before right)."""
+    order, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        if children_left[node] >= 0:
+            stack.append(int(children_right[node]))
+            stack.append(int(children_left[node]))
+    return order
+
+
+def _tidy_x(children_left, children_right, lo, hi, *, gap, label_lo=None, label_hi=None, label_gap=0.0):
+    """Horizontal position of every node: leaves in order, parents centred over their children.
+
+    ``lo[i] <= 0 <= hi[i]`` are the left and right edges of box ``i`` relative to its
+    position. Bottom-up, the two subtrees of a node are put as close as they can be while,
+    on every depth both reach, the right edge of the left subtree stays ``gap`` left of
+    the left edge of the right subtree (boxes of one depth share a row, so other depths
+    never meet). When ``label_lo``/``label_hi`` are given (extents of the label on the
+    edge into each node, drawn halfway between parent and child, that is at the parent's
+    position -/+ a quarter of the children's separation), the two children's labels
+    stay ``label_gap`` apart too. Returns the positions, leftmost box edge at 0.
+    """
+    order = _preorder(children_left, children_right)
+    n = len(children_left)
+    offset = np.zeros(n)  # position relative to the parent
+    left_c = [None] * n  # per depth below the node: leftmost box edge, relative to the node
+    right_c = [None] * n
+    for node in reversed(order):
+        lft = int(children_left[node])
+        if lft < 0:
+            left_c[node], right_c[node] = [float(lo[node])], [float(hi[node])]
+            continue
+        rgt = int(children_right[node])
+        sep = 0.0
+        if label_lo is not None:
+            sep = 2.0 * (label_hi[lft] - label_lo[rgt] + label_gap)
+        for a, b in zip(right_c[lft], left_c[rgt]):
+            sep = max(sep, a - b + gap)
+        half = sep / 2.0
+        offset[lft], offset[rgt] = -half, half
+        ll, lr, rl, rr = left_c[lft], right_c[lft], left_c[rgt], right_c[rgt]
+        deeper = max(len(ll), len(rl))
+        left_c[node] = [float(lo[node])] + [
+            min(ll[i] - half if i < len(ll) else np.inf, rl[i] + half if i < len(rl) else np.inf)
+            for i in range(deeper)
+        ]
+        right_c[node] = [float(hi[node])] + [
+            max(lr[i] - half if i < len(lr) else -np.inf, rr[i] + half if i < len(rr) else -np.inf)
+            for i in range(deeper)
+        ]
+        left_c[lft] = right_c[lft] = left_c[rgt] = right_c[rgt] = None
     x = np.zeros(n)
-    counter = [0]
+    for node in order:
+        lft = int(children_left[node])
+        if lft >= 0:
+            rgt = int(children_right[node])
+            x[lft] = x[node] + offset[lft]
+            x[rgt] = x[node] + offset[rgt]
+    return x - min(left_c[0])
 
-    def walk(node):
-        left = int(tree.children_left[node])
-        if left < 0:
-            x[node] = counter[0]
-            counter[0] += 1
-            return
-        right = int(tree.children_right[node])
-        walk(left)
-        walk(right)
-        x[node] = (x[left] + x[right]) / 2.0
 
-    walk(0)
-    return x, np.asarray(tree.depth, dtype=float)
+def _segment_meets(p, q, rect):
+    """Whether the segment p-q meets the rectangle (x0, y0, x1, y1) (Liang-Barsky clip)."""
+    x0, y0, x1, y1 = rect
+    t0, t1 = 0.0, 1.0
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    for num, den in ((p[0] - x0, -dx), (x1 - p[0], dx), (p[1] - y0, -dy), (y1 - p[1], dy)):
+        if den == 0:
+            if num < 0:
+                return False
+            continue
+        t = num / den  # den * t <= num
+        if den < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
+
+
+def _free_corner(size, width, height, rects, segments, gap):
+    """Lower-left corner of a ``size`` box in a corner of [0, width] x [-height, 0].
+
+    Tries the upper right, upper left, lower right and lower left corners and returns
+    the first where the box, grown by ``gap``, meets none of ``rects`` (x0, y0, x1, y1)
+    and none of the polylines ``segments``; None when no corner is free.
+    """
+    w, h = size
+    if w > width or h > height:
+        return None
+    for x0, y0 in ((width - w, -h), (0.0, -h), (width - w, -height), (0.0, -height)):
+        box = (x0 - gap, y0 - gap, x0 + w + gap, y0 + h + gap)
+        if any(r[0] < box[2] and box[0] < r[2] and r[1] < box[3] and box[1] < r[3] for r in rects):
+            continue
+        if any(_segment_meets(p, q, box) for line in segments for p, q in zip(line, line[1:])):
+            continue
+        return x0, y0
+    return None
+
+
+def _patch_extents(fig, ax, texts):
+    """(left, right, bottom, top) of each text's box, in points from its anchor."""
+    fig.draw_without_rendering()
+    k = 72.0 / fig.dpi
+    out = np.zeros((len(texts), 4))
+    for i, t in enumerate(texts):
+        ax_x, ax_y = ax.transData.transform(t.get_position())
+        b = t.get_bbox_patch().get_window_extent()
+        out[i] = ((b.x0 - ax_x) * k, (b.x1 - ax_x) * k, (b.y0 - ax_y) * k, (b.y1 - ax_y) * k)
+    return out
+
+
+def _measure(fig, ax, boxes, edges, legend):
+    """Box extents (nodes then edge labels) and the legend's size, in points."""
+    ext = _patch_extents(fig, ax, boxes + [t for _, _, t in edges])
+    legend_size = None
+    if legend is not None:
+        b = legend.get_window_extent()  # laid out by the draw in _patch_extents
+        legend_size = (b.width * 72.0 / fig.dpi, b.height * 72.0 / fig.dpi)
+    return ext, legend_size
+
+
+def _geometry(tree, depth, edges, ext, legend_size, fontsize, sx=1.0, sy=1.0):
+    """Positions, in points (root row top at 0, y up), of everything plot_tree draws.
+
+    ``ext`` holds the measured boxes (nodes, then edge labels). ``sx``/``sy`` below 1
+    squeeze the distances between boxes (not the boxes), for an axes too small.
+    """
+    n = tree.n_nodes
+    left = np.asarray(tree.children_left)
+    right = np.asarray(tree.children_right)
+    box, lab = ext[:n], ext[n:]
+    label_lo = np.zeros(n)
+    label_hi = np.zeros(n)
+    for (_, child, _), e in zip(edges, lab):
+        label_lo[child], label_hi[child] = e[0], e[1]
+    label_gap = _LABEL_GAP * fontsize
+    # labels of edges into neighbouring parents' children stay apart when boxes are at
+    # least as wide as labels; otherwise widen the gap by the difference
+    half_box = float(np.min(np.minimum(-box[:, 0], box[:, 1])))
+    half_label = float(np.max(np.maximum(-lab[:, 0], lab[:, 1]))) if len(lab) else 0.0
+    gap = max(_H_GAP * fontsize, 2.0 * (half_label - half_box) + label_gap)
+    x = sx * _tidy_x(left, right, box[:, 0], box[:, 1], gap=gap, label_lo=label_lo,
+                     label_hi=label_hi, label_gap=label_gap)
+    x -= np.min(x + box[:, 0])
+    n_rows = int(depth.max()) + 1
+    row_height = np.zeros(n_rows)
+    np.maximum.at(row_height, depth, box[:, 3] - box[:, 2])
+    label_height = float((lab[:, 3] - lab[:, 2]).max()) if len(lab) else 0.0
+    v_gap = max(_V_GAP * fontsize, label_height + fontsize)
+    row_top = -np.concatenate([[0.0], np.cumsum(row_height + v_gap)[:-1]])
+    row_top = sy * row_top
+    row_bottom = row_top - row_height
+    y = row_top[depth] - box[:, 3]  # boxes of a row share their top edge
+    rects = np.column_stack([x + box[:, 0], y + box[:, 2], x + box[:, 1], y + box[:, 3]])
+    lines, label_xy, label_rects = [], [], []
+    for (parent, child, _), e in zip(edges, lab):
+        d = depth[parent]
+        stem = (x[parent], y[parent] + box[parent, 2])
+        fork = (x[parent], row_bottom[d])
+        end = (x[child], row_top[d + 1])
+        lines.append([stem, fork, end])
+        cx, cy = (fork[0] + end[0]) / 2.0, (fork[1] + end[1]) / 2.0
+        ax_x, ax_y = cx - (e[0] + e[1]) / 2.0, cy - (e[2] + e[3]) / 2.0  # centred on the edge
+        label_xy.append((ax_x, ax_y))
+        label_rects.append((ax_x + e[0], ax_y + e[2], ax_x + e[1], ax_y + e[3]))
+    all_rects = np.vstack([rects, np.reshape(label_rects, (-1, 4))])
+    width = float(all_rects[:, 2].max())
+    height = float(-all_rects[:, 1].min())
+    legend_corner = None
+    if legend_size is not None:
+        lw, lh = legend_size
+        legend_corner = _free_corner(legend_size, width, height, list(all_rects), lines,
+                                     gap=_H_GAP * fontsize)
+        if legend_corner is None:  # a band below the tree
+            legend_corner = (0.0, -height - _H_GAP * fontsize - lh)
+            width = max(width, lw)
+            height += _H_GAP * fontsize + lh
+        legend_corner = (legend_corner[0], legend_corner[1] + lh)  # upper left
+    return dict(x=x, y=y, label_xy=label_xy, lines=lines, legend=legend_corner,
+                width=width, height=height, margin=_MARGIN * fontsize)
+
+
+def _squeeze(fits, lo=0.0):
+    """Largest factor in [lo, 1] for which ``fits`` holds (bisection), ``lo`` if none."""
+    if fits(1.0):
+        return 1.0
+    hi = 1.0
+    for _ in range(30):
+        mid = (lo + hi) / 2.0
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
@@ -92,25 +284,39 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
     decision with its expected profit; split nodes add their condition, whose branch
     is labelled ``yes``/``no`` and ``+NA`` on the side that receives missing values (and
     categories unseen in training). Leaves are filled with the colour of their decision.
-    Readable for trees of up to about 30 leaves.
+
+    The boxes are measured once drawn, and placed so that none overlap: each depth is
+    a row, leaves keep their left-to-right order, every parent is centred over its two
+    children, and two neighbouring subtrees are pushed apart just enough for their boxes
+    (and edge labels) to stay clear of each other on every row. The legend goes into a
+    free corner, or below the tree when no corner is free. With ``ax=None`` the figure
+    is sized for the tree at ``fontsize``; with a given ``ax`` and ``fontsize=None`` the
+    font shrinks until the tree fits the axes. Readable for trees of up to about 30
+    leaves; larger trees make wide figures.
 
     Parameters
     ----------
     estimator : ProfitTreeClassifier or ProfitTreeRegressor
         A fitted tree.
     ax : matplotlib Axes, default=None
-        Where to draw; None creates a figure sized for the tree.
+        Where to draw; None creates a figure sized for the tree. The layout is made
+        for the size ``ax`` has when ``plot_tree`` is called.
     digits : int, default=3
         Significant digits of the numbers shown.
     fontsize : float or None, default=None
-        Text size; None adapts it to the number of leaves.
+        Text size in points; None takes ``11 - 0.12 * n_leaves`` within [6, 9], made
+        smaller when needed to fit a given ``ax`` (down to 2 points, with a
+        ``UserWarning`` below 4). An explicit size is kept. If the tree does not fit
+        the given ``ax`` at the size used, a ``UserWarning`` says so and the boxes are
+        squeezed together.
     max_classes : int, default=4
         Largest number of posteriors shown per box.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes drawn on.
+        The axes drawn on. Its texts are the edge labels (two per split node, left
+        child first, in node order) followed by one box per node, in node order.
 
     Examples
     --------
@@ -127,31 +333,38 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
     >>> ax = plot_tree(tree)
     >>> len(ax.texts) >= tree.tree_.n_nodes
     True
+    >>> [t.get_text().splitlines()[0] for t in ax.texts[2:]]
+    ['node 0', 'leaf 1', 'leaf 2']
     """
     view = tree_view(estimator)
     if not isinstance(digits, (int, np.integer)) or digits < 1:
         raise ValueError(f"digits must be a positive int; got {digits!r}")
     if not isinstance(max_classes, (int, np.integer)) or max_classes < 1:
         raise ValueError(f"max_classes must be a positive int; got {max_classes!r}")
+    if fontsize is not None:
+        if isinstance(fontsize, bool) or not isinstance(fontsize, (int, float, np.integer, np.floating)):
+            raise TypeError(f"fontsize must be a number of points or None; got {fontsize!r}")
+        if not (np.isfinite(fontsize) and fontsize > 0):
+            raise ValueError(f"fontsize must be a positive finite number of points; got {fontsize!r}")
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
     tree = view.tree
-    x, depth = _layout(view)
+    depth = np.asarray(tree.depth, dtype=np.intp)
     n_leaves = int(view.is_leaf.sum())
-    max_depth = int(depth.max())
-    if fontsize is None:
-        fontsize = float(np.clip(11.0 - 0.12 * n_leaves, 6.0, 9.0))
-    texts = [_node_lines(view, node, digits, max_classes) for node in range(tree.n_nodes)]
-    if ax is None:
-        # a slot per leaf as wide as the longest leaf line (about 0.6 em per character)
-        chars = max(len(line) for node in view.leaves for line in texts[node])
-        slot = chars * fontsize * 0.62 / 72.0 + 0.35
-        n_lines = max(len(t) for t in texts)
-        level = n_lines * fontsize * 1.25 / 72.0 + 0.6
-        _, ax = plt.subplots(
-            figsize=(max(6.0, slot * n_leaves), max(3.0, level * (max_depth + 1)))
-        )
+    auto_font = fontsize is None
+    size = float(np.clip(11.0 - 0.12 * n_leaves, 6.0, 9.0)) if auto_font else float(fontsize)
+    new_figure = ax is None
+    if new_figure:
+        fig = plt.figure(figsize=(6.0, 4.0))
+        ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+    fig = ax.figure
+    ax.set_axis_off()
+    ax.set_aspect("auto")
+    ax.set_xlim(0.0, 1.0)  # where the boxes are measured; placed at the end
+    ax.set_ylim(0.0, 1.0)
+
+    edges = []
     for node in range(tree.n_nodes):
         left = int(tree.children_left[node])
         if left < 0:
@@ -161,45 +374,93 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
         for child, label in ((left, "yes"), (right, "no")):
             if (child == left) == miss_left:
                 label += " +NA"
-            ax.plot([x[node], x[child]], [-depth[node], -depth[child]], color="0.55", lw=1, zorder=1)
-            ax.text(
-                (x[node] + x[child]) / 2,
-                -(depth[node] + depth[child]) / 2,
-                label,
-                ha="center",
-                va="center",
-                fontsize=fontsize * 0.85,
-                color="0.3",
-                bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none"),
-                zorder=2,
-            )
+            text = ax.text(0.5, 0.5, label, ha="center", va="center", color="0.3", zorder=2,
+                           bbox=dict(boxstyle=_LABEL_STYLE, fc="white", ec="none"))
+            edges.append((node, child, text))
+    boxes = []
     for node in range(tree.n_nodes):
-        is_leaf = tree.children_left[node] < 0
-        colour = _decision_colour(view, node) if is_leaf else None
-        ax.text(
-            x[node],
-            -depth[node],
-            "\n".join(texts[node]),
-            ha="center",
-            va="center",
-            fontsize=fontsize,
-            bbox=dict(
-                boxstyle="round,pad=0.35",
-                fc=colour if colour is not None else "white",
-                ec="0.3",
-                alpha=0.9,
-            ),
-            zorder=3,
-        )
-    ax.set_xlim(-0.7, max(n_leaves - 1, 0) + 0.7)
-    ax.set_ylim(-max_depth - 0.6, 0.6)
-    ax.set_axis_off()
+        colour = _decision_colour(view, node) if tree.children_left[node] < 0 else None
+        boxes.append(ax.text(
+            0.5, 0.5, "\n".join(_node_lines(view, node, digits, max_classes)),
+            ha="center", va="center", zorder=3,
+            bbox=dict(boxstyle=_BOX_STYLE, fc=colour if colour is not None else "white",
+                      ec="0.3", alpha=0.9),
+        ))
+    handles = None
     if view.has_decisions:
         handles = [
             Patch(facecolor=_PALETTE[k % len(_PALETTE)], edgecolor="0.3", label=d)
             for k, d in enumerate(view.decisions)
         ]
-        ax.legend(handles=handles, title="decision", loc="upper right", fontsize=fontsize)
+
+    k = 72.0 / fig.dpi
+    legend = None
+    for attempt in range(8):
+        for t in boxes:
+            t.set_fontsize(size)
+        for _, _, t in edges:
+            t.set_fontsize(size * _LABEL_SCALE)
+        if handles is not None:
+            if legend is not None:
+                legend.remove()
+            legend = ax.legend(handles=handles, title="decision", loc="upper left",
+                               bbox_to_anchor=(0.0, 1.0), borderaxespad=0.0,
+                               fontsize=size, title_fontsize=size)
+        ext, legend_size = _measure(fig, ax, boxes, edges, legend)
+        geo = _geometry(tree, depth, edges, ext, legend_size, size)
+        m = geo["margin"]
+        need_w, need_h = geo["width"] + 2 * m, geo["height"] + 2 * m
+        if new_figure:
+            fig_h = need_h / 72.0 + _TITLE_ROOM
+            fig.set_size_inches(max(need_w / 72.0, 3.0), fig_h)
+            ax.set_position((0.0, 0.0, 1.0, need_h / 72.0 / fig_h))
+            break
+        bbox = ax.get_window_extent()
+        avail_w, avail_h = bbox.width * k, bbox.height * k
+        # 1e-6 pt of slack for the rounding of figure sizes
+        fits = need_w <= avail_w + 1e-6 and need_h <= avail_h + 1e-6
+        if fits or not auto_font or attempt == 7 or size <= _MIN_FONT:
+            break
+        size = max(size * min(avail_w / need_w, avail_h / need_h) * 0.98, _MIN_FONT)
+    if auto_font and size < _SMALL_FONT:
+        warnings.warn(
+            f"plot_tree: {n_leaves} leaves fit this axes only at fontsize {size:.2g}; "
+            "pass a larger ax, or ax=None for a figure sized for the tree",
+            UserWarning, stacklevel=2,
+        )
+
+    bbox = ax.get_window_extent()
+    avail_w, avail_h = bbox.width * k, bbox.height * k
+    if need_w > avail_w + 1e-6 or need_h > avail_h + 1e-6:
+        # too small at this font size: squeeze the distances between boxes until it fits
+        def fits_x(s):
+            return _geometry(tree, depth, edges, ext, legend_size, size, s, 1.0)["width"] + 2 * m <= avail_w
+
+        sx = _squeeze(fits_x)
+
+        def fits_y(s):
+            return _geometry(tree, depth, edges, ext, legend_size, size, sx, s)["height"] + 2 * m <= avail_h
+
+        sy = _squeeze(fits_y)
+        geo = _geometry(tree, depth, edges, ext, legend_size, size, sx, sy)
+        warnings.warn(
+            f"plot_tree: at fontsize {size:g} the tree needs {need_w / 72:.1f} x "
+            f"{need_h / 72:.1f} inches but ax is {avail_w / 72:.1f} x {avail_h / 72:.1f}; "
+            "boxes are squeezed and overlap. Pass fontsize=None, a larger ax, or ax=None",
+            UserWarning, stacklevel=2,
+        )
+    for t, xy in zip(boxes, zip(geo["x"], geo["y"])):
+        t.set_position(xy)
+    for (_, _, t), xy in zip(edges, geo["label_xy"]):
+        t.set_position(xy)
+    for line in geo["lines"]:
+        xs, ys = zip(*line)
+        ax.plot(xs, ys, color="0.55", lw=1, zorder=1)
+    if legend is not None:
+        legend.set_bbox_to_anchor(geo["legend"], transform=ax.transData)
+    x_left = (geo["width"] - avail_w) / 2.0  # centred; the top row at the top
+    ax.set_xlim(x_left, x_left + avail_w)
+    ax.set_ylim(m - avail_h, m)
     return ax
 
 
