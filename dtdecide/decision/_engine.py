@@ -756,6 +756,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
     --------
     DecisionMatrix : The decision specification.
     decide_arrays : The array kernel behind the decisions.
+    mean_costs : Training cost columns as constants for ``decision_costs``.
 
     Notes
     -----
