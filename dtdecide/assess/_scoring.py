@@ -46,6 +46,10 @@ class ScoredCases:
         self.score = sign * cases[f"E{letter}_{tn}"].to_numpy(dtype=float)
         cp = cases.get(f"C{letter}_{tn}")
         self.profit = None if cp is None else sign * cp.to_numpy(dtype=float)
+        bp = cases.get(f"B{letter}_{tn}")
+        # the best possible profit needs every decision's cost: NaN marks a case with
+        # any missing cost, which the decide() summaries leave out
+        self._best_missing = None if bp is None else np.isnan(bp.to_numpy(dtype=float))
         ic = cases.get(f"IC_{tn}")
         self.cost = None if ic is None else ic.to_numpy(dtype=float)
         d = cases.get(f"D_{tn}")
@@ -60,10 +64,12 @@ class ScoredCases:
 
     @property
     def missing(self):
-        """Cases whose decision or profit could not be computed (missing costs)."""
+        """Cases with a missing cost: left out of charts as of the ``decide`` summaries."""
         bad = np.isnan(self.score)
         if self.profit is not None:
             bad |= np.isnan(self.profit)
+        if self._best_missing is not None:
+            bad |= self._best_missing
         return bad
 
 

@@ -214,3 +214,28 @@ def test_curve_invariants(rows, scale, rnd):
         np.testing.assert_allclose(scaled[col], base[col], atol=1e-9)
     # bins add up to the cumulative figures
     np.testing.assert_allclose(base["profit"].cumsum(), base["cum_profit"], atol=1e-9)
+
+
+def test_tree_cases_with_any_missing_cost_left_out_like_decide():
+    # two cost variables: a tree's decision never needs the case's cost, so a case whose
+    # *other* decision's cost is missing keeps a known computed profit; the decide()
+    # summary leaves it out all the same, and so must the chart
+    from dtdecide import ProfitTreeClassifier
+    from dtdecide.assess import profit_curves
+
+    rng = np.random.default_rng(3)
+    n = 400
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n)})
+    y = np.where(X["a"] + rng.normal(size=n) > 0.5, "yes", "no")
+    costs = pd.DataFrame({"c_mail": rng.uniform(0.5, 2.0, n), "c_call": rng.uniform(2.0, 6.0, n)})
+    m = DecisionMatrix({"mail": [12.0, 0.0], "call": [25.0, 0.0]}, levels=["yes", "no"],
+                       kind="revenue", costs={"mail": "c_mail", "call": "c_call"})
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=3, random_state=0)
+    tree.fit(X, y, costs=costs)
+    test_costs = costs.copy()
+    test_costs.loc[::7, "c_call"] = np.nan
+    res = tree.decide(X, y, costs=test_costs)
+    with pytest.warns(UserWarning, match="58 case"):
+        curves = profit_curves({"tree": tree}, {"test": {"X": X, "y": y, "costs": test_costs}},
+                               m, n_bins=4)
+    assert np.isclose(curves["cum_profit"].iloc[-1], res.summary["total_profit"])
