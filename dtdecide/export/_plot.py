@@ -376,6 +376,7 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
                 label += " +NA"
             text = ax.text(0.5, 0.5, label, ha="center", va="center", color="0.3", zorder=2,
                            bbox=dict(boxstyle=_LABEL_STYLE, fc="white", ec="none"))
+            text.set_in_layout(False)  # placed inside ax below: layout engines ignore it
             edges.append((node, child, text))
     boxes = []
     for node in range(tree.n_nodes):
@@ -386,6 +387,8 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
             bbox=dict(boxstyle=_BOX_STYLE, fc=colour if colour is not None else "white",
                       ec="0.3", alpha=0.9),
         ))
+    for t in boxes:
+        t.set_in_layout(False)
     handles = None
     if view.has_decisions:
         handles = [
@@ -406,6 +409,7 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
             legend = ax.legend(handles=handles, title="decision", loc="upper left",
                                bbox_to_anchor=(0.0, 1.0), borderaxespad=0.0,
                                fontsize=size, title_fontsize=size)
+            legend.set_in_layout(False)
         ext, legend_size = _measure(fig, ax, boxes, edges, legend)
         geo = _geometry(tree, depth, edges, ext, legend_size, size)
         m = geo["margin"]
