@@ -393,6 +393,19 @@ def test_given_axes_shrink_the_font_to_fit(bank_trees):
     plt.close("all")
 
 
+@pytest.mark.parametrize("layout", ["constrained", "tight"])
+def test_layout_engines_leave_the_tree_alone(bank_trees, layout):
+    est = bank_trees[4]
+    fig, (ax, other) = plt.subplots(1, 2, figsize=(14, 6), layout=layout)
+    other.plot([0, 1], [0, 1])
+    other.set_title("a neighbour")
+    plot_tree(est, ax=ax)
+    ax.set_title("the tree")
+    fig.canvas.draw()  # the engine lays the figure out again
+    assert_clean(ax, est)
+    plt.close("all")
+
+
 def test_too_small_axes_warn(bank_trees):
     est = bank_trees[30]
     _, ax = plt.subplots(figsize=(8, 6))
