@@ -281,8 +281,7 @@ CASES = [
      lambda f: dt.ProfitTreeClassifier(decision_matrix=f.m, use_priors=True).fit(f.X, f.y),
      ValueError, ["use_priors", "priors"]),
     ("regressor-ordinal",
-     lambda f: dt.ProfitTreeRegressor(ordinal=True).fit(f.X, np.arange(8.0)), ValueError,
-     ["ordinal", "categorical targets", "False"]),
+     lambda f: dt.ProfitTreeRegressor(ordinal=True), TypeError, ["ordinal"]),
     # ------------------------------------------------------------ tree use
     ("tree-unfitted-predict", lambda f: dt.ProfitTreeClassifier().predict(f.X),
      NotFittedError, ["ProfitTreeClassifier", "not fitted", "fit"]),

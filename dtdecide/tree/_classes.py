@@ -1405,14 +1405,6 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Interval decision matrix (knots). None gives a plain regression tree.
     criterion : {"variance"}, default="variance"
         Impurity used to grow the tree (weighted variance of the target).
-    ordinal : bool, default=False
-        Accepted for a common signature; must stay False for an interval target.
-    use_priors : bool or "auto", default="auto"
-        Accepted for a common signature; ``"auto"`` resolves to False (interval
-        matrices have no priors) and True raises.
-    split_weights : None, default=None
-        Accepted for a common signature; ``"loss"`` raises (class weights need a
-        categorical target).
     max_depth : int or None, default=6
         Largest depth; None for no limit.
     min_samples_leaf : int, default=5
@@ -1466,7 +1458,8 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     """
 
     _parameter_constraints: dict = {
-        **_BaseProfitTree._parameter_constraints,
+        **{k: v for k, v in _BaseProfitTree._parameter_constraints.items()
+           if k not in ("ordinal", "use_priors", "split_weights")},
         "criterion": [StrOptions({"variance"})],
     }
 
@@ -1475,9 +1468,6 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         *,
         decision_matrix=None,
         criterion="variance",
-        ordinal=False,
-        use_priors="auto",
-        split_weights=None,
         max_depth=6,
         min_samples_leaf=5,
         min_samples_split=10,
@@ -1489,9 +1479,6 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     ):
         self.decision_matrix = decision_matrix
         self.criterion = criterion
-        self.ordinal = ordinal
-        self.use_priors = use_priors
-        self.split_weights = split_weights
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -1536,18 +1523,6 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         return self._fit(X, y, sample_weight, costs)
 
     def _prepare_target(self, y, y_arr, matrix):
-        if self.ordinal or self.use_priors is True:
-            raise ValueError(
-                "ordinal and use_priors apply to categorical targets; use "
-                'ProfitTreeClassifier or leave them False (use_priors="auto" is False '
-                "here)"
-            )
-        if self.split_weights is not None:
-            raise ValueError(
-                f"split_weights={self.split_weights!r} does not apply to an interval "
-                "target (the weights are per class); use ProfitTreeClassifier or leave "
-                "split_weights=None"
-            )
         try:
             t = np.asarray(y_arr, dtype=_FLOAT)
         except (TypeError, ValueError):
@@ -1557,6 +1532,13 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         return t
 
     def _loss_matrix(self, matrix, cons, F):
+        return None
+
+    def _resolve_use_priors(self, matrix):
+        # interval targets have no classes to reweight in split search
+        return False
+
+    def _split_class_weight(self, matrix, cons, target, F):
         return None
 
     def predict(self, X):

@@ -243,19 +243,19 @@ def test_use_priors_true_without_priors_still_raises():
         _fit(DecisionMatrix(Q3, levels=LEVELS3), X, y, use_priors=True)
 
 
-def test_regressor_auto_is_false_and_true_raises():
+def test_regressor_has_no_class_weighting_parameters():
     rng = np.random.default_rng(0)
     X = rng.uniform(0, 10, size=(100, 1))
     y = X[:, 0] + rng.normal(size=100)
     m = DecisionMatrix({"go": [-5.0, 5.0], "stop": [0.0, 0.0]}, knots=[0.0, 10.0])
     reg = ProfitTreeRegressor(decision_matrix=m, max_depth=2).fit(X, y)
-    assert reg.use_priors == "auto" and reg.use_priors_ is False
+    assert reg.use_priors_ is False
     assert reg.split_class_weight_ is None
-    with pytest.raises(ValueError, match="use_priors apply to categorical targets"):
-        ProfitTreeRegressor(decision_matrix=m, use_priors=True).fit(X, y)
-    with pytest.raises(ValueError, match="split_weights='loss' does not apply to an "
-                                         "interval target"):
-        ProfitTreeRegressor(decision_matrix=m, split_weights="loss").fit(X, y)
+    # class weighting needs classes: the regressor does not offer these parameters
+    for name in ("ordinal", "use_priors", "split_weights"):
+        assert name not in reg.get_params()
+        with pytest.raises(TypeError, match=name):
+            ProfitTreeRegressor(**{name: True})
 
 
 # --------------------------------------------------------------------- errors
@@ -280,4 +280,4 @@ def test_split_weights_is_a_plain_parameter():
     est = ProfitTreeClassifier(split_weights="loss", use_priors=False)
     params = clone(est).get_params()
     assert params["split_weights"] == "loss" and params["use_priors"] is False
-    assert "split_weights" in ProfitTreeRegressor().get_params()
+    assert "split_weights" not in ProfitTreeRegressor().get_params()
