@@ -23,11 +23,13 @@ from ._common import tree_view
 
 __all__ = ["to_sql"]
 
-_DIALECTS = ("ansi", "sqlite", "duckdb", "postgresql")
+_DIALECTS = ("ansi", "sqlite", "duckdb", "postgresql", "spark")
 
 
-def _quote_ident(name):
-    return '"' + str(name).replace('"', '""') + '"'
+def _quote_ident(name, dialect):
+    """A quoted identifier: ``"name"`` (ANSI), or ```name``` for Spark SQL."""
+    q = "`" if dialect == "spark" else '"'
+    return q + str(name).replace(q, q + q) + q
 
 
 def _float_literal(value, dialect):
@@ -38,7 +40,7 @@ def _float_literal(value, dialect):
         if dialect == "sqlite":
             return "9e999" if value > 0 else "-9e999"
         word = "Infinity" if value > 0 else "-Infinity"
-        return f"CAST('{word}' AS DOUBLE PRECISION)"
+        return f"CAST('{word}' AS {'DOUBLE' if dialect == 'spark' else 'DOUBLE PRECISION'})"
     return format(value, ".17e")
 
 
@@ -49,6 +51,8 @@ def _label_literal(label, dialect):
         return str(int(label))
     if isinstance(label, (numbers.Real, np.floating)):
         return _float_literal(label, dialect)
+    if dialect == "spark":  # Spark reads backslash escapes inside string literals
+        return "'" + str(label).replace("\\", "\\\\").replace("'", "\\'") + "'"
     return "'" + str(label).replace("'", "''") + "'"
 
 
@@ -66,7 +70,7 @@ def _case_by_leaf(leaf_col, items, else_sql="NULL"):
 
 def _condition_sql(cond, view, dialect):
     """Predicate of one merged path condition (TRUE exactly for the rows it admits)."""
-    col = _quote_ident(cond.name)
+    col = _quote_ident(cond.name, dialect)
     if cond.is_categorical:
         if cond.has_missing:
             # everything but the training labels sent elsewhere: NULL and unseen included
@@ -128,7 +132,7 @@ def _leaf_case(view, node, dialect, pad, step, levels_left):
         return _flat_case(view, node, dialect, pad)
     right = int(tree.children_right[node])
     j = int(tree.feature[node])
-    col = _quote_ident(view.feature_names[j])
+    col = _quote_ident(view.feature_names[j], dialect)
     missing_left = bool(tree.missing_left[node])
     inner = pad + step
     left_sql = _leaf_case(view, left, dialect, inner, step, levels_left - 1)
@@ -168,7 +172,7 @@ def _cost_sql(matrix, decision, cost_columns, dialect):
     if spec is None:
         return None
     if isinstance(spec, str):
-        return _quote_ident(cost_columns.get(spec, spec))
+        return _quote_ident(cost_columns.get(spec, spec), dialect)
     return _float_literal(spec, dialect)
 
 
@@ -266,9 +270,12 @@ def to_sql(
         variables); decisions and expected profits do not need them.
     leaf_column : str, default="_LEAF_"
         Name of the leaf-id output column.
-    dialect : {"ansi", "sqlite", "duckdb", "postgresql"}, default="ansi"
-        Only changes how infinite ROI values are written: ``9e999`` for SQLite,
-        ``CAST('Infinity' AS DOUBLE PRECISION)`` otherwise.
+    dialect : {"ansi", "sqlite", "duckdb", "postgresql", "spark"}, default="ansi"
+        The ANSI query runs as it is in SQLite, DuckDB and PostgreSQL; the dialect only
+        changes how infinite ROI values are written (``9e999`` for SQLite,
+        ``CAST('Infinity' AS DOUBLE PRECISION)`` otherwise). ``"spark"`` writes Spark SQL:
+        identifiers in backticks, string literals with backslash escapes and
+        ``CAST('Infinity' AS DOUBLE)``.
     max_nesting : int, default=12
         Nested CASE levels before the deeper part of a subtree is written as one flat
         CASE with a WHEN per leaf (its whole path as the condition). Engines limit how
@@ -320,9 +327,9 @@ def to_sql(
     if isinstance(table, (tuple, list)) and any(isinstance(p, str) and not p.strip() for p in table):
         raise ValueError(f"table must not contain empty name parts; got {table!r}")
     if isinstance(table, str):
-        table_sql = _quote_ident(table)
+        table_sql = _quote_ident(table, dialect)
     elif isinstance(table, (tuple, list)) and table and all(isinstance(p, str) for p in table):
-        table_sql = ".".join(_quote_ident(p) for p in table)
+        table_sql = ".".join(_quote_ident(p, dialect) for p in table)
     else:
         raise TypeError(f"table must be a str or a tuple of str; got {table!r}")
     if keep_columns is None:
@@ -340,7 +347,7 @@ def to_sql(
             ) from None
         if not all(isinstance(c, str) for c in keep_columns):
             raise TypeError(f"keep_columns must hold str column names; got {keep_columns!r}")
-        keep_sql = [_quote_ident(c) for c in keep_columns]
+        keep_sql = [_quote_ident(c, dialect) for c in keep_columns]
     if cost_columns is None:
         cost_columns = {}
     elif not isinstance(cost_columns, dict):
@@ -360,7 +367,7 @@ def to_sql(
         raise TypeError(f"target must be a column name (str) or None; got {target!r}")
 
     tname = view.target_name
-    leaf = _quote_ident(leaf_column)
+    leaf = _quote_ident(leaf_column, dialect)
     leaf_expr = _leaf_case(view, 0, dialect, "      ", "  ", max_nesting)
     inner = f"SELECT\n    t.*,\n    {leaf_expr} AS {leaf}\n  FROM {table_sql} AS t"
     sleaf = f"s.{leaf}"
@@ -371,10 +378,10 @@ def to_sql(
     if view.is_classifier:
         for k, cls in enumerate(view.classes):
             items = [(n, _float_literal(view.posteriors[n, k], dialect)) for n in leaves]
-            cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'P_{tname}_{cls}')}")
+            cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'P_{tname}_{cls}', dialect)}")
     else:
         items = [(n, _float_literal(view.mean[n], dialect)) for n in leaves]
-        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'P_{tname}')}")
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'P_{tname}', dialect)}")
 
     if not isinstance(include_costs, (bool, np.bool_)):
         raise TypeError(f"include_costs must be a bool; got {include_costs!r}")
@@ -401,18 +408,18 @@ def to_sql(
     # (_max_sql) when any decision's cost is, and ROI_ when CP_ or IC_ is.
     if view.has_decisions:
         items = [(n, _label_literal(view.decision_label(n), dialect)) for n in leaves]
-        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'D_{tname}')}")
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'D_{tname}', dialect)}")
         ep = view.node_expected
         items = [(n, _float_literal(ep[n, view.node_decision[n]], dialect)) for n in leaves]
         cols.append(
-            f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'{view.ep_name}_{tname}')}"
+            f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'{view.ep_name}_{tname}', dialect)}"
         )
     if has_costs:
         items = []
         for n in leaves:
             c = cost_sql[view.decision_label(n)]
             items.append((n, c if c is not None else "0.0e0"))
-        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'IC_{tname}')}")
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'IC_{tname}', dialect)}")
 
     wants_roi = False
     if target is not None:
@@ -426,7 +433,7 @@ def to_sql(
                 "target cannot be scored in SQL with a case-specific decision matrix: its "
                 "consequences are per-case arrays, not table columns; pass target=None"
             )
-        y = f"s.{_quote_ident(target)}"
+        y = f"s.{_quote_ident(target, dialect)}"
         values = np.asarray(matrix.values, dtype=np.float64)
         q = []  # per decision: SQL of Q(i, T(i), d) in the user's sign
         for k, d in enumerate(view.decisions):
@@ -444,18 +451,18 @@ def to_sql(
         items = [(n, q[int(view.node_decision[n])]) for n in leaves]
         cp_name = "CL" if view.sign < 0 else "CP"
         bp_name = "BL" if view.sign < 0 else "BP"
-        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'{cp_name}_{tname}')}")
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'{cp_name}_{tname}', dialect)}")
         if view.sign < 0:  # the best loss is the smallest one
             best = "-(" + _max_sql([f"(-{e})" for e in q]) + ")"
         else:
             best = _max_sql(q)
-        cols.append(f"{best} AS {_quote_ident(f'{bp_name}_{tname}')}")
+        cols.append(f"{best} AS {_quote_ident(f'{bp_name}_{tname}', dialect)}")
         wants_roi = has_costs
 
     sql = "SELECT\n  " + ",\n  ".join(cols) + f"\nFROM (\n  {inner}\n) AS s"
     if wants_roi:
-        cp = "m." + _quote_ident(f"CP_{tname}")
-        ic = "m." + _quote_ident(f"IC_{tname}")
+        cp = "m." + _quote_ident(f"CP_{tname}", dialect)
+        ic = "m." + _quote_ident(f"IC_{tname}", dialect)
         pinf = _float_literal(math.inf, dialect)
         ninf = _float_literal(-math.inf, dialect)
         roi = (
@@ -463,5 +470,5 @@ def to_sql(
             f"WHEN {ic} > 0 THEN {cp} / {ic} "
             f"WHEN {cp} > 0 THEN {pinf} WHEN {cp} < 0 THEN {ninf} ELSE NULL END"
         )
-        sql = f"SELECT\n  m.*,\n  {roi} AS {_quote_ident(f'ROI_{tname}')}\nFROM (\n{sql}\n) AS m"
+        sql = f"SELECT\n  m.*,\n  {roi} AS {_quote_ident(f'ROI_{tname}', dialect)}\nFROM (\n{sql}\n) AS m"
     return sql
