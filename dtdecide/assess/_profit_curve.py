@@ -265,7 +265,7 @@ def best_depth(curve, statistic="cum_profit"):
     >>> m = DecisionMatrix({"mail": [9, -1]}, levels=[1, 0])
     >>> curve = profit_curve([1, 0, 1, 0, 0], [0.9, 0.8, 0.3, 0.2, 0.1], m, n_bins=5)
     >>> b = best_depth(curve)
-    >>> float(b.depth), float(b.value), float(b.posterior_threshold)
+    >>> round(b.depth, 6), round(b.value, 6), round(b.posterior_threshold, 6)
     (0.6, 17.0, 0.3)
     """
     if not isinstance(curve, pd.DataFrame) or statistic not in curve.columns:
@@ -333,10 +333,10 @@ def best_threshold(y_true, y_score, matrix, *, costs=None, decision_costs=None,
     >>> m = DecisionMatrix({"mail": [9, -1]}, levels=[1, 0])
     >>> y, p = [1, 0, 1, 0, 0], [0.9, 0.8, 0.3, 0.2, 0.1]
     >>> b = best_threshold(y, p, m)
-    >>> float(b.threshold), float(b.total_profit), float(b.depth)
+    >>> round(b.threshold, 6), round(b.total_profit, 6), round(b.depth, 6)
     (2.0, 17.0, 0.6)
     >>> res = decide([[q, 1 - q] for q in p], m, y=y, threshold=b.threshold)
-    >>> float(res.summary["total_profit"])
+    >>> round(float(res.summary["total_profit"]), 6)
     17.0
     """
     idx = event_code(matrix, event) if hasattr(matrix, "levels") else None

@@ -72,7 +72,7 @@ def balanced_sample(X, y, *, n_per_class=None, replace=False, sample_weight=None
     >>> y = np.array(["rare"] * 10 + ["common"] * 90)
     >>> X = np.arange(100).reshape(-1, 1)
     >>> s = balanced_sample(X, y, random_state=0)
-    >>> s.X.shape, s.priors.to_dict(), s.train_priors.to_dict()
+    >>> s.X.shape, s.priors.round(6).to_dict(), s.train_priors.round(6).to_dict()
     ((20, 1), {'common': 0.9, 'rare': 0.1}, {'common': 0.5, 'rare': 0.5})
     """
     y_arr = _labels(y)

@@ -91,7 +91,7 @@ class DecisionResult:
     >>> res = decide([[0.7, 0.3], [0.2, 0.8]], m, y=["a", "a"])
     >>> res.cases["D_target"].tolist()
     ['A', 'B']
-    >>> float(res.summary["average_profit"])
+    >>> round(float(res.summary["average_profit"]), 6)
     0.5
     """
 
@@ -780,7 +780,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
       D_target  EP_target  CP_target  ROI_target
     0     mail        1.0       19.0        19.0
     1     skip        0.0        0.0         NaN
-    >>> float(res.summary["average_profit"])
+    >>> round(float(res.summary["average_profit"]), 6)
     9.5
 
     Deciding with a planned cost of 3 per letter while the letters actually cost 1:
@@ -982,8 +982,8 @@ def mean_costs(costs, *, sample_weight=None):
     --------
     >>> import pandas as pd
     >>> from dtdecide.decision import mean_costs
-    >>> mean_costs(pd.DataFrame({"call_cost": [1.0, 3.0, None], "mail_cost": [0.5, 0.5, 1.0]}))
-    {'call_cost': 2.0, 'mail_cost': 0.6666666666666666}
+    >>> mean_costs(pd.DataFrame({"call_cost": [1.0, 3.0, None], "mail_cost": [0.5, 0.5, 2.0]}))
+    {'call_cost': 2.0, 'mail_cost': 1.0}
     >>> mean_costs({"call_cost": [1.0, 3.0]}, sample_weight=[3, 1])
     {'call_cost': 1.5}
     """

@@ -286,7 +286,7 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
           D_target  EP_target  CP_target  BP_target
         0     mail       0.28       -1.0        0.0
         1     mail       7.72        9.0        9.0
-        >>> float(res.summary["average_profit"])
+        >>> round(float(res.summary["average_profit"]), 6)
         4.0
         """
         check_is_fitted(self)

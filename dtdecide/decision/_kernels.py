@@ -263,8 +263,8 @@ def prior_adjustment_weights(t_idx, sample_weight, priors, n_levels):
     Examples
     --------
     >>> from dtdecide.decision import prior_adjustment_weights
-    >>> prior_adjustment_weights([0, 0, 0, 1], None, [0.5, 0.5], 2).tolist()
-    [0.6666666666666666, 0.6666666666666666, 0.6666666666666666, 2.0]
+    >>> prior_adjustment_weights([0, 0, 0, 1], None, [0.5, 0.5], 2).round(4).tolist()
+    [0.6667, 0.6667, 0.6667, 2.0]
     >>> prior_adjustment_weights([0, 0], None, [0.5, 0.5], 2) is None
     True
     """

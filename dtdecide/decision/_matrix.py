@@ -702,7 +702,7 @@ class DecisionMatrix:
         >>> df = pd.DataFrame({"mail": [10, 0], "skip": [0, 0], "prior": [0.1, 0.9]},
         ...                   index=["buyer", "other"])
         >>> m = DecisionMatrix.from_frame(df, prior_column="prior")
-        >>> m.decisions, m.priors.tolist()
+        >>> m.decisions, m.priors.round(6).tolist()
         (('mail', 'skip'), [0.1, 0.9])
         """
         if not isinstance(df, pd.DataFrame):

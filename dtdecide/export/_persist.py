@@ -63,8 +63,8 @@ def save(model, path, *, format=None, compress=3):
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = save(tree, os.path.join(tmp, "tree.joblib"))
     ...     again = load(path)
-    >>> (again.decide(X).cases == tree.decide(X).cases).all().all()
-    np.True_
+    >>> bool((again.decide(X).cases == tree.decide(X).cases).all().all())
+    True
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or path-like; got {type(path).__name__}")

@@ -501,7 +501,7 @@ def benefit_from_confusion(confusion, benefit_matrix, priors=None):
     --------
     >>> from dtdecide.models import benefit_from_confusion
     >>> conf = [[8, 2], [1, 9]]                  # F = [[.8, .2], [.1, .9]]
-    >>> benefit_from_confusion(conf, [[1, -1], [-2, 3]], priors=[0.5, 0.5])
+    >>> round(benefit_from_confusion(conf, [[1, -1], [-2, 3]], priors=[0.5, 0.5]), 6)
     1.55
     """
     conf = np.asarray(confusion, dtype=np.float64)

@@ -429,8 +429,8 @@ def grow_tree(
     >>> binner = Binner().fit(X, np.array([False]))
     >>> tree = grow_tree(binner.transform(X), binner, y=y, min_samples_leaf=1,
     ...                  min_samples_split=2)
-    >>> tree.threshold[0], tree.value.tolist()
-    (np.float64(3.5), [[3.0, 3.0], [3.0, 0.0], [0.0, 3.0]])
+    >>> float(tree.threshold[0]), tree.value.tolist()
+    (3.5, [[3.0, 3.0], [3.0, 0.0], [0.0, 3.0]])
     >>> tree.apply(X).tolist()
     [1, 1, 1, 2, 2, 2]
     """
