@@ -212,22 +212,47 @@ def _model_frame(model, frame, what):
     return frame[names], costs
 
 
-def _load_model(path):
+_PICKLE_SUFFIXES = (".joblib", ".pkl", ".pickle", ".jbl")
+_MODEL_SUFFIX = ".dtdecide"
+
+
+def _load_model(path, *, allow_pickle=False):
     from dtdecide.export import load
 
     path = Path(path)
     if not path.is_file():
         raise CLIError(f"model file {str(path)!r} does not exist")
     try:
-        model = load(path)
-    except Exception as exc:  # unpickling raises many kinds of errors on a bad file
-        raise CLIError(f"model file {str(path)!r} could not be loaded: {exc}") from exc
+        model = load(path, allow_pickle=allow_pickle)
+    except Exception as exc:  # every load error names the file and says why
+        message = str(exc)
+        if str(path) not in message:
+            message = f"model file {str(path)!r} could not be loaded: {message}"
+        message = message.replace("allow_pickle=True (command line: --allow-pickle)",
+                                  "--allow-pickle")
+        raise CLIError(message) from exc
     if not hasattr(model, "tree_") or not hasattr(model, "feature_names_in_"):
         raise CLIError(
             f"model file {str(path)!r} does not hold a fitted dtdecide tree "
             f"(found {type(model).__name__})"
         )
     return model
+
+
+def _save_model(model, path, *, allow_pickle=False):
+    """Write a model: the safe native format, or a pickle for a pickle suffix if allowed."""
+    from dtdecide.export import save
+
+    path = Path(path)
+    if path.suffix.lower() in _PICKLE_SUFFIXES:
+        if not allow_pickle:
+            raise CLIError(
+                f"model file {str(path)!r}: a {path.suffix} file is a pickle, which runs "
+                "code when it is loaded; write the safe default format instead (e.g. "
+                f"{path.with_suffix(_MODEL_SUFFIX).name!r}), or add --allow-pickle"
+            )
+        return save(model, path, format="joblib")
+    return save(model, path)
 
 
 # --------------------------------------------------------------------------- pruning
@@ -490,8 +515,9 @@ def _cmd_demo(args):
     (out / "score.sql").write_text(to_sql(best, table="bank") + "\n")
     (out / "rules.txt").write_text(export_rules(best, precision=4) + "\n")
     result.cases.to_csv(out / "test_scored.csv", index_label="row")
-    save(best, out / "model.joblib")
-    written = ["leaf_table.csv", "score.sql", "rules.txt", "test_scored.csv", "model.joblib"]
+    save(best, out / f"model{_MODEL_SUFFIX}")
+    written = ["leaf_table.csv", "score.sql", "rules.txt", "test_scored.csv",
+               f"model{_MODEL_SUFFIX}"]
     if _has_matplotlib():
         _plot_pruning_study(study, out / "pruning.png")
         scored = _leaf_expected(best, test.data)
@@ -523,8 +549,6 @@ def _leaf_expected(tree, X):
 
 
 def _cmd_fit(args):
-    from dtdecide.export import save
-
     progress = _Progress(args.quiet)
     progress(f"reading {args.data}")
     frame = read_data(args.data, sep=args.sep)
@@ -565,14 +589,14 @@ def _cmd_fit(args):
                      _starred(table))
     elif args.n_leaves is not None:
         tree = tree.prune(n_leaves=args.n_leaves)
-    path = save(tree, args.output)
+    path = _save_model(tree, args.output, allow_pickle=args.allow_pickle)
     print(f"fitted {type(tree).__name__} with {tree.get_n_leaves()} leaves -> {path}")
     return EXIT_OK
 
 
 def _cmd_score(args):
     progress = _Progress(args.quiet)
-    model = _load_model(args.model)
+    model = _load_model(args.model, allow_pickle=args.allow_pickle)
     progress(f"reading {args.data}")
     frame = read_data(args.data, sep=args.sep)
     X, costs = _model_frame(model, frame, "the data")
@@ -619,7 +643,7 @@ def _write_frame(frame, path):
 def _cmd_leaf_table(args):
     from dtdecide.export import leaf_table, write_leaf_table
 
-    model = _load_model(args.model)
+    model = _load_model(args.model, allow_pickle=args.allow_pickle)
     X = y = costs = None
     if args.data is not None:
         frame = read_data(args.data, sep=args.sep)
@@ -637,10 +661,8 @@ def _cmd_leaf_table(args):
 
 
 def _cmd_prune_study(args):
-    from dtdecide.export import save
-
     progress = _Progress(args.quiet)
-    model = _load_model(args.model)
+    model = _load_model(args.model, allow_pickle=args.allow_pickle)
     progress(f"reading {args.validation}")
     frame = read_data(args.validation, what="validation data", sep=args.sep)
     X, costs = _model_frame(model, frame, "the validation data")
@@ -658,7 +680,7 @@ def _cmd_prune_study(args):
         _plot_pruning_study(study, args.plot)
         print(f"wrote the pruning plot to {args.plot}")
     if args.model_out:
-        save(study.best_estimator_, args.model_out)
+        _save_model(study.best_estimator_, args.model_out, allow_pickle=args.allow_pickle)
         print(f"wrote the chosen subtree to {args.model_out}")
     return EXIT_OK
 
@@ -680,6 +702,15 @@ def _add_common(parser):
                         help="on an error, print the full Python traceback")
 
 
+def _add_allow_pickle(parser, writes=False):
+    what = "read (and write) pickle" if writes else "read pickle"
+    parser.add_argument(
+        "--allow-pickle", action="store_true",
+        help=f"{what} (.joblib, .pkl) model files: loading a pickle runs any code it "
+             "holds, so only for files you trust (default: the safe .dtdecide format only)",
+    )
+
+
 def _add_sep(parser):
     parser.add_argument("--sep", default=",", metavar="CHAR",
                         help="field separator of CSV data files (default: ',')")
@@ -696,7 +727,7 @@ def build_parser():
     Examples
     --------
     >>> from dtdecide.cli import build_parser
-    >>> args = build_parser().parse_args(["score", "model.joblib", "new.csv", "--keep", "id"])
+    >>> args = build_parser().parse_args(["score", "model.dtdecide", "new.csv", "--keep", "id"])
     >>> args.command, args.keep, args.output
     ('score', 'id', None)
     """
@@ -724,7 +755,7 @@ def build_parser():
             "prune it by validation average profit, print the pruning table, the leaf "
             "decision table and the test-set profit summary, and write the exports "
             "(leaf_table.csv, score.sql, rules.txt, pruning.png, profit_chart.png, "
-            "test_scored.csv, model.joblib) to the output folder."
+            "test_scored.csv, model.dtdecide) to the output folder."
         ),
     )
     p.add_argument("--output", default="dtdecide-output", metavar="DIR",
@@ -740,7 +771,8 @@ def build_parser():
         description=(
             "Grow a profit tree on DATA with the target column --target and the decision "
             "data set --decisions, optionally prune it (by validation average profit with "
-            "--validation, or to --n-leaves leaves), and save it with joblib. Columns named "
+            "--validation, or to --n-leaves leaves), and save it in the safe .dtdecide model "
+            "format (a zip of JSON and arrays that runs no code when read). Columns named "
             "as costs in the decision data set are used as costs, never as inputs."
         ),
     )
@@ -765,9 +797,11 @@ def build_parser():
                         "smallest subtree within one standard error of the best")
     p.add_argument("--n-leaves", type=int, metavar="N",
                    help="prune to the largest subtree with at most N leaves")
-    p.add_argument("--output", "-o", default="model.joblib", metavar="FILE",
-                   help="model file to write (default: %(default)s)")
+    p.add_argument("--output", "-o", default=f"model{_MODEL_SUFFIX}", metavar="FILE",
+                   help="model file to write; its folder is created if needed "
+                        "(default: %(default)s)")
     _add_tree_options(p)
+    _add_allow_pickle(p, writes=True)
     _add_sep(p)
     _add_common(p)
     p.set_defaults(func=_cmd_fit)
@@ -790,6 +824,7 @@ def build_parser():
     p.add_argument("--output", "-o", metavar="FILE",
                    help="write the scored rows here (.csv or .parquet); default: stdout")
     _add_sep(p)
+    _add_allow_pickle(p)
     _add_common(p)
     p.set_defaults(func=_cmd_score)
 
@@ -809,6 +844,7 @@ def build_parser():
     p.add_argument("--output", "-o", metavar="FILE",
                    help="write the table (.csv, .json, .md, .xlsx, .parquet); default: print")
     _add_sep(p)
+    _add_allow_pickle(p)
     _add_common(p)
     p.set_defaults(func=_cmd_leaf_table)
 
@@ -829,6 +865,7 @@ def build_parser():
     p.add_argument("--plot", metavar="PNG", help="write the pruning plot")
     p.add_argument("--model-out", metavar="FILE", help="save the chosen subtree here")
     _add_sep(p)
+    _add_allow_pickle(p, writes=True)
     _add_common(p)
     p.set_defaults(func=_cmd_prune_study)
     return parser
@@ -850,7 +887,7 @@ def main(argv=None):
     Examples
     --------
     >>> from dtdecide.cli import main
-    >>> main(["score", "no-such-model.joblib", "data.csv", "--quiet"])
+    >>> main(["score", "no-such-model.dtdecide", "data.csv", "--quiet"])
     2
     """
     parser = build_parser()

@@ -44,7 +44,7 @@ def files(tmp_path_factory):
     train.to_csv(paths["train"], index=False)
     valid.to_parquet(paths["valid"], index=False)
     paths["decisions"].write_text(f"level,contact,ignore\nno,0,0\nyes,{REVENUE:g},0\ncost,cost,\n")
-    paths["model"] = root / "model.joblib"
+    paths["model"] = root / "model.dtdecide"
     code = main([
         "fit", str(paths["train"]), "--target", "y", "--decisions", str(paths["decisions"]),
         "--exclude", "id", "--max-depth", "4", "--min-samples-leaf", "20",
@@ -161,17 +161,17 @@ def test_prune_study_command(files, capsys):
     root = files["root"]
     code, out, _ = _run(["prune-study", str(files["model"]), "--validation", str(files["valid"]),
                          "--output", str(root / "study.csv"), "--plot", str(root / "study.png"),
-                         "--model-out", str(root / "pruned.joblib"), "--quiet"], capsys)
+                         "--model-out", str(root / "pruned.dtdecide"), "--quiet"], capsys)
     assert code == 0
     assert "Pruning table" in out
     study = pd.read_csv(root / "study.csv")
     chosen = study.loc[study["chosen"]].iloc[0]
-    assert load(root / "pruned.joblib").get_n_leaves() == chosen["n_leaves"]
+    assert load(root / "pruned.dtdecide").get_n_leaves() == chosen["n_leaves"]
     assert (root / "study.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_fit_with_validation_prunes(files, capsys):
-    out_path = files["root"] / "pruned_fit.joblib"
+    out_path = files["root"] / "pruned_fit.dtdecide"
     code, out, _ = _run([
         "fit", str(files["train"]), "--target", "y", "--decisions", str(files["decisions"]),
         "--inputs", "age,region,income", "--validation", str(files["valid"]),
@@ -193,7 +193,9 @@ def test_fit_with_validation_prunes(files, capsys):
         (["fit", "{train}", "--target", "y", "--decisions", "{root}/levels_dec.csv"],
          "not levels of the decision matrix: 'no'"),
         (["fit", "{train}", "--target", "y", "--max-depth", "x"], None),
-        (["score", "{root}/junk.joblib", "{train}"], "could not be loaded"),
+        (["score", "{root}/junk.joblib", "{train}"], "holds text"),
+        (["score", "{train}", "{train}"], "not a model file"),
+        (["score", "{root}/binary.joblib", "{train}"], "--allow-pickle"),
         (["score", "{model}", "{root}/noage.csv"], "lacks the column(s) 'age'"),
         (["leaf-table", "{root}/nope.joblib"], "does not exist"),
         (["prune-study", "{model}", "--validation", "{root}/empty.csv"], "could not be read"),
@@ -206,6 +208,7 @@ def test_bad_input_exits_with_2_and_says_why(files, argv, message, capsys):
     (root / "nocost_dec.csv").write_text("level,contact,ignore\nno,0,0\nyes,12,0\ncost,price,\n")
     (root / "levels_dec.csv").write_text("level,contact,ignore\nmaybe,0,0\nyes,12,0\n")
     (root / "junk.joblib").write_bytes(b"not a model")
+    (root / "binary.joblib").write_bytes(bytes(range(256)))
     (root / "empty.csv").write_text("")
     pd.read_csv(files["train"]).drop(columns=["age"]).to_csv(root / "noage.csv", index=False)
     argv = [a.format(root=root, train=files["train"], model=files["model"]) for a in argv]
@@ -238,15 +241,39 @@ def test_demo_writes_every_export(tmp_path, capsys):
     for title in ("Pruning table", "Leaf decision table", "Test-set profit summary"):
         assert title in out
     for name in ("leaf_table.csv", "score.sql", "rules.txt", "pruning.png", "profit_chart.png",
-                 "test_scored.csv", "model.joblib"):
+                 "test_scored.csv", "model.dtdecide"):
         assert (tmp_path / name).stat().st_size > 0, name
     scored = pd.read_csv(tmp_path / "test_scored.csv")
     assert len(scored) == 11304
     assert "[" in err  # progress messages
 
 
+def test_pickle_models_need_allow_pickle(files, capsys):
+    """Pickles are written and read only with --allow-pickle (loading one runs code)."""
+    root = files["root"]
+    fit = ["fit", str(files["train"]), "--target", "y", "--decisions", str(files["decisions"]),
+           "--exclude", "id", "--max-depth", "2", "--quiet", "-o", str(root / "p.joblib")]
+    code, _, err = _run(fit, capsys)
+    assert code == 2 and "--allow-pickle" in err and "p.dtdecide" in err
+    assert not (root / "p.joblib").exists()
+    code, _, err = _run([*fit, "--allow-pickle"], capsys)
+    assert code == 0, err
+    score = ["score", str(root / "p.joblib"), str(files["valid"]), "--quiet",
+             "-o", str(root / "p_scored.csv")]
+    code, _, err = _run(score, capsys)
+    assert code == 2 and "p.joblib" in err and "runs whatever code" in err
+    assert "--allow-pickle" in err and "allow_pickle=True" not in err
+    code, _, err = _run([*score, "--allow-pickle"], capsys)
+    assert code == 0, err
+    code, _, err = _run(["leaf-table", str(root / "p.joblib"), "--quiet"], capsys)
+    assert code == 2 and "--allow-pickle" in err
+    code, _, err = _run(["leaf-table", str(root / "p.joblib"), "--allow-pickle", "--quiet"],
+                        capsys)
+    assert code == 0, err
+
+
 def test_fit_with_cross_validation(files, capsys):
-    out_path = files["root"] / "cv_fit.joblib"
+    out_path = files["root"] / "cv_fit.dtdecide"
     code, out, _ = _run([
         "fit", str(files["train"]), "--target", "y", "--decisions", str(files["decisions"]),
         "--exclude", "id", "--cv", "3", "--max-depth", "4", "--min-samples-leaf", "20",
@@ -269,7 +296,7 @@ def test_python_dash_m_entry_point_exit_status(tmp_path):
                         capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0 and "--keep" in ok.stdout
     bad = subprocess.run([sys.executable, "-m", "dtdecide", "leaf-table",
-                          str(tmp_path / "missing.joblib")],
+                          str(tmp_path / "missing.dtdecide")],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "does not exist" in bad.stderr
 
@@ -283,12 +310,12 @@ def test_interval_target_with_knots(tmp_path, capsys):
     (tmp_path / "knots.csv").write_text("knot,invest,wait\n0,-100,0\n300,200,0\n")
     code, out, err = _run(["fit", str(tmp_path / "spend.csv"), "--target", "spend",
                            "--decisions", str(tmp_path / "knots.csv"), "--max-depth", "3",
-                           "--min-samples-leaf", "20", "-o", str(tmp_path / "reg.joblib"),
+                           "--min-samples-leaf", "20", "-o", str(tmp_path / "reg.dtdecide"),
                            "--quiet"], capsys)
     assert code == 0, err
-    model = load(tmp_path / "reg.joblib")
+    model = load(tmp_path / "reg.dtdecide")
     assert type(model).__name__ == "ProfitTreeRegressor"
-    code, out, _ = _run(["score", str(tmp_path / "reg.joblib"), str(tmp_path / "spend.csv"),
+    code, out, _ = _run(["score", str(tmp_path / "reg.dtdecide"), str(tmp_path / "spend.csv"),
                          "-o", str(tmp_path / "scored.csv"), "--quiet"], capsys)
     assert code == 0
     scored = pd.read_csv(tmp_path / "scored.csv")

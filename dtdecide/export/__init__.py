@@ -7,17 +7,19 @@
 - :func:`to_sql`: ANSI SQL score code that agrees with ``decide`` row for row.
 - :func:`plot_tree`, :func:`export_graphviz`, :func:`variable_importance`,
   :func:`plot_variable_importance`: pictures (matplotlib imported lazily).
-- :func:`save` / :func:`load`: joblib or the skops secure format.
+- :func:`save` / :func:`load`: dtdecide's safe native model format (pickles only on
+  explicit request).
 """
 
 from ._io import read_leaf_table, write_leaf_table
 from ._leaf_table import leaf_table
-from ._persist import load, save
+from ._persist import ModelFileError, load, save
 from ._plot import export_graphviz, plot_tree, plot_variable_importance, variable_importance
 from ._rules import export_rules
 from ._sql import to_sql
 
 __all__ = [
+    "ModelFileError",
     "export_graphviz",
     "export_rules",
     "leaf_table",

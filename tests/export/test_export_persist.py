@@ -1,4 +1,6 @@
-"""save/load: joblib and skops round trips score identically; tampering is caught."""
+"""save/load: joblib (opt-in) and skops round trips score identically; tampering is caught.
+
+The native format has its own tests in test_export_native.py."""
 
 import joblib
 import numpy as np
@@ -25,10 +27,11 @@ def test_round_trip_scores_identically(revenue_tree, score_data, suffix, tmp_pat
         pytest.importorskip("skops")
     X, y = score_data
     X, y = X[:20_000], y[:20_000]
-    path = save(revenue_tree, tmp_path / f"model.{suffix}")
+    fmt = "joblib" if suffix != "skops" else None
+    path = save(revenue_tree, tmp_path / f"model.{suffix}", format=fmt)
     # the test's own subclass is not a dtdecide type: skops wants it trusted explicitly
     trusted = ["export_helpers.RandomTreeClassifier"] if suffix == "skops" else None
-    again = load(path, trusted=trusted)
+    again = load(path, trusted=trusted, allow_pickle=suffix != "skops")
     assert type(again) is type(revenue_tree)
     assert again.tree_ == revenue_tree.tree_
     assert_scores_identically(revenue_tree, again, X, y)
@@ -89,13 +92,13 @@ def test_tampered_tree_arrays_are_rejected_on_load(revenue_tree, tmp_path):
         def __reduce__(self):
             return (_rebuild, (tree_cls, bad))
 
-    path = tmp_path / "bad.joblib"
-    joblib.dump(Corrupt(), path)
+    path = save(Corrupt(), tmp_path / "bad.joblib", format="joblib")
     with pytest.raises(ValueError, match="corrupted TreeStructure"):
-        load(path)
+        load(path, allow_pickle=True)
     # the untouched state loads fine through the same route
-    joblib.dump(_Wrap(tree_cls, revenue_tree.tree_.__getstate__()), tmp_path / "ok.joblib")
-    assert load(tmp_path / "ok.joblib") == revenue_tree.tree_
+    ok = save(_Wrap(tree_cls, revenue_tree.tree_.__getstate__()), tmp_path / "ok.joblib",
+              format="joblib")
+    assert load(ok, allow_pickle=True) == revenue_tree.tree_
 
 
 class _Wrap:
@@ -118,7 +121,7 @@ def test_errors(revenue_tree, tmp_path):
     with pytest.raises(TypeError, match="path"):
         save(revenue_tree, 3)
     with pytest.raises(ValueError, match="compress"):
-        save(revenue_tree, tmp_path / "m.joblib", compress=12)
+        save(revenue_tree, tmp_path / "m.joblib", format="joblib", compress=12)
     with pytest.raises(FileNotFoundError):
         load(tmp_path / "absent.joblib")
     with pytest.raises(TypeError, match="trusted"):
