@@ -323,16 +323,6 @@ def test_interval_target_with_knots(tmp_path, capsys):
     leaf_mean = model.predict(frame[["x", "g"]])
     np.testing.assert_array_equal(scored["D_spend"] == "invest", leaf_mean > 100)
 
-
-def test_docstring_examples_run():
-    import doctest
-
-    import dtdecide.cli
-
-    result = doctest.testmod(dtdecide.cli, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 5 and result.failed == 0
-
-
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from([-1.0, 0.5, 2.0, 3.0]), st.integers(-5, 30)),
                 min_size=1, max_size=40))

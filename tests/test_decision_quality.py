@@ -16,8 +16,6 @@ per case). A profit tree decides each leaf with the average cost of its own trai
 cases and serves B.
 """
 
-import doctest
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -239,14 +237,3 @@ def test_loss_split_weights_steer_the_split_to_the_valuable_class():
     assert got_plain == pytest.approx(2.0, abs=0.25)
     assert got_loss == pytest.approx(2.4, abs=0.25)
     assert got_loss > got_plain + 0.2
-
-
-GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guide" / "quality.rst"
-
-
-@pytest.mark.skipif(not GUIDE.exists(), reason="documentation sources not available")
-def test_quality_guide_examples_run():
-    result = doctest.testfile(str(GUIDE), module_relative=False,
-                              optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted >= 15
-    assert result.failed == 0

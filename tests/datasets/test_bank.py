@@ -209,10 +209,3 @@ def test_returned_data_are_copies():
     again = load_bank_marketing(split="test")
     assert again.frame["age"].min() >= 18 and again.data["balance"].min() > -10**6
     assert (again.split_labels == "test").all()
-
-
-def test_docstring_examples_run():
-    import doctest
-
-    result = doctest.testmod(_bank, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 5 and result.failed == 0

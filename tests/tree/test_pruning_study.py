@@ -4,9 +4,6 @@ The vectorised scoring of all subtrees is checked against the obvious route: pru
 tree, score it with the estimator's own ``decide`` / ``predict`` / ``predict_proba``.
 """
 
-import doctest
-from pathlib import Path
-
 import matplotlib
 import numpy as np
 import pandas as pd
@@ -435,18 +432,6 @@ def test_display_from_study_and_estimator(data, revenue_tree):
         PruningStudyDisplay([3, 1], [1.0, 2.0], valid=[1.0])
     with pytest.raises(TypeError, match="PruningStudy"):
         PruningStudyDisplay.from_study(object())
-
-
-# -------------------------------------------------------------------- user guide
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "pruning.rst"
-
-
-@pytest.mark.skipif(not GUIDE.exists(), reason="documentation sources not available")
-def test_pruning_guide_examples_run():
-    result = doctest.testfile(str(GUIDE), module_relative=False,
-                              optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 30
-    assert result.failed == 0
 
 
 # ------------------------------------------------------- properties on real trees

@@ -1,7 +1,5 @@
 """Scoring with ``decide``: leaf decisions, the cases' own costs, and the summaries."""
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -479,18 +477,3 @@ def test_interval_missing_cost_keeps_decision():
     np.testing.assert_allclose(res.cases["BP_target"], [np.nan, 11.0, 20.0, np.nan])
     assert res.summary["total_profit"] == pytest.approx(31.0)
     assert res.summary["total_expected_profit"] == pytest.approx(39.0)
-
-
-GUIDE = Path(__file__).resolve().parents[2] / "docs" / "guide" / "trees.rst"
-
-
-@pytest.mark.skipif(not GUIDE.exists(), reason="documentation sources not available")
-def test_trees_guide_examples_run():
-    import doctest
-
-    result = doctest.testfile(
-        str(GUIDE), module_relative=False,
-        optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS,
-    )
-    assert result.attempted > 20
-    assert result.failed == 0
