@@ -80,9 +80,15 @@ class ProfitCurveDisplay:
     >>> from dtdecide.assess import ProfitCurveDisplay
     >>> m = DecisionMatrix({"mail": [9, -1]}, levels=[1, 0])
     >>> disp = ProfitCurveDisplay.from_predictions(
-    ...     [1, 0, 1, 0, 0], [0.9, 0.8, 0.3, 0.2, 0.1], m, n_bins=5, name="model A")
-    >>> disp.line_.get_ydata().tolist()
-    [0.0, 9.0, 8.0, 17.0, 16.0, 15.0]
+    ...     [1, 0, 1, 0, 0], [0.9, 0.8, 0.3, 0.2, 0.1], m, n_bins=5, role="validation")
+    >>> disp.ax_.get_title(), disp.line_.get_ydata().tolist()
+    ('validation', [0.0, 9.0, 8.0, 17.0, 16.0, 15.0])
+
+    Another statistic of the same curve, on new axes:
+
+    >>> disp = disp.plot(statistic="cum_lift", name="model A (lift)")
+    >>> disp.line_.get_ydata().round(2).tolist(), disp.ax_.get_ylabel()
+    ([2.5, 1.25, 1.67, 1.25, 1.0], 'Cumulative lift')
     """
 
     def __init__(self, curve, *, name=None, role=None):
@@ -115,19 +121,6 @@ class ProfitCurveDisplay:
         -------
         self
             This display, with ``line_``, ``ax_`` and ``figure_`` set.
-
-        Examples
-        --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
-        >>> from dtdecide import DecisionMatrix
-        >>> from dtdecide.assess import ProfitCurveDisplay
-        >>> m = DecisionMatrix({"mail": [9, -1]}, levels=[1, 0])
-        >>> disp = ProfitCurveDisplay.from_predictions(
-        ...     [1, 0, 1, 0, 0], [0.9, 0.8, 0.3, 0.2, 0.1], m, n_bins=5, name="model A")
-        >>> disp = disp.plot(statistic="cum_lift", name="model A (lift)")
-        >>> disp.line_.get_ydata().round(2).tolist(), disp.ax_.get_ylabel()
-        ([2.5, 1.25, 1.67, 1.25, 1.0], 'Cumulative lift')
         """
         plt = _import_pyplot()
         if ax is None:
@@ -192,18 +185,6 @@ class ProfitCurveDisplay:
         -------
         ProfitCurveDisplay
             The display, already drawn.
-
-        Examples
-        --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
-        >>> from dtdecide import DecisionMatrix
-        >>> from dtdecide.assess import ProfitCurveDisplay
-        >>> m = DecisionMatrix({"mail": [9, -1]}, levels=[1, 0])
-        >>> disp = ProfitCurveDisplay.from_predictions(
-        ...     [1, 0, 1, 0, 0], [0.9, 0.8, 0.3, 0.2, 0.1], m, n_bins=5, role="validation")
-        >>> disp.ax_.get_title(), disp.line_.get_ydata().tolist()
-        ('validation', [0.0, 9.0, 8.0, 17.0, 16.0, 15.0])
         """
         from ._profit_curve import profit_curve
 

@@ -47,9 +47,23 @@ class PruningStudyDisplay:
     >>> matplotlib.use("Agg")
     >>> from dtdecide import PruningStudyDisplay
     >>> disp = PruningStudyDisplay([5, 3, 1], [2.0, 1.8, 1.0], valid=[1.2, 1.5, 1.0],
-    ...                            selected_index=1).plot()
-    >>> sorted(disp.lines_)
-    ['selected', 'train', 'valid']
+    ...                            selected_index=1).plot(title="pruning")
+    >>> disp.ax_.get_title(), sorted(disp.lines_)
+    ('pruning', ['selected', 'train', 'valid'])
+
+    From a fitted tree and validation data (``from_study`` draws a fitted
+    :class:`PruningStudy` the same way):
+
+    >>> import numpy as np, pandas as pd
+    >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = pd.DataFrame({"age": rng.integers(20, 70, 600), "noise": rng.random(600)})
+    >>> y = np.where((X["age"] > 50) & (rng.random(600) < 0.6), "yes", "no")
+    >>> m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=4).fit(X[:400], y[:400])
+    >>> disp = PruningStudyDisplay.from_estimator(tree, X[400:], y[400:])
+    >>> bool(disp.study_.selected_n_leaves_ <= tree.get_n_leaves()), disp.ax_.get_ylabel()
+    (True, 'average profit')
     """
 
     def __init__(self, n_leaves, train, *, valid=None, cv_mean=None, cv_se=None,
@@ -88,22 +102,6 @@ class PruningStudyDisplay:
         Returns
         -------
         PruningStudyDisplay
-
-        Examples
-        --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
-        >>> import numpy as np, pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> from dtdecide import PruningStudy, PruningStudyDisplay
-        >>> rng = np.random.default_rng(0)
-        >>> X = pd.DataFrame({"age": rng.integers(20, 70, 600), "noise": rng.random(600)})
-        >>> y = np.where((X["age"] > 50) & (rng.random(600) < 0.6), "yes", "no")
-        >>> m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=4).fit(X[:400], y[:400])
-        >>> study = PruningStudy(tree).fit(X[400:], y[400:])
-        >>> PruningStudyDisplay.from_study(study).ax_.get_ylabel()
-        'average profit'
         """
         if not isinstance(study, PruningStudy) or not hasattr(study, "results_"):
             raise TypeError(
@@ -150,22 +148,6 @@ class PruningStudyDisplay:
         -------
         PruningStudyDisplay
             With the study in ``study_``.
-
-        Examples
-        --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
-        >>> import numpy as np, pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> from dtdecide import PruningStudyDisplay
-        >>> rng = np.random.default_rng(0)
-        >>> X = pd.DataFrame({"age": rng.integers(20, 70, 600), "noise": rng.random(600)})
-        >>> y = np.where((X["age"] > 50) & (rng.random(600) < 0.6), "yes", "no")
-        >>> m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=4).fit(X[:400], y[:400])
-        >>> disp = PruningStudyDisplay.from_estimator(tree, X[400:], y[400:])
-        >>> disp.study_.selected_n_leaves_ <= tree.get_n_leaves()
-        True
         """
         study = PruningStudy(estimator, **params).fit(
             X_valid, y_valid, costs_valid=costs_valid,
@@ -190,16 +172,6 @@ class PruningStudyDisplay:
         -------
         PruningStudyDisplay
             This display, with ``ax_``, ``figure_`` and ``lines_`` set.
-
-        Examples
-        --------
-        >>> import matplotlib
-        >>> matplotlib.use("Agg")
-        >>> from dtdecide import PruningStudyDisplay
-        >>> disp = PruningStudyDisplay([4, 2, 1], [3.0, 2.5, 1.0], valid=[2.0, 2.2, 1.0])
-        >>> disp = disp.plot(title="pruning")
-        >>> disp.ax_.get_title(), sorted(disp.lines_)
-        ('pruning', ['train', 'valid'])
         """
         import matplotlib.pyplot as plt
 
