@@ -13,8 +13,7 @@ order of the rows. ``_slow_cumulative`` is the obvious twin that tests compare w
 
 import numpy as np
 
-# all sums are float64: frequencies may be fractional and profits are money
-_FLOAT = np.float64
+from .._dtypes import FLOAT_DTYPE as _FLOAT
 
 
 def _blocks(score, weight, columns):

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import ThreadpoolController
 
+from .._dtypes import code_dtype
 from ._kernels import (
     _FLOAT,
     _check_priors,
@@ -606,7 +607,7 @@ def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
             else:
                 _roi_into(c_c, ic, ROI[s:e])
         if has_y:
-            k = np.empty(m, dtype=np.int8 if T < 127 else np.intp)
+            k = np.empty(m, dtype=code_dtype(T))
             kstep = np.empty(m, dtype=k.dtype)
             _first_max(post_t, k, tmp, gt, kstep, need_value=False)
             np.not_equal(k, t_i, out=gt)
@@ -859,7 +860,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
                 raise ValueError(f"y must have one value per case ({n}); got {t_enc.n_samples}")
             if not fast:
                 # small codes: less memory traffic
-                t_all = t_enc.codes().astype(np.int8 if T < 127 else np.intp, copy=False)
+                t_all = t_enc.codes().astype(code_dtype(T), copy=False)
                 t_enc = None
         if t_all is not None and t_all.shape[0] != n:
             raise ValueError(f"y must have one value per case ({n}); got {t_all.shape[0]}")
@@ -902,8 +903,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
     has_y = t_all is not None or t_enc is not None
     is_revenue = matrix.kind == "revenue"
     n_codes = D + (1 if threshold is not None else 0)
-    code_dtype = np.int8 if n_codes < 127 else np.int32
-    D_codes = np.empty(n, dtype=code_dtype)
+    D_codes = np.empty(n, dtype=code_dtype(n_codes))
     E = np.empty(n)
     C = np.empty(n) if has_y else None
     B = np.empty(n) if has_y else None
@@ -912,7 +912,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
     cls_wrong = np.empty(n, dtype=bool) if has_y and not matrix.is_interval and not fast \
         else None
     if fast and has_y and matrix.priors is not None:  # the Paw weights need every code
-        t_all = np.empty(n, dtype=np.int8 if T < 127 else np.intp)
+        t_all = np.empty(n, dtype=code_dtype(T))
     thr = None if threshold is None else matrix.sign * float(threshold)
 
     with _one_blas_thread(n > chunk):

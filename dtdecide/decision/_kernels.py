@@ -12,6 +12,9 @@ try:  # one hash lookup per value; the public Index.get_indexer also infers the 
 except ImportError:  # pragma: no cover - a pandas without it takes the public path
     _PyObjectHashTable = None
 
+from .._dtypes import FLOAT_DTYPE as _FLOAT
+from .._dtypes import code_dtype
+
 __all__ = [
     "adjust_posteriors",
     "decide_arrays",
@@ -20,9 +23,6 @@ __all__ = [
     "prior_adjustment_weights",
     "roi",
 ]
-
-# float64 everywhere: profits are sums of many small money amounts
-_FLOAT = np.float64
 
 
 def decide_arrays(A):
@@ -381,8 +381,7 @@ class _TargetEncoder:
             cat_map = _LevelLookup(levels, np.dtype(object))(
                 np.asarray(cat.categories, dtype=object)
             )
-            small = np.int8 if len(levels) < 127 else np.intp
-            self._cat_map = np.append(cat_map, -1).astype(small)  # code -1 (missing) -> -1
+            self._cat_map = np.append(cat_map, -1).astype(code_dtype(len(levels)))  # code -1 (missing) -> -1
             self._cat = cat
             self.values = None
             self.n_samples = len(cat)

@@ -31,13 +31,10 @@ import numbers
 
 import numpy as np
 
-__all__ = ["Binner", "X_BINNED_DTYPE_SMALL", "X_BINNED_DTYPE_LARGE"]
+from .._dtypes import X_BINNED_DTYPE_LARGE, X_BINNED_DTYPE_SMALL
 
-# Binned values: one byte per cell when every feature fits in 255 bins + missing, which is
-# the default and keeps the histogram gathers cache-friendly; two bytes for features with
-# many categories.
-X_BINNED_DTYPE_SMALL = np.uint8
-X_BINNED_DTYPE_LARGE = np.uint16
+__all__ = ["Binner"]
+
 _MAX_BINS_LARGE = np.iinfo(X_BINNED_DTYPE_LARGE).max  # 65535 (the missing bin fits too)
 
 

@@ -19,15 +19,14 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, column_or_1d
 
+from .._dtypes import FLOAT_DTYPE as _FLOAT
+from .._dtypes import code_dtype
 from ..decision import DecisionMatrix
 from ..decision._kernels import encode_target, prior_adjustment_weights, roi
 from . import _leaf
 from ._encode import encode, encode_apply, fit_encode, n_samples_of
 
 __all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
-
-# Case frequencies, target values and all statistics: float64 (see _leaf.STAT_DTYPE).
-_FLOAT = np.float64
 
 
 # ============================================================================ helpers
@@ -962,8 +961,7 @@ def _decision_result(d_idx, E, *, cons, matrix, t, pred_class, F, index, target_
     has_y = t is not None
     miss = np.zeros(n, dtype=bool) if cons is None else cons.has_missing
     any_missing = bool(miss.any())
-    code_dtype = np.int8 if matrix.n_decisions < 127 else np.int32
-    d_idx = d_idx.astype(code_dtype)  # a copy: the caller's array stays as it is
+    d_idx = d_idx.astype(code_dtype(matrix.n_decisions))  # a copy: the caller's array stays as it is
     C = B = IC = None
     if cons is not None and is_revenue:
         IC = cons.costs(d_idx)  # NaN where the chosen decision's cost is missing

@@ -38,11 +38,9 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_array
 
-__all__ = ["FeatureEncoding", "fit_encode", "encode", "encode_apply", "n_samples_of"]
+from .._dtypes import X_DTYPE
 
-# The code matrix is float64 so that NaN can mark a missing value and raw numeric
-# thresholds compare exactly with the values the user passes.
-X_DTYPE = np.float64
+__all__ = ["FeatureEncoding", "fit_encode", "encode", "encode_apply", "n_samples_of"]
 
 # Rows encoded per block when scoring: a multiple of the tree's apply block, small
 # enough for the block (rows x features x 8 bytes) to stay in cache, large enough for

@@ -37,6 +37,8 @@ import numbers
 
 import numpy as np
 
+from .._dtypes import COUNT_DTYPE
+from .._dtypes import ROW_INDEX_DTYPE as _ROW_INT
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
     CRITERIA,
@@ -51,9 +53,6 @@ from ._tree import TreeStructure
 __all__ = ["grow_tree", "Level"]
 
 _EPS = np.finfo(np.float64).eps
-# Row ids and node slots of the rows still growing: int32 halves the largest per-level
-# arrays (fits below 2**31 rows, checked in grow_tree).
-_ROW_INT = np.int32
 
 
 class Level:
@@ -132,7 +131,7 @@ class _NodeTable:
         ids = np.arange(self.n_nodes, self.n_nodes + k, dtype=np.intp)
         self.parent.append(parent.astype(np.intp))
         self.depth.append(np.full(k, depth, dtype=np.intp))
-        self.n_samples.append(np.asarray(n_samples, dtype=np.int64))
+        self.n_samples.append(np.asarray(n_samples, dtype=COUNT_DTYPE))
         self.sums.append(np.asarray(sums, dtype=np.float64))
         self.n_nodes += k
         return ids

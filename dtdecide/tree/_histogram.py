@@ -28,18 +28,11 @@ to the feature's own last cell while histogramming. A uniform width (every featu
 
 import numpy as np
 
-__all__ = ["BinLayout", "HistogramTarget", "build_histograms", "HIST_DTYPE", "COUNT_DTYPE"]
+from .._dtypes import BIN_COUNT_DTYPE, HIST_DTYPE, HIST_DTYPE_SMALL_COUNTS
 
-# Sums of weights and of y: float64 keeps counts exact up to 2**53 and makes
-# "parent - smaller child" exact for integer counts.
-HIST_DTYPE = np.float64
-# Unweighted class counts below 2**24 rows are exact in float32, which halves the memory
-# and the memory traffic of the histograms (the split search computes in float64).
-HIST_DTYPE_SMALL_COUNTS = np.float32
-_FLOAT32_EXACT_LIMIT = 1 << 24
-# Row counts per bin: int32 is exact below 2**31 rows (grow_tree's limit) at half the
-# memory of int64.
-COUNT_DTYPE = np.int32
+__all__ = ["BinLayout", "HistogramTarget", "build_histograms"]
+
+_FLOAT32_EXACT_LIMIT = 1 << 24  # integers below it are exact in HIST_DTYPE_SMALL_COUNTS
 # Rows handled per bincount call: bounds temporaries to a few arrays of this length.
 DEFAULT_CHUNK_SIZE = 1 << 18
 
@@ -248,7 +241,7 @@ def build_histograms(
     flat_shape = (n_slots, layout.n_cells)
     if out is None:
         hist = np.zeros((*flat_shape, C), dtype=target.hist_dtype)
-        counts = np.zeros(flat_shape, dtype=COUNT_DTYPE) if with_counts else None
+        counts = np.zeros(flat_shape, dtype=BIN_COUNT_DTYPE) if with_counts else None
     else:
         hist, counts = out
         if not hist.flags.c_contiguous or (counts is not None and not counts.flags.c_contiguous):
@@ -307,7 +300,7 @@ def _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts
             hist[:, lo : lo + W] += h
             if counts is not None:
                 if weights is None:
-                    counts[:, lo : lo + W] += h.sum(axis=-1).astype(COUNT_DTYPE)
+                    counts[:, lo : lo + W] += h.sum(axis=-1).astype(BIN_COUNT_DTYPE)
                 else:
                     idx -= codes
                     idx //= C

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._dtypes import STAT_DTYPE
 from ..decision._kernels import _segments, decide_arrays, interpolate_knots
 
 __all__ = [
@@ -44,9 +45,6 @@ __all__ = [
     "node_posteriors",
     "propagate_up",
 ]
-
-# Sums of money amounts and weights: float64 (exact for integer counts up to 2**53).
-STAT_DTYPE = np.float64
 
 
 # --------------------------------------------------------------------- sum kernels

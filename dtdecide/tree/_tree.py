@@ -23,22 +23,9 @@ False``.
 
 import numpy as np
 
-__all__ = ["TreeStructure"]
+from .._dtypes import COUNT_DTYPE, FLAG_DTYPE, NODE_DTYPE, STAT_DTYPE, THRESHOLD_DTYPE
 
-# --- dtypes, defined once -------------------------------------------------------------
-# Node ids index numpy arrays: intp is the native index type (no conversion on fancy
-# indexing) and -1 is free to mean "no node".
-NODE_DTYPE = np.intp
-# Thresholds are raw input values (midpoints between observed float64 values), so they
-# must keep the input precision: routing `x <= threshold` must reproduce training exactly.
-THRESHOLD_DTYPE = np.float64
-# Row counts can exceed 2**31 on big data; int64 is exact for any realistic count.
-COUNT_DTYPE = np.int64
-# Sums of case weights, class counts, profits: float64 so that sums stay exact for
-# integer counts up to 2**53 and subtraction of sibling statistics loses nothing.
-STAT_DTYPE = np.float64
-# Flags (categorical split, missing direction, category membership): one byte each.
-FLAG_DTYPE = np.bool_
+__all__ = ["TreeStructure"]
 
 _NODE_FIELDS = (
     "children_left",
