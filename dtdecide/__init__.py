@@ -69,6 +69,7 @@ _PUBLIC = {
     "to_sql": "dtdecide.export",
     "plot_tree": "dtdecide.export",
     "export_graphviz": "dtdecide.export",
+    "export_html": "dtdecide.export",
     "variable_importance": "dtdecide.export",
     "plot_variable_importance": "dtdecide.export",
     "save": "dtdecide.export",

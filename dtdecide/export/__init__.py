@@ -7,10 +7,13 @@
 - :func:`to_sql`: ANSI SQL score code that agrees with ``decide`` row for row.
 - :func:`plot_tree`, :func:`export_graphviz`, :func:`variable_importance`,
   :func:`plot_variable_importance`: pictures (matplotlib imported lazily).
+- :func:`export_html`: a self-contained HTML page of the tree, coloured by decision
+  (the view a notebook shows for a fitted tree).
 - :func:`save` / :func:`load`: dtdecide's safe native model format (pickles only on
   explicit request).
 """
 
+from ._html import export_html
 from ._io import read_leaf_table, write_leaf_table
 from ._leaf_table import leaf_table
 from ._persist import ModelFileError, load, save
@@ -21,6 +24,7 @@ from ._sql import to_sql
 __all__ = [
     "ModelFileError",
     "export_graphviz",
+    "export_html",
     "export_rules",
     "leaf_table",
     "load",

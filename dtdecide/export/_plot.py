@@ -9,21 +9,13 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ..tree._html import DECISION_PALETTE
 from ._common import format_number, tree_view
 
 __all__ = ["export_graphviz", "plot_tree", "plot_variable_importance", "variable_importance"]
 
-# Colour-blind friendly qualitative palette (Okabe-Ito), one colour per decision.
-_PALETTE = (
-    "#E69F00",
-    "#56B4E9",
-    "#009E73",
-    "#F0E442",
-    "#0072B2",
-    "#D55E00",
-    "#CC79A7",
-    "#999999",
-)
+# One colour per decision, shared with the HTML view (Okabe-Ito, colour-blind friendly).
+_PALETTE = DECISION_PALETTE
 
 
 def _decision_colour(view, node):

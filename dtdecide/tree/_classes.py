@@ -25,6 +25,7 @@ from ..decision import DecisionMatrix
 from ..decision._kernels import encode_target, prior_adjustment_weights, roi
 from . import _leaf
 from ._encode import encode, encode_apply, fit_encode, n_samples_of
+from ._html import HTMLReprMixin
 
 __all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
 
@@ -92,7 +93,7 @@ def _positions(frame_or_none, names):
 
 
 # ============================================================================ base class
-class _BaseProfitTree(BaseEstimator):
+class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
     """Shared fitting and scoring code of the two profit trees."""
 
     _parameter_constraints: dict = {
