@@ -28,7 +28,29 @@ _DATA_SUFFIXES = {
     ".gz": "csv",
     ".parquet": "parquet",
     ".pq": "parquet",
+    ".xlsx": "excel",
 }
+_ENGINES = {"parquet": ("pyarrow", "Parquet"), "excel": ("openpyxl", "Excel")}
+
+
+def _need_engine(kind, path, what):
+    """A CLIError naming the extra to install when Parquet/Excel support is missing."""
+    if kind not in _ENGINES:
+        return
+    module, name = _ENGINES[kind]
+    try:
+        __import__(module)
+    except ImportError:
+        raise CLIError(
+            f"{what} {str(path)!r}: reading and writing {name} files needs the package "
+            f"{module}; install it with: pip install 'dtdecide[io]' (or pip install {module})"
+        ) from None
+
+
+def _version():
+    from dtdecide import __version__
+
+    return __version__
 
 
 class CLIError(Exception):
@@ -60,12 +82,13 @@ class _Progress:
 
 # --------------------------------------------------------------------------- input files
 def read_data(path, *, what="data", sep=","):
-    """Read a CSV (optionally gzipped) or Parquet file into a DataFrame.
+    """Read a CSV (optionally gzipped), Parquet or Excel file into a DataFrame.
 
     Parameters
     ----------
     path : str or Path
-        ``.csv``, ``.csv.gz``, ``.txt`` or ``.parquet``/``.pq``.
+        ``.csv``, ``.csv.gz``, ``.txt``, ``.parquet``/``.pq`` or ``.xlsx`` (the first
+        sheet). Parquet and Excel need the ``io`` extra (pyarrow, openpyxl).
     what : str, default="data"
         Name of the file's role, used in error messages.
     sep : str, default=","
@@ -74,7 +97,8 @@ def read_data(path, *, what="data", sep=","):
     Returns
     -------
     DataFrame
-        The file's rows and columns as read (CSV columns typed by pandas).
+        The file's rows and columns as read (CSV columns typed by pandas; a Parquet
+        file's stored index, such as an ``id``, is kept as the index).
 
     Raises
     ------
@@ -97,11 +121,14 @@ def read_data(path, *, what="data", sep=","):
     if kind is None:
         raise CLIError(
             f"{what} file {str(path)!r}: unknown file type {path.suffix!r}; "
-            "expected .csv, .csv.gz, .txt, .parquet or .pq"
+            "expected .csv, .csv.gz, .txt, .parquet, .pq or .xlsx"
         )
+    _need_engine(kind, path, f"{what} file")
     try:
         if kind == "parquet":
             frame = pd.read_parquet(path)
+        elif kind == "excel":
+            frame = pd.read_excel(path)
         else:
             frame = pd.read_csv(path, sep=sep)
     except (ValueError, OSError, ImportError, pd.errors.ParserError) as exc:
@@ -162,26 +189,49 @@ def _split_names(text):
     return names
 
 
-def _require_columns(frame, columns, what):
+def _require_columns(frame, columns, what, option=None):
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         shown = ", ".join(map(repr, list(frame.columns)[:20]))
+        named = f" (named by {option})" if option else ""
         raise CLIError(
-            f"{what} lacks the column(s) {', '.join(map(repr, missing))}; "
+            f"{what} lacks the column(s) {', '.join(map(repr, missing))}{named}; "
             f"its columns are {shown}{' ...' if frame.shape[1] > 20 else ''}"
         )
 
 
-def _inputs(frame, *, target, matrix, inputs=None, exclude=None, weight=None):
+def _weights(frame, weight, where):
+    """The --weight column as float frequencies, with errors naming the option and file."""
+    col = frame[weight]
+    values = pd.to_numeric(col, errors="coerce")
+    bad = col[values.isna() & col.notna()]
+    if len(bad):
+        raise CLIError(f"{where}: the --weight column {weight!r} must be numeric; got "
+                       f"{bad.iloc[0]!r} in {len(bad)} row(s)")
+    values = values.to_numpy(dtype=float)
+    problems = [(np.isnan(values), "missing"), (np.isinf(values), "infinite"),
+                (values < 0, "negative")]
+    for mask, word in problems:
+        if mask.any():
+            raise CLIError(f"{where}: the --weight column {weight!r} has {int(mask.sum())} "
+                           f"{word} value(s); case frequencies must be finite and >= 0")
+    if not values.sum() > 0:
+        raise CLIError(f"{where}: the --weight column {weight!r} sums to 0; at least one "
+                       "case needs a positive frequency")
+    return values
+
+
+def _inputs(frame, *, target, matrix, inputs=None, exclude=None, weight=None,
+            where="the data"):
     """Split a training frame into inputs X, target y, costs and weights."""
     cost_names = list(matrix.cost_variables) if matrix is not None else []
-    _require_columns(frame, [target], "the data")
-    _require_columns(frame, cost_names, "the data (cost variables of the decision data set)")
+    _require_columns(frame, [target], where, "--target")
+    _require_columns(frame, cost_names, where, "the decision data set's cost row")
     if weight is not None:
-        _require_columns(frame, [weight], "the data")
+        _require_columns(frame, [weight], where, "--weight")
     taken = {target, *cost_names, *([weight] if weight else [])}
     if inputs is not None:
-        _require_columns(frame, inputs, "the data")
+        _require_columns(frame, inputs, where, "--inputs")
         clash = sorted(taken.intersection(inputs))
         if clash:
             raise CLIError(f"--inputs must not name the target, a cost or the weight: {clash}")
@@ -189,17 +239,27 @@ def _inputs(frame, *, target, matrix, inputs=None, exclude=None, weight=None):
     else:
         columns = [c for c in frame.columns if c not in taken]
     if exclude is not None:
-        _require_columns(frame, exclude, "the data")
+        _require_columns(frame, exclude, where, "--exclude")
         columns = [c for c in columns if c not in exclude]
     if not columns:
-        raise CLIError("no input columns are left to grow a tree on")
+        raise CLIError(f"{where}: no input columns are left to grow a tree on")
     X = frame[columns]
     y = frame[target]
     if y.isna().any():
-        raise CLIError(f"target column {target!r} has {int(y.isna().sum())} missing values")
+        raise CLIError(f"{where}: the --target column {target!r} has "
+                       f"{int(y.isna().sum())} missing values")
     costs = frame[cost_names] if cost_names else None
-    sample_weight = frame[weight].to_numpy(dtype=float) if weight else None
+    sample_weight = _weights(frame, weight, where) if weight else None
     return X, y, costs, sample_weight
+
+
+def _in_cli_words(exc):
+    """An estimator's error message with its keyword names replaced by the CLI options."""
+    text = str(exc)
+    for word, option in (("sample_weight_valid", "the --weight column"),
+                         ("sample_weight", "the --weight column")):
+        text = text.replace(word, option)
+    return text
 
 
 def _model_frame(model, frame, what):
@@ -260,12 +320,14 @@ def pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None, cv=
                   X_train=None, y_train=None, costs_train=None, random_state=0):
     """Validation (or cross-validated) average profit of every subtree, as a table.
 
-    Runs :class:`dtdecide.PruningStudy` and flattens its result for printing.
+    Runs :class:`dtdecide.PruningStudy` and flattens its result for printing. A tree
+    fitted without a decision matrix is assessed by its misclassification rate
+    (classifier) or average squared error (regressor) instead.
 
     Parameters
     ----------
     tree : fitted ProfitTreeClassifier or ProfitTreeRegressor
-        With a decision matrix.
+        With or without a decision matrix.
     X_valid : DataFrame
         Validation inputs (None with ``cv``). The subtree with the best validation
         average profit is chosen (the smallest on ties).
@@ -293,6 +355,8 @@ def pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None, cv=
         One row per subtree (``subtree`` 0 = the full tree): ``n_leaves``,
         ``ccp_alpha``, ``train_average``, ``valid_average`` (or ``cv_mean`` and
         ``cv_se``) of the average profit (loss for a loss matrix) and ``chosen``.
+        Without a decision matrix the measure columns are ``train_misclassification``
+        and ``valid_misclassification`` (``train_ase``, ``valid_ase`` for a regressor).
 
     Examples
     --------
@@ -315,31 +379,36 @@ def pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None, cv=
 
 
 def _run_pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None, cv=None,
-                       X_train=None, y_train=None, costs_train=None, random_state=0):
+                       X_train=None, y_train=None, costs_train=None, random_state=0,
+                       where="the validation data"):
     from dtdecide import PruningStudy
 
-    matrix = tree.decision_matrix_
-    if matrix is None:
-        raise CLIError("the pruning study needs a tree fitted with a decision data set")
-    if cv is None:
-        study = PruningStudy(tree, method="assessment", measure="decision").fit(
-            X_valid, y_valid, costs_valid=costs, sample_weight_valid=sample_weight
-        )
-    else:
-        study = PruningStudy(
-            tree, method="cv", measure="decision", cv=cv, random_state=random_state
-        ).fit(X_train=X_train, y_train=y_train, costs_train=costs_train)
+    # with a decision matrix: average profit (or loss); without one: misclassification
+    # rate (classifier) or average squared error (regressor)
+    measure = "decision" if tree.decision_matrix_ is not None else None
+    try:
+        if cv is None:
+            study = PruningStudy(tree, method="assessment", measure=measure).fit(
+                X_valid, y_valid, costs_valid=costs, sample_weight_valid=sample_weight
+            )
+        else:
+            study = PruningStudy(
+                tree, method="cv", measure=measure, cv=cv, random_state=random_state
+            ).fit(X_train=X_train, y_train=y_train, costs_train=costs_train)
+    except (ValueError, TypeError) as exc:
+        raise CLIError(f"{where}: {_in_cli_words(exc)}") from exc
     res = study.results_
+    name = "average" if study.measure_ in ("profit", "loss") else study.measure_
     table = pd.DataFrame(
         {
             "subtree": np.asarray(res.index),
             "n_leaves": res["n_leaves"].to_numpy(),
             "ccp_alpha": res["alpha"].to_numpy(),
-            "train_average": res["train_measure"].to_numpy(),
+            f"train_{name}": res["train_measure"].to_numpy(),
         }
     )
     if "valid_measure" in res:
-        table["valid_average"] = res["valid_measure"].to_numpy()
+        table[f"valid_{name}"] = res["valid_measure"].to_numpy()
     if "cv_mean" in res:
         table["cv_mean"] = res["cv_mean"].to_numpy()
         table["cv_se"] = res["cv_se"].to_numpy()
@@ -443,7 +512,7 @@ def _leaf_table_view(table):
 
 
 # --------------------------------------------------------------------------- commands
-def _grow(args, X, y, matrix, costs, sample_weight, progress):
+def _grow(args, X, y, matrix, costs, sample_weight, progress, where="the training data"):
     from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
 
     params = dict(
@@ -460,7 +529,10 @@ def _grow(args, X, y, matrix, costs, sample_weight, progress):
         f"growing a {type(estimator).__name__} on {X.shape[0]:,} rows x "
         f"{X.shape[1]} inputs (max_depth={args.max_depth})"
     )
-    estimator.fit(X, y, sample_weight=sample_weight, costs=costs)
+    try:
+        estimator.fit(X, y, sample_weight=sample_weight, costs=costs)
+    except (ValueError, TypeError) as exc:
+        raise CLIError(f"{where}: {_in_cli_words(exc)}") from exc
     progress(f"grown: {estimator.get_n_leaves()} leaves, depth {estimator.get_depth()}")
     return estimator
 
@@ -548,11 +620,20 @@ def _leaf_expected(tree, X):
     return frame
 
 
+def _data_label(path, what="data"):
+    return f"{what} file {str(path)!r}"
+
+
 def _cmd_fit(args):
     progress = _Progress(args.quiet)
     progress(f"reading {args.data}")
-    frame = read_data(args.data, sep=args.sep)
+    where = _data_label(args.data, "training data")
+    frame = read_data(args.data, what="training data", sep=args.sep)
     matrix = read_decisions(args.decisions, kind=args.kind) if args.decisions else None
+    if sum(x is not None for x in (args.validation, args.cv, args.n_leaves)) > 1:
+        raise CLIError("give at most one of --validation, --cv and --n-leaves")
+    if args.cv is not None and args.cv < 2:
+        raise CLIError(f"--cv must be at least 2 folds; got {args.cv}")
     X, y, costs, weight = _inputs(
         frame,
         target=args.target,
@@ -560,32 +641,32 @@ def _cmd_fit(args):
         inputs=_split_names(args.inputs),
         exclude=_split_names(args.exclude),
         weight=args.weight,
+        where=where,
     )
     y = y.rename(args.target)
-    tree = _grow(args, X, y, matrix, costs, weight, progress)
-    if sum(x is not None for x in (args.validation, args.cv, args.n_leaves)) > 1:
-        raise CLIError("give at most one of --validation, --cv and --n-leaves")
-    if (args.validation is not None or args.cv is not None) and matrix is None:
-        raise CLIError("--validation and --cv prune by average profit and need --decisions")
+    tree = _grow(args, X, y, matrix, costs, weight, progress, where=where)
+    measure = "average profit" if matrix is not None else (
+        "misclassification rate" if tree._is_classifier else "average squared error")
     if args.validation is not None:
         progress(f"reading {args.validation} and running the pruning study")
+        vwhere = _data_label(args.validation, "validation data")
         vframe = read_data(args.validation, what="validation data", sep=args.sep)
         Xv, yv, cv, wv = _inputs(
-            vframe, target=args.target, matrix=matrix, inputs=list(X.columns), weight=args.weight
+            vframe, target=args.target, matrix=matrix, inputs=list(X.columns),
+            weight=args.weight, where=vwhere,
         )
-        study, table = _run_pruning_study(tree, Xv, yv, costs=cv, sample_weight=wv)
+        study, table = _run_pruning_study(tree, Xv, yv, costs=cv, sample_weight=wv,
+                                          where=vwhere)
         tree = study.best_estimator_
-        _print_table("Pruning table (* = chosen by validation)", _starred(table))
+        _print_table(f"Pruning table ({measure}; * = chosen by validation)", _starred(table))
     elif args.cv is not None:
-        if args.cv < 2:
-            raise CLIError(f"--cv must be at least 2 folds; got {args.cv}")
         progress(f"{args.cv}-fold cross-validation of the pruning sequence (1-SE rule)")
         study, table = _run_pruning_study(
             tree, None, None, cv=args.cv, X_train=X, y_train=y, costs_train=costs,
-            random_state=args.random_state,
+            random_state=args.random_state, where=where,
         )
         tree = study.best_estimator_
-        _print_table("Pruning table (* = chosen by cross-validation, 1-SE rule)",
+        _print_table(f"Pruning table ({measure}; * = chosen by cross-validation, 1-SE rule)",
                      _starred(table))
     elif args.n_leaves is not None:
         tree = tree.prune(n_leaves=args.n_leaves)
@@ -594,89 +675,213 @@ def _cmd_fit(args):
     return EXIT_OK
 
 
+def _is_empty_column(col):
+    """Every value missing (or blank text): a target column left empty for new cases."""
+    if col.isna().all():
+        return True
+    if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
+        text = col.astype("string").str.strip()
+        return bool((text.isna() | (text == "")).all())
+    return False
+
+
+def _plain_predictions(model, X, target):
+    """Predictions of a tree fitted without a decision matrix, as a frame on X's index."""
+    if model._is_classifier:
+        proba = model.predict_proba(X)
+        frame = pd.DataFrame(
+            proba, columns=[f"P_{target}_{c}" for c in model.classes_], index=X.index
+        )
+        frame.insert(0, f"I_{target}", model.predict(X))
+        return frame
+    return pd.DataFrame({f"P_{target}": model.predict(X)}, index=X.index)
+
+
+def _plain_summary(model, X, y):
+    pred = model.predict(X)
+    if model._is_classifier:
+        actual = np.asarray(y, dtype=object)
+        wrong = np.asarray([str(a) != str(p) for a, p in zip(actual, pred)])
+        stats = {"n_cases": len(actual), "misclassification_rate": float(wrong.mean())}
+    else:
+        actual = pd.to_numeric(y, errors="raise").to_numpy(dtype=float)
+        stats = {"n_cases": len(actual),
+                 "average_squared_error": float(np.mean((actual - pred) ** 2))}
+    return pd.DataFrame({"statistic": list(stats), "value": list(stats.values())})
+
+
 def _cmd_score(args):
     progress = _Progress(args.quiet)
     model = _load_model(args.model, allow_pickle=args.allow_pickle)
     progress(f"reading {args.data}")
+    where = _data_label(args.data)
     frame = read_data(args.data, sep=args.sep)
-    X, costs = _model_frame(model, frame, "the data")
+    X, costs = _model_frame(model, frame, where)
     target = args.target
     if target is None and getattr(model, "target_name_", None) in frame.columns:
         target = model.target_name_
     y = None
     if target is not None:
-        _require_columns(frame, [target], "the data")
-        y = frame[target]
-    if model.decision_matrix_ is None:
-        raise CLIError("the model has no decision data set; fit it with --decisions")
-    if y is not None and model.decision_matrix_.cost_variables and costs is None:
-        raise CLIError(
-            "the data lack the cost column(s) "
-            f"{list(model.decision_matrix_.cost_variables)} needed for computed profit"
-        )
+        _require_columns(frame, [target], where, "--target")
+        if _is_empty_column(frame[target]):
+            progress(f"the target column {target!r} is empty: decisions only")
+        elif frame[target].isna().any():
+            raise CLIError(
+                f"{where}: the target column {target!r} has {int(frame[target].isna().sum())} "
+                f"missing values of {len(frame)}; give the target for every row for profit "
+                "figures, or leave the column out (or empty) for decisions only"
+            )
+        else:
+            y = frame[target]
+    matrix = model.decision_matrix_
+    name = getattr(model, "target_name_", None) or "target"
     progress(f"scoring {len(frame):,} rows")
-    result = model.decide(X, y, costs=costs)
-    cases = result.cases
+    if matrix is None:
+        cases = _plain_predictions(model, X, name)
+        summary = _plain_summary(model, X, y) if y is not None else None
+    else:
+        if y is not None and matrix.cost_variables and costs is None:
+            raise CLIError(
+                f"{where} lacks the cost column(s) {list(matrix.cost_variables)} needed for "
+                "the computed profit (leave out the target column for decisions only)"
+            )
+        try:
+            result = model.decide(X, y, costs=costs if y is not None else None)
+        except (ValueError, TypeError) as exc:
+            raise CLIError(f"{where}: {_in_cli_words(exc)}") from exc
+        cases = result.cases
+        summary = _summary_frame(result.summary) if y is not None else None
     if args.keep:
         keep = _split_names(args.keep)
-        _require_columns(frame, keep, "the data")
+        _require_columns(frame, keep, where, "--keep")
         cases = pd.concat([frame[keep], cases], axis=1)
     if args.output:
         _write_frame(cases, args.output)
         print(f"wrote {len(cases):,} scored rows to {args.output}")
     else:
-        print(cases.to_csv(index=False), end="")
-    if y is not None:
-        _print_table("Profit summary", _summary_frame(result.summary))
+        print(cases.to_csv(index=_keeps_index(cases)), end="")
+    if summary is not None:
+        title = "Profit summary" if matrix is not None else "Assessment summary"
+        _print_table(title, summary)
     return EXIT_OK
 
 
+def _keeps_index(frame):
+    """Whether a frame's index carries information (a name or not 0..n-1) worth writing."""
+    index = frame.index
+    if index.name is not None or isinstance(index, pd.MultiIndex):
+        return True
+    return not (isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1)
+
+
 def _write_frame(frame, path):
+    """Write a table to CSV, Parquet or Excel (by suffix), creating the folder."""
     path = Path(path)
+    suffix = path.suffix.lower()
+    kind = "parquet" if suffix in (".parquet", ".pq") else "excel" if suffix == ".xlsx" else "csv"
+    _need_engine(kind, path, "output file")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() in (".parquet", ".pq"):
-        frame.to_parquet(path, index=False)
+    index = _keeps_index(frame)
+    if kind == "parquet":
+        frame.to_parquet(path, index=index)
+    elif kind == "excel":
+        frame.to_excel(path, index=index)
     else:
-        frame.to_csv(path, index=False)
+        frame.to_csv(path, index=index)
+
+
+def _round_significant(table, digits):
+    """Every float column of ``table`` rounded to ``digits`` significant digits.
+
+    The integer part of a number is never rounded away (1506.2 stays 1506 at 2 digits),
+    so totals and counts keep their magnitude while fractions get ``digits`` digits.
+    """
+    out = table.copy()
+    for col in out.columns:
+        if pd.api.types.is_float_dtype(out[col].dtype):
+            values = out[col].to_numpy(dtype=float)
+            finite = np.isfinite(values) & (values != 0)
+            rounded = values.copy()
+            decimals = digits - 1 - np.floor(np.log10(np.abs(values[finite])))
+            rounded[finite] = [round(float(v), max(int(k), 0))
+                               for v, k in zip(values[finite], decimals)]
+            out[col] = rounded
+    return out
 
 
 def _cmd_leaf_table(args):
     from dtdecide.export import leaf_table, write_leaf_table
 
+    if args.precision < 1:
+        raise CLIError(f"--precision must be at least 1 significant digit; got {args.precision}")
     model = _load_model(args.model, allow_pickle=args.allow_pickle)
     X = y = costs = None
     if args.data is not None:
+        where = _data_label(args.data)
         frame = read_data(args.data, sep=args.sep)
-        X, costs = _model_frame(model, frame, "the data")
+        X, costs = _model_frame(model, frame, where)
         target = args.target or getattr(model, "target_name_", None)
-        if target in frame.columns:
+        if args.target is not None:
+            _require_columns(frame, [target], where, "--target")
+        if target in frame.columns and not _is_empty_column(frame[target]):
             y = frame[target]
     table = leaf_table(model, X, y, costs=costs, precision=args.precision)
+    table = _round_significant(table, args.precision)
     if args.output:
-        write_leaf_table(table, args.output)
+        path = Path(args.output)
+        if path.suffix.lower() in (".xlsx", ".parquet", ".pq"):
+            _need_engine("excel" if path.suffix.lower() == ".xlsx" else "parquet", path,
+                         "output file")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_leaf_table(table, path)
         print(f"wrote the leaf table ({len(table)} leaves) to {args.output}")
     else:
         _print_table("Leaf decision table", table)
     return EXIT_OK
 
 
+def _pruned_note(model):
+    """A note when the model is itself a pruned tree: the study starts from it."""
+    full = getattr(model, "_full_tree_", None)
+    if full is None or full.n_nodes == model.tree_.n_nodes:
+        return None
+    n_full = int(np.count_nonzero(full.children_left < 0))
+    return (
+        f"note: this model is a pruned tree ({model.get_n_leaves()} of the {n_full} leaves "
+        "grown in fit, e.g. chosen by 'fit --validation'); the study shows the subtrees of "
+        "the pruned tree, not of the tree as grown"
+    )
+
+
 def _cmd_prune_study(args):
     progress = _Progress(args.quiet)
     model = _load_model(args.model, allow_pickle=args.allow_pickle)
     progress(f"reading {args.validation}")
+    where = _data_label(args.validation, "validation data")
     frame = read_data(args.validation, what="validation data", sep=args.sep)
-    X, costs = _model_frame(model, frame, "the validation data")
+    X, costs = _model_frame(model, frame, where)
     target = args.target or model.target_name_
-    _require_columns(frame, [target], "the validation data")
-    progress("computing validation profit of every subtree")
-    study, table = _run_pruning_study(model, X, frame[target], costs=costs)
-    _print_table("Pruning table (* = chosen by validation)", _starred(table))
+    _require_columns(frame, [target], where,
+                     "--target" if args.target else "the model's target; set --target")
+    y = frame[target]
+    if y.isna().any():
+        raise CLIError(f"{where}: the target column {target!r} has {int(y.isna().sum())} "
+                       "missing values")
+    progress("computing the validation measure of every subtree")
+    study, table = _run_pruning_study(model, X, y, costs=costs, where=where)
+    note = _pruned_note(model)
+    if note:
+        print(note)
+    measure = "average profit" if model.decision_matrix_ is not None else (
+        "misclassification rate" if model._is_classifier else "average squared error")
+    _print_table(f"Pruning table ({measure}; * = chosen by validation)", _starred(table))
     if args.output:
         _write_frame(table, args.output)
         print(f"wrote the pruning table to {args.output}")
     if args.plot:
         if not _has_matplotlib():
             raise CLIError("--plot needs matplotlib: pip install 'dtdecide[plot]'")
+        Path(args.plot).parent.mkdir(parents=True, exist_ok=True)
         _plot_pruning_study(study, args.plot)
         print(f"wrote the pruning plot to {args.plot}")
     if args.model_out:
@@ -738,13 +943,17 @@ def build_parser():
             "profit, score data and export one decision per leaf."
         ),
         epilog=(
-            "Data files are CSV (.csv, .csv.gz, .txt) or Parquet (.parquet, .pq). A decision "
+            "Data files are CSV (.csv, .csv.gz, .txt), Parquet (.parquet, .pq) or Excel "
+            "(.xlsx, first sheet; Parquet and Excel need pip install 'dtdecide[io]'). Output "
+            "folders are created when missing. A decision "
             "data set is a CSV file: first column the target levels (header 'level') or "
             "knots (header 'knot'), one column per decision, optionally a 'prior' column and "
             "a 'cost' row (numbers or names of cost columns of the data). Exit status: 0 "
             "success, 2 bad arguments or input files, 1 other errors."
         ),
     )
+    parser.add_argument("--version", action="version", version=f"dtdecide {_version()}",
+                        help="print the dtdecide version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser(
@@ -776,7 +985,7 @@ def build_parser():
             "as costs in the decision data set are used as costs, never as inputs."
         ),
     )
-    p.add_argument("data", help="training data file (CSV or Parquet)")
+    p.add_argument("data", help="training data file (CSV, Parquet or Excel)")
     p.add_argument("--target", required=True, help="name of the target column")
     p.add_argument("--decisions", metavar="CSV",
                    help="decision data set; without it a plain classification tree is grown")
@@ -791,7 +1000,9 @@ def build_parser():
     p.add_argument("--ordinal", action="store_true",
                    help="treat the target as ordinal (square decision matrix shapes growth)")
     p.add_argument("--validation", metavar="FILE",
-                   help="validation data: prune to the subtree with the best average profit")
+                   help="validation data: prune to the subtree with the best average profit "
+                        "(without --decisions: the lowest misclassification rate or average "
+                        "squared error)")
     p.add_argument("--cv", type=int, metavar="K",
                    help="prune by K-fold cross-validation on the training data, choosing the "
                         "smallest subtree within one standard error of the best")
@@ -812,17 +1023,21 @@ def build_parser():
         description=(
             "Give every row of DATA its leaf's decision (D_), expected profit (EP_) and, "
             "when the target and cost columns are present, computed and best profit, "
-            "investment cost and ROI, plus a profit summary."
+            "investment cost and ROI, plus a profit summary. Without the target column (or "
+            "with an empty one) the rows get decisions only. A tree fitted without a "
+            "decision data set gives its predicted level (I_) and posteriors (P_), or its "
+            "prediction (P_) for an interval target. A non-default index of DATA (e.g. an "
+            "id kept by Parquet) is written with the rows."
         ),
     )
     p.add_argument("model", help="model file written by 'dtdecide fit'")
-    p.add_argument("data", help="data to score (CSV or Parquet)")
+    p.add_argument("data", help="data to score (CSV, Parquet or Excel)")
     p.add_argument("--target", metavar="COL",
                    help="target column (default: the model's target, if the data have it)")
     p.add_argument("--keep", metavar="COLS",
                    help="comma-separated columns of DATA to copy into the output (e.g. an id)")
     p.add_argument("--output", "-o", metavar="FILE",
-                   help="write the scored rows here (.csv or .parquet); default: stdout")
+                   help="write the scored rows here (.csv, .parquet or .xlsx); default: stdout")
     _add_sep(p)
     _add_allow_pickle(p)
     _add_common(p)
@@ -840,7 +1055,8 @@ def build_parser():
     p.add_argument("--data", metavar="FILE", help="validation data to add valid_* columns")
     p.add_argument("--target", metavar="COL", help="target column of --data")
     p.add_argument("--precision", type=int, default=4, metavar="N",
-                   help="significant digits of split values in rules (default: %(default)s)")
+                   help="significant digits of every number in the table, split values in "
+                        "the rules included (default: %(default)s)")
     p.add_argument("--output", "-o", metavar="FILE",
                    help="write the table (.csv, .json, .md, .xlsx, .parquet); default: print")
     _add_sep(p)
@@ -853,16 +1069,20 @@ def build_parser():
         help="validation profit of every subtree of a model's pruning sequence",
         description=(
             "Compute the weakest-link subtree sequence of a fitted model and the average "
-            "profit of each subtree on validation data; mark the best (the smallest on "
-            "ties); optionally plot it and save the chosen subtree."
+            "profit of each subtree on validation data (the misclassification rate or "
+            "average squared error for a tree fitted without a decision data set); mark the "
+            "best (the smallest on ties); optionally plot it and save the chosen subtree. "
+            "The sequence starts from the model as saved: for a model already pruned by "
+            "'fit --validation' it holds the pruned tree's subtrees (a note says so)."
         ),
     )
     p.add_argument("model", help="model file written by 'dtdecide fit'")
     p.add_argument("--validation", required=True, metavar="FILE",
                    help="validation data with the target (and cost) columns")
     p.add_argument("--target", metavar="COL", help="target column (default: the model's)")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the table (.csv or .parquet)")
-    p.add_argument("--plot", metavar="PNG", help="write the pruning plot")
+    p.add_argument("--output", "-o", metavar="FILE",
+                   help="write the table (.csv, .parquet or .xlsx)")
+    p.add_argument("--plot", metavar="PNG", help="write the pruning plot (folder created)")
     p.add_argument("--model-out", metavar="FILE", help="save the chosen subtree here")
     _add_sep(p)
     _add_allow_pickle(p, writes=True)
