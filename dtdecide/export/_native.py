@@ -441,10 +441,11 @@ def read_model(path, *, dtdecide_version):
             )
         try:
             manifest = json.loads(zf.read(MANIFEST).decode("utf-8"))
-        except (ValueError, UnicodeDecodeError, zipfile.BadZipFile, EOFError, OSError) as exc:
+        except (ValueError, UnicodeDecodeError, zipfile.BadZipFile, EOFError, OSError,
+                RecursionError) as exc:
             raise ModelFileError(
-                f"model file {shown}: its {MANIFEST} cannot be read ({exc}); the file is "
-                "damaged or truncated"
+                f"model file {shown}: its {MANIFEST} cannot be read ({type(exc).__name__}: "
+                f"{exc}); the file is damaged or truncated"
             ) from exc
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
             raise ModelFileError(f"model file {shown} is not a dtdecide model file")
@@ -489,6 +490,8 @@ def read_model(path, *, dtdecide_version):
             return decoder.decode(manifest.get("model"))
         except ModelFileError:
             raise
+        except RecursionError as exc:
+            raise ModelFileError(f"model file {shown}: model data nested too deeply") from exc
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             # an allow-listed class's own validation (e.g. TreeStructure) refused the state
             raise ModelFileError(f"model file {shown} holds an invalid model: {exc}") from exc

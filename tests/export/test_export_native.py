@@ -318,7 +318,7 @@ def test_tampered_tree_arrays_are_refused(tmp_path):
 
 
 @pytest.mark.parametrize("what", ["empty", "truncated", "csv", "zip", "garbage", "format",
-                                  "version", "tag", "json"])
+                                  "version", "tag", "json", "deep"])
 def test_bad_files_are_named(what, tmp_path):
     est, _, path = _tree_file(tmp_path)
     data = path.read_bytes()
@@ -327,7 +327,7 @@ def test_bad_files_are_named(what, tmp_path):
         "csv": "holds text", "zip": "without dtdecide-model.json",
         "garbage": "looks like a pickle", "format": "format version 99",
         "version": "was written by dtdecide 0.0.1", "tag": "unknown entry type 'lambda'",
-        "json": "cannot be read",
+        "json": "cannot be read", "deep": "cannot be read|nested too deeply",
     }[what]
     if what == "empty":
         path.write_bytes(b"")
@@ -348,6 +348,11 @@ def test_bad_files_are_named(what, tmp_path):
         _rewrite(path, lambda m: m["model"]["state"].update(max_depth={"t": "lambda"}))
     elif what == "json":
         _rewrite(path, edit_member=lambda members: members.update({MANIFEST: b"{not json"}))
+    elif what == "deep":
+        deep = b'{"format": "dtdecide-model", "format_version": 1, "dtdecide_version": "' + \
+            dtdecide.__version__.encode() + b'", "model": ' + \
+            b'{"t": "tuple", "items": [' * 100_000 + b"]}" * 100_000 + b"}"
+        _rewrite(path, edit_member=lambda members: members.update({MANIFEST: deep}))
     with pytest.raises(ModelFileError, match=expected) as info:
         load(path)
     assert str(path) in str(info.value)
