@@ -437,3 +437,68 @@ def test_skops_round_trip_trusts_only_data_classes(tmp_path):
     est, X, y, costs = _classifier_case("cost_variables")
     again = load(save(est, tmp_path / "m.skops"))
     _assert_tree_identical(est, again, X, y, costs)
+
+
+# ----------------------------------------------------------------------------- property
+def _same(a, b):
+    """Equal with the same types all the way down (NaN equals NaN)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        if a.dtype != b.dtype or a.shape != b.shape:
+            return False
+        if a.dtype == object:
+            return all(_same(u, v) for u, v in zip(a.ravel(), b.ravel()))
+        return np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(u, v) for u, v in zip(a, b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (float, np.floating)) and a != a:
+        return b != b
+    return a == b
+
+
+def _values():
+    from hypothesis import strategies as st
+
+    scalars = st.one_of(
+        st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.text(max_size=5),
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.integers(-100, 100).map(np.int64), st.floats(width=32).map(np.float32),
+        st.booleans().map(np.bool_),
+    )
+    arrays = st.one_of(
+        st.lists(st.floats(), max_size=6).map(lambda v: np.array(v, dtype=float)),
+        st.lists(st.integers(-5, 5), max_size=6).map(lambda v: np.array(v, dtype=np.int16)),
+        st.lists(st.text(max_size=3), max_size=4).map(lambda v: np.array(v, dtype=str)),
+        st.lists(st.one_of(st.text(max_size=3), st.integers(-9, 9), st.none(),
+                           st.floats(allow_nan=True)), max_size=5)
+        .map(lambda v: np.array(v + [object()], dtype=object)[:-1]),
+    )
+    return st.recursive(
+        st.one_of(scalars, arrays),
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.lists(inner, max_size=3).map(tuple),
+            st.dictionaries(st.one_of(st.text(max_size=3), st.integers(-3, 3)), inner,
+                            max_size=3),
+        ),
+        max_leaves=8,
+    )
+
+
+def test_generic_walk_round_trips_any_plain_value(tmp_path_factory):
+    from hypothesis import given, settings
+
+    from dtdecide.export._native import read_model, write_model
+
+    folder = tmp_path_factory.mktemp("walk")
+
+    @settings(max_examples=60, deadline=None)
+    @given(value=_values())
+    def check(value):
+        path = folder / "v.dtdecide"
+        write_model(value, path, dtdecide_version="x")
+        assert _same(value, read_model(path, dtdecide_version="x"))
+
+    check()
