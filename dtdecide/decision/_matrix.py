@@ -351,8 +351,15 @@ class DecisionMatrix:
         Rows: levels (negative, positive); columns: ("predict 1", "predict 0").
         """
         if isinstance(cost_mat, pd.DataFrame):
+            # read by name, never by position: a reordered frame must not swap costs
             missing = [c for c in _COST_MATRIX_COLUMNS if c not in cost_mat.columns]
-            cost_mat = cost_mat[list(_COST_MATRIX_COLUMNS)] if not missing else cost_mat
+            if missing:
+                raise ValueError(
+                    f"{name}: a DataFrame of costs is read by its column names "
+                    f"{list(_COST_MATRIX_COLUMNS)}; missing {missing} (columns given: "
+                    f"{[str(c) for c in cost_mat.columns]})"
+                )
+            cost_mat = cost_mat[list(_COST_MATRIX_COLUMNS)]
         cm = _as_float_array(cost_mat, name)
         if cm.ndim != 2 or cm.shape[1] != 4:
             raise ValueError(
@@ -368,33 +375,61 @@ class DecisionMatrix:
         return q
 
     @classmethod
-    def from_cost_matrix(cls, cost_mat, levels=(0, 1)):
-        """Build a bound case-specific loss matrix from a binary cost matrix.
+    def from_cost_matrix(cls, cost_mat=None, levels=(0, 1), *, priors=None):
+        """A case-specific loss matrix for binary example-dependent cost rows.
+
+        Every case has its own costs ``[C_FP, C_FN, C_TP, C_TN]`` (false positive,
+        false negative, true positive, true negative); the decisions are
+        ``("predict 1", "predict 0")``, where 1 is the positive level ``levels[1]``.
+
+        Without ``cost_mat`` the matrix is *unbound*: every call that needs consequences
+        takes the cases' own cost rows through ``costs=`` -- fit with the training rows,
+        prune with the validation rows, decide with the new cases' rows::
+
+            m = DecisionMatrix.from_cost_matrix(levels=("no", "yes"))
+            tree = ProfitTreeClassifier(decision_matrix=m).fit(X, y, costs=cost_train)
+            tree.decide(X_new, costs=cost_new)
+
+        Cost rows are an (n, 4) array in the order above, or a DataFrame read by its
+        column names ``C_FP, C_FN, C_TP, C_TN`` (other columns are ignored; a missing
+        name is an error naming it; the column order does not matter).
 
         Parameters
         ----------
-        cost_mat : array-like of shape (n_samples, 4)
-            Example-dependent costs with columns ``[C_FP, C_FN, C_TP, C_TN]``.
+        cost_mat : array-like of shape (n_samples, 4) or DataFrame, default=None
+            Cost rows to bind to the matrix (used when no ``costs=`` is passed). A bound
+            matrix still accepts other cases' rows through ``costs=``.
         levels : pair, default=(0, 1)
             The negative and the positive level, in that order.
+        priors : array-like of shape (2,), default=None
+            Optional priors of the two levels.
 
         Returns
         -------
         DecisionMatrix
-            Loss kind, decisions ``("predict 1", "predict 0")``, values bound.
+            Loss kind, decisions ``("predict 1", "predict 0")``.
 
         Examples
         --------
-        >>> from dtdecide import DecisionMatrix
-        >>> m = DecisionMatrix.from_cost_matrix([[1.0, 10.0, 1.0, 0.0]])
-        >>> m.decisions, m.case_values[0].tolist()
-        (('predict 1', 'predict 0'), [[1.0, 0.0], [1.0, 10.0]])
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, decide
+        >>> m = DecisionMatrix.from_cost_matrix(levels=("good", "bad"))
+        >>> m.decisions, m.is_case_specific
+        (('predict 1', 'predict 0'), True)
+        >>> rows = pd.DataFrame({"C_FN": [10.0, 2.0], "C_FP": [1.0, 1.0],
+        ...                      "C_TP": [1.0, 1.0], "C_TN": [0.0, 0.0]})
+        >>> res = decide([[0.8, 0.2], [0.8, 0.2]], m, costs=rows)
+        >>> res.cases["D_target"].tolist()   # 0.2 * 10 > 1, but 0.2 * 2 < 1
+        ['predict 1', 'predict 0']
+        >>> bound = DecisionMatrix.from_cost_matrix([[1.0, 10.0, 1.0, 0.0]])
+        >>> bound.case_values[0].tolist()
+        [[1.0, 0.0], [1.0, 10.0]]
         """
         if len(levels) != 2:
             raise ValueError(f"levels must hold two levels (negative, positive); got {levels!r}")
-        q = cls._cost_matrix_to_q(cost_mat)
+        q = None if cost_mat is None else cls._cost_matrix_to_q(cost_mat)
         return cls.case_specific(levels=levels, decisions=("predict 1", "predict 0"),
-                                 kind="loss", values=q)
+                                 kind="loss", values=q, priors=priors)
 
     def replace(self, **changes):
         """A copy with some constructor arguments changed (e.g. ``priors=``).
@@ -481,7 +516,8 @@ class DecisionMatrix:
             Holds the cost-variable columns (taken positionally, one value per case).
             For a case-specific matrix: an array (n_samples, n_levels, n_decisions) in
             the user's sign, or for a 2x2 matrix an (n_samples, 4) cost matrix
-            ``[C_FP, C_FN, C_TP, C_TN]`` (decisions read as "predict levels[1]",
+            ``[C_FP, C_FN, C_TP, C_TN]`` (a DataFrame is read by those column names;
+            decisions read as "predict levels[1]",
             "predict levels[0]").
         n_samples : int
             Number of cases.
@@ -516,17 +552,15 @@ class DecisionMatrix:
                     )
                 q = self.case_values
             else:
-                if self.case_values is not None:
-                    raise ValueError(
-                        "costs must be None: this case-specific matrix has its consequences "
-                        "bound (values=); build an unbound one to pass them per call"
-                    )
+                # the cases' own consequences; they replace bound values (the training
+                # cases') for other cases
                 if isinstance(costs, (Mapping,)) or (
-                    isinstance(costs, pd.DataFrame) and costs.shape[1] != 4
+                    isinstance(costs, pd.DataFrame) and not (T == 2 and D == 2)
                 ):
                     raise TypeError(
                         "costs must be an array of shape (n_samples, n_levels, n_decisions) "
-                        "for a case-specific matrix"
+                        "for a case-specific matrix (or, with 2 levels and 2 decisions, cost "
+                        "rows C_FP, C_FN, C_TP, C_TN)"
                     )
                 q = np.asarray(costs) if not isinstance(costs, pd.DataFrame) else costs
                 if isinstance(q, pd.DataFrame) or (np.ndim(q) == 2 and T == 2 and D == 2):

@@ -26,6 +26,7 @@ from ..decision._kernels import encode_target, prior_adjustment_weights, roi
 from . import _leaf
 from ._encode import encode, encode_apply, fit_encode, n_samples_of
 from ._html import HTMLReprMixin
+from ._profit import DEFAULT_PROFIT_METHOD
 
 __all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
 
@@ -98,7 +99,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "decision_matrix": [HasMethods(["resolve"]), None],
-        "criterion": [StrOptions({"gini", "entropy", "variance"})],
+        "criterion": [StrOptions({"gini", "entropy", "variance", "profit"})],
         "ordinal": ["boolean"],
         "use_priors": ["boolean", StrOptions({"auto"})],
         "split_weights": [StrOptions({"loss"}), None],
@@ -215,6 +216,24 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
     def _fit(self, X, y, sample_weight, costs):
         self._validate_params()
         matrix = self._check_matrix()
+        if self.criterion == "profit":
+            if matrix is None:
+                raise ValueError(
+                    'criterion="profit" grows on the money of the decisions and needs a '
+                    "decision_matrix; got decision_matrix=None (use the default criterion "
+                    "for a plain tree)"
+                )
+            if matrix.n_decisions < 2:
+                raise ValueError(
+                    'criterion="profit" needs a decision_matrix with at least 2 decisions; '
+                    f"got {matrix.n_decisions}"
+                )
+            if getattr(self, "split_weights", None) is not None:
+                raise ValueError(
+                    f'split_weights={self.split_weights!r} does not combine with '
+                    'criterion="profit", which already weights every case by its own '
+                    "money; leave split_weights=None"
+                )
         _check_same_index(X, y, "y")
         X_in, resolve_costs, cost_columns, cost_features = self._split_costs(X, costs, matrix)
         X_codes, encoding = fit_encode(X_in)
@@ -265,7 +284,12 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         self.split_class_weight_ = self._split_class_weight(matrix, cons, target, F)
         priors = np.asarray(matrix.priors, dtype=_FLOAT) if self.use_priors_ else None
 
-        tree = self._grow(X_codes, target, F, loss_matrix=loss_matrix, priors=priors)
+        case_profit = None
+        if self.criterion == "profit" and loss_matrix is None:
+            # the realised profit of every decision for every training case
+            case_profit = cons.q_actual(target)
+        tree = self._grow(X_codes, target, F, loss_matrix=loss_matrix, priors=priors,
+                          case_profit=case_profit)
 
         self._full_tree_ = tree
         self._decision_stats_ = None
@@ -334,7 +358,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
             )
         return weight / mean
 
-    def _grow(self, X_codes, target, F, *, loss_matrix, priors):
+    def _grow(self, X_codes, target, F, *, loss_matrix, priors, case_profit=None):
         # The split search's class weights are ``split_class_weight_`` (priors already
         # folded in); ``priors`` stays in the signature for subclasses overriding this.
         from ._binning import Binner
@@ -351,8 +375,11 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
             y=target,
             n_classes=len(self.classes_) if self._is_classifier else None,
             sample_weight=F,
-            criterion=self._growing_criterion(loss_matrix),
+            criterion="profit" if case_profit is not None
+            else self._growing_criterion(loss_matrix),
             loss_matrix=loss_matrix,
+            case_profit=case_profit,
+            profit_method=getattr(self, "_profit_method", DEFAULT_PROFIT_METHOD),
             class_weight=class_weight,
             max_depth=self.max_depth,
             min_samples_leaf=self.min_samples_leaf,
@@ -364,6 +391,8 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
     def _growing_criterion(self, loss_matrix):
         if loss_matrix is not None:
             return "generalized_gini"
+        if self.criterion == "profit":  # only reached with the matrix-free fallback
+            return "variance" if not self._is_classifier else "gini"
         return self.criterion
 
     # ---------------------------------------------------------------- re-deciding
@@ -1061,11 +1090,17 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     ----------
     decision_matrix : DecisionMatrix, default=None
         Categorical decision matrix (levels). None gives a plain classification tree.
-    criterion : {"gini", "entropy"}, default="gini"
-        Impurity for nominal and binary targets. Ordinal targets ignore it: they use
-        the generalized Gini of the matrix's regret ``max_d' Q(t,d') - Q(t,d)`` (a
-        loss matrix is used as is), or of the rank distance ``|i - j|`` without a
-        matrix.
+    criterion : {"gini", "entropy", "profit"}, default="gini"
+        Impurity for nominal and binary targets. ``"profit"`` grows on the money of the
+        decisions (needs a ``decision_matrix``): each training case is weighted by what a
+        wrong decision costs it, ``max_d q(i,d) - min_d q(i,d)`` with ``q(i,d) = Q(i,
+        T(i), d)`` its own realised consequences (case costs, case-specific arrays and
+        cost rows included; times ``prior / training proportion`` of its class when
+        ``use_priors_``), labelled by its own best decision, and split on the Gini of
+        those weighted labels (user guide: "Growing on the money"). Ordinal targets
+        ignore the criterion: they use the generalized Gini of the matrix's regret
+        ``max_d' Q(t,d') - Q(t,d)`` (a loss matrix is used as is), or of the rank
+        distance ``|i - j|`` without a matrix.
     ordinal : bool, default=False
         Treat the target as ordinal. The level order comes from the matrix levels, or
         the sorted classes without a matrix. An ordered pandas Categorical target is
@@ -1166,7 +1201,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     _is_classifier = True
     _parameter_constraints: dict = {
         **_BaseProfitTree._parameter_constraints,
-        "criterion": [StrOptions({"gini", "entropy"})],
+        "criterion": [StrOptions({"gini", "entropy", "profit"})],
     }
 
     def __init__(
@@ -1402,8 +1437,11 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     ----------
     decision_matrix : DecisionMatrix, default=None
         Interval decision matrix (knots). None gives a plain regression tree.
-    criterion : {"variance"}, default="variance"
-        Impurity used to grow the tree (weighted variance of the target).
+    criterion : {"variance", "profit"}, default="variance"
+        Impurity used to grow the tree: the weighted variance of the target, or
+        ``"profit"`` (needs a ``decision_matrix``): the cost-weighted Gini of the cases'
+        best decisions under their realised consequences ``L(i, Y(i), d)``, as for
+        :class:`ProfitTreeClassifier`.
     max_depth : int or None, default=6
         Largest depth; None for no limit.
     min_samples_leaf : int, default=5
@@ -1459,7 +1497,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     _parameter_constraints: dict = {
         **{k: v for k, v in _BaseProfitTree._parameter_constraints.items()
            if k not in ("ordinal", "use_priors", "split_weights")},
-        "criterion": [StrOptions({"variance"})],
+        "criterion": [StrOptions({"variance", "profit"})],
     }
 
     def __init__(

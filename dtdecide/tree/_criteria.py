@@ -134,7 +134,8 @@ def weighted_impurity(sums, criterion, loss_matrix=None):
     ----------
     sums : ndarray of shape (..., n_channels)
         Class sums (classification) or ``[W, S1, S2]`` (variance).
-    criterion : {"gini", "entropy", "generalized_gini", "variance"}
+    criterion : {"gini", "entropy", "generalized_gini", "variance"} or ProfitCriterion
+        A :class:`~dtdecide.tree._profit.ProfitCriterion` computes its own ``W``.
     loss_matrix : ndarray of shape (T, T) or None
         Symmetric loss matrix, required for ``generalized_gini``.
 
@@ -152,6 +153,8 @@ def weighted_impurity(sums, criterion, loss_matrix=None):
     >>> float(weighted_impurity(np.array([4.0, 6.0, 20.0]), "variance"))  # 20 - 36/4
     11.0
     """
+    if not isinstance(criterion, str):  # a ProfitCriterion (criterion="profit")
+        return criterion.weighted_impurity(sums)
     sums = np.asarray(sums, dtype=np.float64)
     if sums.ndim == 1:
         return weighted_impurity(sums[None, :], criterion, loss_matrix)[0]
@@ -220,6 +223,8 @@ def split_gain(left, parent, criterion, loss_matrix=None):
     >>> float(split_gain(np.array([[[2.0, 0.0]]]), np.array([[2.0, 2.0]]), "gini")[0, 0])
     2.0
     """
+    if not isinstance(criterion, str):  # a ProfitCriterion (criterion="profit")
+        return criterion.split_gain(left, parent)
     left = np.asarray(left, dtype=np.float64)
     parent = np.asarray(parent, dtype=np.float64)
     P = parent[:, None, :]
@@ -266,6 +271,8 @@ def impurity(sums, criterion, loss_matrix=None):
     >>> float(impurity(np.array([1.0, 1.0]), "entropy"))
     1.0
     """
+    if not isinstance(criterion, str):  # a ProfitCriterion (criterion="profit")
+        return criterion.impurity(sums)
     sums = np.asarray(sums, dtype=np.float64)
     N = sums[..., 0] if criterion == "variance" else channel_sum(sums)
     W = weighted_impurity(sums, criterion, loss_matrix)

@@ -47,12 +47,16 @@ from ._criteria import (
     impurity,
 )
 from ._histogram import DEFAULT_CHUNK_SIZE, BinLayout, HistogramTarget, build_histograms
+from ._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
 from ._splitter import SplitResult, find_best_splits
 from ._tree import TreeStructure
 
 __all__ = ["grow_tree", "Level"]
 
 _EPS = np.finfo(np.float64).eps
+# criterion="profit": least gain of a split relative to the total money at stake (gains
+# below it are rounding noise of "parent - child" sums)
+_PROFIT_RTOL = 1e-11
 
 
 class Level:
@@ -124,6 +128,7 @@ class _NodeTable:
     def __init__(self):
         self.parent, self.depth, self.n_samples, self.sums = [], [], [], []
         self.splits = []
+        self.tables = []  # go-left tables by binned value (kept to route training rows)
         self.n_nodes = 0
 
     def add(self, parent, depth, n_samples, sums):
@@ -136,8 +141,11 @@ class _NodeTable:
         self.n_nodes += k
         return ids
 
-    def set_split(self, ids, feature, threshold, is_cat, cat_rows, missing_left, left, right):
+    def set_split(self, ids, feature, threshold, is_cat, cat_rows, missing_left, left, right,
+                  table=None):
         self.splits.append((ids, feature, threshold, is_cat, cat_rows, missing_left, left, right))
+        if table is not None:
+            self.tables.append(table)
 
 
 class _Context:
@@ -150,6 +158,8 @@ class _Context:
         return sums * self.class_weight if self.class_weight is not None else sums
 
     def weight_of(self, sums):
+        if self.profit is not None:
+            return self.profit.weight(sums)
         return channel_sum(sums) if self.is_classification else sums[..., 0]
 
     def find(self, level):
@@ -169,6 +179,9 @@ class _Context:
         """Active nodes whose best split is valid and decreases impurity enough."""
         improvement = split.gain / self.total_weight
         ok = split.is_valid & (improvement + _EPS >= self.min_impurity_decrease)
+        if self.profit is not None:
+            # money gains: a split must gain something (beyond rounding) to be made
+            ok &= improvement > _PROFIT_RTOL
         return ok & level.active
 
     def can_split(self, depth, n_samples, sums):
@@ -215,6 +228,7 @@ def _expand(ctx, level, split, do):
         split.missing_left[sel],
         child_ids[0::2],
         child_ids[1::2],
+        table=table if ctx.profit is not None else None,
     )
 
     # children that keep growing; rows of pairs where neither does are dropped unsplit
@@ -375,6 +389,8 @@ def grow_tree(
     min_impurity_decrease=0.0,
     max_leaf_nodes=None,
     chunk_size=DEFAULT_CHUNK_SIZE,
+    case_profit=None,
+    profit_method=DEFAULT_PROFIT_METHOD,
 ):
     """Grow a tree on binned inputs.
 
@@ -390,7 +406,10 @@ def grow_tree(
         Number of classes (default: ``max(y) + 1``); ignored for ``variance``.
     sample_weight : array-like of shape (n_samples,) or None
         Non-negative case weights (frequencies).
-    criterion : {"gini", "entropy", "generalized_gini", "variance"}, default="gini"
+    criterion : {"gini", "entropy", "generalized_gini", "variance", "profit"}, default="gini"
+        ``"profit"`` grows on the cases' own consequences ``case_profit`` (see
+        :mod:`dtdecide.tree._profit`); ``y`` then only fills the node ``value``: class
+        codes when ``n_classes`` is given, else float targets (regression ``value``).
     loss_matrix : array-like of shape (n_classes, n_classes) or None
         Loss ``L(t, d)`` of the generalized Gini ``sum_t sum_d L(t, d) p_t p_d``; required
         with (and only with) ``criterion="generalized_gini"``.
@@ -410,6 +429,12 @@ def grow_tree(
         When set, grow best-first up to this many leaves.
     chunk_size : int
         Rows per histogram chunk.
+    case_profit : array-like of shape (n_samples, n_decisions) or None
+        ``criterion="profit"`` only: realised profit ``Q(i, T(i), d)`` of every decision
+        for every case (profit orientation). ``class_weight`` (classification) multiplies
+        each case's weight by its class's entry.
+    profit_method : str, default=DEFAULT_PROFIT_METHOD
+        ``criterion="profit"`` only: one of :data:`dtdecide.tree._profit.PROFIT_METHODS`.
 
     Returns
     -------
@@ -452,8 +477,10 @@ def grow_tree(
     if n_samples >= np.iinfo(_ROW_INT).max:
         raise ValueError(f"grow_tree supports fewer than 2**31 rows; got {n_samples}")
     X_binned = np.asfortranarray(X_binned)
-    if criterion not in CRITERIA:
-        raise ValueError(f"criterion must be one of {CRITERIA}; got {criterion!r}")
+    if criterion not in (*CRITERIA, "profit"):
+        raise ValueError(f"criterion must be one of {(*CRITERIA, 'profit')}; got {criterion!r}")
+    if (criterion == "profit") != (case_profit is not None):
+        raise ValueError("case_profit is required with (and only with) criterion='profit'")
     is_classification = criterion in CLASSIFICATION_CRITERIA
     max_depth = _check_int("max_depth", max_depth, 1, allow_none=True)
     min_samples_leaf = _check_int("min_samples_leaf", min_samples_leaf, 1)
@@ -485,6 +512,9 @@ def grow_tree(
     y = np.asarray(y)
     if y.shape != (n_samples,):
         raise ValueError(f"y must have shape ({n_samples},); got {y.shape}")
+    y_value = y
+    if criterion == "profit":
+        is_classification = n_classes is not None
     if is_classification:
         if y.dtype.kind not in "iub" and not (
             y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.floor(y))
@@ -499,6 +529,7 @@ def grow_tree(
         if codes.max() >= n_classes:
             raise ValueError(f"y class codes must be < n_classes={n_classes}")
         target = HistogramTarget(codes=codes, n_classes=n_classes, weights=sample_weight)
+        y_value = codes
         shift = 0.0
         if class_weight is not None:
             class_weight = np.asarray(class_weight, dtype=np.float64)
@@ -508,7 +539,9 @@ def grow_tree(
                 )
             if not np.all(np.isfinite(class_weight)) or np.any(class_weight < 0):
                 raise ValueError("class_weight must be finite and non-negative")
-        if criterion == "generalized_gini":
+        if criterion == "profit":
+            pass  # class_weight folds into the case weights below
+        elif criterion == "generalized_gini":
             if loss_matrix is None:
                 raise ValueError("loss_matrix is required with criterion='generalized_gini'")
             loss_matrix = check_loss_matrix(loss_matrix, n_classes)
@@ -522,14 +555,26 @@ def grow_tree(
         try:
             yf = y.astype(np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError("y must be numeric for criterion='variance'") from exc
+            raise TypeError(f"y must be numeric for criterion={criterion!r}") from exc
         if not np.all(np.isfinite(yf)):
-            raise ValueError("y must be finite for criterion='variance'")
+            raise ValueError(f"y must be finite for criterion={criterion!r}")
         w = np.ones(n_samples) if sample_weight is None else sample_weight
         shift = float(np.average(yf, weights=w))  # centring keeps sum w*y**2 accurate
         yc = yf - shift
         channels = np.column_stack([w, w * yc, w * yc * yc])
         target = HistogramTarget(channels=channels)
+        y_value = yf
+
+    profit = None
+    value_rows = None
+    if criterion == "profit":
+        # the histograms hold the money channels; ``value`` is summed from the rows after
+        profit, target, value_rows = _profit_target(
+            case_profit, profit_method, y_value, n_classes, sample_weight, class_weight,
+            n_samples,
+        )
+        criterion, class_weight, loss_matrix, shift = profit, None, None, 0.0
+        is_classification = True
 
     B = binner.n_bins_total_
     # per-feature histogram widths: memory and time scale with sum(n_bins_ + 1)
@@ -559,6 +604,8 @@ def grow_tree(
         min_impurity_decrease=float(min_impurity_decrease),
         max_depth=max_depth,
         nodes=_NodeTable(),
+        profit=profit,
+        value_rows=value_rows,
     )
 
     slots = np.zeros(n_samples, dtype=_ROW_INT)
@@ -576,6 +623,60 @@ def grow_tree(
         else:
             _grow_best_first(ctx, root, max_leaf_nodes)
     return _freeze(ctx, shift)
+
+
+def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class_weight,
+                   n_samples):
+    """Criterion, histogram target and value inputs of ``criterion="profit"``."""
+    q = np.asarray(case_profit, dtype=np.float64)
+    if q.ndim != 2 or q.shape[0] != n_samples:
+        raise ValueError(
+            f"case_profit must have shape ({n_samples}, n_decisions); got {q.shape}"
+        )
+    profit = ProfitCriterion(q.shape[1], method)
+    F = np.ones(n_samples) if sample_weight is None else sample_weight
+    weight = F if class_weight is None else F * class_weight[y_value]
+    codes, weights = profit.row_channels(q, weight)
+    target = HistogramTarget(codes=codes, n_classes=profit.n_decisions, weights=weights)
+    return profit, target, (y_value, F, n_classes)
+
+
+def _route_binned(ctx, n_nodes, left, right, feature):
+    """Node id of every training row, routed through the grown splits on binned values."""
+    tables = np.zeros((n_nodes, ctx.layout.max_width), dtype=bool)
+    for (ids, *_), table in zip(ctx.nodes.splits, ctx.nodes.tables):
+        tables[ids] = table
+    X_binned = ctx.X_binned
+    node = np.zeros(X_binned.shape[0], dtype=np.intp)
+    is_split = left >= 0
+    rows = np.arange(X_binned.shape[0])
+    while rows.size:
+        here = node[rows]
+        inner = is_split[here]
+        rows, here = rows[inner], here[inner]
+        if not rows.size:
+            break
+        b = X_binned[rows, feature[here]]
+        node[rows] = np.where(tables[here, b], left[here], right[here])
+    return node
+
+
+def _profit_node_values(ctx, n_nodes, parent, depth, left, right, feature):
+    """``value`` and frequency of every node of a tree grown on money channels."""
+    from ._leaf import leaf_sums, propagate_up
+
+    y_value, F, n_classes = ctx.value_rows
+    node = _route_binned(ctx, n_nodes, left, right, feature)
+    if n_classes is not None:
+        value = np.zeros((n_nodes, n_classes))
+        for t in range(n_classes):
+            value[:, t] = np.bincount(node, weights=F * (y_value == t), minlength=n_nodes)
+    else:
+        y = np.asarray(y_value, dtype=np.float64)
+        value = leaf_sums(node, np.column_stack([F, F * y, F * y * y]), n_nodes)
+    value = propagate_up(value, parent, depth)
+    weighted_n = value.sum(axis=1) if n_classes is not None else value[:, 0].copy()
+    return value, weighted_n
 
 
 def _freeze(ctx, shift):
@@ -598,7 +699,9 @@ def _freeze(ctx, shift):
         left[ids], right[ids] = lch, rch
     imp = impurity(ctx.crit_sums(sums), ctx.criterion, ctx.loss_matrix)
     weighted_n = ctx.weight_of(sums)
-    if ctx.is_classification:
+    if ctx.profit is not None:
+        value, weighted_n = _profit_node_values(ctx, n, parent, depth, left, right, feature)
+    elif ctx.is_classification:
         value = sums
     else:
         W, S1c, S2c = sums[:, 0], sums[:, 1], sums[:, 2]

@@ -132,7 +132,11 @@ class HistogramTarget:
     channels : ndarray of float64, shape (n_samples, 3) or None
         Regression: ``[w, w*y, w*y**2]`` of each row.
     weights : ndarray of float64 or None
-        Classification case weights (None: all 1, counts are then exact integers).
+        Classification case weights (None: all 1, counts are then exact integers), of
+        shape (n_samples,), or (n_groups, n_samples) for several weight *groups*: row
+        ``i`` then adds ``weights[k, i]`` to channel ``k * n_classes + codes[i]`` of
+        every group ``k`` (``n_channels = n_groups * n_classes``; the profit criterion
+        histograms several per-case money amounts by the case's best decision this way).
 
     Examples
     --------
@@ -150,9 +154,14 @@ class HistogramTarget:
         self.channels = channels
         # channel-major copy: each channel is read as one contiguous column
         self._channels_by_row = None if channels is None else np.ascontiguousarray(channels.T)
-        self.weights = weights
+        if weights is not None and np.ndim(weights) == 1:
+            weights = np.asarray(weights)[None, :]
+        self.weights = weights  # None or (n_groups, n_samples)
         self.is_classification = codes is not None
-        self.n_channels = n_classes if self.is_classification else channels.shape[1]
+        self.n_groups = 1 if weights is None else weights.shape[0]
+        self.n_channels = (
+            n_classes * self.n_groups if self.is_classification else channels.shape[1]
+        )
         # row counts equal the channel sums (classification) or channel 0 (regression)
         # exactly when every weight is 1
         self.counts_from_sums = weights is None if self.is_classification else bool(
@@ -284,7 +293,9 @@ def _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts
     bases = {}  # per width: index of (slot, bin 0[, class]) in a (slot, bin[, class]) grid
     if target.is_classification:
         codes = target.codes[sel]
-        weights = None if target.weights is None else target.weights[sel]
+        C = target.n_classes  # cells per weight group
+        groups = [None] if target.weights is None else [w[sel] for w in target.weights]
+        weights = groups[0]
         for j in range(n_features):
             W, lo = int(layout.widths[j]), int(layout.offsets[j])
             base = bases.get(W)
@@ -295,9 +306,10 @@ def _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts
             idx = np.multiply(_local_bins(X_binned, sel, j, W, layout.max_width), C,
                               dtype=np.intp)
             idx += base
-            h = np.bincount(idx, weights=weights, minlength=n_slots * W * C)
-            h = h.reshape(n_slots, W, C)
-            hist[:, lo : lo + W] += h
+            for k, wk in enumerate(groups):
+                h = np.bincount(idx, weights=wk, minlength=n_slots * W * C)
+                h = h.reshape(n_slots, W, C)
+                hist[:, lo : lo + W, k * C : (k + 1) * C] += h
             if counts is not None:
                 if weights is None:
                     counts[:, lo : lo + W] += h.sum(axis=-1).astype(BIN_COUNT_DTYPE)

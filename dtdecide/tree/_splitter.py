@@ -114,10 +114,12 @@ def _scan(Hs, cs, Hm, cm, ctx):
     return best, pos, missing_left
 
 
-def _category_keys(Hn, cn, is_clf):
+def _category_keys(Hn, cn, is_clf, criterion=None):
     """Orderings of the categories (keys, one per heuristic), absent ones last."""
     absent = cn <= 0
-    if is_clf:
+    if criterion is not None and not isinstance(criterion, str):  # ProfitCriterion
+        keys = criterion.category_keys(Hn)
+    elif is_clf:
         tot = Hn.sum(axis=-1)
         safe = np.where(tot > 0, tot, 1.0)
         n_classes = Hn.shape[-1]
@@ -235,7 +237,7 @@ def find_best_splits(
             # argmax (first maximum) never picks, so the scan stops there (exact)
             n_scan = max(int((cn > 0).sum(axis=1).max()), 1)
             order = np.zeros((m, n_scan), dtype=np.intp)
-            for key in _category_keys(Hn, cn, is_classification):
+            for key in _category_keys(Hn, cn, is_classification, criterion):
                 o = np.argsort(key, axis=1, kind="stable")[:, :n_scan]
                 Hs = np.take_along_axis(Hn, o[:, :, None], axis=1)
                 cs = np.take_along_axis(cn, o, axis=1)

@@ -207,8 +207,9 @@ def test_case_specific_unbound_and_bound():
     bound = DecisionMatrix.case_specific(levels=[0, 1], decisions=["a", "b"], kind="loss",
                                          values=Q)
     np.testing.assert_array_equal(bound.resolve(n_samples=3).case_q, -Q)
-    with pytest.raises(ValueError, match="costs must be None"):
-        bound.resolve(Q, n_samples=3)
+    # other cases' own consequences replace the bound ones (the training cases')
+    other = Q[:2] + 1.0
+    np.testing.assert_array_equal(bound.resolve(other, n_samples=2).case_q, -other)
 
 
 def test_from_cost_matrix_layout_and_costs_form():
@@ -227,6 +228,27 @@ def test_from_cost_matrix_layout_and_costs_form():
                                   m.resolve(n_samples=2).case_q)
     with pytest.raises(ValueError, match="cost_mat must have shape"):
         DecisionMatrix.from_cost_matrix(np.zeros((2, 3)))
+
+
+def test_from_cost_matrix_unbound_reads_frames_by_column_name():
+    cm = np.array([[1.0, 10.0, 2.0, 0.5], [3.0, 4.0, 0.0, 0.0]])  # FP, FN, TP, TN
+    m = DecisionMatrix.from_cost_matrix(levels=("good", "bad"), priors=[0.9, 0.1])
+    assert m.is_case_specific and m.case_values is None
+    assert m.levels.tolist() == ["good", "bad"] and m.priors.tolist() == [0.9, 0.1]
+    expected = DecisionMatrix.from_cost_matrix(cm).resolve(n_samples=2).case_q
+    np.testing.assert_array_equal(m.resolve(cm, n_samples=2).case_q, expected)
+    # column order does not matter, extra columns are ignored
+    frame = pd.DataFrame({"id": [7, 8], "C_TN": cm[:, 3], "C_TP": cm[:, 2],
+                          "C_FN": cm[:, 1], "C_FP": cm[:, 0]})
+    np.testing.assert_array_equal(m.resolve(frame, n_samples=2).case_q, expected)
+    with pytest.raises(ValueError, match=r"missing \['C_FN'\]"):
+        m.resolve(frame.rename(columns={"C_FN": "C_FM"}), n_samples=2)
+    with pytest.raises(ValueError, match=r"cost_mat.*missing \['C_TN'\]"):
+        DecisionMatrix.from_cost_matrix(frame.drop(columns="C_TN"))
+    # bound to training rows, still decides other cases with their own rows
+    bound = DecisionMatrix.from_cost_matrix(frame, levels=(0, 1))
+    np.testing.assert_array_equal(bound.resolve(n_samples=2).case_q, expected)
+    np.testing.assert_array_equal(bound.resolve(cm[:1], n_samples=1).case_q, expected[:1])
 
 
 def test_case_specific_rejects_revenue():

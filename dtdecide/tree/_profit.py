@@ -1,0 +1,211 @@
+"""The cost-aware growing criterion (``criterion="profit"``), on histogram channels.
+
+Every training case ``i`` has its own realised consequences ``q(i, d) = Q(i, T(i), d)``
+for each decision ``d`` (profit orientation: costs included, case-specific arrays and
+``[C_FP, C_FN, C_TP, C_TN]`` cost rows as resolved by the decision matrix; interval
+targets: ``L(i, Y(i), d)``) and a weight ``w(i) = F(i) * c(T(i))`` (frequency times the
+prior ratio ``pi / rho`` of its class, when the split search uses priors). From these:
+
+* ``b(i) = argmax_d q(i, d)``, the case's own best decision (first on ties);
+* ``r(i, d) = q(i, b(i)) - q(i, d)``, the regret of decision ``d`` for the case;
+* ``s(i) = max_d q(i, d) - min_d q(i, d)``, what the worst wrong decision costs it.
+
+Histogram channels are sums of per-case amounts grouped by ``b(i)`` (a
+:class:`~dtdecide.tree._histogram.HistogramTarget` with weight groups; each group is
+``D`` channels wide), so they are additive over rows like the class counts of Gini:
+
+* group ``A``: ``A(d) = sum_{b(i) = d} w(i) s(i)``, always present;
+* group ``M``: ``M(d) = sum_{b(i) = d} w(i)`` (``regret_gini`` only);
+* groups ``R_0 .. R_{D-1}``: ``R(d) = sum_i w(i) r(i, d)`` (summed over the group's
+  cells), needed by ``profit``, ``profit_gini`` and ``regret_gini`` with more than two
+  decisions. With two decisions ``R(0) = A(1)`` and ``R(1) = A(0)``, so no extra group.
+
+The node "impurities" ``W`` (in money, like ``N * I(p)`` of :mod:`._criteria`) of the
+methods; the gain of a split is ``W(parent) - W(left) - W(right)``:
+
+``cost_gini``
+    Gini of the cost-weighted best-decision labels: ``sum_d A(d) - sum_d A(d)**2 /
+    sum_d A(d)`` -- the classic reduction of example-dependent costs to weighted
+    classification (each case weighted by what a wrong decision costs it, labelled by
+    its best decision). With two decisions the weighted majority label is exactly the
+    node's most profitable decision.
+``regret_gini``
+    Generalized Gini of the node's case-summed regret: ``sum_d R(d) M(d) / sum_d M(d)``,
+    the expected regret of a decision drawn at random from the node's best-decision
+    distribution. Without case costs, for a square matrix whose diagonal holds each
+    level's best decision, it is the generalized Gini ``N sum_t sum_d L(t,d) p_t p_d``.
+``profit``
+    The node's regret under its single best decision, ``min_d R(d)`` =
+    ``sum_i w(i) max_d q(i, d) - max_d sum_i w(i) q(i, d)``: the gain of a split is
+    exactly the training profit it adds when each child takes its best decision. Myopic:
+    a split whose children keep the parent's decision gains nothing.
+``profit_gini``
+    ``profit`` plus ``TIE_BREAK`` times ``cost_gini``: the profit gain decides, and the
+    cost-weighted Gini breaks its ties (in particular when no child changes decision).
+
+Categorical inputs are scanned in the order of ``A(1) / (A(0) + A(1))`` for two
+decisions (the share of the money at stake that prefers the second decision; exact for
+``cost_gini``, ``profit`` and ``profit_gini``, which are concave in the two channels),
+and of each decision's share for more.
+"""
+
+import numpy as np
+
+from ._criteria import channel_sum
+
+__all__ = ["PROFIT_METHODS", "DEFAULT_PROFIT_METHOD", "ProfitCriterion"]
+
+PROFIT_METHODS = ("cost_gini", "regret_gini", "profit", "profit_gini")
+DEFAULT_PROFIT_METHOD = "cost_gini"
+# weight of the cost-weighted Gini in ``profit_gini``: small, so the profit gain leads
+TIE_BREAK = 0.1
+
+
+class ProfitCriterion:
+    """Channel layout and split gains of ``criterion="profit"`` for one method.
+
+    Parameters
+    ----------
+    n_decisions : int
+        Number of decisions ``D`` (at least 2).
+    method : str, default=DEFAULT_PROFIT_METHOD
+        One of :data:`PROFIT_METHODS`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._profit import ProfitCriterion
+    >>> crit = ProfitCriterion(2, "profit")
+    >>> q = np.array([[5.0, 0.0], [-1.0, 0.0], [-1.0, 0.0]])  # 1 responder, 2 not
+    >>> codes, weights = crit.row_channels(q, np.ones(3))
+    >>> codes.tolist(), weights.tolist()
+    ([0, 1, 1], [[5.0, 1.0, 1.0]])
+    >>> sums = np.array([5.0, 2.0])            # A(0), A(1) of the node
+    >>> float(crit.weighted_impurity(sums))    # regret of "call everyone": 2
+    2.0
+    """
+
+    def __init__(self, n_decisions, method=DEFAULT_PROFIT_METHOD):
+        if method not in PROFIT_METHODS:
+            raise ValueError(f"profit method must be one of {PROFIT_METHODS}; got {method!r}")
+        if n_decisions < 2:
+            raise ValueError(f"criterion='profit' needs at least 2 decisions; got {n_decisions}")
+        self.n_decisions = int(n_decisions)
+        self.method = method
+        D = self.n_decisions
+        self.has_m = method == "regret_gini"
+        self.has_r = D > 2 and method in ("regret_gini", "profit", "profit_gini")
+        self.n_groups = 1 + int(self.has_m) + (D if self.has_r else 0)
+        self.n_channels = self.n_groups * D
+
+    def __repr__(self):
+        return f"ProfitCriterion(n_decisions={self.n_decisions}, method={self.method!r})"
+
+    # ----------------------------------------------------------------- rows
+    def row_channels(self, q, weight):
+        """Per-case histogram contributions.
+
+        Parameters
+        ----------
+        q : ndarray of shape (n_samples, n_decisions)
+            Realised profit of every decision for every case.
+        weight : ndarray of shape (n_samples,)
+            Non-negative case weights ``w(i)``.
+
+        Returns
+        -------
+        codes : ndarray of intp, shape (n_samples,)
+            Best decision of each case (the cell within each group).
+        weights : ndarray of float64, shape (n_groups, n_samples)
+            Amount each case adds to its cell of every group.
+        """
+        q = np.asarray(q, dtype=np.float64)
+        weight = np.asarray(weight, dtype=np.float64)
+        n, D = q.shape
+        if D != self.n_decisions:
+            raise ValueError(f"q must have {self.n_decisions} columns; got {D}")
+        if not np.all(np.isfinite(q)):
+            raise ValueError("the training consequences must be finite for criterion='profit'")
+        codes = np.argmax(q, axis=1)
+        best = q[np.arange(n), codes]
+        out = np.empty((self.n_groups, n), dtype=np.float64)
+        np.multiply(weight, best - q.min(axis=1), out=out[0])
+        g = 1
+        if self.has_m:
+            out[g] = weight
+            g += 1
+        if self.has_r:
+            out[g : g + D] = (weight[:, None] * (best[:, None] - q)).T
+        return codes.astype(np.intp), out
+
+    # ----------------------------------------------------------------- sums
+    def _parts(self, sums):
+        D = self.n_decisions
+        A = sums[..., :D]
+        g = 1
+        M = None
+        if self.has_m:
+            M = sums[..., D : 2 * D]
+            g = 2
+        if self.has_r:
+            R = np.stack(
+                [channel_sum(sums[..., (g + d) * D : (g + d + 1) * D]) for d in range(D)],
+                axis=-1,
+            )
+        elif D == 2:
+            R = A[..., ::-1]
+        else:
+            R = None
+        return A, M, R
+
+    def weight(self, sums):
+        """Money at stake in a node: ``sum_d A(d)``."""
+        return channel_sum(np.asarray(sums, dtype=np.float64)[..., : self.n_decisions])
+
+    def weighted_impurity(self, sums):
+        """``W`` of the method for sums along the last axis (0 for an empty node)."""
+        sums = np.asarray(sums, dtype=np.float64)
+        A, M, R = self._parts(sums)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if self.method == "cost_gini":
+                out = _gini(A)
+            elif self.method == "regret_gini":
+                NM = channel_sum(M)
+                quad = channel_sum(R * M)
+                out = np.where(NM > 0, quad / np.where(NM > 0, NM, 1.0), 0.0)
+            elif self.method == "profit":
+                out = R.min(axis=-1)
+            else:  # profit_gini
+                out = R.min(axis=-1) + TIE_BREAK * _gini(A)
+        return np.maximum(out, 0.0)
+
+    def split_gain(self, left, parent):
+        """``W(parent) - W(left) - W(parent - left)``, shapes as in ``_criteria.split_gain``."""
+        left = np.asarray(left, dtype=np.float64)
+        parent = np.asarray(parent, dtype=np.float64)
+        right = parent[:, None, :] - left
+        wp = self.weighted_impurity(parent)
+        return wp[:, None] - self.weighted_impurity(left) - self.weighted_impurity(right)
+
+    def impurity(self, sums):
+        """``W`` per unit of money at stake (0 where nothing is at stake)."""
+        W = self.weighted_impurity(sums)
+        N = self.weight(sums)
+        return np.where(N > 0, W / np.where(N > 0, N, 1.0), 0.0)
+
+    def category_keys(self, Hn):
+        """Orderings of the categories of a node from their summed channels."""
+        A = Hn[..., : self.n_decisions]
+        tot = channel_sum(A)
+        safe = np.where(tot > 0, tot, 1.0)
+        if self.n_decisions == 2:
+            return [A[..., 1] / safe]
+        return [A[..., d] / safe for d in range(self.n_decisions)]
+
+
+def _gini(A):
+    N = channel_sum(A)
+    sq = A[..., 0] * A[..., 0]
+    for d in range(1, A.shape[-1]):
+        sq += A[..., d] * A[..., d]
+    return np.where(N > 0, N - sq / np.where(N > 0, N, 1.0), 0.0)
