@@ -288,8 +288,8 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         if self.criterion == "profit" and loss_matrix is None:
             # the realised profit of every decision for every training case
             case_profit = cons.q_actual(target)
-        tree = self._grow(X_codes, target, F, loss_matrix=loss_matrix, priors=priors,
-                          case_profit=case_profit)
+        extra = {} if case_profit is None else {"case_profit": case_profit}
+        tree = self._grow(X_codes, target, F, loss_matrix=loss_matrix, priors=priors, **extra)
 
         self._full_tree_ = tree
         self._decision_stats_ = None
