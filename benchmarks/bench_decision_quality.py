@@ -87,18 +87,21 @@ dtdecide's validation-pruned tree was at least as profitable as the method.
 """
 
 import argparse
+import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 from sklearn.datasets import make_classification
 from sklearn.tree import DecisionTreeClassifier
 
-from dtdecide import DecisionMatrix, ProfitTreeClassifier, PruningStudy, decide
+from dtdecide import DecisionMatrix, ProfitTreeClassifier, PruningStudy, decide, select_subtree
 from dtdecide.datasets import load_bank_marketing
 from dtdecide.decision import encode_target, prior_adjustment_weights
 
@@ -367,8 +370,8 @@ def _loss_for_rpart(setting):
     return q.max(axis=1, keepdims=True) - q_levels
 
 
-def run_rpart(setting, rep):
-    """Returns {"rpart-val": (d_idx, n_leaves), "rpart-1se": (d_idx, n_leaves)}."""
+def _rpart_call(setting, rep, loss, xval=10):
+    """Run rpart_tree.R; returns (valid_pred, test_pred, valid_prob, test_prob, cptable)."""
     workdir = Path(tempfile.mkdtemp(prefix="dtdecide_rpart_"))
     try:
         for key, name in (("train", "train"), ("valid", "valid"), ("test", "test")):
@@ -381,7 +384,6 @@ def run_rpart(setting, rep):
             frame.to_csv(workdir / f"{name}.csv", index=False)
         pd.DataFrame({"level": setting.matrix.levels}).to_csv(workdir / "levels.csv",
                                                               index=False)
-        loss = _loss_for_rpart(setting)
         if np.any(np.diag(loss) != 0):
             raise ValueError(f"{setting.name}: rpart needs a zero-diagonal loss matrix")
         pd.DataFrame(loss).to_csv(workdir / "loss.csv", index=False, header=False)
@@ -389,12 +391,19 @@ def run_rpart(setting, rep):
             pd.DataFrame({"prior": setting.matrix.priors}).to_csv(workdir / "prior.csv",
                                                                   index=False)
         subprocess.run(["Rscript", str(R_SCRIPT), str(workdir), str(rep),
-                        str(MIN_SAMPLES_LEAF)], check=True, capture_output=True)
-        valid_pred = pd.read_csv(workdir / "valid_pred.csv").to_numpy() - 1
-        test_pred = pd.read_csv(workdir / "test_pred.csv").to_numpy() - 1
+                        str(MIN_SAMPLES_LEAF), str(xval)], check=True, capture_output=True)
+        out = [pd.read_csv(workdir / f"{name}.csv").to_numpy()
+               for name in ("valid_pred", "test_pred", "valid_prob", "test_prob")]
+        out[0], out[1] = out[0] - 1, out[1] - 1
         cpt = pd.read_csv(workdir / "cptable.csv")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    return (*out, cpt)
+
+
+def run_rpart(setting, rep):
+    """Returns {"rpart-val": (d_idx, n_leaves), "rpart-1se": (d_idx, n_leaves)}."""
+    valid_pred, test_pred, _, _, cpt = _rpart_call(setting, rep, _loss_for_rpart(setting))
     to_dec = setting.rpart_decisions
     scores = [selection_score(setting, to_dec[valid_pred[:, k]])
               for k in range(valid_pred.shape[1])]
@@ -410,6 +419,307 @@ def have_rpart():
         return False
     done = subprocess.run(["Rscript", "-e", "library(rpart)"], capture_output=True)
     return done.returncode == 0
+
+
+# --------------------------------------------------------------------------- example-dependent costs
+# Costs known when deciding: every case has its own cost row [C_FP, C_FN, C_TP, C_TN]
+# (bank: from the client's balance; credit: from the loan), used to fit, to prune, and
+# -- under a per-case rule -- to decide. Savings = 1 - cost / cost of the better trivial
+# policy (everyone "predict 1" or everyone "predict 0") on the test rows.
+COST_COLUMNS = ["C_FP", "C_FN", "C_TP", "C_TN"]
+BANK_CALL_COST = 5.0  # a call
+BANK_SHARE, BANK_FLOOR = 0.2, 50.0  # a missed subscriber: 20 % of max(balance, 50)
+PROFIT_METHODS = ("cost_gini", "regret_gini", "profit", "profit_gini")
+N_SCORED_SUBTREES = 60  # subtrees scored per tree when choosing one by per-case decisions
+
+
+class EDCSetting:
+    """A binary problem with one cost row per case (levels: negative, positive)."""
+
+    def __init__(self, name, levels, parts):
+        self.name = name
+        self.levels = list(levels)
+        self.parts = parts  # {"train"|"valid"|"test": (X, y, cost rows DataFrame)}
+        self.matrix = DecisionMatrix.from_cost_matrix(levels=tuple(levels))
+        self.priors = None
+        self.rpart_decisions = np.array([1, 0])  # predicting level k -> decision index
+        self.train_priors = None
+
+
+def bank_cost_rows(data):
+    """Per-client cost rows: a call costs 5, a missed subscriber 20 % of max(balance, 50)."""
+    fn = BANK_SHARE * np.maximum(data["balance"].to_numpy(dtype=float), BANK_FLOOR)
+    return pd.DataFrame({"C_FP": BANK_CALL_COST, "C_FN": fn, "C_TP": BANK_CALL_COST,
+                         "C_TN": 0.0}, index=data.index)
+
+
+def make_bank_balance(rep, quick=False):
+    _, parts = _bank_parts(rep)
+    out = {}
+    for key, (X, y, _) in parts.items():
+        if quick and key != "test":
+            keep = np.random.default_rng(rep).random(len(y)) < 0.5
+            X, y = X[keep], y[keep]
+        out[key] = (X, y, bank_cost_rows(X))
+    return EDCSetting("bank_balance", ["no", "yes"], out)
+
+
+def make_credit(rep, quick=False, n_samples=20000):
+    """Synthetic credit scoring with heavy-tailed loan amounts; positive level "bad"."""
+    n = n_samples // 2 if quick else n_samples
+    rng = np.random.default_rng(4000 + rep)
+    income = np.round(rng.lognormal(np.log(35000), 0.5, n), -2)
+    age = rng.integers(21, 70, n).astype(float)
+    debt = rng.beta(2.0, 5.0, n)
+    years = np.minimum(rng.exponential(6.0, n), age - 18).round(1)
+    late = rng.poisson(0.2 + 1.5 * debt)
+    purposes = np.array(["car", "home", "education", "business", "other"])
+    purpose = rng.choice(purposes, n, p=[0.3, 0.25, 0.1, 0.1, 0.25])
+    offset = dict(car=0.0, home=-0.5, education=0.3, business=0.8, other=0.2)
+    region = rng.choice([f"r{k}" for k in range(8)], n)
+    logit = (-2.4 + 3.0 * debt + 0.6 * late - 0.8 * np.log(income / 35000)
+             - 0.02 * (age - 40) - 0.06 * years + np.vectorize(offset.get)(purpose))
+    bad = rng.random(n) < 1.0 / (1.0 + np.exp(-logit))
+    # loan amounts: heavy-tailed, larger for higher incomes and for homes and businesses
+    amount = np.round(income * rng.lognormal(np.log(0.4), 1.0, n)
+                      * np.where(np.isin(purpose, ["home", "business"]), 3.0, 1.0), -2)
+    rate = rng.uniform(0.03, 0.15, n)  # interest margin per year
+    term = rng.choice([1.0, 3.0, 5.0], n)
+    lgd = rng.beta(4.0, 3.0, n)  # share of the loan lost on a default
+    X = pd.DataFrame({
+        "income": income, "age": age, "debt_ratio": debt.round(3), "years_employed": years,
+        "late_payments": late.astype(float), "amount": amount, "term": term,
+        "purpose": pd.Categorical(purpose, categories=purposes),
+        "region": pd.Categorical(region),
+    })
+    X.loc[rng.random(n) < 0.05, "income"] = np.nan  # not declared
+    # "predict 1" = refuse: a refused good client costs the lost interest, a granted
+    # defaulter the lost share of the loan
+    costs = pd.DataFrame({"C_FP": rate * term * amount, "C_FN": lgd * amount,
+                          "C_TP": 0.0, "C_TN": 0.0})
+    y = np.where(bad, "bad", "good")
+    return EDCSetting("credit", ["good", "bad"], _split3(X, y, costs,
+                                                         np.random.default_rng(rep)))
+
+
+EDC_SETTINGS = {"bank_balance": make_bank_balance, "credit": make_credit}
+
+
+def edc_cost(setting, pred1, part):
+    """Total realised cost of "predict 1" flags on a part, with each case's own row."""
+    _, y, c = setting.parts[part]
+    pos = np.asarray(y, dtype=object) == setting.levels[1]
+    pred1 = np.asarray(pred1, dtype=bool)
+    cost = np.where(pred1, np.where(pos, c["C_TP"], c["C_FP"]),
+                    np.where(pos, c["C_FN"], c["C_TN"]))
+    return float(cost.sum())
+
+
+def trivial_cost(setting, part="test"):
+    n = len(setting.parts[part][1])
+    return min(edc_cost(setting, np.ones(n), part), edc_cost(setting, np.zeros(n), part))
+
+
+def per_case_flags(setting, p1, part):
+    """Minimum-risk decisions of every case from its posterior and its own cost row."""
+    post = pd.DataFrame({setting.levels[0]: 1.0 - np.asarray(p1),
+                         setting.levels[1]: np.asarray(p1)})
+    rows = setting.parts[part][2].reset_index(drop=True)
+    res = decide(post, setting.matrix, costs=rows)
+    column = [c for c in res.cases.columns if c.startswith("D_")][0]
+    return res.cases[column].to_numpy() == "predict 1"
+
+
+def _has_case_rule():
+    return "decision_rule" in ProfitTreeClassifier().get_params()
+
+
+def _best_subtree_per_case(tree, setting):
+    """Subtree of the tree's pruning sequence with the least validation cost when every
+    case decides from its leaf posterior and its own costs (ties: the smaller tree)."""
+    n_sub = len(tree.cost_complexity_pruning_path().n_leaves)
+    picks = np.unique(np.round(np.linspace(0, n_sub - 1, min(n_sub, N_SCORED_SUBTREES))))
+    Xv = setting.parts["valid"][0]
+    best = None
+    for k in picks[::-1]:  # smallest tree first: ties keep it
+        sub = tree.prune(subtree_index=int(k))
+        cost = edc_cost(setting, per_case_flags(setting, sub.predict_proba(Xv)[:, 1],
+                                                "valid"), "valid")
+        if best is None or cost < best[0] - 1e-9:
+            best = (cost, sub)
+    return best[1]
+
+
+def run_edc_dtdecide(setting, rep, criterion, method=None):
+    """{label: (test pred1 flags, n_leaves, fit seconds)} for one growing criterion."""
+    X, y, c = setting.parts["train"]
+    Xv, yv, cv = setting.parts["valid"]
+    Xt, _, ct = setting.parts["test"]
+    tree = ProfitTreeClassifier(decision_matrix=setting.matrix, criterion=criterion,
+                                max_depth=None, min_samples_leaf=MIN_SAMPLES_LEAF,
+                                min_samples_split=2 * MIN_SAMPLES_LEAF, random_state=rep)
+    if method is not None:
+        tree._profit_method = method  # private: the benchmark's candidates
+    t0 = time.perf_counter()
+    tree.fit(X, y, costs=c)
+    fit_s = time.perf_counter() - t0
+    label = "dtdecide-" + (method or criterion)
+    out = {}
+    leaf = select_subtree(tree, Xv, yv, costs_valid=cv)
+    out[label + " leaf"] = (leaf.predict_decision(Xt) == "predict 1",
+                            leaf.get_n_leaves(), fit_s)
+    if _has_case_rule():
+        case_tree = clone(tree).set_params(decision_rule="case")
+        if method is not None:
+            case_tree._profit_method = method
+        case_tree.fit(X, y, costs=c)
+        best = select_subtree(case_tree, Xv, yv, costs_valid=cv)
+        res = best.decide(Xt, costs=ct)
+        column = [k for k in res.cases.columns if k.startswith("D_")][0]
+        out[label + " case"] = (res.cases[column].to_numpy() == "predict 1",
+                                best.get_n_leaves(), fit_s)
+    else:
+        best = _best_subtree_per_case(tree, setting)
+        flags = per_case_flags(setting, best.predict_proba(Xt)[:, 1], "test")
+        out[label + " +decide"] = (flags, best.get_n_leaves(), fit_s)
+    return out
+
+
+def run_edc_sklearn(setting, rep):
+    """scikit-learn's tree tuned on validation cost with per-case minimum-risk decisions."""
+    Xtr, Xva, Xte = _one_hot(setting)
+    ytr = np.asarray(setting.parts["train"][1], dtype=object)
+    base = dict(min_samples_leaf=MIN_SAMPLES_LEAF, random_state=rep)
+    full = DecisionTreeClassifier(**base)
+    alphas = full.cost_complexity_pruning_path(Xtr, ytr).ccp_alphas
+    picks = np.unique(np.quantile(alphas, np.linspace(0.0, 1.0, N_SKLEARN_ALPHAS),
+                                  method="nearest"))
+    candidates = [DecisionTreeClassifier(max_depth=d, **base) for d in SKLEARN_DEPTHS]
+    candidates += [DecisionTreeClassifier(ccp_alpha=float(a), **base) for a in picks[:-1]]
+    pos = list(setting.levels).index(setting.levels[1])
+    best = None
+    for model in candidates:
+        t0 = time.perf_counter()
+        model.fit(Xtr, ytr)
+        fit_s = time.perf_counter() - t0
+        p1 = model.predict_proba(Xva)[:, list(model.classes_).index(setting.levels[pos])]
+        cost = edc_cost(setting, per_case_flags(setting, p1, "valid"), "valid")
+        if best is None or cost < best[0] - 1e-9 or (
+                abs(cost - best[0]) <= 1e-9 and model.get_n_leaves() < best[1].get_n_leaves()):
+            best = (cost, model, fit_s)
+    model = best[1]
+    p1 = model.predict_proba(Xte)[:, list(model.classes_).index(setting.levels[1])]
+    return {"sklearn+decide": (per_case_flags(setting, p1, "test"), model.get_n_leaves(),
+                               best[2])}
+
+
+def run_edc_rpart(setting, rep):
+    """rpart with the loss matrix at the training mean costs: its leaf classes, and its
+    leaf posteriors decided per case; each subtree chosen on validation cost."""
+    c = setting.parts["train"][2]
+    mean = c.mean()
+    # rows: actual level (negative, positive); columns: predicted level
+    loss = np.array([[0.0, mean["C_FP"] - mean["C_TN"]], [mean["C_FN"] - mean["C_TP"], 0.0]])
+    t0 = time.perf_counter()
+    # subtrees are chosen on validation cost: rpart's own cross-validation is not needed
+    valid_pred, test_pred, valid_prob, test_prob, cpt = _rpart_call(setting, rep, loss,
+                                                                    xval=0)
+    fit_s = time.perf_counter() - t0
+    n_leaves = cpt["nsplit"].to_numpy() + 1
+    out = {}
+    leaf_costs = [edc_cost(setting, valid_pred[:, k] == 1, "valid")
+                  for k in range(valid_pred.shape[1])]
+    k = int(np.argmin(np.round(leaf_costs, 6)))
+    out["rpart leaf"] = (test_pred[:, k] == 1, int(n_leaves[k]), fit_s)
+    case_costs = [edc_cost(setting, per_case_flags(setting, valid_prob[:, k], "valid"),
+                           "valid") for k in range(valid_prob.shape[1])]
+    k = int(np.argmin(np.round(case_costs, 6)))
+    out["rpart+decide"] = (per_case_flags(setting, test_prob[:, k], "test"),
+                           int(n_leaves[k]), fit_s)
+    return out
+
+
+def _numeric_frame(X):
+    """Numeric inputs with categories as integer codes (NaN for missing)."""
+    out = X.copy()
+    for col in out.columns:
+        if isinstance(out[col].dtype, pd.CategoricalDtype):
+            codes = out[col].cat.codes.astype(float)
+            out[col] = codes.where(codes >= 0, np.nan)
+    return out.to_numpy(dtype=float)
+
+
+def run_edc_empulse(setting, rep, empulse_path):
+    """empulse's CSTreeClassifier (in its own process), depth chosen on validation cost."""
+    depths = np.array([2, 3, 4, 5, 6, 8, 10, 0])
+    workdir = Path(tempfile.mkdtemp(prefix="dtdecide_empulse_"))
+    try:
+        X, y, c = setting.parts["train"]
+        np.savez(workdir / "in.npz", X_train=_numeric_frame(X),
+                 y_train=(np.asarray(y, dtype=object) == setting.levels[1]).astype(int),
+                 costs_train=c[COST_COLUMNS].to_numpy(dtype=float),
+                 X_valid=_numeric_frame(setting.parts["valid"][0]),
+                 X_test=_numeric_frame(setting.parts["test"][0]), depths=depths,
+                 seed=rep, min_samples_leaf=MIN_SAMPLES_LEAF)
+        env = dict(os.environ, PYTHONPATH=str(empulse_path))
+        subprocess.run([sys.executable, str(HERE / "empulse_tree.py"), str(workdir / "in.npz"),
+                        str(workdir / "out.npz")], check=True, capture_output=True, env=env)
+        res = dict(np.load(workdir / "out.npz"))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    out = {}
+    leaf_costs = [edc_cost(setting, p == 1, "valid") for p in res["valid_pred"]]
+    k = int(np.argmin(np.round(leaf_costs, 6)))
+    out["empulse-cstree leaf"] = (res["test_pred"][k] == 1, int(res["n_leaves"][k]),
+                                  float(res["fit_seconds"][k]))
+    case_costs = [edc_cost(setting, per_case_flags(setting, p, "valid"), "valid")
+                  for p in res["valid_prob"]]
+    k = int(np.argmin(np.round(case_costs, 6)))
+    out["empulse-cstree+decide"] = (per_case_flags(setting, res["test_prob"][k], "test"),
+                                    int(res["n_leaves"][k]), float(res["fit_seconds"][k]))
+    return out
+
+
+def run_edc(settings, reps, *, quick=False, use_rpart=True, empulse_path=None,
+            methods=PROFIT_METHODS, verbose=True):
+    rows = []
+    for name in settings:
+        for rep in range(reps):
+            setting = EDC_SETTINGS[name](rep, quick=quick)
+            t0 = time.perf_counter()
+            results = {}
+            results.update(run_edc_dtdecide(setting, rep, "gini"))
+            for method in methods:
+                results.update(run_edc_dtdecide(setting, rep, "profit", method))
+            results.update(run_edc_sklearn(setting, rep))
+            if use_rpart:
+                results.update(run_edc_rpart(setting, rep))
+            if empulse_path is not None:
+                results.update(run_edc_empulse(setting, rep, empulse_path))
+            trivial = trivial_cost(setting)
+            for method, (flags, n_leaves, fit_s) in results.items():
+                cost = edc_cost(setting, flags, "test")
+                rows.append({"setting": name, "rep": rep, "method": method,
+                             "savings": 1.0 - cost / trivial, "n_leaves": n_leaves,
+                             "fit_s": fit_s})
+            if verbose:
+                msg = ", ".join(f"{r['method']} {r['savings']:.3f}"
+                                for r in rows[-len(results):])
+                print(f"[{name} rep {rep}: {time.perf_counter() - t0:.1f} s] {msg}",
+                      flush=True)
+    return pd.DataFrame(rows)
+
+
+def summarise_edc(raw):
+    out = []
+    for (setting, method), grp in raw.groupby(["setting", "method"], sort=False):
+        out.append({
+            "setting": setting, "method": method, "reps": len(grp),
+            "savings": f"{grp['savings'].mean():.3f} +/- {grp['savings'].std(ddof=1):.3f}",
+            "leaves": f"{grp['n_leaves'].mean():.0f}",
+            "fit_s": f"{grp['fit_s'].mean():.2f}",
+        })
+    return pd.DataFrame(out)
 
 
 # --------------------------------------------------------------------------- driver
@@ -466,22 +776,44 @@ def summarise(raw):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5, help="repetitions (seeds 0..reps-1)")
-    parser.add_argument("--settings", nargs="+", default=list(SETTINGS),
-                        choices=list(SETTINGS))
+    parser.add_argument("--settings", nargs="+", default=None,
+                        choices=list(SETTINGS) + list(EDC_SETTINGS),
+                        help="default: all (with --quick: the example-dependent-cost ones)")
+    parser.add_argument("--quick", action="store_true",
+                        help="example-dependent-cost settings on half the training and "
+                        "validation rows (a few minutes)")
     parser.add_argument("--no-rpart", action="store_true", help="skip R's rpart")
     parser.add_argument("--no-split-weights", action="store_true",
                         help='skip split_weights="loss" (dtdecide-split_weights)')
+    parser.add_argument("--empulse", default=None, metavar="DIR",
+                        help="directory where empulse is installed (pip install --target "
+                        "DIR empulse); its CSTreeClassifier then runs as a peer")
     parser.add_argument("--csv", default=None, help="also write the raw results here")
     args = parser.parse_args(argv)
+    settings = args.settings
+    if settings is None:
+        settings = list(EDC_SETTINGS) if args.quick else list(SETTINGS) + list(EDC_SETTINGS)
     use_rpart = not args.no_rpart and have_rpart()
     if not args.no_rpart and not use_rpart:
         print("Rscript with rpart not found: rpart skipped")
     t0 = time.perf_counter()
-    raw = run(args.settings, args.reps, use_rpart=use_rpart, split_weights=not args.no_split_weights)
+    frames = []
+    old = [s for s in settings if s in SETTINGS]
+    if old:
+        raw = run(old, args.reps, use_rpart=use_rpart,
+                  split_weights=not args.no_split_weights)
+        frames.append(raw)
+        with pd.option_context("display.width", 200, "display.max_columns", 20):
+            print(summarise(raw).to_string(index=False))
+    edc = [s for s in settings if s in EDC_SETTINGS]
+    if edc:
+        raw = run_edc(edc, args.reps, quick=args.quick, use_rpart=use_rpart,
+                      empulse_path=args.empulse)
+        frames.append(raw)
+        with pd.option_context("display.width", 200, "display.max_columns", 20):
+            print(summarise_edc(raw).to_string(index=False))
     if args.csv:
-        raw.to_csv(args.csv, index=False)
-    with pd.option_context("display.width", 200, "display.max_columns", 20):
-        print(summarise(raw).to_string(index=False))
+        pd.concat(frames, ignore_index=True).to_csv(args.csv, index=False)
     print(f"total time {time.perf_counter() - t0:.0f} s")
 
 
