@@ -701,6 +701,10 @@ def _freeze(ctx, shift):
     weighted_n = ctx.weight_of(sums)
     if ctx.profit is not None:
         value, weighted_n = _profit_node_values(ctx, n, parent, depth, left, right, feature)
+        # money impurity per unit of training frequency: weighted_n * impurity is the
+        # node's W, so impurity decreases (feature importances) are money gains
+        W = ctx.profit.weighted_impurity(sums)
+        imp = np.divide(W, weighted_n, out=np.zeros_like(W), where=weighted_n > 0)
     elif ctx.is_classification:
         value = sums
     else:

@@ -224,6 +224,11 @@ def test_profit_tree_values_are_class_counts_and_decides():
         counts = [np.sum((leaves == leaf) & (y == c)) for c in tree.classes_]
         assert t.value[leaf].tolist() == counts
     assert t.value[0].sum() == len(y)
+    # impurity is the money impurity W per unit of frequency (importances are money gains)
+    q = -DecisionMatrix.from_cost_matrix(costs.to_numpy()).case_values[
+        np.arange(len(y)), (y == "yes").astype(int)]
+    assert t.weighted_n_node_samples[0] * t.impurity[0] == pytest.approx(
+        ref_w(q, np.ones(len(y)), "cost_gini"))
     res = tree.decide(X, y, costs=costs.to_numpy())
     assert res.cases.shape[0] == len(y)
 
