@@ -363,3 +363,24 @@ def test_split_weights_do_not_combine_with_profit():
     with pytest.raises(ValueError, match="split_weights"):
         ProfitTreeClassifier(decision_matrix=_unbound(), criterion="profit",
                              split_weights="loss").fit(X, y, costs=costs.to_numpy())
+
+
+def test_unbound_cost_matrix_whole_path_reads_frames_by_name():
+    from dtdecide import select_subtree
+
+    X, y, costs = _bank_like(900, seed=6)
+    m = DecisionMatrix.from_cost_matrix(levels=("no", "yes"))
+    shuffled = costs[["C_TN", "C_FN", "C_FP", "C_TP"]]  # by name, not by position
+    train, valid, new = np.arange(0, 500), np.arange(500, 700), np.arange(700, 900)
+    tree = ProfitTreeClassifier(decision_matrix=m, criterion="profit", max_depth=4).fit(
+        X.iloc[train], y[train], costs=shuffled.iloc[train])
+    same = ProfitTreeClassifier(decision_matrix=m, criterion="profit", max_depth=4).fit(
+        X.iloc[train], y[train], costs=costs.to_numpy()[train])
+    assert _splits(tree) == _splits(same)
+    pruned = select_subtree(tree, X.iloc[valid], y[valid], costs_valid=shuffled.iloc[valid])
+    res = pruned.decide(X.iloc[new], y[new], costs=shuffled.iloc[new])
+    ref = pruned.decide(X.iloc[new], y[new], costs=costs.to_numpy()[new])
+    pd.testing.assert_frame_equal(res.cases, ref.cases, check_index_type=False)
+    with pytest.raises(ValueError, match="C_FN"):
+        pruned.decide(X.iloc[new], y[new],
+                      costs=shuffled.iloc[new].rename(columns={"C_FN": "C_FM"}))
