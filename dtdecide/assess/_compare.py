@@ -82,6 +82,30 @@ def entry_decision_costs(entry, role, decision_costs):
     return own if own is not None else decision_costs
 
 
+def score_entry(name, model, role, entry, matrix, *, event, train_priors, decision_costs):
+    """Score ``models[name]`` on ``data[role]`` of ``compare_models`` / ``profit_curves``.
+
+    A dict model holds pre-scored posteriors per role. Returns ``(scored, event_idx,
+    sample_weight)``.
+    """
+    X, y, w, costs = split_data(entry, role)
+    if isinstance(model, dict):
+        if role not in model:
+            raise ValueError(
+                f"models[{name!r}] holds pre-scored posteriors for roles "
+                f"{sorted(model)}; data role {role!r} has none"
+            )
+        scores = model[role]
+    else:
+        scores = model
+    m = matrix if matrix is not None else getattr(model, "decision_matrix_", None)
+    idx = event_code(m, event) if m is not None else None
+    scored = score_cases(scores, X, y, matrix, costs=costs, sample_weight=w,
+                         train_priors=train_priors, event_idx=idx, name=f"models[{name!r}]",
+                         decision_costs=entry_decision_costs(entry, role, decision_costs))
+    return scored, idx, w
+
+
 def _models_dict(models):
     if isinstance(models, dict):
         if not models:
@@ -231,23 +255,9 @@ def compare_models(models, data, matrix=None, *, depth=0.1, select_by=None,
     matrices = []
     for name, model in models.items():
         for role, entry in data.items():
-            X, y, w, costs = split_data(entry, role)
-            if isinstance(model, dict):
-                if role not in model:
-                    raise ValueError(
-                        f"models[{name!r}] holds pre-scored posteriors for roles "
-                        f"{sorted(model)}; data role {role!r} has none"
-                    )
-                scores = model[role]
-            else:
-                scores = model
-            m_used = matrix if matrix is not None else getattr(model, "decision_matrix_", None)
-            idx = event_code(m_used, event) if m_used is not None else None
-            scored = score_cases(scores, X, y, matrix, costs=costs, sample_weight=w,
-                                 train_priors=train_priors, event_idx=idx,
-                                 name=f"models[{name!r}]",
-                                 decision_costs=entry_decision_costs(entry, role,
-                                                                     decision_costs))
+            scored, idx, w = score_entry(name, model, role, entry, matrix, event=event,
+                                         train_priors=train_priors,
+                                         decision_costs=decision_costs)
             m = scored.matrix
             matrices.append(m)
             row = {"model": name, "role": role}

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from ._compare import _models_dict, entry_decision_costs, split_data
+from ._compare import _models_dict, score_entry
 from ._profit_curve import _check_n_bins, curve_from_scored
 from ._scoring import event_code, score_cases
 
@@ -313,15 +313,9 @@ def profit_curves(models, data, matrix=None, *, train_priors=None, event=None, n
     parts = []
     for name, model in _models_dict(models).items():
         for role, entry in data.items():
-            X, y, w, costs = split_data(entry, role)
-            scores = model[role] if isinstance(model, dict) else model
-            m = matrix if matrix is not None else getattr(model, "decision_matrix_", None)
-            idx = event_code(m, event) if m is not None else None
-            scored = score_cases(scores, X, y, matrix, costs=costs, sample_weight=w,
-                                 train_priors=train_priors, event_idx=idx,
-                                 name=f"models[{name!r}]",
-                                 decision_costs=entry_decision_costs(entry, role,
-                                                                     decision_costs))
+            scored, idx, w = score_entry(name, model, role, entry, matrix, event=event,
+                                         train_priors=train_priors,
+                                         decision_costs=decision_costs)
             curve = curve_from_scored(scored, sample_weight=w, event_idx=idx, n_bins=n_bins)
             curve.insert(0, "role", role)
             curve.insert(0, "model", name)

@@ -80,6 +80,19 @@ def _preorder(children_left, children_right):
     return order
 
 
+def _edge_labels(tree):
+    """``(node, child, label)`` of every edge: "yes" to the left child (the split's
+    condition holds), "no" to the right one, " +NA" on the side missing values take."""
+    for node in range(tree.n_nodes):
+        left = int(tree.children_left[node])
+        if left < 0:
+            continue
+        right = int(tree.children_right[node])
+        miss_left = bool(tree.missing_left[node])
+        yield node, left, "yes +NA" if miss_left else "yes"
+        yield node, right, "no" if miss_left else "no +NA"
+
+
 def _tidy_x(children_left, children_right, lo, hi, *, gap, label_lo=None, label_hi=None, label_gap=0.0):
     """Horizontal position of every node: leaves in order, parents centred over their children.
 
@@ -357,19 +370,11 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
     ax.set_ylim(0.0, 1.0)
 
     edges = []
-    for node in range(tree.n_nodes):
-        left = int(tree.children_left[node])
-        if left < 0:
-            continue
-        right = int(tree.children_right[node])
-        miss_left = bool(tree.missing_left[node])
-        for child, label in ((left, "yes"), (right, "no")):
-            if (child == left) == miss_left:
-                label += " +NA"
-            text = ax.text(0.5, 0.5, label, ha="center", va="center", color="0.3", zorder=2,
-                           bbox=dict(boxstyle=_LABEL_STYLE, fc="white", ec="none"))
-            text.set_in_layout(False)  # placed inside ax below: layout engines ignore it
-            edges.append((node, child, text))
+    for node, child, label in _edge_labels(tree):
+        text = ax.text(0.5, 0.5, label, ha="center", va="center", color="0.3", zorder=2,
+                       bbox=dict(boxstyle=_LABEL_STYLE, fc="white", ec="none"))
+        text.set_in_layout(False)  # placed inside ax below: layout engines ignore it
+        edges.append((node, child, text))
     boxes = []
     for node in range(tree.n_nodes):
         colour = _decision_colour(view, node) if tree.children_left[node] < 0 else None
@@ -518,16 +523,8 @@ def export_graphviz(estimator, *, digits=3, max_classes=4, rankdir="TB"):
         colour = _decision_colour(view, node) if tree.children_left[node] < 0 else None
         fill = f', fillcolor="{colour}"' if colour else ""
         out.append(f'  {node} [label="{label}"{fill}];')
-    for node in range(tree.n_nodes):
-        left = int(tree.children_left[node])
-        if left < 0:
-            continue
-        right = int(tree.children_right[node])
-        miss_left = bool(tree.missing_left[node])
-        for child, label in ((left, "yes"), (right, "no")):
-            if (child == left) == miss_left:
-                label += " +NA"
-            out.append(f'  {node} -> {child} [label="{label}"];')
+    for node, child, label in _edge_labels(tree):
+        out.append(f'  {node} -> {child} [label="{label}"];')
     out.append("}")
     return "\n".join(out) + "\n"
 

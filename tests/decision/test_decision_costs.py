@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
+from decision_helpers import general_decide
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.linear_model import LogisticRegression
@@ -23,23 +24,12 @@ from dtdecide import (
     make_profit_scorer,
     mean_costs,
 )
-from dtdecide.decision import _engine
 from dtdecide.decision._estimator import model_posteriors
 
 SETTINGS = settings(max_examples=40, deadline=None)
 
 CALL = DecisionMatrix({"call": [30.0, 0.0], "skip": [0.0, 0.0]}, levels=["yes", "no"],
                       kind="revenue", costs={"call": "c"})
-
-
-def general_decide(*args, **kwargs):
-    """``decide`` through the general chunk kernel."""
-    saved = _engine._FAST_KERNEL
-    _engine._FAST_KERNEL = False
-    try:
-        return decide(*args, **kwargs)
-    finally:
-        _engine._FAST_KERNEL = saved
 
 
 def assert_identical(a, b):

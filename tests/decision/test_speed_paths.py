@@ -10,6 +10,7 @@ The target encoders and the small kernels have slow, obvious twins here too.
 import numpy as np
 import pandas as pd
 import pytest
+from decision_helpers import general_decide
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,16 +18,6 @@ from dtdecide.decision import DecisionMatrix, _engine, decide, encode_target, ro
 from dtdecide.decision._kernels import _target_codes
 
 SETTINGS = settings(max_examples=30, deadline=None)
-
-
-def general_decide(*args, **kwargs):
-    """``decide`` through the general chunk kernel (the reference)."""
-    saved = _engine._FAST_KERNEL
-    _engine._FAST_KERNEL = False
-    try:
-        return decide(*args, **kwargs)
-    finally:
-        _engine._FAST_KERNEL = saved
 
 
 def assert_same_result(fast, ref):

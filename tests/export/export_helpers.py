@@ -205,6 +205,36 @@ class FixedTreeRegressor(ProfitTreeRegressor):
         return structure_from_splits(X_codes, target, F, None, **self.splits)
 
 
+# The hand-computed tree of the SQL and leaf-table tests, on columns (age, job) with jobs
+# a, b, c: root age <= 20 (missing right); node 2 job in {c} (missing and unseen left).
+HAND_SPLITS = dict(
+    children_left=[1, -1, 3, -1, -1],
+    children_right=[2, -1, 4, -1, -1],
+    feature=[0, -1, 1, -1, -1],
+    threshold=[20.0, np.nan, np.nan, np.nan, np.nan],
+    missing_left=[False, False, True, False, False],
+    is_categorical=[False, False, True, False, False],
+    cat_left=[[False] * 3, [False] * 3, [False, False, True], [False] * 3, [False] * 3],
+)
+
+
+def interval_case(n_rows, n_fit, *, seed=8):
+    """A regression tree with an interval matrix on ``make_inputs`` data (spend ~ age)."""
+    rng = np.random.default_rng(seed)
+    X = make_inputs(n_rows, rng)
+    y = pd.Series(
+        np.nan_to_num(X["age"].to_numpy(float), nan=40.0) * 10 + rng.normal(0, 50, len(X)),
+        name="spend",
+    )
+    m = DecisionMatrix(
+        [[-50.0, 0.0], [100.0, 10.0], [900.0, 20.0]],
+        knots=[0.0, 300.0, 800.0],
+        decisions=["premium", "basic"],
+    )
+    est = RandomTreeRegressor(decision_matrix=m, max_depth=5, random_state=5)
+    return est.fit(X[:n_fit], y[:n_fit]), X, y
+
+
 def fixed(cls, splits, **params):
     est = cls(**params)
     est.splits = splits

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from export_helpers import (
+    HAND_SPLITS,
     FixedTreeClassifier,
     RandomTreeClassifier,
     RandomTreeRegressor,
@@ -39,16 +40,7 @@ def hand_tree():
         kind="revenue",
         costs={"call": "c"},
     )
-    splits = dict(
-        children_left=[1, -1, 3, -1, -1],
-        children_right=[2, -1, 4, -1, -1],
-        feature=[0, -1, 1, -1, -1],
-        threshold=[20.0, np.nan, np.nan, np.nan, np.nan],
-        missing_left=[False, False, True, False, False],
-        is_categorical=[False, False, True, False, False],
-        cat_left=[[False] * 3, [False] * 3, [False, False, True], [False] * 3, [False] * 3],
-    )
-    return fixed(FixedTreeClassifier, splits, decision_matrix=m).fit(X, y), X, y
+    return fixed(FixedTreeClassifier, HAND_SPLITS, decision_matrix=m).fit(X, y), X, y
 
 
 def test_hand_computed_training_figures():

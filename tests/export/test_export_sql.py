@@ -7,12 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from export_helpers import (
+    HAND_SPLITS,
     FixedTreeClassifier,
     RandomTreeClassifier,
-    RandomTreeRegressor,
     add_costs,
     class_target,
     fixed,
+    interval_case,
     make_inputs,
 )
 
@@ -110,16 +111,7 @@ def hand_tree():
         [[10.0, 0.0], [-1.0, 0.0]], levels=["yes", "no"], decisions=["call", "skip"]
     )
     # root: age <= 20 left, missing right; node 2: job in {c} left, missing/unseen left
-    splits = dict(
-        children_left=[1, -1, 3, -1, -1],
-        children_right=[2, -1, 4, -1, -1],
-        feature=[0, -1, 1, -1, -1],
-        threshold=[20.0, np.nan, np.nan, np.nan, np.nan],
-        missing_left=[False, False, True, False, False],
-        is_categorical=[False, False, True, False, False],
-        cat_left=[[False] * 3, [False] * 3, [False, False, True], [False] * 3, [False] * 3],
-    )
-    est = fixed(FixedTreeClassifier, splits, decision_matrix=m).fit(X, y)
+    est = fixed(FixedTreeClassifier, HAND_SPLITS, decision_matrix=m).fit(X, y)
     return est, X, y
 
 
@@ -282,18 +274,7 @@ def test_revenue_constant_costs_without_target_sqlite():
 
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
 def test_regression_tree_with_knots(engine):
-    rng = np.random.default_rng(8)
-    X = make_inputs(20_000, rng)
-    y = pd.Series(
-        np.nan_to_num(X["age"].to_numpy(float), nan=40.0) * 10 + rng.normal(0, 50, len(X)),
-        name="spend",
-    )
-    m = DecisionMatrix(
-        [[-50.0, 0.0], [100.0, 10.0], [900.0, 20.0]],
-        knots=[0.0, 300.0, 800.0],
-        decisions=["premium", "basic"],
-    )
-    est = RandomTreeRegressor(decision_matrix=m, max_depth=5, random_state=5).fit(X[:3000], y[:3000])
+    est, X, y = interval_case(20_000, 3000)
     run = run_sqlite if engine == "sqlite" else run_duckdb
     got = run(to_sql(est, target="spend", dialect=engine), db_frame(X, y))
     assert compare(est, got, X, y) == 4  # D, EP, CP, BP

@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 from export_helpers import (
     RandomTreeClassifier,
-    RandomTreeRegressor,
     class_target,
+    interval_case,
     make_inputs,
 )
 from test_export_sql import as_float, compare, db_frame
@@ -138,19 +138,7 @@ def _loss_case():
 
 
 def _interval_case():
-    rng = np.random.default_rng(8)
-    X = make_inputs(4000, rng)
-    y = pd.Series(
-        np.nan_to_num(X["age"].to_numpy(float), nan=40.0) * 10 + rng.normal(0, 50, len(X)),
-        name="spend",
-    )
-    m = DecisionMatrix(
-        [[-50.0, 0.0], [100.0, 10.0], [900.0, 20.0]],
-        knots=[0.0, 300.0, 800.0],
-        decisions=["premium", "basic"],
-    )
-    est = RandomTreeRegressor(decision_matrix=m, max_depth=5, random_state=5).fit(X[:2000], y[:2000])
-    return est, X, y
+    return interval_case(4000, 2000)
 
 
 # ----------------------------------------------------------------------------- PostgreSQL

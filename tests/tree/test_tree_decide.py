@@ -25,6 +25,12 @@ MAIL = DecisionMatrix(
 )
 
 
+def assert_same_as_engine(ours, engine):
+    """The tree's decide and decide() on its posteriors/predictions give the same result."""
+    pd.testing.assert_frame_equal(ours.cases, engine.cases, check_exact=False)
+    pd.testing.assert_series_equal(ours.summary, engine.summary, check_exact=False)
+
+
 def test_decide_by_hand_with_case_costs():
     X, y, c = stump_data()
     tree = ProfitTreeClassifier(decision_matrix=MAIL, **STUMP).fit(X, y, costs={"c": c})
@@ -116,8 +122,7 @@ def test_without_case_costs_decide_equals_engine_on_posteriors():
     tree = ProfitTreeClassifier(decision_matrix=m, max_depth=3).fit(X, y)
     ours = tree.decide(X, y)
     engine = decide(tree.predict_proba(X), m, y=y)
-    pd.testing.assert_frame_equal(ours.cases, engine.cases, check_exact=False)
-    pd.testing.assert_series_equal(ours.summary, engine.summary, check_exact=False)
+    assert_same_as_engine(ours, engine)
 
 
 def test_loss_matrix_outputs_loss_columns():
@@ -159,8 +164,7 @@ def test_interval_without_costs_equals_engine():
     reg = ProfitTreeRegressor(decision_matrix=m, max_depth=3).fit(X, y)
     ours = reg.decide(X, y)
     engine = decide(reg.predict(X), m, y=y)
-    pd.testing.assert_frame_equal(ours.cases, engine.cases, check_exact=False)
-    pd.testing.assert_series_equal(ours.summary, engine.summary, check_exact=False)
+    assert_same_as_engine(ours, engine)
 
 
 def test_case_specific_consequences():

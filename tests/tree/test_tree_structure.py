@@ -60,7 +60,8 @@ def slow_apply_row(tree, x):
     while tree.children_left[node] != -1:
         v = x[tree.feature[node]]
         if tree.is_categorical[node]:
-            known = (not np.isnan(v)) and v >= 0 and v == int(v) and v < tree.cat_left.shape[1]
+            # an infinite or fractional code is not a category seen in training
+            known = np.isfinite(v) and 0 <= v < tree.cat_left.shape[1] and v == int(v)
             go_left = tree.cat_left[node, int(v)] if known else tree.missing_left[node]
         elif np.isnan(v):
             go_left = tree.missing_left[node]
@@ -250,23 +251,7 @@ def test_fixed_step_categorical_routing_matches_both_twins(seed, n_cat, n_featur
     X = random_X_wide(rng, 300, n_features, n_cat)
     leaves = tree.apply(X)
     assert leaves.tolist() == tree._route_block(X).tolist()
-    assert leaves.tolist() == [slow_apply_row_any(tree, x) for x in X]
-
-
-def slow_apply_row_any(tree, x):
-    """The per-row rules again, for any float (an infinite code is not an integer)."""
-    node = 0
-    while tree.children_left[node] != -1:
-        v = x[tree.feature[node]]
-        if tree.is_categorical[node]:
-            known = np.isfinite(v) and 0 <= v < tree.cat_left.shape[1] and v == int(v)
-            go_left = tree.cat_left[node, int(v)] if known else tree.missing_left[node]
-        elif np.isnan(v):
-            go_left = tree.missing_left[node]
-        else:
-            go_left = v <= tree.threshold[node]
-        node = tree.children_left[node] if go_left else tree.children_right[node]
-    return node
+    assert leaves.tolist() == [slow_apply_row(tree, x) for x in X]
 
 
 def test_fixed_step_routing_over_many_blocks():
