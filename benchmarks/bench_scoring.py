@@ -28,28 +28,7 @@ import time
 import warnings
 
 import numpy as np
-
-CATEGORY_COUNTS = (5, 20, 50, 200, 500)
-
-
-def make_data(n_rows, *, n_numeric, category_counts, nan_rate=0.05, seed=0):
-    """Ordinal-encoded inputs (float, NaN missing), a 3-class target, categorical mask."""
-    rng = np.random.default_rng(seed)
-    n_cat = len(category_counts)
-    X = np.empty((n_rows, n_numeric + n_cat))
-    X[:, :n_numeric] = rng.normal(size=(n_rows, n_numeric))
-    score = X[:, 0] - 0.5 * X[:, 1] * X[:, 2]
-    effects = np.random.default_rng(1234).normal(size=(max(n_cat, 1), max(category_counts,
-                                                                           default=1)))
-    for k, count in enumerate(category_counts):
-        codes = rng.integers(0, count, size=n_rows)
-        X[:, n_numeric + k] = codes
-        score += 0.7 * effects[k, codes]
-    score += rng.normal(size=n_rows)
-    y = np.digitize(score, np.quantile(score, [1 / 3, 2 / 3]))
-    X[rng.random(X.shape) < nan_rate] = np.nan
-    is_categorical = np.r_[np.zeros(n_numeric, bool), np.ones(n_cat, bool)]
-    return X, y, is_categorical
+from bench_tree import CATEGORY_COUNTS, make_categorical_data
 
 
 def as_frame(X, is_categorical, category_counts, *, text=False):
@@ -100,7 +79,7 @@ def run_case(case, args):
     counts = () if case == "numeric" else CATEGORY_COUNTS
     n_numeric = 15 if case == "numeric" else 10
     n_total = args.fit_rows + args.rows
-    X, y, is_cat = make_data(n_total, n_numeric=n_numeric, category_counts=counts)
+    X, y, is_cat = make_categorical_data(n_total, n_numeric, counts)
     frame = as_frame(X, is_cat, counts, text=case == "text")
     fit_frame, score_frame = frame.iloc[: args.fit_rows], frame.iloc[args.fit_rows:]
     score_frame = score_frame.reset_index(drop=True)

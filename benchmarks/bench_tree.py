@@ -90,7 +90,8 @@ def make_categorical_data(n_rows, n_numeric=10, n_categories=CATEGORY_COUNTS, na
     X = np.empty((n_rows, n_numeric + len(n_categories)))
     X[:, :n_numeric] = rng.normal(size=(n_rows, n_numeric))
     score = X[:, 0] - 0.5 * X[:, 1] * X[:, 2]
-    effects = np.random.default_rng(1234).normal(size=(len(n_categories), max(n_categories)))
+    effects = np.random.default_rng(1234).normal(
+        size=(max(len(n_categories), 1), max(n_categories, default=1)))
     for k, n_cat in enumerate(n_categories):
         codes = rng.integers(0, n_cat, size=n_rows)
         X[:, n_numeric + k] = codes

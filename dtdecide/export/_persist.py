@@ -106,8 +106,7 @@ def save(model, path, *, format=None, compress=3):
     >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
     >>> from dtdecide.export import load, save
     >>> X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0]})
-    >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
-    ...                    decisions=["ignore", "mail"])
+    >>> m = DecisionMatrix({"ignore": [0, 0], "mail": [-1, 9]}, levels=["no", "yes"])
     >>> tree = ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1, min_samples_split=2)
     >>> tree = tree.fit(X, ["no", "no", "yes", "yes"])
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -218,13 +217,10 @@ def load(path, *, format=None, allow_pickle=False, trusted=None):
     --------
     >>> import tempfile, os
     >>> import pandas as pd
-    >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+    >>> from dtdecide import ProfitTreeClassifier
     >>> from dtdecide.export import load, save
     >>> X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0]})
-    >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
-    ...                    decisions=["ignore", "mail"])
-    >>> tree = ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1, min_samples_split=2)
-    >>> tree = tree.fit(X, ["no", "no", "yes", "yes"])
+    >>> tree = ProfitTreeClassifier(min_samples_leaf=1, min_samples_split=2).fit(X, [0, 0, 1, 1])
     >>> with tempfile.TemporaryDirectory() as tmp:
     ...     path = save(tree, os.path.join(tmp, "tree.joblib"), format="joblib")
     ...     try:

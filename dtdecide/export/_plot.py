@@ -331,8 +331,7 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
     >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
     >>> from dtdecide.export import plot_tree
     >>> X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0]})
-    >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
-    ...                    decisions=["ignore", "mail"])
+    >>> m = DecisionMatrix({"ignore": [0, 0], "mail": [-1, 9]}, levels=["no", "yes"])
     >>> tree = ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1, min_samples_split=2)
     >>> tree = tree.fit(X, ["no", "no", "yes", "yes"])
     >>> ax = plot_tree(tree)
@@ -499,8 +498,7 @@ def export_graphviz(estimator, *, digits=3, max_classes=4, rankdir="TB"):
     >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
     >>> from dtdecide.export import export_graphviz
     >>> X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0]})
-    >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
-    ...                    decisions=["ignore", "mail"])
+    >>> m = DecisionMatrix({"ignore": [0, 0], "mail": [-1, 9]}, levels=["no", "yes"])
     >>> tree = ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1, min_samples_split=2)
     >>> tree = tree.fit(X, ["no", "no", "yes", "yes"])
     >>> print(export_graphviz(tree).splitlines()[0])
@@ -573,8 +571,7 @@ def variable_importance(estimator):
     >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
     >>> from dtdecide.export import variable_importance
     >>> X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0], "noise": [1.0, 2.0, 1.0, 2.0]})
-    >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
-    ...                    decisions=["ignore", "mail"])
+    >>> m = DecisionMatrix({"ignore": [0, 0], "mail": [-1, 9]}, levels=["no", "yes"])
     >>> tree = ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1, min_samples_split=2)
     >>> tree = tree.fit(X, ["no", "no", "yes", "yes"])
     >>> imp = variable_importance(tree)
@@ -635,8 +632,7 @@ def plot_variable_importance(estimator, *, column=None, ax=None, top=20):
     >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
     >>> from dtdecide.export import plot_variable_importance
     >>> X = pd.DataFrame({"age": [20.0, 30.0, 40.0, 50.0], "noise": [1.0, 2.0, 1.0, 2.0]})
-    >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
-    ...                    decisions=["ignore", "mail"])
+    >>> m = DecisionMatrix({"ignore": [0, 0], "mail": [-1, 9]}, levels=["no", "yes"])
     >>> tree = ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1, min_samples_split=2)
     >>> tree = tree.fit(X, ["no", "no", "yes", "yes"])
     >>> ax = plot_variable_importance(tree)

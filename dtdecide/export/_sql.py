@@ -307,11 +307,9 @@ def to_sql(
     >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
     >>> from dtdecide.export import to_sql
     >>> X = pd.DataFrame({"age": [20.0, 25.0, 30.0, 35.0, 40.0, 45.0, 50.0, 55.0]})
-    >>> y = ["no", "no", "no", "no", "yes", "yes", "yes", "yes"]
-    >>> m = DecisionMatrix([[0.0, -1.0], [0.0, 9.0]], levels=["no", "yes"],
-    ...                    decisions=["ignore", "mail"])
+    >>> m = DecisionMatrix({"ignore": [0, 0], "mail": [-1, 9]}, levels=["no", "yes"])
     >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1, min_samples_leaf=1,
-    ...                             min_samples_split=2).fit(X, y)
+    ...                             min_samples_split=2).fit(X, ["no"] * 4 + ["yes"] * 4)
     >>> con = sqlite3.connect(":memory:")
     >>> _ = X.to_sql("data", con, index=False)
     >>> sql = to_sql(tree, keep_columns=["age"], dialect="sqlite")

@@ -133,10 +133,24 @@ class TreeStructure:
     ...     feature=[0, -1, -1], threshold=[0.5, np.nan, np.nan],
     ...     missing_left=[True, False, False], n_node_samples=[4, 2, 2],
     ...     value=[[2.0, 2.0], [2.0, 0.0], [0.0, 2.0]], impurity=[0.5, 0.0, 0.0])
-    >>> tree.apply(np.array([[0.0], [1.0], [np.nan]])).tolist()
+    >>> X = np.array([[0.0], [1.0], [np.nan]])
+    >>> tree.apply(X).tolist()
     [1, 2, 1]
-    >>> tree.n_leaves, tree.max_depth
-    (2, 1)
+    >>> tree.decision_path(X).toarray().tolist()
+    [[1, 1, 0], [1, 0, 1], [1, 1, 0]]
+    >>> tree.n_leaves, tree.max_depth, tree.node_ids_at_depth(1).tolist()
+    (2, 1, [1, 2])
+    >>> tree.descendants_mask(0).tolist()
+    [False, True, True]
+
+    The subtree pruned to its root keeps the root's statistics, and ``replace``
+    attaches decision statistics:
+
+    >>> root = tree.subtree([True, False, False])
+    >>> root.n_nodes, root.value.tolist(), root.kept_node_ids.tolist()
+    (1, [[2.0, 2.0]], [0])
+    >>> root.replace(node_decision=[1], node_expected=[[0.5, 2.0]]).node_decision.tolist()
+    [1]
     """
 
     def __init__(
@@ -268,16 +282,6 @@ class TreeStructure:
         Returns
         -------
         TreeStructure
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dtdecide.tree._tree import TreeStructure
-        >>> t = TreeStructure.from_arrays(children_left=[-1], children_right=[-1],
-        ...     feature=[-1], threshold=[np.nan], n_node_samples=[3],
-        ...     value=[[1.0, 2.0]], impurity=[0.44])
-        >>> t.replace(node_decision=[1], node_expected=[[0.5, 2.0]]).node_decision.tolist()
-        [1]
         """
         unknown = set(fields) - set(_REQUIRED) - set(_OPTIONAL)
         if unknown:
@@ -423,35 +427,11 @@ class TreeStructure:
         return self.node_decision is not None
 
     def node_ids_at_depth(self, depth):
-        """Ids of the nodes at a given depth, ascending.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dtdecide.tree._tree import TreeStructure
-        >>> t = TreeStructure.from_arrays(children_left=[1, -1, -1],
-        ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-        ...     threshold=[0.0, np.nan, np.nan], n_node_samples=[2, 1, 1],
-        ...     value=[[1, 1], [1, 0], [0, 1]], impurity=[0.5, 0, 0])
-        >>> t.node_ids_at_depth(1).tolist()
-        [1, 2]
-        """
+        """Ids of the nodes at a given depth, ascending."""
         return np.flatnonzero(self.depth == depth)
 
     def descendants_mask(self, node):
-        """Boolean mask of the strict descendants of ``node``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dtdecide.tree._tree import TreeStructure
-        >>> t = TreeStructure.from_arrays(children_left=[1, -1, -1],
-        ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-        ...     threshold=[0.0, np.nan, np.nan], n_node_samples=[2, 1, 1],
-        ...     value=[[1, 1], [1, 0], [0, 1]], impurity=[0.5, 0, 0])
-        >>> t.descendants_mask(0).tolist()
-        [False, True, True]
-        """
+        """Boolean mask of the strict descendants of ``node``."""
         node = int(node)
         if not 0 <= node < self.n_nodes:
             raise ValueError(f"node must be in [0, {self.n_nodes}); got {node}")
@@ -581,17 +561,6 @@ class TreeStructure:
         Returns
         -------
         ndarray of intp, shape (n_samples,)
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dtdecide.tree._tree import TreeStructure
-        >>> t = TreeStructure.from_arrays(children_left=[1, -1, -1],
-        ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-        ...     threshold=[2.5, np.nan, np.nan], n_node_samples=[2, 1, 1],
-        ...     value=[[1, 1], [1, 0], [0, 1]], impurity=[0.5, 0, 0])
-        >>> t.apply(np.array([[1.0], [3.0]])).tolist()
-        [1, 2]
         """
         X = self._check_X(X_encoded)
         n = X.shape[0]
@@ -617,17 +586,6 @@ class TreeStructure:
         -------
         scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
             ``[i, j]`` is 1 when row ``i`` passes through node ``j``.
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dtdecide.tree._tree import TreeStructure
-        >>> t = TreeStructure.from_arrays(children_left=[1, -1, -1],
-        ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-        ...     threshold=[2.5, np.nan, np.nan], n_node_samples=[2, 1, 1],
-        ...     value=[[1, 1], [1, 0], [0, 1]], impurity=[0.5, 0, 0])
-        >>> t.decision_path(np.array([[1.0], [3.0]])).toarray().tolist()
-        [[1, 1, 0], [1, 0, 1]]
         """
         from scipy import sparse
 
@@ -666,18 +624,6 @@ class TreeStructure:
         -------
         TreeStructure
             With an extra attribute ``kept_node_ids`` (old id of every new node).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from dtdecide.tree._tree import TreeStructure
-        >>> t = TreeStructure.from_arrays(children_left=[1, -1, -1],
-        ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-        ...     threshold=[2.5, np.nan, np.nan], n_node_samples=[2, 1, 1],
-        ...     value=[[1, 1], [1, 0], [0, 1]], impurity=[0.5, 0, 0])
-        >>> s = t.subtree([True, False, False])
-        >>> s.n_nodes, s.value.tolist(), s.kept_node_ids.tolist()
-        (1, [[1.0, 1.0]], [0])
         """
         mask = np.asarray(keep_as_leaf_mask)
         if mask.dtype != bool or mask.shape != (self.n_nodes,):

@@ -235,6 +235,22 @@ def interval_case(n_rows, n_fit, *, seed=8):
     return est.fit(X[:n_fit], y[:n_fit]), X, y
 
 
+def loss_case(n_rows, n_fit, *, seed=6):
+    """A classification tree with a three-level loss matrix and priors."""
+    rng = np.random.default_rng(seed)
+    X = make_inputs(n_rows, rng)
+    y = class_target(X, rng)
+    m = DecisionMatrix(
+        [[0.0, 4.0], [1.0, 2.0], [3.0, 0.0]],
+        levels=["yes", "maybe", "no"],
+        decisions=["act", "wait"],
+        kind="loss",
+        priors=[0.2, 0.3, 0.5],  # posteriors in SQL are the prior-adjusted ones
+    )
+    est = RandomTreeClassifier(decision_matrix=m, max_depth=5, random_state=2)
+    return est.fit(X[:n_fit], y[:n_fit]), X, y
+
+
 def fixed(cls, splits, **params):
     est = cls(**params)
     est.splits = splits

@@ -14,6 +14,7 @@ from export_helpers import (
     class_target,
     fixed,
     interval_case,
+    loss_case,
     make_inputs,
 )
 
@@ -239,17 +240,7 @@ def test_roi_infinite_cases_in_sql():
 
 
 def test_loss_matrix_duckdb():
-    rng = np.random.default_rng(6)
-    X = make_inputs(20_000, rng)
-    y = class_target(X, rng)
-    m = DecisionMatrix(
-        [[0.0, 4.0], [1.0, 2.0], [3.0, 0.0]],
-        levels=["yes", "maybe", "no"],
-        decisions=["act", "wait"],
-        kind="loss",
-        priors=[0.2, 0.3, 0.5],  # posteriors in SQL are the prior-adjusted ones
-    )
-    est = RandomTreeClassifier(decision_matrix=m, max_depth=5, random_state=2).fit(X[:3000], y[:3000])
+    est, X, y = loss_case(20_000, 3000)
     got = run_duckdb(to_sql(est, target="y"), db_frame(X, y))
     assert {"EL_y", "CL_y", "BL_y"} <= set(got.columns)
     assert compare(est, got, X, y) == 4  # D, EL, CL, BL

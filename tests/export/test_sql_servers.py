@@ -14,9 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from export_helpers import (
-    RandomTreeClassifier,
     class_target,
     interval_case,
+    loss_case,
     make_inputs,
 )
 from test_export_sql import as_float, compare, db_frame
@@ -123,18 +123,7 @@ def _check_revenue(est, got, X, y):
 
 
 def _loss_case():
-    rng = np.random.default_rng(6)
-    X = make_inputs(4000, rng)
-    y = class_target(X, rng)
-    m = DecisionMatrix(
-        [[0.0, 4.0], [1.0, 2.0], [3.0, 0.0]],
-        levels=["yes", "maybe", "no"],
-        decisions=["act", "wait"],
-        kind="loss",
-        priors=[0.2, 0.3, 0.5],
-    )
-    est = RandomTreeClassifier(decision_matrix=m, max_depth=5, random_state=2).fit(X[:2000], y[:2000])
-    return est, X, y
+    return loss_case(4000, 2000)
 
 
 def _interval_case():

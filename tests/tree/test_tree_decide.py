@@ -138,13 +138,19 @@ def test_loss_matrix_outputs_loss_columns():
     pd.testing.assert_series_equal(res.summary, engine.summary, check_exact=False)
 
 
-def test_interval_decide_by_hand():
+def interval_stump():
+    """A revenue-interval stump on one feature, with a per-case cost of investing."""
     X = np.array([[0.0], [0.0], [1.0], [1.0]])
     y = np.array([2.0, 6.0, 20.0, 30.0])
     m = DecisionMatrix({"invest": [-10.0, 30.0], "wait": [0.0, 0.0]}, knots=[0.0, 10.0],
                        kind="revenue", costs={"invest": "c"})
     c = np.array([1.0, 3.0, 50.0, 60.0])
     reg = ProfitTreeRegressor(decision_matrix=m, **STUMP).fit(X, y, costs={"c": c})
+    return X, y, c, reg
+
+
+def test_interval_decide_by_hand():
+    X, y, c, reg = interval_stump()
     np.testing.assert_allclose(reg.predict(X), [4.0, 4.0, 25.0, 25.0])
     res = reg.decide(X, y, costs={"c": c})
     # left: P=4 -> L = -10 + 16 = 6, average cost 2 -> EP 4 (invest)
@@ -467,12 +473,7 @@ def test_missing_case_specific_consequences():
 
 
 def test_interval_missing_cost_keeps_decision():
-    X = np.array([[0.0], [0.0], [1.0], [1.0]])
-    y = np.array([2.0, 6.0, 20.0, 30.0])
-    m = DecisionMatrix({"invest": [-10.0, 30.0], "wait": [0.0, 0.0]}, knots=[0.0, 10.0],
-                       kind="revenue", costs={"invest": "c"})
-    c = np.array([1.0, 3.0, 50.0, 60.0])
-    reg = ProfitTreeRegressor(decision_matrix=m, **STUMP).fit(X, y, costs={"c": c})
+    X, y, c, reg = interval_stump()
     res = reg.decide(X, y, costs={"c": [np.nan, 3.0, 50.0, np.nan]})
     # as in test_interval_decide_by_hand: both leaves invest, EP 4 and 35
     assert res.cases["D_target"].tolist() == ["invest"] * 4
