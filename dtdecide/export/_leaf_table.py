@@ -57,7 +57,22 @@ def _roi_scalar(c, ic):
     return np.nan
 
 
-def _training_columns(view, out):
+def _confidence_columns(view, out, ep, d_idx, n_resamples, random_state):
+    """``margin`` and bootstrap ``confidence`` of every leaf's decision."""
+    if len(view.decisions) < 2:
+        return
+    E = np.asarray(ep, dtype=np.float64)
+    rows = np.arange(E.shape[0])
+    other = E.copy()
+    other[rows, d_idx] = -np.inf
+    out["margin"] = E[rows, d_idx] - other.max(axis=1)
+    boot = getattr(view.estimator, "_leaf_confidence", None)
+    if boot is not None and n_resamples:
+        out["confidence"] = boot(view.leaves, n_resamples=n_resamples,
+                                 random_state=random_state)
+
+
+def _training_columns(view, out, n_resamples=200, random_state=0):
     tree = view.tree
     leaves = view.leaves
     weight = np.asarray(tree.weighted_n_node_samples, dtype=np.float64)[leaves]
@@ -89,6 +104,7 @@ def _training_columns(view, out):
         out[f"{view.ep_name}_{d}"] = ep[:, k]
     out["decision"] = [decisions[i] for i in d_idx]
     out[view.ep_name] = ep[np.arange(len(leaves)), d_idx]
+    _confidence_columns(view, out, ep, d_idx, n_resamples, random_state)
     profit_sum = getattr(tree, "profit_sum", None)
     if profit_sum is None:
         return
@@ -226,6 +242,8 @@ def _validation_columns(view, out, X, y, costs, sample_weight):
     with np.errstate(invalid="ignore", divide="ignore"):
         out[f"valid_total_{word}"] = sign * total
         out[f"valid_average_{word}"] = sign * total / denom
+    _valid_margin(view, out, cons, matrix, y_arr, w * paw if ok else w, row, good,
+                  has_costs or is_case_specific)
     if has_costs:
         ic = cases[f"IC_{tname}"].to_numpy(dtype=np.float64)
         ic_tot = np.bincount(row[good], weights=(w * ic)[good], minlength=n_leaves)
@@ -241,7 +259,37 @@ def _validation_columns(view, out, X, y, costs, sample_weight):
             out[f"valid_adjusted_average_{word}"] = sign * adj / adj_den
 
 
-def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, precision=None):
+def _valid_margin(view, out, cons, matrix, y_arr, w, row, good, needs_costs):
+    """Validation average profit of the leaf's decision minus the best other decision's."""
+    if len(view.decisions) < 2:
+        return
+    if cons is None:
+        if needs_costs or bool(getattr(matrix, "cost_variables", ())):
+            return
+        cons = matrix.resolve(None, n_samples=y_arr.shape[0])
+    if matrix.is_interval:
+        t = np.asarray(y_arr, dtype=np.float64)
+    else:
+        from dtdecide.decision import encode_target
+
+        t = encode_target(y_arr, matrix.levels)
+    q = np.asarray(cons.q_actual(t), dtype=np.float64)  # (n, D) profit orientation
+    n_leaves = len(view.leaves)
+    den = np.bincount(row[good], weights=w[good], minlength=n_leaves)
+    A = np.empty((n_leaves, q.shape[1]))
+    for k in range(q.shape[1]):
+        A[:, k] = np.bincount(row[good], weights=(w * q[:, k])[good], minlength=n_leaves)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        A /= den[:, None]
+    d_idx = np.asarray(view.node_decision)[view.leaves]
+    rows = np.arange(n_leaves)
+    other = A.copy()
+    other[rows, d_idx] = -np.inf
+    out["valid_margin"] = A[rows, d_idx] - other.max(axis=1)
+
+
+def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, precision=None,
+               n_resamples=200, random_state=0):
     """One row per leaf: rule, counts, posteriors, costs, decision and profit.
 
     Training figures come from the statistics stored in the fitted tree; given
@@ -262,11 +310,25 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
       profit / total investment, with the four cases of ``roi``) and, when the matrix has
       explicit priors, ``adjusted_total_profit`` and ``adjusted_average_profit`` (each
       class weighted by ``Paw(t) = Prior(t) / n_t * n``);
+    - with at least two decisions, how sure each leaf is of its decision: ``margin``
+      (expected profit per case of the leaf's decision minus that of the runner-up
+      decision, in profit orientation, so never negative: for a loss matrix, how much
+      less the decision loses) and ``confidence`` (the share of ``n_resamples``
+      bootstrap resamples of the leaf's training cases in which the same decision stays
+      best, seeded by ``random_state``; computed from the class counts and sums the
+      tree stores, see :mod:`dtdecide.tree._confidence`: exact for constant
+      consequences and unit weights, case costs held at their class averages; interval
+      targets resample the leaf mean). A leaf with a small margin and a confidence near
+      0.5 decides by a hair;
     - with ``X``: ``valid_n``, ``valid_weight`` and, when the cases' costs are at hand
       (``costs`` or cost columns in ``X``; always for constant costs), ``valid_cost_<d>``;
       with ``y`` also ``valid_count_<c>``/``valid_post_<c>`` (or ``valid_mean``/
       ``valid_sd``), ``valid_total_profit``, ``valid_average_profit``, ``valid_ROI`` and,
-      with priors, ``valid_adjusted_total_profit``/``valid_adjusted_average_profit``.
+      with priors, ``valid_adjusted_total_profit``/``valid_adjusted_average_profit``, and
+      ``valid_margin``: the validation average profit of the leaf's decision minus that of
+      the best other decision (prior-weighted with priors; negative when the validation
+      cases would rather take another decision; needs the cases' costs when the matrix
+      has cost variables).
       When the matrix has cost variables (or case-specific consequences) and the cases'
       costs are at hand, ``valid_n_missing`` counts the leaf's validation rows with a
       missing cost. As in the summary of ``decide``, those rows are left out of the
@@ -289,6 +351,10 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
         Frequencies of the validation cases.
     precision : int or None, default=None
         Significant digits of thresholds in ``rule``; None writes them exactly.
+    n_resamples : int, default=200
+        Bootstrap resamples per leaf for ``confidence``; 0 leaves the column out.
+    random_state : int, numpy Generator or RandomState, or None, default=0
+        Seeds the resamples (the default gives the same table every time).
 
     Returns
     -------
@@ -326,7 +392,7 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
         "n": np.asarray(tree.n_node_samples)[leaves].astype(np.int64),
         "weight": np.asarray(tree.weighted_n_node_samples, dtype=np.float64)[leaves],
     }
-    _training_columns(view, out)
+    _training_columns(view, out, n_resamples, random_state)
     if X is not None:
         _validation_columns(view, out, X, y, costs, sample_weight)
     return pd.DataFrame(out)

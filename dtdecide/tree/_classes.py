@@ -500,6 +500,31 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         )
         return structure.replace(**fields)
 
+    def _leaf_confidence(self, nodes, *, n_resamples=200, random_state=0):
+        """Bootstrap confidence of the decisions of ``nodes`` of ``tree_``.
+
+        See :mod:`dtdecide.tree._confidence`; NaN without decision statistics.
+        """
+        from . import _confidence
+
+        check_is_fitted(self, "tree_")
+        nodes = np.asarray(nodes, dtype=np.intp)
+        stats = self._decision_stats_
+        tree = self.tree_
+        if stats is None or tree.node_decision is None:
+            return np.full(nodes.shape[0], np.nan)
+        matrix = self.decision_matrix_
+        full = _match_nodes(self._full_tree_, tree)[nodes]
+        priors = None
+        if not matrix.is_interval and matrix.priors is not None:
+            priors = np.asarray(matrix.priors, dtype=_FLOAT)
+        return _confidence.bootstrap_confidence(
+            stats.take(full), stats.take(np.array([0])), matrix,
+            n_rows=tree.n_node_samples[nodes], value=tree.value[nodes],
+            decision=tree.node_decision[nodes], priors=priors, n_resamples=n_resamples,
+            random_state=random_state,
+        )
+
     # ---------------------------------------------------------------- scoring helpers
     def _encode_X(self, X):
         """Raw inputs -> the float64 code matrix of the fitted encoding."""
