@@ -18,6 +18,21 @@ __all__ = ["export_graphviz", "plot_tree", "plot_variable_importance", "variable
 _PALETTE = DECISION_PALETTE
 
 
+def _fragile_leaves(view, threshold):
+    """{leaf: confidence} of the leaves whose bootstrap confidence is below threshold."""
+    if threshold is None:
+        return {}
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)) or not (
+        0.0 < float(threshold) <= 1.0
+    ):
+        raise ValueError(f"confidence_below must be a share in (0, 1] or None; got {threshold!r}")
+    boot = getattr(view.estimator, "_leaf_confidence", None)
+    if not view.has_decisions or boot is None or len(view.decisions) < 2:
+        return {}
+    conf = boot(view.leaves)
+    return {int(leaf): float(c) for leaf, c in zip(view.leaves, conf) if c < threshold}
+
+
 def _decision_colour(view, node):
     if not view.has_decisions:
         return None
@@ -281,7 +296,8 @@ def _squeeze(fits, lo=0.0):
     return lo
 
 
-def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
+def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4,
+              confidence_below=None):
     """Draw a fitted tree with matplotlib.
 
     Every box shows the node id, its training rows and weight, the posteriors (at most
@@ -316,6 +332,11 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
         squeezed together.
     max_classes : int, default=4
         Largest number of posteriors shown per box.
+    confidence_below : float or None, default=None
+        Mark fragile leaves: a leaf whose bootstrap ``confidence`` (see
+        :func:`~dtdecide.export.leaf_table`, 200 resamples, seed 0) is below this share
+        is drawn in a pale version of its decision's colour with a dashed border and its
+        confidence as a last line. None marks nothing.
 
     Returns
     -------
@@ -374,14 +395,23 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4):
                        bbox=dict(boxstyle=_LABEL_STYLE, fc="white", ec="none"))
         text.set_in_layout(False)  # placed inside ax below: layout engines ignore it
         edges.append((node, child, text))
+    fragile = _fragile_leaves(view, confidence_below)
     boxes = []
     for node in range(tree.n_nodes):
         colour = _decision_colour(view, node) if tree.children_left[node] < 0 else None
+        lines = _node_lines(view, node, digits, max_classes)
+        style = {}
+        if node in fragile:
+            from matplotlib.colors import to_rgb
+
+            colour = tuple(0.35 * c + 0.65 for c in to_rgb(colour)) if colour else None
+            lines = [*lines, f"confidence {fragile[node]:.2f}"]
+            style = dict(linestyle="--")
         boxes.append(ax.text(
-            0.5, 0.5, "\n".join(_node_lines(view, node, digits, max_classes)),
+            0.5, 0.5, "\n".join(lines),
             ha="center", va="center", zorder=3,
             bbox=dict(boxstyle=_BOX_STYLE, fc=colour if colour is not None else "white",
-                      ec="0.3", alpha=0.9),
+                      ec="0.3", alpha=0.9, **style),
         ))
     for t in boxes:
         t.set_in_layout(False)

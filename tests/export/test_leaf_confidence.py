@@ -129,3 +129,27 @@ def test_valid_margin_hand_computed():
         call = q[sel].mean()
         expected = call if r["decision"] == "call" else -call
         assert r["valid_margin"] == pytest.approx(expected)
+
+
+def test_plot_tree_marks_fragile_leaves():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dtdecide.export import plot_tree
+
+    tree, X, y = _fit(3)
+    conf = tree.leaf_table()["confidence"].to_numpy()
+    cut = float(np.sort(conf)[len(conf) // 2]) + 1e-9
+    ax = plot_tree(tree, confidence_below=cut)
+    texts = [t.get_text() for t in ax.texts if t.get_text().startswith("leaf")]
+    marked = [t for t in texts if "confidence" in t]
+    assert len(marked) == int((conf < cut).sum()) > 0
+    plt.close(ax.figure)
+    ax = plot_tree(tree)
+    assert not any("confidence" in t.get_text() for t in ax.texts)
+    plt.close(ax.figure)
+    with pytest.raises(ValueError, match="confidence_below"):
+        plot_tree(tree, confidence_below=1.5)

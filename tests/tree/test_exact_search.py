@@ -296,3 +296,44 @@ def test_bad_parameters(kw, match):
     X, y, _ = _data(0, n=30)
     with pytest.raises(ValueError, match=match):
         ProfitTreeClassifier(decision_matrix=PROFIT, **{"search": "exact", **kw}).fit(X, y)
+
+
+@pytest.mark.parametrize("case", ["pure", "one_decision", "tiny", "constant_x", "sse_d3"])
+def test_edge_cases(case):
+    rng = np.random.default_rng(12)
+    n = 50
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 3, n).astype(float)})
+    y = np.where(rng.random(n) < 0.4, "yes", "no")
+    m, depth, est_cls = PROFIT, 2, ProfitTreeClassifier
+    if case == "pure":
+        y = np.full(n, "no")
+    elif case == "one_decision":
+        m = DecisionMatrix({"call": [10.0, -2.0]}, levels=["yes", "no"])
+    elif case == "tiny":
+        X, y = X.iloc[:3], y[:3]
+    elif case == "constant_x":
+        X = pd.DataFrame({"a": np.ones(n)})
+    elif case == "sse_d3":
+        m, depth, est_cls = None, 3, ProfitTreeRegressor
+        y = X["a"].to_numpy() * (X["b"] > 0) + rng.normal(scale=0.1, size=n)
+    est = est_cls(decision_matrix=m, search="exact", max_depth=depth, min_samples_leaf=3,
+                  min_samples_split=6).fit(X, y)
+    assert est.search_gap_ >= 0
+    assert est.search_bound_ >= est.search_profit_
+    assert _tree_objective(est) == pytest.approx(est.search_profit_, rel=1e-9, abs=1e-9)
+    if case in ("pure", "tiny", "constant_x"):
+        assert est.get_n_leaves() == 1
+
+
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+
+@parametrize_with_checks(
+    [ProfitTreeClassifier(search="exact", max_depth=2),
+     ProfitTreeRegressor(search="exact", max_depth=2)],
+    expected_failed_checks=lambda est: {
+        "check_sample_weight_equivalence_on_dense_data":
+            "min_samples_leaf/min_samples_split count rows, not frequencies"},
+)
+def test_exact_is_sklearn_compatible(estimator, check):
+    check(estimator)
