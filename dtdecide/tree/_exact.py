@@ -44,6 +44,7 @@ import time
 
 import numpy as np
 
+from .._dtypes import FLOAT_DTYPE as _FLOAT
 from . import _leaf
 from ._criteria import impurity as _impurity
 from ._histogram import BinLayout
@@ -51,7 +52,6 @@ from ._tree import TreeStructure
 
 __all__ = ["Objective", "ExactSearch", "exact_tree"]
 
-_FLOAT = np.float64
 _REL_TOL = 1e-9
 _GENERIC_CHUNK = 1 << 15
 
