@@ -13,6 +13,8 @@ Two facts about decision matrices are exposed here as helpers:
 import numpy as np
 from sklearn.utils import Bunch
 
+from ..decision._kernels import normalise_sum
+
 __all__ = ["binary_threshold", "diagonal_form", "equivalent_priors"]
 
 
@@ -240,7 +242,7 @@ def equivalent_priors(matrix, priors=None):
     pi = np.asarray(priors, dtype=float)
     if pi.shape != (n_levels,):
         raise ValueError(f"priors must have one value per level ({n_levels}); got shape {pi.shape}")
-    if not np.all(np.isfinite(pi)) or np.any(pi < 0) or pi.sum() <= 0:
+    if not np.all(np.isfinite(pi)) or np.any(pi < 0) or not np.any(pi > 0):
         raise ValueError(f"priors must be finite, non-negative with a positive sum; got {pi.tolist()}")
-    out = pi * diag
-    return pd.Series(out / out.sum(), index=pd.Index(matrix.levels, name="level"), name="prior")
+    out = normalise_sum(pi) * diag
+    return pd.Series(normalise_sum(out), index=pd.Index(matrix.levels, name="level"), name="prior")

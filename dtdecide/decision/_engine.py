@@ -12,6 +12,7 @@ from .._dtypes import code_dtype
 from ._kernels import (
     _FLOAT,
     _check_priors,
+    _check_weight_total,
     _TargetEncoder,
     adjust_posteriors,
     decide_arrays,
@@ -237,6 +238,7 @@ def _sample_weight(sample_weight, n):
         raise ValueError("sample_weight must be finite (no NaN or infinity)")
     if np.any(F < 0):
         raise ValueError("sample_weight must be non-negative")
+    _check_weight_total(F, "sample_weight")
     return F
 
 

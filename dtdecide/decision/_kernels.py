@@ -180,7 +180,31 @@ def _check_priors(priors, n_levels, name="priors"):
         raise ValueError(f"{name} must be non-negative; got {p.tolist()}")
     if not np.any(p > 0):
         raise ValueError(f"{name} must have at least one positive value; got {p.tolist()}")
-    return p / p.sum()
+    return normalise_sum(p)
+
+
+def _check_weight_total(w, name):
+    """Refuse frequencies whose total overflows (every weighted total would be inf)."""
+    with np.errstate(over="ignore"):
+        total = np.sum(w)
+    if not np.isfinite(total):
+        raise ValueError(
+            f"{name} must have a finite total; the frequencies sum past the largest float "
+            f"(largest value {float(np.max(w))!r}): rescale them"
+        )
+
+
+def normalise_sum(p):
+    """``p / p.sum()`` for a finite non-negative vector with a positive value, also when
+    the sum overflows (values near the largest float) or underflows (subnormal values):
+    the vector is then first scaled by its largest value."""
+    p = np.asarray(p, dtype=_FLOAT)
+    with np.errstate(over="ignore"):
+        total = p.sum()
+    if not np.isfinite(total) or total < np.finfo(_FLOAT).tiny:
+        p = p / p.max()
+        total = p.sum()
+    return p / total
 
 
 def adjust_posteriors(post, priors, train_priors):

@@ -27,6 +27,12 @@ def _as_float_array(values, name):
 
 
 def _check_labels(labels, name):
+    if isinstance(labels, (str, bytes)) or not np.iterable(labels):
+        # a string is a sequence of characters: "ab" must not become two levels
+        raise TypeError(
+            f"{name} must be a list-like of labels; got {type(labels).__name__} {labels!r}"
+            + (" (wrap a single label in a list)" if isinstance(labels, (str, bytes)) else "")
+        )
     index = pd.Index(list(labels))
     if len(index) == 0:
         raise ValueError(f"{name} must not be empty")
@@ -425,6 +431,7 @@ class DecisionMatrix:
         >>> bound.case_values[0].tolist()
         [[1.0, 0.0], [1.0, 10.0]]
         """
+        levels = _check_labels(levels, "levels")
         if len(levels) != 2:
             raise ValueError(f"levels must hold two levels (negative, positive); got {levels!r}")
         q = None if cost_mat is None else cls._cost_matrix_to_q(cost_mat)

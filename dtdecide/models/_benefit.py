@@ -22,6 +22,8 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import confusion_matrix
 
+from ..decision._kernels import normalise_sum
+
 __all__ = [
     "benefit_curve",
     "benefit_eta",
@@ -126,12 +128,12 @@ def check_priors(priors, n_classes, *, name="priors"):
         raise ValueError(
             f"{name} must have one value per class ({n_classes}); got {values.shape[0]}"
         )
-    if not np.all(np.isfinite(values)) or np.any(values < 0) or values.sum() <= 0:
+    if not np.all(np.isfinite(values)) or np.any(values < 0) or not np.any(values > 0):
         raise ValueError(
             f"{name} must be finite and non-negative with at least one positive value; "
             f"got {values.tolist()}"
         )
-    return values / values.sum()
+    return normalise_sum(values)
 
 
 def _check_binary_target(y_true, y_score, pos_label, sample_weight):

@@ -173,6 +173,11 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
             )
         if isinstance(spec, str) and spec == "all":
             return np.ones(n_features, dtype=bool)
+        if isinstance(spec, (str, bytes)):
+            raise TypeError(
+                "categorical_features must be 'all', a boolean mask or a list of column "
+                f"names or indices; got the string {spec!r} (wrap a single name in a list)"
+            )
         spec = np.asarray(spec)
         if spec.dtype == bool:
             if spec.shape != (n_features,):
@@ -189,7 +194,8 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
                         f"categorical_features names column {item!r}, which X does not have"
                     )
                 mask[names.index(item)] = True
-            elif isinstance(item, Integral) and -n_features <= item < n_features:
+            elif (isinstance(item, Integral) and not isinstance(item, bool)
+                  and 0 <= item < n_features):
                 mask[item] = True
             else:
                 raise ValueError(

@@ -543,11 +543,14 @@ def _select_index(path, *, ccp_alpha=None, n_leaves=None, subtree_index=None):
     if isinstance(subtree_index, bool) or not isinstance(subtree_index, numbers.Integral):
         raise TypeError(f"subtree_index must be an integer; got {subtree_index!r}")
     k = int(subtree_index)
-    if not -path.n_subtrees <= k < path.n_subtrees:
+    # no Python-style negative indices: -1 would silently pick the root (the last subtree)
+    if not 0 <= k < path.n_subtrees:
         raise ValueError(
-            f"subtree_index must be in [0, {path.n_subtrees}); got {subtree_index}"
+            f"subtree_index must be in [0, {path.n_subtrees}) (0 is the full tree, "
+            f"{path.n_subtrees - 1} the root alone; negative positions are not accepted); "
+            f"got {subtree_index}"
         )
-    return k % path.n_subtrees
+    return k
 
 
 def _materialise(estimator, tree, path, k):

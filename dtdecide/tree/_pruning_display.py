@@ -85,7 +85,7 @@ class PruningStudyDisplay:
                 )
         if (self.cv_mean is None) != (self.cv_se is None):
             raise ValueError("give cv_mean and cv_se together")
-        if selected_index is not None and not -n <= int(selected_index) < n:
+        if selected_index is not None and not 0 <= int(selected_index) < n:
             raise ValueError(f"selected_index must be in [0, {n}); got {selected_index}")
 
     @classmethod

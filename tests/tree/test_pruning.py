@@ -227,7 +227,10 @@ def test_prune_estimator_selects_and_copies():
     assert pruned.tree_.node_decision[2] == 0
     assert prune_estimator(est, n_leaves=3).tree_.n_leaves == 3
     assert prune_estimator(est, n_leaves=2).tree_.n_leaves == 1
-    assert prune_estimator(est, subtree_index=-1).tree_.n_leaves == 1
+    assert prune_estimator(est, subtree_index=2).tree_.n_leaves == 1
+    # a negative position is refused, not read from the end (issue 13: -1 gave the root)
+    with pytest.raises(ValueError, match="subtree_index must be in"):
+        prune_estimator(est, subtree_index=-1)
     assert prune_estimator(est, subtree_index=0).tree_ == est.tree_
 
 

@@ -262,7 +262,7 @@ def test_cross_validation_standard_error_is_per_observation(data, revenue_tree):
     rows = []
     for train, test in splitter.split(X, y):
         fold = clone(revenue_tree).fit(X.iloc[train], y[train])
-        root = fold.prune(subtree_index=-1)
+        root = fold.prune(n_leaves=1)
         rows.append(root.decide(X.iloc[test], y[test]).cases["CP_target"].to_numpy())
     profit = np.concatenate(rows)
     se = profit.std() / np.sqrt(profit.size)
