@@ -25,6 +25,8 @@ _PUBLIC = {
     # trees
     "ProfitTreeClassifier": "dtdecide.tree",
     "ProfitTreeRegressor": "dtdecide.tree",
+    "UnseenCategoryWarning": "dtdecide.tree",
+    "IdentifierColumnWarning": "dtdecide.tree",
     "PruningStudy": "dtdecide.tree._study",
     "PruningStudyDisplay": "dtdecide.tree._pruning_display",
     "select_subtree": "dtdecide.tree._study",

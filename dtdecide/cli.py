@@ -520,6 +520,7 @@ def _grow(args, X, y, matrix, costs, sample_weight, progress, where="the trainin
         max_depth=args.max_depth,
         min_samples_leaf=args.min_samples_leaf,
         random_state=args.random_state,
+        handle_unknown=getattr(args, "handle_unknown", None) or "warn",
     )
     if matrix is not None and matrix.is_interval:
         estimator = ProfitTreeRegressor(**params)
@@ -712,7 +713,7 @@ def _plain_summary(model, X, y):
 
 def _cmd_score(args):
     progress = _Progress(args.quiet)
-    model = _load_model(args.model, allow_pickle=args.allow_pickle)
+    model = _apply_handle_unknown(_load_model(args.model, allow_pickle=args.allow_pickle), args)
     progress(f"reading {args.data}")
     where = _data_label(args.data)
     frame = read_data(args.data, sep=args.sep)
@@ -916,6 +917,22 @@ def _add_allow_pickle(parser, writes=False):
     )
 
 
+def _add_handle_unknown(parser, default_text):
+    parser.add_argument(
+        "--handle-unknown", choices=("warn", "error"), default=None,
+        help="what category labels unseen in training do when scoring: 'warn' (a warning "
+             "naming the columns; the cases follow the missing-value branch) or 'error' "
+             f"(stop with exit status 2) (default: {default_text})",
+    )
+
+
+def _apply_handle_unknown(model, args):
+    """The --handle-unknown flag overrides the setting stored in a loaded model."""
+    if getattr(args, "handle_unknown", None) is not None:
+        model.handle_unknown = args.handle_unknown  # setattr: old models lack the param
+    return model
+
+
 def _add_sep(parser):
     parser.add_argument("--sep", default=",", metavar="CHAR",
                         help="field separator of CSV data files (default: ',')")
@@ -999,6 +1016,7 @@ def build_parser():
     p.add_argument("--weight", metavar="COL", help="column of case frequencies")
     p.add_argument("--ordinal", action="store_true",
                    help="treat the target as ordinal (square decision matrix shapes growth)")
+    _add_handle_unknown(p, "warn; stored in the model")
     p.add_argument("--validation", metavar="FILE",
                    help="validation data: prune to the subtree with the best average profit "
                         "(without --decisions: the lowest misclassification rate or average "
@@ -1036,6 +1054,7 @@ def build_parser():
                    help="target column (default: the model's target, if the data have it)")
     p.add_argument("--keep", metavar="COLS",
                    help="comma-separated columns of DATA to copy into the output (e.g. an id)")
+    _add_handle_unknown(p, "the model's setting")
     p.add_argument("--output", "-o", metavar="FILE",
                    help="write the scored rows here (.csv, .parquet or .xlsx); default: stdout")
     _add_sep(p)

@@ -8,15 +8,18 @@ chooses a subtree of the profit-driven weakest-link sequence.
 """
 
 from ._classes import ProfitTreeClassifier, ProfitTreeRegressor
+from ._encode import IdentifierColumnWarning, UnseenCategoryWarning
 from ._pruning_display import PruningStudyDisplay
 from ._study import PruningStudy, best_subtree_of_size, best_subtrees_by_size, select_subtree
 
 __all__ = [
+    "IdentifierColumnWarning",
     "ProfitTreeClassifier",
     "ProfitTreeRegressor",
     "PruningStudy",
     "PruningStudyDisplay",
     "best_subtree_of_size",
     "best_subtrees_by_size",
+    "UnseenCategoryWarning",
     "select_subtree",
 ]

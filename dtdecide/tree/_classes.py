@@ -22,9 +22,14 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, column
 from .._dtypes import FLOAT_DTYPE as _FLOAT
 from .._dtypes import code_dtype
 from ..decision import DecisionMatrix
-from ..decision._kernels import encode_target, prior_adjustment_weights, roi
+from ..decision._kernels import (
+    _check_weight_total,
+    encode_target,
+    prior_adjustment_weights,
+    roi,
+)
 from . import _leaf
-from ._encode import encode, encode_apply, fit_encode, n_samples_of
+from ._encode import encode, encode_apply, fit_encode, n_samples_of, warn_identifier_columns
 from ._html import HTMLReprMixin
 from ._profit import DEFAULT_PROFIT_METHOD
 
@@ -70,11 +75,12 @@ def _check_sample_weight(sample_weight, n):
         raise ValueError("sample_weight must be finite (no NaN or infinity)")
     if np.any(w < 0):
         raise ValueError("sample_weight must be non-negative (frequencies)")
-    if not w.sum() > 0:
+    if not np.any(w > 0):
         raise ValueError(
             "Sample weights must contain at least one non-zero number (sample_weight "
             "holds the case frequencies)"
         )
+    _check_weight_total(w, "sample_weight")
     return w
 
 
@@ -113,6 +119,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         "search": [StrOptions({"greedy", "exact"})],
         "time_limit": [Interval(numbers.Real, 0.0, None, closed="neither"), None],
         "random_state": ["random_state"],
+        "handle_unknown": [StrOptions({"warn", "error"})],
     }
 
     _is_classifier = False
@@ -160,6 +167,9 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
             return X, costs, {}, ()
         names = matrix.cost_variables
         if not names:
+            # costs given to a matrix that has no use for them: refused as decide refuses
+            # them, never silently dropped
+            matrix._check_costs_allowed(costs)
             if costs is not None and not isinstance(costs, (pd.DataFrame, Mapping)):
                 raise TypeError(
                     "costs must be a DataFrame or dict of cost columns; got "
@@ -239,6 +249,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         _check_same_index(X, y, "y")
         X_in, resolve_costs, cost_columns, cost_features = self._split_costs(X, costs, matrix)
         X_codes, encoding = fit_encode(X_in)
+        warn_identifier_columns(X_in, stacklevel=4)
         n = X_codes.shape[0]
         y_arr = _as_1d(y)
         if y_arr.shape[0] != n:
@@ -526,18 +537,27 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         )
 
     # ---------------------------------------------------------------- scoring helpers
+    def _handle_unknown(self):
+        # models pickled before the parameter existed warn, as new ones do by default
+        value = getattr(self, "handle_unknown", "warn")
+        if value not in ("warn", "error"):
+            raise ValueError(f'handle_unknown must be "warn" or "error"; got {value!r}')
+        return value
+
     def _encode_X(self, X):
         """Raw inputs -> the float64 code matrix of the fitted encoding."""
         check_is_fitted(self, "tree_")
         X, _ = self._drop_cost_features(X)
-        return encode(X, self._encoding, estimator_name=type(self).__name__)
+        return encode(X, self._encoding, estimator_name=type(self).__name__,
+                      handle_unknown=self._handle_unknown())
 
-    def _apply_raw(self, X):
+    def _apply_raw(self, X, label_counts=None):
         """Leaf ids of raw inputs (cost columns dropped), encoded block by block."""
         check_is_fitted(self, "tree_")
         X, _ = self._drop_cost_features(X)
         return encode_apply(X, self._encoding, self.tree_.apply,
-                            estimator_name=type(self).__name__)
+                            estimator_name=type(self).__name__,
+                            handle_unknown=self._handle_unknown(), label_counts=label_counts)
 
     def apply(self, X):
         """Leaf id of every case.
@@ -741,8 +761,10 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
                 "decide needs a tree fitted with a decision_matrix; got decision_matrix=None"
             )
         X_in, cost_frame = self._drop_cost_features(X)
+        label_counts = {}
         leaves = encode_apply(X_in, self._encoding, self.tree_.apply,
-                              estimator_name=type(self).__name__)
+                              estimator_name=type(self).__name__,
+                              handle_unknown=self._handle_unknown(), label_counts=label_counts)
         n = leaves.shape[0]
         index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n)
         d_idx, E = self._leaf_decisions(leaves)
@@ -778,10 +800,11 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
                 # class of largest posterior, per node then per case (misclassification)
                 pred_class = np.argmax(self._node_posteriors(), axis=1)[leaves]
         F = None if sample_weight is None else _check_sample_weight(sample_weight, n)
-        return _decision_result(
+        result = _decision_result(
             d_idx, E, cons=cons, matrix=matrix, t=t, pred_class=pred_class, F=F, index=index,
             target_name=self.target_name_,
         )
+        return _with_label_counts(result, label_counts)
 
     # ---------------------------------------------------------------- hooks
     def cost_complexity_pruning_path(self, **kwargs):
@@ -946,6 +969,22 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         from .. import export
 
         return export.export_rules(self, **kwargs)
+
+
+def _with_label_counts(result, label_counts):
+    """Add ``n_unseen_<column>`` and ``n_missing_<column>`` of every categorical input
+    to the summary of a tree's decision result (rows, not frequencies)."""
+    if not label_counts:
+        return result
+    extra = {}
+    for name, (n_unseen, n_missing) in label_counts.items():
+        extra[f"n_unseen_{name}"] = float(n_unseen)
+        extra[f"n_missing_{name}"] = float(n_missing)
+    summary = result.summary
+    summary = pd.concat([summary, pd.Series(extra, dtype=summary.dtype)])
+    summary.name = result.summary.name
+    result.summary = summary
+    return result
 
 
 def training_loss_matrix(matrix, cons, F):
@@ -1241,6 +1280,13 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         returns the best tree found; None for no limit. Depth 1 and 2 are always exact.
     random_state : int, RandomState instance or None, default=None
         Seeds the row sub-sample used to compute bin edges.
+    handle_unknown : {"warn", "error"}, default="warn"
+        What category labels unseen in training do when scoring (``predict``,
+        ``decide``, ``apply``, ...). They always follow each split's missing-value
+        direction; ``"warn"`` issues an :class:`~dtdecide.UnseenCategoryWarning` that
+        names the columns and hints at a changed spelling or type, ``"error"`` raises a
+        ``ValueError`` instead. ``decide`` also counts them in its summary
+        (``n_unseen_<column>``, ``n_missing_<column>``).
 
     Attributes
     ----------
@@ -1327,6 +1373,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         search="greedy",
         time_limit=60.0,
         random_state=None,
+        handle_unknown="warn",
     ):
         self.decision_matrix = decision_matrix
         self.criterion = criterion
@@ -1343,6 +1390,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         self.search = search
         self.time_limit = time_limit
         self.random_state = random_state
+        self.handle_unknown = handle_unknown
 
     def fit(self, X, y, sample_weight=None, costs=None):
         """Grow the tree and give every node its decision.
@@ -1584,6 +1632,13 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         returns the best tree found; None for no limit. Depth 1 and 2 are always exact.
     random_state : int, RandomState instance or None, default=None
         Seeds the row sub-sample used to compute bin edges.
+    handle_unknown : {"warn", "error"}, default="warn"
+        What category labels unseen in training do when scoring (``predict``,
+        ``decide``, ``apply``, ...). They always follow each split's missing-value
+        direction; ``"warn"`` issues an :class:`~dtdecide.UnseenCategoryWarning` that
+        names the columns and hints at a changed spelling or type, ``"error"`` raises a
+        ``ValueError`` instead. ``decide`` also counts them in its summary
+        (``n_unseen_<column>``, ``n_missing_<column>``).
 
     Attributes
     ----------
@@ -1649,6 +1704,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         search="greedy",
         time_limit=60.0,
         random_state=None,
+        handle_unknown="warn",
     ):
         self.decision_matrix = decision_matrix
         self.criterion = criterion
@@ -1662,6 +1718,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         self.search = search
         self.time_limit = time_limit
         self.random_state = random_state
+        self.handle_unknown = handle_unknown
 
     def fit(self, X, y, sample_weight=None, costs=None):
         """Grow the tree and give every node its decision.

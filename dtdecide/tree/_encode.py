@@ -31,6 +31,7 @@ distinct labels with one ``np.take``). A float64 numpy array is not copied at al
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -40,7 +41,38 @@ from sklearn.utils.validation import check_array
 
 from .._dtypes import X_DTYPE
 
-__all__ = ["FeatureEncoding", "fit_encode", "encode", "encode_apply", "n_samples_of"]
+__all__ = [
+    "FeatureEncoding",
+    "UnseenCategoryWarning",
+    "IdentifierColumnWarning",
+    "fit_encode",
+    "warn_identifier_columns",
+    "encode",
+    "encode_apply",
+    "n_samples_of",
+]
+
+
+class UnseenCategoryWarning(UserWarning):
+    """Scoring data hold category labels that the tree never saw in training.
+
+    Such cases follow each split's missing-value direction, as a missing value would.
+    When the labels are the training labels in another spelling or type (upper case,
+    a bool column read as the strings ``"True"``/``"False"``, text stored as integer
+    codes), the decisions are silently wrong: the message names the columns, shows
+    some of the labels and says when a case-insensitive or text match exists. Pass
+    ``handle_unknown="error"`` to the tree to refuse such data instead.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from dtdecide import UnseenCategoryWarning
+    >>> issubclass(UnseenCategoryWarning, UserWarning)
+    True
+    """
+
+
+
 
 # Rows encoded per block when scoring: a multiple of the tree's apply block, small
 # enough for the block (rows x features x 8 bytes) to stay in cache, large enough for
@@ -72,6 +104,98 @@ class FeatureEncoding:
     is_categorical: np.ndarray
     categories: list
     has_names: bool
+
+
+class IdentifierColumnWarning(UserWarning):
+    """A training input looks like a row identifier (a client number, a key).
+
+    A tree may split on it, learning the order or the batches of the rows rather than
+    anything that holds for new cases. Drop the column from ``X`` (on the command line,
+    ``dtdecide fit --exclude COLUMN``).
+
+    Examples
+    --------
+    >>> from dtdecide import IdentifierColumnWarning
+    >>> issubclass(IdentifierColumnWarning, UserWarning)
+    True
+    """
+
+
+# fewest rows for a column of distinct values to look like an identifier rather than
+# a coincidence of a small sample
+ID_MIN_ROWS = 20
+_ID_NAME = re.compile(r"(^|[^a-z0-9])(id|ids|key|uuid|guid|nr|no|num|number|index|code)$|"
+                      r"[a-z0-9](id|key|nr|number)$")
+
+
+def identifier_columns(X):
+    """Names of the columns of DataFrame ``X`` that look like row identifiers.
+
+    A column looks like an identifier when it has at least ``ID_MIN_ROWS`` rows, no
+    missing value and a distinct value in every row, and it holds either text (a
+    category with one row per label helps no split), or whole numbers that are named
+    like an identifier (``id``, ``client_id``, ``customerID``, ``key``, ``nr``, ...)
+    or are as dense as a row counter (their range is below twice the number of rows).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from dtdecide.tree._encode import identifier_columns
+    >>> X = pd.DataFrame({"client": np.arange(100, 130), "age": np.arange(30) % 7,
+    ...                   "ref": [f"r{i}" for i in range(30)]})
+    >>> identifier_columns(X)
+    ['client', 'ref']
+    """
+    if not isinstance(X, pd.DataFrame) or X.shape[0] < ID_MIN_ROWS:
+        return []
+    n = X.shape[0]
+    out = []
+    for j in range(X.shape[1]):
+        col = X.iloc[:, j]
+        name = str(X.columns[j])
+        dtype = col.dtype
+        if isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_bool_dtype(dtype):
+            continue
+        is_int = pd.api.types.is_integer_dtype(dtype)
+        is_text = (pd.api.types.is_string_dtype(dtype) or pd.api.types.is_object_dtype(dtype))
+        if not (is_int or is_text):
+            continue
+        if col.isna().any():
+            continue
+        try:
+            if col.nunique(dropna=False) != n:
+                continue
+        except TypeError:  # unhashable values: not an identifier
+            continue
+        if is_text:
+            inferred = pd.api.types.infer_dtype(col, skipna=True)
+            if inferred in ("string", "bytes", "mixed"):
+                out.append(name)
+            elif inferred == "integer" and _ID_NAME.search(name.lower()):
+                out.append(name)
+            continue
+        values = col.to_numpy(dtype=np.float64)
+        dense = float(values.max() - values.min()) < 2 * n
+        if dense or _ID_NAME.search(name.lower()):
+            out.append(name)
+    return out
+
+
+def warn_identifier_columns(X, *, stacklevel=3):
+    """Issue an :class:`IdentifierColumnWarning` naming the columns of
+    :func:`identifier_columns` (nothing when there are none)."""
+    names = identifier_columns(X)
+    if names:
+        shown = ", ".join(repr(c) for c in names)
+        warnings.warn(
+            f"X column(s) {shown} look like row identifiers (a distinct value in each of the "
+            f"{X.shape[0]} rows); a tree may split on them and learn the order of the rows "
+            "instead of anything that holds for new cases. Drop them from X (command line: "
+            f"--exclude {','.join(names)}).",
+            IdentifierColumnWarning,
+            stacklevel=stacklevel,
+        )
+    return names
 
 
 def n_samples_of(X):
@@ -220,8 +344,6 @@ def _category_source(col, categories, name):
     the training categories, and writing the codes is then one ``np.take`` through the
     lookup table.
     """
-    if len(categories) == 0:  # nothing was seen in training: every value is unseen
-        return np.zeros(len(col), dtype=np.int8), np.full(1, np.nan, dtype=X_DTYPE)
     dtype = col.dtype
     if isinstance(dtype, pd.CategoricalDtype):
         codes = col.cat.codes.to_numpy()
@@ -237,7 +359,7 @@ def _category_source(col, categories, name):
                 f"X column {name!r} is categorical but holds values that cannot be "
                 f"category labels: {exc}"
             ) from exc
-    return codes, _code_table(labels, categories)
+    return codes, _code_table(labels, categories), labels
 
 
 class _Columns:
@@ -249,10 +371,35 @@ class _Columns:
     matrix into a float64 block (column-major blocks get contiguous writes).
     """
 
-    def __init__(self, sources, n_samples):
+    def __init__(self, sources, n_samples, labels=None, names=None):
         self.sources = sources
         self.n_samples = n_samples
         self.n_features = len(sources)
+        # per input: the column's own distinct labels (categorical) or None (numeric)
+        self.labels = [None] * len(sources) if labels is None else labels
+        self.names = names
+
+    def label_counts(self):
+        """Unseen and missing labels of every categorical input.
+
+        Returns a dict ``{name: (n_unseen, n_missing, unseen)}`` where ``unseen`` lists
+        the distinct unseen labels, most frequent first.
+        """
+        out = {}
+        for j, (values, table) in enumerate(self.sources):
+            if table is None:
+                continue
+            labels = self.labels[j]
+            # pandas codes are -1 for a missing value: shift by one to count them too
+            counts = np.bincount(np.asarray(values, dtype=np.intp) + 1,
+                                 minlength=len(table))
+            n_missing = int(counts[0])
+            per_label = counts[1:len(table)]
+            unseen_pos = np.flatnonzero(np.isnan(table[:-1]) & (per_label > 0))
+            order = unseen_pos[np.argsort(-per_label[unseen_pos], kind="stable")]
+            unseen = [_python_label(labels[k]) for k in order]
+            out[self.names[j]] = (int(per_label[unseen_pos].sum()), n_missing, unseen)
+        return out
 
     def fill(self, start, stop, out):
         for j, (values, table) in enumerate(self.sources):
@@ -277,14 +424,20 @@ class _Columns:
         return out
 
 
+def _python_label(label):
+    return label.item() if isinstance(label, np.generic) else label
+
+
 def _frame_columns(frame, encoding, *, fitting=False):
     """Validate every column of ``frame`` against ``encoding`` and return ``_Columns``."""
     sources = []
+    labels = [None] * frame.shape[1]
     for j in range(frame.shape[1]):
         col = frame.iloc[:, j]
         name = encoding.feature_names[j]
         if encoding.is_categorical[j]:
-            sources.append(_category_source(col, encoding.categories[j], name))
+            codes, table, labels[j] = _category_source(col, encoding.categories[j], name)
+            sources.append((codes, table))
             continue
         if not fitting and _column_kind(col, name) == "categorical" and not (
             pd.api.types.is_bool_dtype(col.dtype)
@@ -294,7 +447,7 @@ def _frame_columns(frame, encoding, *, fitting=False):
                 f"non-numeric values (dtype {col.dtype})."
             )
         sources.append((_numeric_values(col, name), None))
-    return _Columns(sources, frame.shape[0])
+    return _Columns(sources, frame.shape[0], labels, list(encoding.feature_names))
 
 
 def _frame_names(frame):
@@ -443,7 +596,96 @@ def _prepare(X, encoding, estimator_name):
     return _frame_columns(frame, encoding)
 
 
-def encode(X, encoding, *, estimator_name="estimator"):
+HANDLE_UNKNOWN = ("warn", "error")
+
+
+def _norm_text(label):
+    return str(label).strip().casefold()
+
+
+def _unseen_hint(unseen, categories):
+    """Why labels unseen in training may be training labels in disguise ('' if no idea)."""
+    cats = list(categories)
+    as_text = {str(c) for c in cats}
+    folded = {_norm_text(c) for c in cats}
+    hints = []
+    # an unseen label equal to a training category's text is that category in another
+    # type (True vs "True", 1 vs "1")
+    text_match = [u for u in unseen if str(u) in as_text]
+    if text_match:
+        hints.append(
+            f"{text_match[:3]!r} equal training categories once written as text: the "
+            "column's type changed (e.g. a bool column read as the strings 'True'/'False', "
+            "or numbers read as text)"
+        )
+    cased = [u for u in unseen if str(u) not in as_text and _norm_text(u) in folded]
+    if cased:
+        hints.append(
+            f"{cased[:3]!r} match training categories when upper/lower case and surrounding "
+            "spaces are ignored: the spelling changed"
+        )
+    if cats and all(isinstance(c, str) for c in cats):
+        ints = [u for u in unseen if isinstance(u, (int, float, np.integer, np.floating))
+                and not isinstance(u, bool) and float(u).is_integer()]
+        if ints and len(ints) == len(unseen) and all(0 <= float(u) < len(cats) for u in ints):
+            hints.append(
+                "the labels are whole numbers while training saw text: they may be integer "
+                "codes of the categories (map them back to the labels)"
+            )
+    return "; ".join(hints)
+
+
+def check_labels(prepared, encoding, handle_unknown, estimator_name, label_counts=None):
+    """Count unseen/missing labels of ``prepared`` columns; warn or raise on unseen ones.
+
+    ``handle_unknown`` is None (count only), ``"warn"`` (an
+    :class:`UnseenCategoryWarning`) or ``"error"`` (a ``ValueError``). ``label_counts``,
+    when a dict, receives ``{column: (n_unseen, n_missing)}`` for every categorical input.
+    """
+    if handle_unknown is not None and handle_unknown not in HANDLE_UNKNOWN:
+        raise ValueError(
+            f"handle_unknown must be one of {HANDLE_UNKNOWN!r}; got {handle_unknown!r}"
+        )
+    if isinstance(prepared, np.ndarray):  # all-numeric input or no rows: no labels
+        if label_counts is not None:
+            for j in np.flatnonzero(encoding.is_categorical):
+                label_counts[encoding.feature_names[j]] = (0, 0)
+        return
+    counts = prepared.label_counts()
+    if label_counts is not None:
+        label_counts.update({k: (v[0], v[1]) for k, v in counts.items()})
+    bad = {k: v for k, v in counts.items() if v[0] > 0}
+    if not bad or handle_unknown is None:
+        return
+    n = prepared.n_samples
+    parts = []
+    categories = dict(zip(encoding.feature_names, encoding.categories))
+    for name, (n_unseen, _, unseen) in bad.items():
+        shown = ", ".join(repr(u) for u in unseen[:5]) + (", ..." if len(unseen) > 5 else "")
+        known = list(categories[name])
+        known_txt = ", ".join(repr(_python_label(c)) for c in known[:5])
+        known_txt += ", ..." if len(known) > 5 else ""
+        part = (f"column {name!r}: {n_unseen} of {n} rows hold labels unseen in training "
+                f"({shown}; training categories: {known_txt})")
+        hint = _unseen_hint(unseen, known)
+        if hint:
+            part += f"; hint: {hint}"
+        parts.append(part)
+    message = (
+        f"{estimator_name}: " + "; ".join(parts) + ". Unseen labels are routed as missing "
+        "values, which changes their decisions"
+    )
+    if handle_unknown == "error":
+        raise ValueError(message + " (handle_unknown='error').")
+    warnings.warn(
+        message + "; pass handle_unknown='error' to refuse such data.",
+        UnseenCategoryWarning,
+        stacklevel=4,
+    )
+
+
+def encode(X, encoding, *, estimator_name="estimator", handle_unknown=None,
+           label_counts=None):
     """Encode new raw inputs with a fitted :class:`FeatureEncoding`.
 
     Categories unseen in training and missing values become NaN.
@@ -454,6 +696,12 @@ def encode(X, encoding, *, estimator_name="estimator"):
     encoding : FeatureEncoding
     estimator_name : str
         Used in error messages.
+    handle_unknown : {None, "warn", "error"}, default=None
+        What labels unseen in training do: nothing (None), an
+        :class:`UnseenCategoryWarning` or a ``ValueError``.
+    label_counts : dict, default=None
+        When given, receives ``{column: (n_unseen, n_missing)}`` for every categorical
+        input.
 
     Returns
     -------
@@ -471,10 +719,12 @@ def encode(X, encoding, *, estimator_name="estimator"):
     [1.0, nan, nan]
     """
     prepared = _prepare(X, encoding, estimator_name)
+    check_labels(prepared, encoding, handle_unknown, estimator_name, label_counts)
     return prepared if isinstance(prepared, np.ndarray) else prepared.to_array()
 
 
-def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=None):
+def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=None,
+                 handle_unknown=None, label_counts=None):
     """``apply(encode(X, encoding))`` without building the whole code matrix.
 
     All of ``X`` is checked first (same errors as :func:`encode`); then its codes are
@@ -493,6 +743,8 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
         Used in error messages.
     block_rows : int, default=None
         Rows per block; None means ``SCORE_BLOCK_ROWS`` (32768).
+    handle_unknown, label_counts
+        As in :func:`encode`.
 
     Returns
     -------
@@ -513,6 +765,7 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
     if not isinstance(block_rows, (int, np.integer)) or block_rows < 1:
         raise ValueError(f"block_rows must be a positive integer; got {block_rows!r}")
     prepared = _prepare(X, encoding, estimator_name)
+    check_labels(prepared, encoding, handle_unknown, estimator_name, label_counts)
     if isinstance(prepared, np.ndarray):
         return apply(prepared)
     n = prepared.n_samples

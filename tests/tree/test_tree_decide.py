@@ -28,7 +28,7 @@ MAIL = DecisionMatrix(
 def assert_same_as_engine(ours, engine):
     """The tree's decide and decide() on its posteriors/predictions give the same result."""
     pd.testing.assert_frame_equal(ours.cases, engine.cases, check_exact=False)
-    pd.testing.assert_series_equal(ours.summary, engine.summary, check_exact=False)
+    pd.testing.assert_series_equal(engine_part(ours.summary), engine.summary, check_exact=False)
 
 
 def test_decide_by_hand_with_case_costs():
@@ -113,6 +113,11 @@ def test_a_case_own_cost_never_changes_its_decision(seed):
         assert set(r1["D_target"][rows]) == {want}
 
 
+def engine_part(summary):
+    """The summary without the tree's label counts of its categorical inputs."""
+    return summary.drop(summary.filter(regex="^n_(unseen|missing)_").index)
+
+
 def test_without_case_costs_decide_equals_engine_on_posteriors():
     rng = np.random.default_rng(1)
     X, _, _ = random_case(rng, 200)
@@ -135,7 +140,8 @@ def test_loss_matrix_outputs_loss_columns():
     assert list(res.cases.columns) == ["D_target", "EL_target", "CL_target", "BL_target"]
     assert (res.cases["EL_target"] >= 0).all()
     engine = decide(tree.predict_proba(X), m, y=y)
-    pd.testing.assert_series_equal(res.summary, engine.summary, check_exact=False)
+    pd.testing.assert_series_equal(engine_part(res.summary), engine.summary,
+                                   check_exact=False)
 
 
 def interval_stump():
@@ -229,7 +235,7 @@ def test_frequencies_weight_the_summary_like_the_engine():
     tree = ProfitTreeClassifier(decision_matrix=m, max_depth=3).fit(X, y, sample_weight=F)
     ours = tree.decide(X, y, sample_weight=F).summary
     engine = decide(tree.predict_proba(X), m, y=y, sample_weight=F).summary
-    pd.testing.assert_series_equal(ours, engine, check_exact=False)
+    pd.testing.assert_series_equal(engine_part(ours), engine, check_exact=False)
     assert ours["frequency"] == F.sum()
 
 
