@@ -91,16 +91,20 @@ class ProfitScorer(_MetadataRequester):
         if y.ndim == 2 and y.shape[1] == 1:
             y = y[:, 0]
         weights = None if sample_weight is None else np.asarray(sample_weight)
-        if _decides_itself(estimator, matrix) and self.threshold is None:
-            # A profit tree decides per leaf from its training costs: scoring its
-            # posteriors case by case with each case's own costs would judge
-            # decisions the tree never makes.
+        transform, final = _deciding_step(estimator)
+        if _decides_itself(final, matrix) and self.threshold is None:
+            # A model that decides itself (a profit tree, a DecisionEstimator) is scored
+            # with its own decisions, also at the end of a Pipeline or inside a search:
+            # a tree decides per leaf from its training costs, and scoring its
+            # posteriors case by case with each case's realised costs would judge
+            # decisions the model never makes (and peek at after-the-fact costs).
             if isinstance(X, pd.DataFrame):
                 X = X.reset_index(drop=True)
+            X = transform(X)
             extra = {}
-            if decision_costs is not None and _takes_decision_costs(estimator):
+            if decision_costs is not None and _takes_decision_costs(final):
                 extra["decision_costs"] = decision_costs
-            res = estimator.decide(X, y, costs=costs, sample_weight=weights, **extra)
+            res = final.decide(X, y, costs=costs, sample_weight=weights, **extra)
         else:
             post = model_posteriors(estimator, X, matrix)
             res = decide(post, matrix, y=y, costs=costs, decision_costs=decision_costs,
@@ -111,6 +115,43 @@ class ProfitScorer(_MetadataRequester):
 
     def __repr__(self):
         return f"make_profit_scorer({self.matrix!r})"
+
+
+def _deciding_step(estimator):
+    """``(transform, final)``: the model that makes the decisions and what feeds it.
+
+    A fitted search (``best_estimator_``) is unwrapped to its refitted model, a
+    ``Pipeline`` to its last step, with ``transform`` running the steps before it;
+    anything else is its own final step.
+    """
+    from sklearn.pipeline import Pipeline
+
+    transform = _identity
+    seen = 0
+    while seen < 32:  # nested wrappers, never a cycle
+        seen += 1
+        inner = getattr(estimator, "best_estimator_", None)
+        if inner is not None and not callable(getattr(estimator, "decide", None)):
+            estimator = inner
+            continue
+        if isinstance(estimator, Pipeline) and len(estimator.steps) > 0:
+            last = estimator.steps[-1][1]
+            if last is None or last == "passthrough":
+                break
+            head = estimator[:-1]
+            transform = _chain(transform, head.transform) if len(head.steps) else transform
+            estimator = last
+            continue
+        break
+    return transform, estimator
+
+
+def _identity(X):
+    return X
+
+
+def _chain(first, second):
+    return lambda X: second(first(X))
 
 
 def _decides_itself(estimator, matrix):
@@ -137,10 +178,22 @@ def make_profit_scorer(matrix, *, train_priors=None, threshold=None):
     The model's ``predict_proba`` columns are matched to the matrix levels through
     its ``classes_`` (a regressor's ``predict`` is used with an interval matrix),
     every case is decided with :func:`decide` and the frequency-weighted average
-    computed profit is returned. A fitted profit tree whose decision matrix equals
-    ``matrix`` is scored with its own leaf decisions (``estimator.decide``), since a
-    tree decides per leaf from its training costs. For a loss matrix the negated average loss is
+    computed profit is returned. For a loss matrix the negated average loss is
     returned, so higher is still better.
+
+    Every case is decided as the model will decide it when used, never with costs
+    known only afterwards:
+
+    - a model that decides itself under ``matrix`` (a profit tree or a
+      :class:`DecisionEstimator` fitted with this matrix) is scored with its own
+      ``decide``: a tree's leaf decisions (made from its leaves' training costs, or
+      its own decision rule), whether it is scored alone, as the last step of a
+      ``Pipeline`` (the steps before it transform ``X``) or inside ``GridSearchCV``
+      and the like (a fitted search is scored with its ``best_estimator_``);
+    - any other model's posteriors are decided with :func:`decide` as you would use
+      it: with the routed ``decision_costs`` when given, otherwise with ``costs``,
+      which must then be known before acting (e.g. a mailing cost per client). When
+      the case costs are only known after the action, route ``decision_costs`` too.
 
     Case costs travel through scikit-learn metadata routing: enable it with
     ``sklearn.set_config(enable_metadata_routing=True)``, call
