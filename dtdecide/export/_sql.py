@@ -32,6 +32,16 @@ def _quote_ident(name, dialect):
     return q + str(name).replace(q, q + q) + q
 
 
+# The scored table's alias. Every column of the table is read through it (``t."age"``),
+# and no output is ever read back by name: the code cannot mistake a column of the
+# table (say a ``_LEAF_`` or ``D_<t>`` left by an earlier scoring) for one of its own.
+_T = "t"
+
+
+def _table_col(name, dialect):
+    return f"{_T}.{_quote_ident(name, dialect)}"
+
+
 def _float_literal(value, dialect):
     value = float(value)
     if math.isnan(value):
@@ -70,7 +80,7 @@ def _case_by_leaf(leaf_col, items, else_sql="NULL"):
 
 def _condition_sql(cond, view, dialect):
     """Predicate of one merged path condition (TRUE exactly for the rows it admits)."""
-    col = _quote_ident(cond.name, dialect)
+    col = _table_col(cond.name, dialect)
     if cond.is_categorical:
         if cond.has_missing:
             # everything but the training labels sent elsewhere: NULL and unseen included
@@ -132,7 +142,7 @@ def _leaf_case(view, node, dialect, pad, step, levels_left):
         return _flat_case(view, node, dialect, pad)
     right = int(tree.children_right[node])
     j = int(tree.feature[node])
-    col = _quote_ident(view.feature_names[j], dialect)
+    col = _table_col(view.feature_names[j], dialect)
     missing_left = bool(tree.missing_left[node])
     inner = pad + step
     left_sql = _leaf_case(view, left, dialect, inner, step, levels_left - 1)
@@ -172,7 +182,7 @@ def _cost_sql(matrix, decision, cost_columns, dialect):
     if spec is None:
         return None
     if isinstance(spec, str):
-        return _quote_ident(cost_columns.get(spec, spec), dialect)
+        return _table_col(cost_columns.get(spec, spec), dialect)
     return _float_literal(spec, dialect)
 
 
@@ -225,8 +235,13 @@ def to_sql(
 ):
     """ANSI SQL score code of a fitted profit tree.
 
-    The query is one ``SELECT`` over ``table`` with nested ``CASE`` expressions: an inner
-    query finds the leaf of every row, an outer one adds the leaf's outputs. It scores
+    The query is one ``SELECT`` over ``table`` (aliased ``t``) with nested ``CASE``
+    expressions: the leaf expression finds the leaf of every row and each output is a
+    ``CASE`` over that leaf. Columns of the table are always read qualified
+    (``t."age"``) and no output is read back by name, so a table that already holds
+    columns named like the outputs (a table scored before, with ``_LEAF_``, ``D_<t>``,
+    ...) scores exactly as a fresh one; with ``keep_columns="*"`` its old columns come
+    first and the new outputs after them (same names), so prefer a list. It scores
     exactly as ``estimator.decide`` does: ``x <= threshold`` goes left, categorical
     splits test the training labels of one side, and NULL as well as labels unseen in
     training follow the node's missing-value side.
@@ -291,7 +306,8 @@ def to_sql(
     ------
     ValueError
         For an unknown ``dialect``, a ``target`` with a case-specific decision matrix
-        (its consequences are not columns), or invalid column arguments.
+        (its consequences are not columns), invalid column arguments, or a
+        ``leaf_column`` or kept column named like another output.
 
     Notes
     -----
@@ -366,13 +382,16 @@ def to_sql(
 
     tname = view.target_name
     leaf = _quote_ident(leaf_column, dialect)
-    leaf_expr = _leaf_case(view, 0, dialect, "      ", "  ", max_nesting)
-    inner = f"SELECT\n    t.*,\n    {leaf_expr} AS {leaf}\n  FROM {table_sql} AS t"
-    sleaf = f"s.{leaf}"
+    # One SELECT over the table alone: the leaf expression is written where it is used
+    # (SQLite substitutes a subquery's expression there anyway), so that no output is
+    # ever read back by a name that a column of the table could also have.
+    sleaf = "(" + _leaf_case(view, 0, dialect, "    ", "  ", max_nesting) + ")"
+    _check_output_names(view, leaf_column, keep_columns, target)
 
     matrix = view.matrix
     leaves = view.leaves
-    cols = ["s.*"] if keep_sql == ["*"] else [f"s.{c}" for c in keep_sql] + [sleaf]
+    cols = [f"{_T}.*"] if keep_sql == ["*"] else [f"{_T}.{c}" for c in keep_sql]
+    cols.append(f"{sleaf} AS {leaf}")
     if view.is_classifier:
         for k, cls in enumerate(view.classes):
             items = [(n, _float_literal(view.posteriors[n, k], dialect)) for n in leaves]
@@ -400,7 +419,7 @@ def to_sql(
     if has_costs:
         for d in view.decisions:
             expr = _cost_sql(matrix, d, cost_columns, dialect)
-            cost_sql[d] = None if expr is None else (f"s.{expr}" if expr.startswith('"') else expr)
+            cost_sql[d] = expr
     # A NULL cost never reaches D_ or EP_ (the leaf's). SQL arithmetic on NULL gives
     # NULL, so IC_ and CP_ are NULL exactly when the chosen decision's cost is, BP_
     # (_max_sql) when any decision's cost is, and ROI_ when CP_ or IC_ is.
@@ -419,7 +438,6 @@ def to_sql(
             items.append((n, c if c is not None else "0.0e0"))
         cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'IC_{tname}', dialect)}")
 
-    wants_roi = False
     if target is not None:
         if not view.has_decisions:
             raise ValueError(
@@ -431,7 +449,7 @@ def to_sql(
                 "target cannot be scored in SQL with a case-specific decision matrix: its "
                 "consequences are per-case arrays, not table columns; pass target=None"
             )
-        y = f"s.{_quote_ident(target, dialect)}"
+        y = _table_col(target, dialect)
         values = np.asarray(matrix.values, dtype=np.float64)
         q = []  # per decision: SQL of Q(i, T(i), d) in the user's sign
         for k, d in enumerate(view.decisions):
@@ -455,18 +473,53 @@ def to_sql(
         else:
             best = _max_sql(q)
         cols.append(f"{best} AS {_quote_ident(f'{bp_name}_{tname}', dialect)}")
-        wants_roi = has_costs
+        if has_costs:
+            # ROI per leaf from that leaf's decision: CP and IC are written again
+            # rather than read back from the output columns by name
+            pinf = _float_literal(math.inf, dialect)
+            ninf = _float_literal(-math.inf, dialect)
+            items = []
+            for n in leaves:
+                d = view.decision_label(n)
+                cp = q[int(view.node_decision[n])]
+                ic = cost_sql[d] if cost_sql[d] is not None else "0.0e0"
+                items.append((n, (
+                    f"CASE WHEN ({cp}) IS NULL OR ({ic}) IS NULL THEN NULL "
+                    f"WHEN ({ic}) > 0 THEN ({cp}) / ({ic}) "
+                    f"WHEN ({cp}) > 0 THEN {pinf} WHEN ({cp}) < 0 THEN {ninf} ELSE NULL END"
+                )))
+            roi_name = _quote_ident(f"ROI_{tname}", dialect)
+            cols.append(f"{_case_by_leaf(sleaf, items)} AS {roi_name}")
 
-    sql = "SELECT\n  " + ",\n  ".join(cols) + f"\nFROM (\n  {inner}\n) AS s"
-    if wants_roi:
-        cp = "m." + _quote_ident(f"CP_{tname}", dialect)
-        ic = "m." + _quote_ident(f"IC_{tname}", dialect)
-        pinf = _float_literal(math.inf, dialect)
-        ninf = _float_literal(-math.inf, dialect)
-        roi = (
-            f"CASE WHEN {cp} IS NULL OR {ic} IS NULL THEN NULL "
-            f"WHEN {ic} > 0 THEN {cp} / {ic} "
-            f"WHEN {cp} > 0 THEN {pinf} WHEN {cp} < 0 THEN {ninf} ELSE NULL END"
+    return "SELECT\n  " + ",\n  ".join(cols) + f"\nFROM {table_sql} AS {_T}"
+
+
+def _output_names(view, leaf_column):
+    tname = view.target_name
+    names = [leaf_column]
+    if view.is_classifier:
+        names += [f"P_{tname}_{cls}" for cls in view.classes]
+    else:
+        names.append(f"P_{tname}")
+    if view.has_decisions:
+        names += [f"D_{tname}", f"{view.ep_name}_{tname}", f"IC_{tname}", f"CP_{tname}",
+                  f"CL_{tname}", f"BP_{tname}", f"BL_{tname}", f"ROI_{tname}"]
+    return names
+
+
+def _check_output_names(view, leaf_column, keep_columns, target):
+    """Refuse a leaf column or kept columns named like another output (known clashes)."""
+    outputs = _output_names(view, leaf_column)
+    if leaf_column in outputs[1:]:
+        raise ValueError(
+            f"leaf_column {leaf_column!r} is the name of another output column; choose "
+            "another name"
         )
-        sql = f"SELECT\n  m.*,\n  {roi} AS {_quote_ident(f'ROI_{tname}', dialect)}\nFROM (\n{sql}\n) AS m"
-    return sql
+    if keep_columns not in (None, "*"):
+        clash = [c for c in keep_columns if c in outputs]
+        if clash:
+            raise ValueError(
+                f"keep_columns {clash!r} are named like output columns of the score code "
+                f"({outputs[0]!r}, P_, D_, ...); leave them out (a table scored before) "
+                "or pass another leaf_column"
+            )

@@ -360,7 +360,7 @@ def test_bad_arguments(revenue_tree):
 def test_qualified_table_and_renamed_cost_column(revenue_tree, train_data):
     X, y = train_data
     sql = to_sql(revenue_tree, table=("main", "data"), cost_columns={"cost_call": "cc"})
-    assert '"main"."data"' in sql and 's."cc"' in sql
+    assert '"main"."data"' in sql and 't."cc"' in sql
     frame = db_frame(X, y).rename(columns={"cost_call": "cc"})
     got = run_sqlite(sql, frame)
     compare(revenue_tree, got, X)
