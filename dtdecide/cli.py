@@ -7,6 +7,7 @@ files, and 1 on an unexpected error.
 """
 
 import argparse
+import gzip
 import sys
 import time
 from pathlib import Path
@@ -131,6 +132,7 @@ def read_data(path, *, what="data", sep=","):
             frame = pd.read_excel(path)
         else:
             frame = pd.read_csv(path, sep=sep)
+            _check_csv_layout(frame, path, sep, what)
     except (ValueError, OSError, ImportError, pd.errors.ParserError) as exc:
         raise CLIError(f"{what} file {str(path)!r} could not be read: {exc}") from exc
     if frame.shape[0] == 0 or frame.shape[1] == 0:
@@ -138,7 +140,42 @@ def read_data(path, *, what="data", sep=","):
     return frame
 
 
-def read_decisions(path, *, kind="profit", interval=None):
+def _check_csv_layout(frame, path, sep, what):
+    """Refuse what pandas reads leniently: rows longer than the header (read as an
+    index, shifting the columns), a repeated column name (renamed ``name.1``) and a file
+    with another separator (one column)."""
+    name = f"{what} file {str(path)!r}"
+    header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str,
+                         keep_default_na=False).iloc[0].tolist()
+    if not frame.index.equals(pd.RangeIndex(len(frame))):  # pandas took a column as index
+        import csv
+
+        opener = gzip.open if str(path).lower().endswith(".gz") else open
+        with opener(path, "rt", newline="", encoding="utf-8-sig") as fh:
+            reader = csv.reader(fh, delimiter=sep)
+            for row in reader:
+                if row and len(row) != len(header):
+                    raise CLIError(
+                        f"{name}: line {reader.line_num} has {len(row)} fields, but the "
+                        f"header has {len(header)}"
+                    )
+        raise CLIError(f"{name}: some rows have more fields than the header")
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup:
+        raise CLIError(f"{name}: the header names the column(s) {dup!r} more than once")
+    if frame.shape[1] == 1 and sep == ",":
+        only = str(frame.columns[0])
+        other = next((s for s in (";", "\t", "|") if s in only), None)
+        if other is not None:
+            raise CLIError(
+                f"{name} has a single column {only!r}: it looks {other!r}-separated; pass "
+                f"--sep {other!r}" if other != "\t" else
+                f"{name} has a single column {only!r}: it looks tab-separated; pass --sep "
+                "$'\\t'"
+            )
+
+
+def read_decisions(path, *, kind=None, interval=None):
     """Read a decision data set (CSV) into a DecisionMatrix with errors naming the file.
 
     Parameters
@@ -146,8 +183,9 @@ def read_decisions(path, *, kind="profit", interval=None):
     path : str or Path
         CSV file: first column the target levels (or knots), one column per decision,
         optional ``prior`` column and ``cost`` row (see the docs' how-to).
-    kind : {"profit", "loss", "revenue"}, default="profit"
-        How to read the numbers; a file with a ``cost`` row is read as revenue.
+    kind : {"profit", "loss", "revenue"}, default=None
+        How to read the numbers; None reads a file with a ``cost`` row as revenue and
+        any other as profit (a ``cost`` row with "profit" or "loss" is an error).
     interval : bool or None, default=None
         Read the rows as knots; None decides from the first column's header (``knot``).
 
@@ -1006,9 +1044,9 @@ def build_parser():
     p.add_argument("--target", required=True, help="name of the target column")
     p.add_argument("--decisions", metavar="CSV",
                    help="decision data set; without it a plain classification tree is grown")
-    p.add_argument("--kind", choices=("profit", "loss", "revenue"), default="profit",
-                   help="how to read the decision data set's numbers (default: profit; a "
-                        "'cost' row implies revenue)")
+    p.add_argument("--kind", choices=("profit", "loss", "revenue"), default=None,
+                   help="how to read the decision data set's numbers (default: revenue for "
+                        "a file with a 'cost' row, else profit; a 'cost' row needs revenue)")
     p.add_argument("--inputs", metavar="COLS",
                    help="comma-separated input columns (default: all other columns)")
     p.add_argument("--exclude", metavar="COLS",

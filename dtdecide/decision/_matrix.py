@@ -1,8 +1,11 @@
 """The decision specification: a decision matrix with its costs and priors."""
 
+import csv
+import io
 import json
 import numbers
 import os
+import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -748,6 +751,10 @@ class DecisionMatrix:
         """
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}")
+        names = [str(c) for c in df.columns]
+        dup = sorted({c for c in names if names.count(c) > 1})
+        if dup:
+            raise ValueError(f"df names the decision column(s) {dup!r} more than once")
         priors = None
         costs = None
         if cost_row is not None:
@@ -768,12 +775,9 @@ class DecisionMatrix:
         if prior_column is not None:
             if prior_column not in df.columns:
                 raise ValueError(f"prior_column {prior_column!r} is not a column of df")
-            priors = df[prior_column].to_numpy()
+            priors = _numeric_frame(df[[prior_column]]).iloc[:, 0].to_numpy()
             df = df.drop(columns=prior_column)
-        try:
-            values = df.apply(pd.to_numeric, errors="raise")
-        except (TypeError, ValueError):
-            raise TypeError("df must contain only numbers outside cost_row") from None
+        values = _numeric_frame(df)
         rows = _infer_index(df.index)
         if interval:
             return cls(values.to_numpy(), knots=rows, decisions=[str(c) for c in df.columns],
@@ -807,7 +811,7 @@ class DecisionMatrix:
         return self.to_frame().to_csv(path_or_buf, **kwargs)
 
     @classmethod
-    def read_csv(cls, path_or_buf, *, kind="profit", prior_column=None, cost_row=None,
+    def read_csv(cls, path_or_buf, *, kind=None, prior_column=None, cost_row=None,
                  interval=None):
         """Read a matrix written by :meth:`to_csv` (or any decision data set in CSV).
 
@@ -816,12 +820,20 @@ class DecisionMatrix:
         Numeric-looking level labels are read as numbers. With the defaults written by
         :meth:`to_csv`, a ``"prior"`` column and a ``"cost"`` row are recognised.
 
+        The file is read strictly: every row must have as many fields as the header,
+        decision names must be unique, and every value must be a number; errors name
+        the line, the row and the column. The separator is a comma, or a semicolon
+        (then decimals may be written with a comma, ``12,5``) or a tab when the header
+        holds no comma.
+
         Parameters
         ----------
         path_or_buf : str, path or file-like
             The CSV source.
-        kind : {"profit", "loss", "revenue"}, default="profit"
-            Kind of the values (CSV files do not store it).
+        kind : {"profit", "loss", "revenue"}, default=None
+            Kind of the values (CSV files do not store it). None reads a file with a
+            cost row as revenue and any other file as profit; a cost row with
+            ``kind="profit"`` or ``"loss"`` is an error (costs need revenue).
         prior_column : str, default=None
             Column holding the priors; None recognises a column named ``"prior"``.
         cost_row : str, default=None
@@ -854,20 +866,49 @@ class DecisionMatrix:
 
     @classmethod
     def _read_csv(cls, path_or_buf, *, kind, prior_column, cost_row, interval):
-        df = pd.read_csv(path_or_buf, index_col=0, dtype=str, keep_default_na=False)
-        df = df.replace("", np.nan)
+        header, rows, lines, decimal_comma = _read_csv_rows(path_or_buf)
+        index_name = header[0].strip()
+        columns = [h.strip() for h in header[1:]]
+        labels = [r[0].strip() for r in rows]
         if interval is None:
-            interval = df.index.name == "knot"
-        if prior_column is None and "prior" in df.columns:
+            interval = index_name == "knot"
+        if prior_column is None and "prior" in columns:
             prior_column = "prior"
-        if cost_row is None and "cost" in df.index:
+        if cost_row is None and "cost" in labels:
             cost_row = "cost"
-        if cost_row is None:
-            df = df.apply(pd.to_numeric, errors="raise")
-        elif prior_column is not None:
-            df[prior_column] = pd.to_numeric(df[prior_column].where(df.index != cost_row))
+        if prior_column is not None and prior_column not in columns:
+            raise ValueError(f"prior_column {prior_column!r} is not a column of the file")
+        if cost_row is not None and cost_row not in labels:
+            raise ValueError(f"cost_row {cost_row!r} is not a row label of the file")
         if cost_row is not None:
-            kind = "revenue" if kind == "profit" else kind
+            if kind is None:
+                kind = "revenue"
+            elif kind != "revenue":
+                raise ValueError(
+                    f"costs are only allowed with kind='revenue': the file has a cost row "
+                    f"{cost_row!r}, but kind={kind!r}; pass kind='revenue' (the values are "
+                    "then revenues) or remove the cost row"
+                )
+        elif kind is None:
+            kind = "profit"
+        cells = []
+        for label, row, line in zip(labels, rows, lines):
+            where = f"row {label!r} (line {line})"
+            out = []
+            for col, cell in zip(columns, row[1:]):
+                cell = cell.strip()
+                if label == cost_row and col != prior_column:
+                    out.append(_cost_cell(cell, decimal_comma))
+                elif label == cost_row and cell == "":
+                    out.append(np.nan)
+                else:
+                    out.append(_number_cell(cell, f"{where}, column {col!r}", decimal_comma,
+                                            allow_empty=col == prior_column))
+            cells.append(out)
+        df = pd.DataFrame(cells, index=pd.Index(labels, name=index_name), columns=columns,
+                          dtype=object)
+        if cost_row is None:
+            df = df.astype(np.float64)
         return cls.from_frame(df, kind=kind, prior_column=prior_column, cost_row=cost_row,
                               interval=interval)
 
@@ -994,6 +1035,115 @@ class DecisionMatrix:
         if self.priors is not None:
             parts.append(f"priors={self.priors.tolist()!r}")
         return "DecisionMatrix(" + ", ".join(parts) + ")"
+
+
+def _numeric_frame(df):
+    """``df`` as floats; a cell that is not a number is named by its row and column."""
+    try:
+        return df.apply(pd.to_numeric, errors="raise")
+    except (TypeError, ValueError):
+        pass
+    for col in df.columns:
+        for label, cell in df[col].items():
+            try:
+                pd.to_numeric(pd.Series([cell]), errors="raise")
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"df must contain only numbers outside cost_row: row {label!r}, column "
+                    f"{col!r} holds {cell!r}"
+                ) from None
+    raise TypeError("df must contain only numbers outside cost_row")  # pragma: no cover
+
+
+_DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+(?:[eE][+-]?\d+)?$")
+
+
+def _read_csv_rows(path_or_buf):
+    """Header, data rows and their line numbers of a decision data set, read strictly.
+
+    The separator is a comma, or a semicolon or tab when the header holds no comma (a
+    semicolon file may write decimals with a comma). Every row must have as many fields
+    as the header; blank lines are skipped.
+    """
+    if isinstance(path_or_buf, (str, os.PathLike)):
+        with open(path_or_buf, encoding="utf-8-sig", newline="") as fh:
+            text = fh.read()
+    else:
+        text = path_or_buf.read()
+        if isinstance(text, bytes):
+            text = text.decode("utf-8-sig")
+        text = text.lstrip("\ufeff")
+    first = next((ln for ln in text.splitlines() if ln.strip()), None)
+    if first is None:
+        raise ValueError("the file is empty; expected a header 'level,<decision>,...' "
+                         "and one row per target level")
+    sep = ","
+    if "," not in first:
+        sep = ";" if ";" in first else ("\t" if "\t" in first else ",")
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep)
+    header, rows, lines = None, [], []
+    for row in reader:
+        if not any(cell.strip() for cell in row):
+            continue
+        if header is None:
+            header = row
+            if len(header) < 2:
+                raise ValueError(
+                    f"the header {first.strip()!r} has no decision column; expected the "
+                    "first column of target levels (or knots) and one column per decision, "
+                    "separated by commas (or semicolons)"
+                )
+            names = [h.strip() for h in header[1:]]
+            empty = [k + 2 for k, h in enumerate(names) if not h]
+            if empty:
+                raise ValueError(
+                    f"column {empty[0]} of the header has no name (a trailing separator?); "
+                    f"header: {first.strip()!r}"
+                )
+            dup = sorted({h for h in names if names.count(h) > 1})
+            if dup:
+                raise ValueError(
+                    f"the header names the decision column(s) {dup!r} more than once; "
+                    "decision names must be unique"
+                )
+            continue
+        if len(row) != len(header):
+            raise ValueError(
+                f"line {reader.line_num} has {len(row)} fields, but the header has "
+                f"{len(header)} ({sep.join(h.strip() for h in header)!r}): "
+                f"{sep.join(row)!r}"
+            )
+        rows.append(row)
+        lines.append(reader.line_num)
+    if not rows:
+        raise ValueError("the file has a header but no rows; expected one row per level")
+    return header, rows, lines, sep != ","
+
+
+def _number_cell(cell, where, decimal_comma, allow_empty=False):
+    if cell == "":
+        if allow_empty:
+            return np.nan
+        raise ValueError(f"{where} is empty; every level needs a number for every decision")
+    text = cell.replace(",", ".") if decimal_comma and _DECIMAL_COMMA.match(cell) else cell
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{where}: {cell!r} is not a number") from None
+    if not np.isfinite(value):
+        raise ValueError(f"{where}: {cell!r} is not a finite number")
+    return value
+
+
+def _cost_cell(cell, decimal_comma):
+    """A cost-row cell: NaN (no cost), a number, or a cost-column name."""
+    if cell == "":
+        return np.nan
+    text = cell.replace(",", ".") if decimal_comma and _DECIMAL_COMMA.match(cell) else cell
+    try:
+        return float(text)
+    except ValueError:
+        return cell
 
 
 def _infer_index(index):
