@@ -8,8 +8,13 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer
 
-from dtdecide import DecisionEstimator, DecisionMatrix, ProfitTreeClassifier, decide
-from dtdecide import make_profit_scorer
+from dtdecide import (
+    DecisionEstimator,
+    DecisionMatrix,
+    ProfitTreeClassifier,
+    decide,
+    make_profit_scorer,
+)
 
 MATRIX = DecisionMatrix({"mail": [30.0, 0.0], "skip": [0.0, 0.0]}, levels=["yes", "no"],
                         kind="revenue", costs={"mail": "c"})
