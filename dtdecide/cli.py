@@ -354,8 +354,8 @@ def _save_model(model, path, *, allow_pickle=False):
 
 
 # --------------------------------------------------------------------------- pruning
-def pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None, cv=None,
-                  X_train=None, y_train=None, costs_train=None, random_state=0):
+def pruning_study(tree, X_valid, y_valid, *, costs_valid=None, sample_weight_valid=None,
+                  cv=None, X_train=None, y_train=None, costs_train=None, random_state=0):
     """Validation (or cross-validated) average profit of every subtree, as a table.
 
     Runs :class:`dtdecide.PruningStudy` and flattens its result for printing. A tree
@@ -371,9 +371,10 @@ def pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None, cv=
         average profit is chosen (the smallest on ties).
     y_valid : array-like
         Validation target (None with ``cv``).
-    costs : DataFrame, default=None
-        Validation cost columns.
-    sample_weight : array-like, default=None
+    costs_valid : DataFrame, default=None
+        Validation cost columns (the keyword of :meth:`dtdecide.PruningStudy.fit` and
+        :func:`dtdecide.select_subtree`).
+    sample_weight_valid : array-like, default=None
         Validation frequencies.
     cv : int, default=None
         Folds of cross-validation on the training data instead; the 1-SE rule chooses
@@ -411,7 +412,7 @@ def pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None, cv=
     1
     """
     return _run_pruning_study(
-        tree, X_valid, y_valid, costs=costs, sample_weight=sample_weight, cv=cv,
+        tree, X_valid, y_valid, costs=costs_valid, sample_weight=sample_weight_valid, cv=cv,
         X_train=X_train, y_train=y_train, costs_train=costs_train, random_state=random_state,
     )[1]
 

@@ -146,7 +146,7 @@ def test_pruning_study_against_slow_reference(files):
     model = load(files["model"])
     valid = pd.read_parquet(files["valid"])
     study = pruning_study(model, valid[["age", "region", "income"]], valid["y"],
-                          costs=valid[["cost"]])
+                          costs_valid=valid[["cost"]])
     path = model.cost_complexity_pruning_path()
     assert len(study) == path.n_subtrees
     slow = [_slow_valid_profit(model.prune(subtree_index=k), valid) for k in range(len(study))]
