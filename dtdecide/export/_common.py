@@ -36,6 +36,9 @@ class Condition:
     hi: float = math.inf
     categories: tuple = ()
     has_missing: bool = True
+    # whether the training data had missing values in this input: rules mention
+    # "is missing" only then (missing values still follow the same branch)
+    missing_seen: bool = True
 
     def copy(self):
         return Condition(
@@ -46,6 +49,7 @@ class Condition:
             self.hi,
             tuple(self.categories),
             self.has_missing,
+            self.missing_seen,
         )
 
 
@@ -151,11 +155,13 @@ class TreeView:
         missing_left = bool(tree.missing_left[parent])
         if j not in conds:
             is_cat = bool(self.is_categorical[j])
+            seen = getattr(self.estimator, "has_missing_in_fit_", None)
             conds[j] = Condition(
                 j,
                 self.feature_names[j],
                 is_cat,
                 categories=tuple(self.categories[j]) if is_cat else (),
+                missing_seen=True if seen is None else bool(seen[j]),
             )
         c = conds[j]
         c.has_missing = c.has_missing and (missing_left == went_left)

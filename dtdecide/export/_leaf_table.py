@@ -19,7 +19,9 @@ def condition_text(cond, precision=None):
             labels = ", ".join(format_label(lab) for lab in cond.categories)
             base = f"{name} in {{{labels}}}"
         if cond.has_missing:
-            miss = f"{name} is missing or unseen"
+            # unseen labels always follow the missing side; missing values are only
+            # mentioned when training had some
+            miss = f"{name} is missing or unseen" if cond.missing_seen else f"{name} is unseen"
             return miss if base is None else f"({base} or {miss})"
         return base if base is not None else f"{name} in {{}}"
     lo, hi = cond.lo, cond.hi
@@ -31,7 +33,7 @@ def condition_text(cond, precision=None):
         base = f"{name} > {format_number(lo, precision)}"
     else:
         base = None
-    if cond.has_missing:
+    if cond.has_missing and (cond.missing_seen or base is None):
         miss = f"{name} is missing"
         return miss if base is None else f"({base} or {miss})"
     return base if base is not None else f"{name} is not missing"
@@ -372,7 +374,7 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
     ...                             min_samples_split=2).fit(X, ["no"] * 4 + ["yes"] * 4)
     >>> table = leaf_table(tree)
     >>> table[["rule", "n", "decision", "EP", "total_profit"]].values.tolist()
-    [['(age <= 37.5 or age is missing)', 4, 'ignore', 0.0, 0.0], ['age > 37.5', 4, 'mail', 9.0, 36.0]]
+    [['age <= 37.5', 4, 'ignore', 0.0, 0.0], ['age > 37.5', 4, 'mail', 9.0, 36.0]]
     """
     view = tree_view(estimator)
     if y is not None and X is None:

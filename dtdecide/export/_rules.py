@@ -61,7 +61,7 @@ def export_rules(estimator, *, precision=None, digits=4, order="leaf"):
       posterior: no 0, yes 1
     <BLANKLINE>
     Leaf 1
-      IF    (age <= 37.5 or age is missing)
+      IF    age <= 37.5
       THEN  decision ignore (expected profit 0)
       coverage: 4 rows, weight 4 (50% of training weight)
       posterior: no 1, yes 0

@@ -262,6 +262,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         self.n_features_in_ = len(encoding.feature_names)
         self.is_categorical_ = encoding.is_categorical
         self.categories_ = encoding.categories
+        self.has_missing_in_fit_ = np.isnan(X_codes).any(axis=0)
         self._encoding = encoding
         self.cost_features_ = cost_features
         self.decision_matrix_ = matrix
@@ -964,7 +965,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
         ...                             min_samples_split=4).fit(X, y)
         >>> print(tree.export_rules().splitlines()[1])
-          IF    (x <= 4.5 or x is missing)
+          IF    x <= 4.5
         """
         from .. import export
 
@@ -1308,6 +1309,9 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     is_categorical_ : ndarray of bool
     categories_ : list
         Per input, None (numeric) or the array of category labels.
+    has_missing_in_fit_ : ndarray of bool
+        Per input, whether the training data had a missing value there (rules say
+        "or ... is missing" only for those inputs).
     decision_matrix_ : DecisionMatrix or None
     decisions_ : tuple of str or None
     cost_features_ : tuple of str
@@ -1647,6 +1651,8 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     n_features_in_ : int
     is_categorical_ : ndarray of bool
     categories_ : list
+    has_missing_in_fit_ : ndarray of bool
+        Per input, whether the training data had a missing value there.
     decision_matrix_ : DecisionMatrix or None
     decisions_ : tuple of str or None
     cost_features_ : tuple of str
