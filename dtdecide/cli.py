@@ -466,11 +466,30 @@ def _plot_pruning_study(study, path):
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
     PruningStudyDisplay.from_study(study, ax=ax)
-    ax.set_xscale("log")
+    _log_leaf_axis(ax, int(np.max(study.results_["n_leaves"])))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return Path(path)
+
+
+def _log_leaf_axis(ax, n_max):
+    """A log x axis of leaf counts labelled with plain numbers (1, 2, 5, 10, 20, ...)."""
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator, StrMethodFormatter
+
+    ax.set_xscale("log")
+    ticks = [m * 10 ** e for e in range(0, len(str(max(n_max, 1))) + 1) for m in (1, 2, 5)]
+    ticks = [t for t in ticks if t <= n_max] or [1]
+    if ticks[-1] != n_max:
+        ticks.append(n_max)  # the full tree's size, so the right end is labelled too
+        if len(ticks) > 2 and ticks[-1] < 1.3 * ticks[-2]:
+            del ticks[-2]  # too close to the full tree's label to read
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(StrMethodFormatter("{x:.0f}"))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlim(0.9, n_max * 1.1)
+    return ticks
 
 
 def _profit_chart_points(ep, profit):
@@ -513,9 +532,11 @@ def _plot_profit_chart(scored, y, costs, matrix, path, *, act="contact"):
     ax.set_xlabel("share of test cases, ranked by expected profit (%)")
     ax.set_ylabel("cumulative computed profit")
     ax.set_title("Profit chart on the test data (implicit 'do nothing' for the rest)")
-    ax.legend(loc="lower left")
+    # below the axes, never over the curve (which starts in the lower left corner)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3, frameon=False,
+              fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return Path(path)
 
@@ -538,7 +559,9 @@ def _starred(table):
 
 
 def _summary_frame(summary):
-    keep = [k for k in summary.index if not k.startswith("adjusted_")]
+    # label counts of categorical inputs are printed only when not zero
+    keep = [k for k in summary.index if not k.startswith("adjusted_") and not (
+        (k.startswith("n_unseen_") or k.startswith("n_missing_")) and summary[k] == 0)]
     return pd.DataFrame({"statistic": keep, "value": [summary[k] for k in keep]})
 
 

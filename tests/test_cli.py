@@ -358,3 +358,37 @@ def test_demo_without_matplotlib_skips_only_the_pictures(tmp_path, capsys, monke
     assert "matplotlib is not installed" in out
     assert (tmp_path / "leaf_table.csv").exists() and (tmp_path / "score.sql").exists()
     assert not (tmp_path / "pruning.png").exists()
+
+
+def test_handle_unknown_flag_and_id_warning(tmp_path, capsys):
+    """Changed labels at scoring warn (or stop with --handle-unknown error); an id-like
+    input warns at fit and names --exclude (issue 13 §2)."""
+    import warnings
+
+    rng = np.random.default_rng(3)
+    n = 200
+    frame = pd.DataFrame({
+        "client_id": np.arange(5000, 5000 + n),
+        "job": rng.choice(["admin", "student"], n),
+        "y": rng.choice(["yes", "no"], n),
+    })
+    frame.loc[frame["job"] == "student", "y"] = "yes"
+    data = tmp_path / "train.csv"
+    frame.to_csv(data, index=False)
+    dec = tmp_path / "decisions.csv"
+    dec.write_text("level,call,skip\nyes,10,0\nno,-1,0\n")
+    model = tmp_path / "m.dtdecide"
+    with pytest.warns(UserWarning, match="client_id.*--exclude client_id"):
+        assert main(["fit", str(data), "--target", "y", "--decisions", str(dec),
+                     "--min-samples-leaf", "5", "-o", str(model), "--quiet"]) == 0
+    new = frame.assign(job=frame["job"].str.upper())
+    new_path = tmp_path / "new.csv"
+    new.to_csv(new_path, index=False)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        assert main(["score", str(model), str(new_path), "--quiet"]) == 0
+    assert any("upper/lower case" in str(w.message) for w in record)
+    capsys.readouterr()
+    code = main(["score", str(model), str(new_path), "--handle-unknown", "error", "--quiet"])
+    assert code == 2
+    assert "unseen in training" in capsys.readouterr().err

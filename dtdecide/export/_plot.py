@@ -3,7 +3,6 @@
 matplotlib is imported inside the plotting functions only.
 """
 
-import textwrap
 import warnings
 
 import numpy as np
@@ -66,8 +65,27 @@ def _node_lines(view, node, digits, max_classes=4, wrap=24):
             f"{format_number(view.node_expected[node, d], digits)}"
         )
     if not is_leaf:
-        lines.extend(textwrap.wrap(view.split_text(node, digits), wrap) or [""])
+        lines.extend(_wrap_split(view.split_text(node, digits), wrap))
     return lines
+
+
+def _wrap_split(text, width):
+    """Lines of a split's text, broken only after the commas between category labels:
+    never inside a label ("blue-collar", "self employed") or a number."""
+    if " in {" not in text:
+        return [text]
+    head, labels = text.split(" in {", 1)
+    tokens = [head + " in {" + labels.split(", ")[0]] + [
+        t for t in labels.split(", ")[1:]
+    ]
+    tokens = [t + "," for t in tokens[:-1]] + tokens[-1:]
+    lines = []
+    for token in tokens:
+        if lines and len(lines[-1]) + 1 + len(token) <= width:
+            lines[-1] += " " + token
+        else:
+            lines.append(token)
+    return lines or [""]
 
 
 # Spacing of plot_tree, in multiples of the box font size (points).
