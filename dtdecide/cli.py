@@ -452,7 +452,22 @@ def _run_pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None
         table["cv_mean"] = res["cv_mean"].to_numpy()
         table["cv_se"] = res["cv_se"].to_numpy()
     table["chosen"] = res["selected"].to_numpy(dtype=bool)
-    return study, table
+    return study, _drop_repeated_subtrees(table)
+
+
+def _drop_repeated_subtrees(table):
+    """Leave out a subtree whose figures (alpha, training and validation or CV measures)
+    are those of the next, smaller one: the splits it adds gain nothing (the grown tree
+    and its alpha-0 subtree, typically), and the table would show two identical rows.
+    The smaller subtree is kept, as the selection prefers it on ties."""
+    figures = [c for c in table.columns if c not in ("subtree", "n_leaves", "chosen")]
+    values = table[figures].to_numpy(dtype=float)
+    same_as_next = np.zeros(len(table), dtype=bool)
+    if len(table) > 1:
+        a, b = values[:-1], values[1:]
+        same_as_next[:-1] = np.all((a == b) | (np.isnan(a) & np.isnan(b)), axis=1)
+    keep = ~same_as_next | table["chosen"].to_numpy(dtype=bool)
+    return table[keep].reset_index(drop=True)
 
 
 def _plot_pruning_study(study, path):

@@ -148,13 +148,15 @@ def test_pruning_study_against_slow_reference(files):
     study = pruning_study(model, valid[["age", "region", "income"]], valid["y"],
                           costs_valid=valid[["cost"]])
     path = model.cost_complexity_pruning_path()
-    assert len(study) == path.n_subtrees
-    slow = [_slow_valid_profit(model.prune(subtree_index=k), valid) for k in range(len(study))]
-    np.testing.assert_allclose(study["valid_average"], slow)
+    # rows are subtrees of the sequence; one with the figures of the next is left out
+    assert set(study["subtree"]) <= set(range(path.n_subtrees))
+    slow = [_slow_valid_profit(model.prune(subtree_index=k), valid)
+            for k in range(path.n_subtrees)]
+    np.testing.assert_allclose(study["valid_average"], [slow[k] for k in study["subtree"]])
     assert study["n_leaves"].is_monotonic_decreasing
     best = max(slow)
     smallest_best = max(k for k, v in enumerate(slow) if v >= best - 1e-12)
-    assert study["chosen"].tolist() == [k == smallest_best for k in range(len(study))]
+    assert study["chosen"].tolist() == [k == smallest_best for k in study["subtree"]]
 
 
 def test_prune_study_command(files, capsys):
@@ -392,3 +394,22 @@ def test_handle_unknown_flag_and_id_warning(tmp_path, capsys):
     code = main(["score", str(model), str(new_path), "--handle-unknown", "error", "--quiet"])
     assert code == 2
     assert "unseen in training" in capsys.readouterr().err
+
+
+def test_pruning_table_has_no_two_identical_rows():
+    """The grown tree and its alpha-0 subtree score alike: one row, not two (issue 13 §4)."""
+    from dtdecide import ProfitTreeClassifier
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.integers(20, 70, 3000), "noise": rng.random(3000)})
+    y = np.where((X["age"] > 50) & (rng.random(3000) < 0.6), "yes", "no")
+    m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=6, min_samples_leaf=20)
+    tree.fit(X[:2000], y[:2000])
+    path = tree.cost_complexity_pruning_path()
+    assert path.ccp_alphas[1] == 0  # the sequence has an alpha-0 subtree of the grown tree
+    table = pruning_study(tree, X[2000:], y[2000:])
+    figures = table.drop(columns=["subtree", "n_leaves", "chosen"])
+    assert not figures.duplicated().any()
+    assert not table.drop(columns=["subtree"]).duplicated().any()
+    assert int(table["chosen"].sum()) == 1 and len(table) < path.n_subtrees
