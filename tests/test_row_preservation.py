@@ -54,7 +54,7 @@ def frames(draw):
     X = pd.DataFrame({"x": pd.array(x, dtype="Float64").astype(float), "job": job},
                      index=index)
     X["job"] = X["job"].astype(object)
-    c = pd.Series(draw(st.lists(st.floats(0, 5), min_size=n, max_size=n)), index=index)
+    c = pd.Series(draw(st.lists(st.floats(0.01, 5), min_size=n, max_size=n)), index=index)
     y = pd.Series(draw(st.lists(st.sampled_from(["yes", "no"]), min_size=n, max_size=n)),
                   index=index)
     return X, y, c
