@@ -6,7 +6,7 @@ priors. This subpackage imports nothing else from dtdecide.
 """
 
 from ._consequences import Consequences
-from ._engine import DecisionResult, decide, mean_costs
+from ._engine import decide, mean_costs
 from ._estimator import DecisionEstimator, model_posteriors
 from ._kernels import (
     adjust_posteriors,
@@ -17,6 +17,7 @@ from ._kernels import (
     roi,
 )
 from ._matrix import DecisionMatrix
+from ._result import DecisionResult
 from ._scorer import make_profit_scorer
 
 __all__ = [

@@ -16,12 +16,12 @@ from ._kernels import (
     _TargetEncoder,
     adjust_posteriors,
     decide_arrays,
-    prior_adjustment_weights,
     roi,
 )
 from ._matrix import DecisionMatrix
+from ._result import build_decision_result
 
-__all__ = ["DecisionResult", "decide", "mean_costs"]
+__all__ = ["decide", "mean_costs"]
 
 # rows per chunk: the work arrays of a chunk (posteriors, A^T, codes) then stay within a
 # core's L2 cache; measured on 2M cases x 3 levels x 4 decisions, 32768 rows was 10-20%
@@ -48,85 +48,6 @@ def _one_blas_thread(active):
     if not _BLAS_CONTROLLER:
         _BLAS_CONTROLLER.append(ThreadpoolController())
     return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
-
-
-class DecisionResult:
-    """What :func:`decide` returns.
-
-    Built by :func:`decide` and by the trees' ``decide`` methods; users read it.
-
-    Parameters
-    ----------
-    cases : DataFrame
-        Per-case results (stored as ``cases``).
-    summary : Series
-        Summary statistics (stored as ``summary``).
-    matrix : DecisionMatrix
-        The matrix used.
-    decisions : tuple of str
-        The possible decisions, in tie-break order.
-    target_name : str
-        Suffix of the output columns.
-
-    Attributes
-    ----------
-    cases : DataFrame
-        One row per case, aligned with the input index. Columns, suffixed with the
-        target name: ``D_`` (decision, categorical), ``EP_`` or ``EL_`` (expected profit
-        or loss), with a known target ``CP_``/``CL_`` (computed) and ``BP_``/``BL_``
-        (best possible), with a revenue matrix ``IC_`` (investment cost) and, with a
-        known target, ``ROI_``. Cases with a missing cost hold missing values.
-    summary : Series
-        Summary statistics (see :func:`decide`).
-    matrix : DecisionMatrix
-        The matrix used.
-    decisions : tuple of str
-        The possible decisions (the matrix decisions, plus the implicit do-nothing
-        decision when a threshold was given).
-    target_name : str
-        Suffix of the output columns (``D_<target_name>`` and so on).
-
-    Examples
-    --------
-    >>> from dtdecide import DecisionMatrix, decide
-    >>> m = DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"], decisions=["A", "B"])
-    >>> res = decide([[0.7, 0.3], [0.2, 0.8]], m, y=["a", "a"])
-    >>> res.cases["D_target"].tolist()
-    ['A', 'B']
-    >>> round(float(res.summary["average_profit"]), 6)
-    0.5
-    """
-
-    def __init__(self, cases, summary, matrix, decisions, target_name):
-        self.cases = cases
-        self.summary = summary
-        self.matrix = matrix
-        self.decisions = decisions
-        self.target_name = target_name
-
-    def decision_counts(self):
-        """Number of cases taking each decision (missing decisions not counted).
-
-        Returns
-        -------
-        Series
-            Case count per decision, indexed by every possible decision in order.
-
-        Examples
-        --------
-        >>> from dtdecide import DecisionMatrix, decide
-        >>> m = DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"], decisions=["A", "B"])
-        >>> decide([[0.7, 0.3], [0.6, 0.4]], m).decision_counts().to_dict()
-        {'A': 2, 'B': 0}
-        """
-        col = self.cases[f"D_{self.target_name}"]
-        return col.value_counts(sort=False).reindex(list(self.decisions), fill_value=0)
-
-    def __repr__(self):
-        return (
-            f"DecisionResult(n_cases={len(self.cases)}, kind={self.matrix.kind!r}, "
-            f"decisions={self.decisions!r})"
-        )
 
 
 def _posterior_array(P, matrix):
@@ -213,14 +134,6 @@ def _check_aligned(obj, index, name):
             f"{name} has an index that differs from the index of posteriors_or_predictions; "
             "align them first (values are matched by position)"
         )
-
-
-def _user_sign(x, sign):
-    """Profit-oriented array in the user's sign (in place; no negative zeros)."""
-    if sign < 0:
-        np.negative(x, out=x)
-        x += 0.0
-    return x
 
 
 def _sample_weight(sample_weight, n):
@@ -617,73 +530,6 @@ def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
     return wrong
 
 
-def _summary(n, F, missing, E, C, B, IC, t_all, D_codes, wrong, matrix, threshold,
-             word):
-    """Summary statistics of :func:`decide` (a dict) from the filled output arrays.
-
-    Unweighted runs use plain sums and counts (no array of ones, no float copy of the
-    boolean columns); weighted runs dot the frequencies with the values.
-    """
-    has_y = C is not None  # t_all is only needed (and given) with priors
-    D = matrix.n_decisions
-    T = matrix.n_levels
-    all_ok = not bool(missing.any())
-    ok = None if all_ok else ~missing
-    if F is None:
-        freq = float(n if all_ok else np.count_nonzero(ok))
-
-        def total(x):
-            return float(x.sum() if all_ok else x[ok].sum()) + 0.0
-    else:
-        w_ok = F if all_ok else np.where(ok, F, 0.0)
-        freq = float(w_ok.sum())
-
-        def total(x):
-            x = x if all_ok else np.where(ok, x, 0.0)  # NaN * 0 would still be NaN
-            return float(np.dot(w_ok, x)) + 0.0  # E, C, B are already in the user's sign
-
-    def average(tot):
-        return tot / freq if freq > 0 else np.nan
-
-    summary = {"n_cases": n, "n_missing": int(np.count_nonzero(missing)), "frequency": freq}
-    tot = total(E)
-    summary[f"total_expected_{word}"] = tot
-    summary[f"average_expected_{word}"] = average(tot)
-    if has_y:
-        tot = total(C)
-        summary[f"total_{word}"] = tot
-        summary[f"average_{word}"] = average(tot)
-        best = total(B)
-        summary[f"total_best_{word}"] = best
-        summary[f"average_best_{word}"] = average(best)
-    if IC is not None:
-        invest = total(IC)
-        summary["total_investment"] = invest
-        if has_y:
-            summary["roi"] = float(roi(summary[f"total_{word}"], invest))
-    if has_y and not matrix.is_interval and matrix.priors is not None:
-        t_ok = t_all if all_ok else t_all[ok]
-        F_ok = None if F is None else (F if all_ok else F[ok])
-        paw = prior_adjustment_weights(t_ok, F_ok, matrix.priors, T)
-        if paw is None:
-            adj_tot = adj_avg = np.nan
-        else:
-            aw = paw if F_ok is None else F_ok * paw
-            adj_tot = float(np.dot(aw, C if all_ok else C[ok])) + 0.0
-            adj_avg = adj_tot / aw.sum() if aw.sum() > 0 else np.nan
-        summary[f"adjusted_total_{word}"] = adj_tot
-        summary[f"adjusted_average_{word}"] = adj_avg
-    if wrong is not None:
-        wt = float(n) if F is None else float(F.sum())
-        summary["misclassification_rate"] = float(wrong) / wt if wt > 0 else np.nan
-    if threshold is not None:
-        skipped = D_codes == D  # missing cases hold -1
-        summary["do_nothing_frequency"] = (
-            float(np.count_nonzero(skipped)) if F is None else float(np.dot(w_ok, skipped))
-        )
-    return summary
-
-
 def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_costs=None,
            sample_weight=None, train_priors=None, target_name="target", threshold=None,
            do_nothing="do nothing", chunk_size=None):
@@ -926,30 +772,14 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
                                    missing, D_codes, E, C, B, IC, cls_wrong, F,
                                    decision_consequences)
 
-    # --- the cases table, in the user's sign
-    sign = matrix.sign
-    word = "loss" if sign < 0 else "profit"
-    letter = "L" if sign < 0 else "P"
-    decisions = matrix.decisions + ((do_nothing,) if threshold is not None else ())
-    cols = {
-        f"D_{target_name}": pd.Categorical.from_codes(D_codes, categories=list(decisions)),
-        f"E{letter}_{target_name}": _user_sign(E, sign),
-    }
-    if has_y:
-        cols[f"C{letter}_{target_name}"] = _user_sign(C, sign)
-        cols[f"B{letter}_{target_name}"] = _user_sign(B, sign)
-    if is_revenue:
-        cols[f"IC_{target_name}"] = IC
-        if has_y:
-            cols[f"ROI_{target_name}"] = roi(C, IC) if ROI is None else ROI
-    cases = pd.DataFrame(cols, index=index, copy=False)
-
-    # --- summary over cases with known costs (one BLAS thread for large runs, as above)
+    # --- the cases table and its summary (one BLAS thread for large runs, as above)
     with _one_blas_thread(n > chunk):
-        summary = _summary(n, F, missing, E, C, B, IC, t_all, D_codes, wrong, matrix,
-                           threshold, word)
-    summary = pd.Series(summary, name=target_name, dtype=_FLOAT)
-    return DecisionResult(cases, summary, matrix, decisions, target_name)
+        return build_decision_result(
+            matrix, D_codes, E, computed=C, best=B, investment=IC, roi_values=ROI,
+            missing=missing, sample_weight=F, target_codes=t_all, misclassified=wrong,
+            threshold=threshold, do_nothing=do_nothing, index=index,
+            target_name=target_name,
+        )
 
 
 def mean_costs(costs, *, sample_weight=None):

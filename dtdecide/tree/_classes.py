@@ -20,14 +20,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, column_or_1d
 
 from .._dtypes import FLOAT_DTYPE as _FLOAT
-from .._dtypes import code_dtype
 from ..decision import DecisionMatrix
-from ..decision._kernels import (
-    _check_weight_total,
-    encode_target,
-    prior_adjustment_weights,
-    roi,
-)
+from ..decision._kernels import _check_weight_total, encode_target
+from ..decision._result import build_decision_result, realised_profits
 from . import _leaf
 from ._encode import encode, encode_apply, fit_encode, n_samples_of, warn_identifier_columns
 from ._html import HTMLReprMixin
@@ -801,9 +796,15 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
                 # class of largest posterior, per node then per case (misclassification)
                 pred_class = np.argmax(self._node_posteriors(), axis=1)[leaves]
         F = None if sample_weight is None else _check_sample_weight(sample_weight, n)
-        result = _decision_result(
-            d_idx, E, cons=cons, matrix=matrix, t=t, pred_class=pred_class, F=F, index=index,
-            target_name=self.target_name_,
+        IC, C, B = realised_profits(matrix, d_idx, cons, t)
+        wrong = None
+        if pred_class is not None:
+            hit = pred_class != t
+            wrong = np.count_nonzero(hit) if F is None else float(np.dot(F, hit))
+        result = build_decision_result(
+            matrix, d_idx, E, computed=C, best=B, investment=IC,
+            missing=None if cons is None else cons.has_missing, sample_weight=F,
+            target_codes=t, misclassified=wrong, index=index, target_name=self.target_name_,
         )
         return _with_label_counts(result, label_counts)
 
@@ -1077,119 +1078,6 @@ def _match_nodes(full, sub):
             "counts differ); re-deciding it needs the training data"
         )
     return out
-
-
-def _constant_costs(matrix):
-    """Per decision: its constant cost, 0 without a cost, NaN for a cost variable."""
-    costs = matrix.costs or {}
-    out = np.zeros(matrix.n_decisions, dtype=_FLOAT)
-    for j, d in enumerate(matrix.decisions):
-        c = costs.get(d)
-        if isinstance(c, str):
-            out[j] = np.nan
-        elif c is not None:
-            out[j] = float(c)
-    return out
-
-
-def _decision_result(d_idx, E, *, cons, matrix, t, pred_class, F, index, target_name):
-    """Build the same ``DecisionResult`` as :func:`dtdecide.decide` from fixed decisions.
-
-    ``d_idx`` and ``E`` are the leaf decisions and expected profits: they are reported
-    for every case, whatever its costs. A missing cost only blanks what needs it:
-    ``IC``/``CP`` need the chosen decision's cost, ``BP`` every decision's cost, ``ROI``
-    both CP and IC. The summary covers the cases with no missing cost (``n_missing``
-    counts the others); misclassification covers every case.
-    """
-    from ..decision import DecisionResult
-
-    n = d_idx.shape[0]
-    sign = matrix.sign
-    word = "loss" if sign < 0 else "profit"
-    letter = "L" if sign < 0 else "P"
-    is_revenue = matrix.kind == "revenue"
-    has_y = t is not None
-    miss = np.zeros(n, dtype=bool) if cons is None else cons.has_missing
-    any_missing = bool(miss.any())
-    d_idx = d_idx.astype(code_dtype(matrix.n_decisions))  # a copy: the caller's array stays as it is
-    C = B = IC = None
-    if cons is not None and is_revenue:
-        IC = cons.costs(d_idx)  # NaN where the chosen decision's cost is missing
-    elif is_revenue:  # no costs given: known for decisions without a cost variable
-        IC = _constant_costs(matrix)[d_idx]
-    if has_y:
-        plain = cons.case_costs is None and cons.case_q is None and not matrix.is_interval
-        if plain:  # Q(T(i), d) from the matrix alone: gather, no (n, D) work array
-            base = np.asarray(cons.base, dtype=_FLOAT)
-            C = base[t, d_idx]
-            B = base.max(axis=1)[t]
-        else:
-            # NaN where a cost (consequence) is missing: C needs the chosen decision's,
-            # B every decision's (np.max propagates NaN)
-            q = cons.q_actual(t)
-            C = np.take_along_axis(q, d_idx.astype(np.intp)[:, None], axis=1)[:, 0]
-            B = q.max(axis=1)
-    cols = {
-        f"D_{target_name}": pd.Categorical.from_codes(
-            d_idx, categories=list(matrix.decisions)
-        ),
-        f"E{letter}_{target_name}": sign * E + 0.0,
-    }
-    if has_y:
-        cols[f"C{letter}_{target_name}"] = sign * C + 0.0
-        cols[f"B{letter}_{target_name}"] = sign * B + 0.0
-    if is_revenue:
-        cols[f"IC_{target_name}"] = IC
-        if has_y:
-            cols[f"ROI_{target_name}"] = roi(C, IC)
-    cases = pd.DataFrame(cols, index=index, copy=False)
-
-    # summary: the cases without a missing cost (ok), weighted by frequency. A value
-    # unknown on such a case (IC of a cost variable when no costs were given) makes
-    # the total unknown: np.where keeps that NaN and the dot product propagates it.
-    ok = ~miss
-    w = np.ones(n) if F is None else F
-    w_ok = np.where(ok, w, 0.0) if any_missing else w
-    freq = float(w_ok.sum())
-
-    def total(x):
-        x = np.where(ok, x, 0.0) if any_missing else x
-        return float(np.dot(w_ok, x)) + 0.0
-
-    def average(tot):
-        return tot / freq if freq > 0 else np.nan
-
-    summary = {"n_cases": n, "n_missing": int(np.count_nonzero(miss)), "frequency": freq}
-    tot = sign * total(E) + 0.0
-    summary[f"total_expected_{word}"] = tot
-    summary[f"average_expected_{word}"] = average(tot)
-    if has_y:
-        tot = sign * total(C) + 0.0
-        summary[f"total_{word}"] = tot
-        summary[f"average_{word}"] = average(tot)
-        best = sign * total(B) + 0.0
-        summary[f"total_best_{word}"] = best
-        summary[f"average_best_{word}"] = average(best)
-    if is_revenue:
-        summary["total_investment"] = total(IC)
-        if has_y:
-            summary["roi"] = float(roi(summary[f"total_{word}"], summary["total_investment"]))
-    if has_y and not matrix.is_interval and matrix.priors is not None:
-        paw = prior_adjustment_weights(t[ok], w[ok], matrix.priors, matrix.n_levels)
-        if paw is None:
-            adj_tot = adj_avg = np.nan
-        else:
-            aw = w[ok] * paw
-            adj_tot = float(sign * np.dot(aw, C[ok])) + 0.0
-            adj_avg = adj_tot / aw.sum() if aw.sum() > 0 else np.nan
-        summary[f"adjusted_total_{word}"] = adj_tot
-        summary[f"adjusted_average_{word}"] = adj_avg
-    if has_y and pred_class is not None:
-        wrong = pred_class != t
-        wt = float(w.sum())
-        summary["misclassification_rate"] = float(np.dot(w, wrong)) / wt if wt > 0 else np.nan
-    summary = pd.Series(summary, name=target_name, dtype=_FLOAT)
-    return DecisionResult(cases, summary, matrix, tuple(matrix.decisions), target_name)
 
 
 # ============================================================================ classifier
