@@ -6,27 +6,21 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch, check_random_state
 
+from ..decision._validation import check_1d, check_sample_weight, reference_index
+
 __all__ = ["balanced_sample", "misclassification_rates"]
 
 
-def _labels(y, name="y"):
-    arr = y.to_numpy() if isinstance(y, (pd.Series, pd.Index)) else np.asarray(y)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D; got shape {arr.shape}")
+def _labels(y, name="y", index=None):
+    arr = check_1d(y, name, index=index)
     if pd.isna(pd.Series(arr)).any():
         raise ValueError(f"{name} must not contain missing values")
     return arr
 
 
-def _weights(sample_weight, n):
-    if sample_weight is None:
-        return np.ones(n)
-    w = np.asarray(sample_weight, dtype=float)
-    if w.shape != (n,):
-        raise ValueError(f"sample_weight must have one value per case ({n}); got shape {w.shape}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("sample_weight must be finite and non-negative")
-    return w
+def _weights(sample_weight, n, index=None):
+    w = check_sample_weight(sample_weight, n, index=index)
+    return np.ones(n) if w is None else w
 
 
 def balanced_sample(X, y, *, n_per_class=None, replace=False, sample_weight=None,
@@ -75,11 +69,11 @@ def balanced_sample(X, y, *, n_per_class=None, replace=False, sample_weight=None
     >>> s.X.shape, s.priors.round(6).to_dict(), s.train_priors.round(6).to_dict()
     ((20, 1), {'common': 0.9, 'rare': 0.1}, {'common': 0.5, 'rare': 0.5})
     """
-    y_arr = _labels(y)
+    y_arr = _labels(y, index=reference_index(X))
     n = y_arr.shape[0]
     if X is not None and len(X) != n:
         raise ValueError(f"X and y have inconsistent numbers of samples: {len(X)} and {n}")
-    w = _weights(sample_weight, n)
+    w = _weights(sample_weight, n, reference_index(X))
     classes, codes = np.unique(y_arr, return_inverse=True)
     counts = np.bincount(codes, minlength=len(classes))
     if n_per_class is None:

@@ -12,7 +12,6 @@ from .._dtypes import code_dtype
 from ._kernels import (
     _FLOAT,
     _check_priors,
-    _check_weight_total,
     _TargetEncoder,
     adjust_posteriors,
     decide_arrays,
@@ -20,6 +19,7 @@ from ._kernels import (
 )
 from ._matrix import DecisionMatrix
 from ._result import build_decision_result
+from ._validation import check_same_index, check_sample_weight
 
 __all__ = ["decide", "mean_costs"]
 
@@ -32,6 +32,8 @@ _CHUNK_ROWS = 1 << 15
 _FAST_KERNEL = True
 # tolerance on posterior rows summing to one
 _SUM_TOL = 1e-6
+# the reference input of the pandas alignment rule
+_P = "posteriors_or_predictions"
 
 
 _BLAS_CONTROLLER = []  # a ThreadpoolController, made once (finding the libraries is slow)
@@ -127,34 +129,6 @@ def _check_posterior_chunk(post, offset):
         )
 
 
-def _check_aligned(obj, index, name):
-    other = getattr(obj, "index", None)
-    if index is not None and isinstance(other, pd.Index) and not other.equals(index):
-        raise ValueError(
-            f"{name} has an index that differs from the index of posteriors_or_predictions; "
-            "align them first (values are matched by position)"
-        )
-
-
-def _sample_weight(sample_weight, n):
-    if sample_weight is None:
-        return None
-    try:
-        F = np.asarray(sample_weight, dtype=_FLOAT)
-    except (TypeError, ValueError):
-        raise TypeError("sample_weight must be numeric") from None
-    if F.ndim != 1 or F.size != n:
-        raise ValueError(
-            f"sample_weight must have one value per case ({n}); got shape {F.shape}"
-        )
-    if not np.all(np.isfinite(F)):
-        raise ValueError("sample_weight must be finite (no NaN or infinity)")
-    if np.any(F < 0):
-        raise ValueError("sample_weight must be non-negative")
-    _check_weight_total(F, "sample_weight")
-    return F
-
-
 def _decision_cost_columns(decision_costs, matrix, n, index, given_index):
     """Validated ``decision_costs`` of :func:`decide`.
 
@@ -173,7 +147,7 @@ def _decision_cost_columns(decision_costs, matrix, n, index, given_index):
                 f"costs= and the ones to decide with as {name}="
             )
         if isinstance(decision_costs, pd.DataFrame):
-            _check_aligned(decision_costs, given_index, name)
+            check_same_index(decision_costs, given_index, name, reference=_P)
         try:
             return matrix.resolve(decision_costs, n_samples=n, index=index)
         except (TypeError, ValueError) as exc:
@@ -189,7 +163,7 @@ def _decision_cost_columns(decision_costs, matrix, n, index, given_index):
             f"none (its costs are {matrix.costs!r}); got {type(decision_costs).__name__}"
         )
     if isinstance(decision_costs, pd.DataFrame):
-        _check_aligned(decision_costs, given_index, name)
+        check_same_index(decision_costs, given_index, name, reference=_P)
     elif not isinstance(decision_costs, (Mapping, pd.Series)):
         raise TypeError(
             f"{name} must be a DataFrame, a dict of arrays or numbers, or a Series of "
@@ -686,7 +660,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
     fast = _FAST_KERNEL and not matrix.is_interval and not matrix.is_case_specific
     t_all = t_enc = None  # the fast kernel encodes the target chunk by chunk
     if y is not None:
-        _check_aligned(y, given_index, "y")
+        check_same_index(y, given_index, "y", reference=_P)
         if matrix.is_interval:
             try:
                 t_all = np.asarray(y, dtype=_FLOAT).reshape(-1)
@@ -713,10 +687,9 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         if t_all is not None and t_all.shape[0] != n:
             raise ValueError(f"y must have one value per case ({n}); got {t_all.shape[0]}")
 
-    _check_aligned(sample_weight, given_index, "sample_weight")
-    F = _sample_weight(sample_weight, n)
+    F = check_sample_weight(sample_weight, n, index=given_index, reference=_P)
     if isinstance(costs, pd.DataFrame):
-        _check_aligned(costs, given_index, "costs")
+        check_same_index(costs, given_index, "costs", reference=_P)
     matrix._check_costs_allowed(costs)
     decision_given = _decision_cost_columns(decision_costs, matrix, n, index, given_index)
     decision_consequences = None
@@ -860,7 +833,7 @@ def mean_costs(costs, *, sample_weight=None):
             arr = num.to_numpy(dtype=_FLOAT, na_value=np.nan)
         if n is None:
             n = arr.size
-            F = _sample_weight(sample_weight, n)
+            F = check_sample_weight(sample_weight, n)
         elif arr.size != n:
             raise ValueError(
                 f"costs columns must have the same length; column {name!r} has {arr.size} "

@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..decision._validation import check_1d, check_sample_weight, reference_index
 from ._common import format_label, format_number, tree_view
 
 __all__ = ["condition_text", "leaf_rule", "leaf_table"]
@@ -148,25 +149,16 @@ def _validation_columns(view, out, X, y, costs, sample_weight):
     pos[leaves] = np.arange(leaves.size)
     leaf_of = np.asarray(est.apply(X))
     n = leaf_of.shape[0]
-    if sample_weight is None:
-        w = np.ones(n)
-    else:
-        w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-        if w.shape[0] != n:
-            raise ValueError(
-                f"sample_weight must have one value per row of X ({n}); got {w.shape[0]}"
-            )
-        if np.any(~np.isfinite(w)) or np.any(w < 0):
-            raise ValueError("sample_weight must be finite and non-negative")
+    index = reference_index(X)
+    w = check_sample_weight(sample_weight, n, index=index)
+    w = np.ones(n) if w is None else w
     row = pos[leaf_of]  # position of each case's leaf in the table
     n_leaves = len(leaves)
     out["valid_n"] = np.bincount(row, minlength=n_leaves).astype(np.int64)
     vw = np.bincount(row, weights=w, minlength=n_leaves)
     out["valid_weight"] = vw
     if y is not None:
-        y_arr = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).reshape(-1)
-        if y_arr.shape[0] != n:
-            raise ValueError(f"y must have one value per row of X ({n}); got {y_arr.shape[0]}")
+        y_arr = check_1d(y, "y", n_samples=n, index=index)
         if view.is_classifier:
             unknown = pd.unique(pd.Series(y_arr, dtype=object)[~pd.Series(y_arr).isin(view.classes)])
             if len(unknown):

@@ -32,6 +32,7 @@ import numbers
 import numpy as np
 
 from .._dtypes import X_BINNED_DTYPE_LARGE, X_BINNED_DTYPE_SMALL
+from ..decision._validation import check_sample_weight
 
 __all__ = ["Binner"]
 
@@ -233,7 +234,7 @@ class Binner:
                 ) from exc
         return X
 
-    def fit(self, X_encoded, is_categorical=None, sample_weight=None):
+    def fit(self, X_encoded, is_categorical=None, sample_weight=None, check_input=True):
         """Compute the bins of every feature.
 
         Parameters
@@ -245,6 +246,8 @@ class Binner:
             Categorical columns; None means all numeric.
         sample_weight : array-like of shape (n_samples,) or None
             Case weights, used for the numeric quantiles.
+        check_input : bool, default=True
+            Validate ``sample_weight``; the estimators validate it once and pass False.
 
         Returns
         -------
@@ -263,12 +266,8 @@ class Binner:
                 f"is_categorical must be a boolean array of shape ({n_features},); got "
                 f"dtype {is_categorical.dtype} and shape {is_categorical.shape}"
             )
-        if sample_weight is not None:
-            sample_weight = np.asarray(sample_weight, dtype=np.float64)
-            if sample_weight.shape != (n_samples,):
-                raise ValueError(
-                    f"sample_weight must have shape ({n_samples},); got {sample_weight.shape}"
-                )
+        if check_input:
+            sample_weight = check_sample_weight(sample_weight, n_samples)
         rows = None
         if self.subsample is not None and n_samples > self.subsample:
             rng = np.random.default_rng(self.random_state)
@@ -379,11 +378,13 @@ class Binner:
                 out[start : start + _BLOCK, j] = b
         return out
 
-    def fit_transform(self, X_encoded, is_categorical=None, sample_weight=None):
+    def fit_transform(self, X_encoded, is_categorical=None, sample_weight=None,
+                      check_input=True):
         """Fit, then transform the same matrix.
 
         Returns
         -------
         X_binned : ndarray of uint8 or uint16, shape (n_samples, n_features)
         """
-        return self.fit(X_encoded, is_categorical, sample_weight).transform(X_encoded)
+        self.fit(X_encoded, is_categorical, sample_weight, check_input)
+        return self.transform(X_encoded)

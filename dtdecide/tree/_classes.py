@@ -17,12 +17,18 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_random_state, column_or_1d
+from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from .._dtypes import FLOAT_DTYPE as _FLOAT
 from ..decision import DecisionMatrix
-from ..decision._kernels import _check_weight_total, encode_target
+from ..decision._kernels import encode_target
 from ..decision._result import build_decision_result, realised_profits
+from ..decision._validation import (
+    check_1d,
+    check_same_index,
+    check_sample_weight,
+    reference_index,
+)
 from . import _leaf
 from ._encode import encode, encode_apply, fit_encode, n_samples_of, warn_identifier_columns
 from ._html import HTMLReprMixin
@@ -32,62 +38,14 @@ __all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
 
 
 # ============================================================================ helpers
-def _as_1d(y, name="y"):
-    """A 1-D numpy view of a target-like input (Series, list, column vector)."""
+def _check_fit_y(y):
+    """The training target as a 1-d array (sklearn's message when it is None)."""
     if y is None:
         raise ValueError(
-            f"requires y to be passed, but the target {name} is None; pass the actual "
-            "target values"
+            "requires y to be passed, but the target y is None; pass the actual target "
+            "values"
         )
-    if isinstance(y, pd.DataFrame):
-        if y.shape[1] != 1:
-            raise ValueError(f"{name} must be 1-D; got a DataFrame with {y.shape[1]} columns")
-        y = y.iloc[:, 0]
-    if isinstance(y, (pd.Series, pd.Index)):
-        return y.to_numpy()
-    arr = np.asarray(y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        return column_or_1d(arr, warn=True)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} should be a 1d array; got shape {arr.shape}")
-    return arr
-
-
-def _check_sample_weight(sample_weight, n):
-    if sample_weight is None:
-        return np.ones(n, dtype=_FLOAT)
-    if isinstance(sample_weight, numbers.Number) and not isinstance(sample_weight, bool):
-        return np.full(n, float(sample_weight))
-    try:
-        w = np.asarray(sample_weight, dtype=_FLOAT)
-    except (TypeError, ValueError):
-        raise TypeError("sample_weight must be numeric") from None
-    if w.ndim != 1 or w.shape[0] != n:
-        raise ValueError(
-            f"sample_weight.shape == {w.shape}, expected ({n},): one frequency per case"
-        )
-    if not np.all(np.isfinite(w)):
-        raise ValueError("sample_weight must be finite (no NaN or infinity)")
-    if np.any(w < 0):
-        raise ValueError("sample_weight must be non-negative (frequencies)")
-    if not np.any(w > 0):
-        raise ValueError(
-            "Sample weights must contain at least one non-zero number (sample_weight "
-            "holds the case frequencies)"
-        )
-    _check_weight_total(w, "sample_weight")
-    return w
-
-
-def _check_same_index(X, other, name):
-    """Values are matched by position: refuse pandas objects indexed differently from X."""
-    if not isinstance(X, pd.DataFrame) or not isinstance(other, (pd.DataFrame, pd.Series)):
-        return
-    if not other.index.equals(X.index):
-        raise ValueError(
-            f"{name} has an index that differs from the index of X; values are matched by "
-            f"position, so align them first (e.g. {name}.set_axis(X.index))"
-        )
+    return check_1d(y, "y")
 
 
 def _positions(frame_or_none, names):
@@ -153,7 +111,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
 
         Returns ``(X_inputs, costs_for_resolve, cost_columns, cost_features)``.
         """
-        _check_same_index(X, costs, "costs")
+        check_same_index(costs, reference_index(X), "costs")
         if matrix is None:
             if costs is not None:
                 raise ValueError("costs needs a decision_matrix; got decision_matrix=None")
@@ -241,17 +199,20 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
                     'criterion="profit", which already weights every case by its own '
                     "money; leave split_weights=None"
                 )
-        _check_same_index(X, y, "y")
+        index = reference_index(X)
+        check_same_index(y, index, "y")
         X_in, resolve_costs, cost_columns, cost_features = self._split_costs(X, costs, matrix)
         X_codes, encoding = fit_encode(X_in)
         warn_identifier_columns(X_in, stacklevel=4)
         n = X_codes.shape[0]
-        y_arr = _as_1d(y)
+        y_arr = _check_fit_y(y)
         if y_arr.shape[0] != n:
             raise ValueError(
                 f"X and y have inconsistent numbers of samples: {n} and {y_arr.shape[0]}"
             )
-        F = _check_sample_weight(sample_weight, n)
+        F = check_sample_weight(sample_weight, n, index=index, positive_sum=True)
+        if F is None:
+            F = np.ones(n, dtype=_FLOAT)
 
         self.feature_names_in_ = encoding.feature_names
         self.n_features_in_ = len(encoding.feature_names)
@@ -381,7 +342,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
 
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         binner = Binner(max_bins=self.max_bins, random_state=seed)
-        X_binned = binner.fit_transform(X_codes, self.is_categorical_, F)
+        X_binned = binner.fit_transform(X_codes, self.is_categorical_, F, check_input=False)
         return grow_tree(
             X_binned,
             binner,
@@ -399,6 +360,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
             min_samples_split=self.min_samples_split,
             min_impurity_decrease=self.min_impurity_decrease,
             max_leaf_nodes=self.max_leaf_nodes,
+            check_input=False,
         )
 
     def _grow_exact(self, X_codes, target, F, *, loss_matrix, cons, cost_columns):
@@ -762,11 +724,13 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
                               estimator_name=type(self).__name__,
                               handle_unknown=self._handle_unknown(), label_counts=label_counts)
         n = leaves.shape[0]
-        index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(n)
+        given_index = reference_index(X)
+        index = pd.RangeIndex(n) if given_index is None else given_index
         d_idx, E = self._leaf_decisions(leaves)
 
-        _check_same_index(X, costs, "costs")
-        _check_same_index(X, y, "y")
+        check_same_index(costs, given_index, "costs")
+        check_same_index(y, given_index, "y")
+        F = check_sample_weight(sample_weight, n, index=given_index)
         if costs is None and cost_frame is not None:
             costs = cost_frame
         cons = None
@@ -784,9 +748,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         t = None
         pred_class = None
         if y is not None:
-            y_arr = _as_1d(y)
-            if y_arr.shape[0] != n:
-                raise ValueError(f"y must have one value per case ({n}); got {y_arr.shape[0]}")
+            y_arr = check_1d(y, "y", n_samples=n)
             if matrix.is_interval:
                 t = np.asarray(y_arr, dtype=_FLOAT)
                 if not np.all(np.isfinite(t)):
@@ -795,7 +757,6 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
                 t = encode_target(y_arr, matrix.levels)
                 # class of largest posterior, per node then per case (misclassification)
                 pred_class = np.argmax(self._node_posteriors(), axis=1)[leaves]
-        F = None if sample_weight is None else _check_sample_weight(sample_weight, n)
         IC, C, B = realised_profits(matrix, d_idx, cons, t)
         wrong = None
         if pred_class is not None:

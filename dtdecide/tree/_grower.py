@@ -39,6 +39,7 @@ import numpy as np
 
 from .._dtypes import COUNT_DTYPE
 from .._dtypes import ROW_INDEX_DTYPE as _ROW_INT
+from ..decision._validation import check_sample_weight
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
     CRITERIA,
@@ -391,6 +392,7 @@ def grow_tree(
     chunk_size=DEFAULT_CHUNK_SIZE,
     case_profit=None,
     profit_method=DEFAULT_PROFIT_METHOD,
+    check_input=True,
 ):
     """Grow a tree on binned inputs.
 
@@ -435,6 +437,9 @@ def grow_tree(
         each case's weight by its class's entry.
     profit_method : str, default=DEFAULT_PROFIT_METHOD
         ``criterion="profit"`` only: one of :data:`dtdecide.tree._profit.PROFIT_METHODS`.
+    check_input : bool, default=True
+        Validate ``y`` and ``sample_weight``. The estimators validate their inputs once
+        and pass False (as scikit-learn's trees do).
 
     Returns
     -------
@@ -496,16 +501,9 @@ def grow_tree(
             f"min_impurity_decrease must be a non-negative number; got {min_impurity_decrease!r}"
         )
 
+    if check_input:
+        sample_weight = check_sample_weight(sample_weight, n_samples, positive_sum=True)
     if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight, dtype=np.float64)
-        if sample_weight.shape != (n_samples,):
-            raise ValueError(
-                f"sample_weight must have shape ({n_samples},); got {sample_weight.shape}"
-            )
-        if not np.all(np.isfinite(sample_weight)) or np.any(sample_weight < 0):
-            raise ValueError("sample_weight must be finite and non-negative")
-        if not sample_weight.sum() > 0:
-            raise ValueError("sample_weight must have a positive sum")
         if np.all(sample_weight == 1.0):
             sample_weight = None  # unit weights: exact integer counts, faster kernels
 
@@ -516,17 +514,17 @@ def grow_tree(
     if criterion == "profit":
         is_classification = n_classes is not None
     if is_classification:
-        if y.dtype.kind not in "iub" and not (
+        if check_input and y.dtype.kind not in "iub" and not (
             y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.floor(y))
         ):
             raise ValueError("y must hold integer class codes for a classification criterion")
-        codes = y.astype(np.intp)
-        if codes.min() < 0:
+        codes = y.astype(np.intp, copy=False)
+        if check_input and codes.min() < 0:
             raise ValueError("y class codes must be non-negative")
         if n_classes is None:
             n_classes = int(codes.max()) + 1
         n_classes = _check_int("n_classes", n_classes, 1)
-        if codes.max() >= n_classes:
+        if check_input and codes.max() >= n_classes:
             raise ValueError(f"y class codes must be < n_classes={n_classes}")
         target = HistogramTarget(codes=codes, n_classes=n_classes, weights=sample_weight)
         y_value = codes
@@ -556,7 +554,7 @@ def grow_tree(
             yf = y.astype(np.float64)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"y must be numeric for criterion={criterion!r}") from exc
-        if not np.all(np.isfinite(yf)):
+        if check_input and not np.all(np.isfinite(yf)):
             raise ValueError(f"y must be finite for criterion={criterion!r}")
         w = np.ones(n_samples) if sample_weight is None else sample_weight
         shift = float(np.average(yf, weights=w))  # centring keeps sum w*y**2 accurate

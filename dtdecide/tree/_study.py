@@ -31,6 +31,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 
+from ..decision._validation import check_1d, check_sample_weight, reference_index
+from ._leaf import propagate_up
 from ._pruning import (
     _RISK_RTOL,
     _decision_matrix,
@@ -75,26 +77,6 @@ def _take(obj, idx):
     return np.asarray(obj)[idx]
 
 
-def _as_1d(y, name):
-    arr = np.asarray(y.to_numpy() if isinstance(y, (pd.Series, pd.DataFrame)) else y)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D; got shape {arr.shape}")
-    return arr
-
-
-def _weights(sample_weight, n, name):
-    if sample_weight is None:
-        return np.ones(n)
-    w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-    if w.shape[0] != n:
-        raise ValueError(f"{name} must have one value per case ({n}); got {w.shape[0]}")
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError(f"{name} must be finite and non-negative")
-    return w
-
-
 def _class_codes(classes, y, name):
     codes = pd.Index(list(np.asarray(classes).tolist())).get_indexer(pd.Index(list(y)))
     if np.any(codes < 0):
@@ -116,21 +98,12 @@ def _resolve_costs(estimator, X, costs):
     return costs
 
 
-def _propagate_up(sums, tree):
-    """Add every node's sums into its ancestors (one vectorised step per depth)."""
-    sums = sums.copy()
-    for d in range(tree.max_depth, 0, -1):
-        ids = np.flatnonzero(tree.depth == d)
-        np.add.at(sums, tree.parent[ids], sums[ids])
-    return sums
-
-
 def _node_sums(tree, leaf, columns):
     n_nodes = tree.n_nodes
     out = np.empty((n_nodes, columns.shape[1]))
     for j in range(columns.shape[1]):
         out[:, j] = np.bincount(leaf, weights=columns[:, j], minlength=n_nodes)
-    return _propagate_up(out, tree)
+    return propagate_up(out, tree.parent, tree.depth)
 
 
 def _pos_index(estimator, pos_label):
@@ -158,13 +131,17 @@ class _Scorer:
 
     def __init__(self, estimator, kind, X, y, *, costs, sample_weight, pos_label, name):
         n = _n_rows(X)
-        y = _as_1d(y, f"y{name}")
+        index = reference_index(X)
+        y = check_1d(y, f"y{name}", index=index, reference=f"X{name}")
         if y.shape[0] != n:
             raise ValueError(
                 f"X{name} and y{name} have inconsistent numbers of samples: {n} and "
                 f"{y.shape[0]}"
             )
-        F = _weights(sample_weight, n, f"sample_weight{name}")
+        F = check_sample_weight(sample_weight, n, name=f"sample_weight{name}", index=index,
+                                reference=f"X{name}")
+        if F is None:
+            F = np.ones(n)
         self.kind = kind
         self.n_samples = n
         self.nan_summary = False
@@ -673,7 +650,7 @@ class PruningStudy:
 
     def _cross_validate(self, path, kind, pruning_measure, X, y, costs, sample_weight):
         est = self.estimator
-        y_arr = _as_1d(y, "y_train")
+        y_arr = check_1d(y, "y_train", index=reference_index(X), reference="X_train")
         splitter = _check_cv(self.cv, est, y_arr, self.random_state)
         scorer = _Scorer(est, kind, X, y_arr, costs=_resolve_costs(est, X, costs),
                          sample_weight=sample_weight, pos_label=self.pos_label,

@@ -1,0 +1,172 @@
+"""Validation and alignment of 1-d per-case inputs: ``y``, ``sample_weight``, costs.
+
+One rule everywhere (estimators, ``decide``, studies, exports, assessment):
+
+* **pandas alignment**: values are matched to the cases by position. A pandas Series or
+  DataFrame whose index differs from the index of the reference input (``X``, or the
+  posteriors of :func:`~dtdecide.decide`) is refused with a ``ValueError`` naming the
+  parameter, never silently paired by position. When the reference input is not a
+  pandas object there is no index to compare.
+* **1-d values**: a Series, list, array or one-column DataFrame/column vector gives a
+  1-d array (:func:`sklearn.utils.validation.column_or_1d` for arrays).
+* **frequencies** (``sample_weight``): :func:`sklearn.utils.validation._check_sample_weight`
+  (a scalar is broadcast; 1-d; finite), non-negative, with messages naming the parameter.
+
+Public entry points validate once; the private kernels (binning, growing) trust their
+callers, as scikit-learn's ``check_input=False``.
+"""
+
+import inspect
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import _check_sample_weight, _num_samples, column_or_1d
+
+from ._kernels import _check_weight_total
+
+__all__ = ["check_1d", "check_same_index", "check_sample_weight", "reference_index"]
+
+# scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
+# accept them (frequency 0, averages NaN) and fit asks for a positive sum itself
+_ALLOW_ZERO = (
+    {"allow_all_zero_weights": True}
+    if "allow_all_zero_weights" in inspect.signature(_check_sample_weight).parameters
+    else {}
+)
+
+
+def reference_index(X):
+    """The index other per-case inputs must share with ``X`` (None if ``X`` has none)."""
+    return X.index if isinstance(X, (pd.DataFrame, pd.Series)) else None
+
+
+def check_same_index(values, index, name, *, reference="X"):
+    """Refuse a pandas ``values`` whose index differs from ``index``.
+
+    Parameters
+    ----------
+    values : object
+        The per-case input (only pandas Series and DataFrames are checked).
+    index : pandas.Index or None
+        The index of the reference input; None checks nothing.
+    name : str
+        The parameter name used in the message.
+    reference : str, default="X"
+        The name of the reference input, for the message.
+
+    Raises
+    ------
+    ValueError
+        When both are indexed and the indexes differ.
+    """
+    if index is None or not isinstance(values, (pd.Series, pd.DataFrame)):
+        return
+    if not values.index.equals(index):
+        raise ValueError(
+            f"{name} has an index that differs from the index of {reference}; values "
+            f"are matched by position, so align them first (e.g. "
+            f"{name}.reindex({reference}.index), or {name}.set_axis({reference}.index) "
+            "if they already are in the same order)"
+        )
+
+
+def check_1d(values, name, *, n_samples=None, index=None, reference="X"):
+    """A 1-d numpy array of per-case values (the natural dtype; no conversion).
+
+    Parameters
+    ----------
+    values : array-like, Series or one-column DataFrame
+        The input.
+    name : str
+        Parameter name for messages.
+    n_samples : int, default=None
+        Required length (``"<name> must have one value per case (n); got m"``).
+    index : pandas.Index, default=None
+        Index of the reference input (see :func:`check_same_index`).
+    reference : str, default="X"
+        Name of the reference input, for messages.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    check_same_index(values, index, name, reference=reference)
+    if isinstance(values, pd.DataFrame):
+        if values.shape[1] != 1:
+            raise ValueError(
+                f"{name} must be 1-D; got a DataFrame with {values.shape[1]} columns"
+            )
+        values = values.iloc[:, 0]
+    if isinstance(values, (pd.Series, pd.Index)):
+        arr = values.to_numpy()
+    else:
+        arr = np.asarray(values)
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = column_or_1d(arr, warn=True)
+        elif arr.ndim != 1:
+            raise ValueError(f"{name} must be 1-D; got shape {arr.shape}")
+    if n_samples is not None and arr.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} must have one value per case ({n_samples}); got {arr.shape[0]}"
+        )
+    return arr
+
+
+def check_sample_weight(sample_weight, n_samples, *, name="sample_weight", index=None,
+                        reference="X", positive_sum=False):
+    """Validated case frequencies, or None when ``sample_weight`` is None.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n_samples,), number or None
+        The frequencies (a number stands for every case).
+    n_samples : int
+        Number of cases.
+    name : str, default="sample_weight"
+        Parameter name for messages.
+    index : pandas.Index, default=None
+        Index of the reference input (see :func:`check_same_index`).
+    reference : str, default="X"
+        Name of the reference input, for messages.
+    positive_sum : bool, default=False
+        Refuse frequencies that sum to zero (fitting needs at least one case).
+
+    Returns
+    -------
+    ndarray of float64, shape (n_samples,), or None
+    """
+    if sample_weight is None:
+        return None
+    check_same_index(sample_weight, index, name, reference=reference)
+    if isinstance(sample_weight, bool):
+        raise TypeError(f"{name} must be numeric; got {sample_weight!r}")
+    if not isinstance(sample_weight, numbers.Number):
+        try:
+            sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be numeric") from None
+        if sample_weight.ndim == 1 and _num_samples(sample_weight) != n_samples:
+            raise ValueError(
+                f"{name} must have one value per case ({n_samples}); got shape "
+                f"{sample_weight.shape}, expected ({n_samples},)"
+            )
+    try:
+        w = _check_sample_weight(sample_weight, np.broadcast_to(0.0, (n_samples,)),
+                                 dtype=np.float64, **_ALLOW_ZERO)
+    except ValueError as exc:
+        msg = str(exc)
+        if "NaN" in msg or "infinity" in msg:
+            msg = f"{name} must be finite (no NaN or infinity)"
+        else:  # a 2-D array
+            msg = f"{name} must have one value per case ({n_samples}); {msg}"
+        raise ValueError(msg) from None
+    if np.any(w < 0):
+        raise ValueError(f"{name} must be non-negative (frequencies)")
+    if positive_sum and not np.any(w > 0):
+        raise ValueError(
+            f"Sample weights must contain at least one non-zero number ({name} holds the "
+            "case frequencies)"
+        )
+    _check_weight_total(w, name)
+    return w
