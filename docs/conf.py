@@ -123,7 +123,8 @@ def _write_bank_description():
 
 # User-guide pages in reading order; the topic pages are written by the people who build
 # each part and may not exist yet, so the toctree lists those present (plus any other page).
-GUIDE_ORDER = ["concepts", "decisions", "trees", "pruning", "export", "assess", "models"]
+GUIDE_ORDER = ["concepts", "decisions", "trees", "pruning", "rules", "export", "assess",
+               "models"]
 
 
 def _write_guide_toctree():

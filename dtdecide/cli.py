@@ -594,6 +594,7 @@ def _grow(args, X, y, matrix, costs, sample_weight, progress, where="the trainin
 
     params = dict(
         decision_matrix=matrix,
+        decision_rule=getattr(args, "decision_rule", "leaf"),
         max_depth=args.max_depth,
         min_samples_leaf=args.min_samples_leaf,
         random_state=args.random_state,
@@ -813,6 +814,12 @@ def _cmd_score(args):
             y = frame[target]
     matrix = model.decision_matrix_
     name = getattr(model, "target_name_", None) or "target"
+    case_rule = matrix is not None and getattr(model, "decision_rule", "leaf") == "case"
+    if case_rule and matrix.cost_variables and costs is None:
+        raise CLIError(
+            f"{where} lacks the cost column(s) {list(matrix.cost_variables)}: the model was "
+            "fitted with --decision-rule case, so every row decides with its own costs"
+        )
     progress(f"scoring {len(frame):,} rows")
     if matrix is None:
         cases = _plain_predictions(model, X, name)
@@ -824,7 +831,7 @@ def _cmd_score(args):
                 "the computed profit (leave out the target column for decisions only)"
             )
         try:
-            result = model.decide(X, y, costs=costs if y is not None else None)
+            result = model.decide(X, y, costs=costs if y is not None or case_rule else None)
         except (ValueError, TypeError) as exc:
             raise CLIError(f"{where}: {_in_cli_words(exc)}") from exc
         cases = result.cases
@@ -1094,6 +1101,12 @@ def build_parser():
     p.add_argument("--ordinal", action="store_true",
                    help="treat the target as ordinal (square decision matrix shapes growth)")
     _add_handle_unknown(p, "warn; stored in the model")
+    p.add_argument("--decision-rule", choices=("leaf", "case"), default="leaf",
+                   help="'leaf' (default): one decision per leaf from its training cases' "
+                        "averaged costs, for costs known only after deciding; 'case': each "
+                        "row decides from its leaf's posteriors and its own cost columns "
+                        "(needed when scoring), for costs known when deciding. Pruning "
+                        "assesses the same rule")
     p.add_argument("--validation", metavar="FILE",
                    help="validation data: prune to the subtree with the best average profit "
                         "(without --decisions: the lowest misclassification rate or average "
@@ -1116,7 +1129,8 @@ def build_parser():
         "score",
         help="decisions and profit figures for every row of a data file",
         description=(
-            "Give every row of DATA its leaf's decision (D_), expected profit (EP_) and, "
+            "Give every row of DATA its decision (D_: its leaf's, or under the case rule its "
+            "own from its leaf's posteriors and its cost columns), expected profit (EP_) and, "
             "when the target and cost columns are present, computed and best profit, "
             "investment cost and ROI, plus a profit summary. Without the target column (or "
             "with an empty one) the rows get decisions only. A tree fitted without a "

@@ -413,3 +413,28 @@ def test_pruning_table_has_no_two_identical_rows():
     assert not figures.duplicated().any()
     assert not table.drop(columns=["subtree"]).duplicated().any()
     assert int(table["chosen"].sum()) == 1 and len(table) < path.n_subtrees
+
+
+def test_fit_decision_rule_case_and_score(files, capsys):
+    out_path = files["root"] / "case.dtdecide"
+    code, _, _ = _run([
+        "fit", str(files["train"]), "--target", "y", "--decisions", str(files["decisions"]),
+        "--exclude", "id", "--decision-rule", "case", "--validation", str(files["valid"]),
+        "--max-depth", "4", "--min-samples-leaf", "20", "-o", str(out_path), "--quiet",
+    ], capsys)
+    assert code == 0
+    model = load(out_path)
+    assert model.decision_rule == "case"
+    scored_path = files["root"] / "case_scored.csv"
+    code, out, _ = _run(["score", str(out_path), str(files["valid"]), "--output",
+                         str(scored_path), "--quiet"], capsys)
+    assert code == 0
+    valid = pd.read_parquet(files["valid"])
+    expected = model.decide(valid[["age", "region", "income"]], valid["y"],
+                            costs=valid[["cost"]]).cases
+    assert list(pd.read_csv(scored_path)["D_y"]) == list(expected["D_y"])
+    # without the cost column a case-rule model cannot decide
+    path = files["root"] / "case_nocost.csv"
+    valid.drop(columns=["y", "cost"]).head(5).to_csv(path, index=False)
+    code, out, err = _run(["score", str(out_path), str(path), "--quiet"], capsys)
+    assert code != 0 and "cost" in (out + err) and "case" in (out + err)

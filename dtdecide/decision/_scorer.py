@@ -94,10 +94,11 @@ class ProfitScorer(_MetadataRequester):
         transform, final = _deciding_step(estimator)
         if _decides_itself(final, matrix) and self.threshold is None:
             # A model that decides itself (a profit tree, a DecisionEstimator) is scored
-            # with its own decisions, also at the end of a Pipeline or inside a search:
-            # a tree decides per leaf from its training costs, and scoring its
-            # posteriors case by case with each case's realised costs would judge
-            # decisions the model never makes (and peek at after-the-fact costs).
+            # with its own decisions by its own rule (a tree: per leaf from its training
+            # costs, or per case under decision_rule="case"), also at the end of a
+            # Pipeline or inside a search: scoring its posteriors case by case with each
+            # case's realised costs would judge decisions the model never makes (and
+            # peek at after-the-fact costs).
             if isinstance(X, pd.DataFrame):
                 X = X.reset_index(drop=True)
             X = transform(X)
@@ -186,8 +187,9 @@ def make_profit_scorer(matrix, *, train_priors=None, threshold=None):
 
     - a model that decides itself under ``matrix`` (a profit tree or a
       :class:`DecisionEstimator` fitted with this matrix) is scored with its own
-      ``decide``: a tree's leaf decisions (made from its leaves' training costs, or
-      its own decision rule), whether it is scored alone, as the last step of a
+      ``decide`` under its ``decision_rule``: per leaf from its training costs
+      (``"leaf"``), or per case from the leaf posteriors and the case's own costs
+      (``"case"``, so that a grid search over ``decision_rule`` compares the rules), whether it is scored alone, as the last step of a
       ``Pipeline`` (the steps before it transform ``X``) or inside ``GridSearchCV``
       and the like (a fitted search is scored with its ``best_estimator_``);
     - any other model's posteriors are decided with :func:`decide` as you would use

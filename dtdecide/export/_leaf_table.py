@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..decision._validation import check_1d, check_sample_weight, reference_index
+from ._caserule import case_form, case_text, is_case_rule
 from ._common import format_label, format_number, tree_view
 
 __all__ = ["condition_text", "leaf_rule", "leaf_table"]
@@ -75,7 +76,7 @@ def _confidence_columns(view, out, ep, d_idx, n_resamples, random_state):
                                  random_state=random_state)
 
 
-def _training_columns(view, out, n_resamples=200, random_state=0):
+def _training_columns(view, out, n_resamples=200, random_state=0, precision=None):
     tree = view.tree
     leaves = view.leaves
     weight = np.asarray(tree.weighted_n_node_samples, dtype=np.float64)[leaves]
@@ -105,24 +106,39 @@ def _training_columns(view, out, n_resamples=200, random_state=0):
     ep = view.node_expected[leaves]
     for k, d in enumerate(decisions):
         out[f"{view.ep_name}_{d}"] = ep[:, k]
-    out["decision"] = [decisions[i] for i in d_idx]
-    out[view.ep_name] = ep[np.arange(len(leaves)), d_idx]
-    _confidence_columns(view, out, ep, d_idx, n_resamples, random_state)
-    profit_sum = getattr(tree, "profit_sum", None)
-    if profit_sum is None:
-        return
-    profit_sum = np.asarray(profit_sum, dtype=np.float64)[leaves]
-    rows = np.arange(len(leaves))
-    per_level = None
-    if profit_sum.ndim == 3:  # categorical: (leaf, level, decision)
-        per_level = profit_sum[rows, :, d_idx]  # (n_leaves, T)
-        total = per_level.sum(axis=1)
+    case_rule = is_case_rule(view)
+    if case_rule:
+        # each case decides with its own costs: the decision is a condition on them,
+        # and the training profit is that of every case under its own decision
+        form = case_form(view)
+        out["decision"] = [case_text(view, form, n, precision or 4) for n in leaves]
+        per_level = np.asarray(view.estimator._case_node_profit(tree), dtype=np.float64)
+        per_level = per_level[leaves]
+        if per_level.ndim == 1:
+            total = per_level
+            per_level = None
+        else:
+            total = per_level.sum(axis=1)
     else:
-        total = profit_sum[rows, d_idx]
+        out["decision"] = [decisions[i] for i in d_idx]
+        out[view.ep_name] = ep[np.arange(len(leaves)), d_idx]
+        _confidence_columns(view, out, ep, d_idx, n_resamples, random_state)
+    profit_sum = getattr(tree, "profit_sum", None)
+    if profit_sum is None and not case_rule:
+        return
+    rows = np.arange(len(leaves))
+    if not case_rule:
+        profit_sum = np.asarray(profit_sum, dtype=np.float64)[leaves]
+        per_level = None
+        if profit_sum.ndim == 3:  # categorical: (leaf, level, decision)
+            per_level = profit_sum[rows, :, d_idx]  # (n_leaves, T)
+            total = per_level.sum(axis=1)
+        else:
+            total = profit_sum[rows, d_idx]
     with np.errstate(invalid="ignore", divide="ignore"):
         out[f"total_{word}"] = sign * total
         out[f"average_{word}"] = sign * total / weight
-    if has_costs:
+    if has_costs and not case_rule:
         ic = cost_sum[rows, d_idx]
         out["ROI"] = [_roi_scalar(c, i) for c, i in zip(total, ic)]
     priors = getattr(view.matrix, "priors", None)
@@ -314,6 +330,13 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
       consequences and unit weights, case costs held at their class averages; interval
       targets resample the leaf mean). A leaf with a small margin and a confidence near
       0.5 decides by a hair;
+    - under ``decision_rule="case"`` each case decides with its own costs, so
+      ``decision`` is the leaf's decision written as a condition on the case's cost
+      variables (two decisions: a threshold such as ``"call when c <= 2.16, else
+      skip"``; more: the decision with the largest of the expressions of the costs),
+      ``EP`` and ``ROI`` are left out, ``EP_<d>`` and ``cost_<d>`` are at the leaf's
+      average training costs, and the training profit columns sum every training case's
+      profit under its own decision;
     - with ``X``: ``valid_n``, ``valid_weight`` and, when the cases' costs are at hand
       (``costs`` or cost columns in ``X``; always for constant costs), ``valid_cost_<d>``;
       with ``y`` also ``valid_count_<c>``/``valid_post_<c>`` (or ``valid_mean``/
@@ -386,7 +409,7 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
         "n": np.asarray(tree.n_node_samples)[leaves].astype(np.int64),
         "weight": np.asarray(tree.weighted_n_node_samples, dtype=np.float64)[leaves],
     }
-    _training_columns(view, out, n_resamples, random_state)
+    _training_columns(view, out, n_resamples, random_state, precision)
     if X is not None:
         _validation_columns(view, out, X, y, costs, sample_weight)
     return pd.DataFrame(out)

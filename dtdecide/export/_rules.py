@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ._caserule import case_form, case_text, is_case_rule
 from ._common import format_number, tree_view
 from ._leaf_table import condition_text
 
@@ -24,7 +25,10 @@ def export_rules(estimator, *, precision=None, digits=4, order="leaf"):
     unseen categories - go there), then its coverage (training rows, frequency weight
     and share of the training weight), the posteriors (or mean and standard deviation
     for an interval target) and, when the tree has a decision matrix, the decision with
-    its expected profit (loss).
+    its expected profit (loss). Under ``decision_rule="case"`` the decision is a
+    condition on the case's own costs: with two decisions a threshold on the cost
+    (``"call when c <= 2.16, else skip"``), with more the decision with the largest of
+    the decisions' expected profits written as expressions of the costs.
 
     Parameters
     ----------
@@ -84,6 +88,7 @@ def export_rules(estimator, *, precision=None, digits=4, order="leaf"):
         sgn = -view.sign  # sort best first in the user's sign
         leaves.sort(key=lambda n: (sgn * ep[n, view.node_decision[n]], n))
     word = "expected loss" if view.sign < 0 else "expected profit"
+    form = case_form(view) if is_case_rule(view) else None
     blocks = []
     for n in leaves:
         lines = [f"Leaf {int(n)}"]
@@ -94,7 +99,10 @@ def export_rules(estimator, *, precision=None, digits=4, order="leaf"):
             for i, j in enumerate(sorted(conds)):
                 head = "  IF    " if i == 0 else "  AND   "
                 lines.append(head + condition_text(conds[j], precision))
-        if view.has_decisions:
+        if form is not None:
+            lines.append(f"  THEN  {case_text(view, form, n, digits)}")
+            lines.append("        (each case decides with its own costs)")
+        elif view.has_decisions:
             d = view.node_decision[n]
             lines.append(
                 f"  THEN  decision {view.decisions[d]} "

@@ -19,6 +19,7 @@ import numbers
 
 import numpy as np
 
+from ._caserule import COST_ROW_COLUMNS, case_form, is_case_rule, is_cost_rows
 from ._common import tree_view
 
 __all__ = ["to_sql"]
@@ -221,6 +222,102 @@ def _max_sql(exprs):
     return " ".join(parts)
 
 
+class _CaseRuleSQL:
+    """SQL of the case rule: every row decides from its leaf and its own cost columns.
+
+    ``A(i, d)`` is the linear form of :func:`._caserule.case_form`; the decision is the
+    first maximum over the decisions, NULL when any cost column of the row is NULL
+    (such a case cannot decide, as in ``decide``). Every expression reads the table's
+    columns and the leaf expression directly (no output is read back by name).
+    """
+
+    def __init__(self, view, form, sleaf, cost_columns, dialect):
+        self.view = view
+        self.form = form
+        self.sleaf = sleaf
+        self.dialect = dialect
+        self.columns = {v: _table_col(cost_columns.get(v, v), dialect) for v in form.columns}
+        self.decision = self._decision()
+
+    def _terms(self, n, k):
+        """(coefficient, column) pairs of decision ``k`` at leaf ``n``."""
+        form = self.form
+        if form.additive:
+            return [(form.coef[n, k, j], c) for j, c in enumerate(form.columns)
+                    if form.coef[n, k, j] != 0]
+        # cost rows: the decision's two cells, by level (negative, positive)
+        cells = (("C_FP", "C_TP"), ("C_TN", "C_FN"))[k]
+        return [(form.coef[n, k, form.columns.index(c)], c) for c in cells]
+
+    def expected(self, k):
+        """SQL of ``A(i, d_k)`` (profit orientation) of the row."""
+        form, dialect = self.form, self.dialect
+        items = []
+        for n in self.view.leaves:
+            const = _float_literal(form.const[n, k], dialect)
+            terms = self._terms(n, k)
+            if form.additive:
+                expr = const
+                for c, name in terms:  # coefficient -S(leaf): subtract S * column
+                    col = self.columns[name]
+                    expr += f" - {col}" if c == -1.0 else \
+                        f" - {_float_literal(-c, dialect)} * {col}"
+            else:
+                expr = " + ".join(f"{_float_literal(c, dialect)} * {self.columns[name]}"
+                                  for c, name in terms)
+            items.append((n, expr))
+        return f"({_case_by_leaf(self.sleaf, items)})"
+
+    def _decision(self):
+        decisions = self.view.decisions
+        A = [self.expected(k) for k in range(len(decisions))]
+        parts = ["CASE"]
+        if self.columns:
+            parts.append(f"WHEN {self.any_null()} THEN NULL")
+        for a in range(len(decisions) - 1):
+            conds = " AND ".join(f"{A[a]} >= {A[b]}" for b in range(a + 1, len(decisions)))
+            parts.append(f"WHEN {conds} THEN {_label_literal(decisions[a], self.dialect)}")
+        parts.append(f"ELSE {_label_literal(decisions[-1], self.dialect)} END")
+        return "(" + " ".join(parts) + ")"
+
+    def any_null(self):
+        """A predicate true when any cost column of the row is NULL."""
+        return " OR ".join(f"{c} IS NULL" for c in self.columns.values())
+
+    def by_decision(self, exprs):
+        """``exprs[k]`` for the row's own decision ``k`` (NULL when it cannot decide)."""
+        whens = " ".join(f"WHEN {_label_literal(d, self.dialect)} THEN {e}"
+                         for d, e in zip(self.view.decisions, exprs))
+        return f"CASE {self.decision} {whens} ELSE NULL END"
+
+
+def _case_rule_sql(view, sleaf, cost_columns, include_costs, dialect):
+    form = case_form(view)
+    if form is None:
+        raise ValueError(
+            'decision_rule="case" with a case-specific decision matrix that is not 2 x 2: '
+            "its consequences are per-case arrays, not table columns, so the SQL cannot "
+            "decide from them (2 x 2 matrices read the cost rows C_FP, C_FN, C_TP, C_TN)"
+        )
+    if form.additive and form.columns and not include_costs:
+        raise ValueError(
+            'include_costs: under decision_rule="case" every row decides with its own '
+            f"cost columns {list(form.columns)!r}, so include_costs must be True"
+        )
+    return _CaseRuleSQL(view, form, sleaf, cost_columns, dialect)
+
+
+def _roi_sql(cp, ic, dialect):
+    """ROI from the SQL of the computed profit and the investment (four cases)."""
+    pinf = _float_literal(math.inf, dialect)
+    ninf = _float_literal(-math.inf, dialect)
+    return (
+        f"CASE WHEN ({cp}) IS NULL OR ({ic}) IS NULL THEN NULL "
+        f"WHEN ({ic}) > 0 THEN ({cp}) / ({ic}) "
+        f"WHEN ({cp}) > 0 THEN {pinf} WHEN ({cp}) < 0 THEN {ninf} ELSE NULL END"
+    )
+
+
 def to_sql(
     estimator,
     *,
@@ -367,6 +464,8 @@ def to_sql(
     elif not isinstance(cost_columns, dict):
         raise TypeError(f"cost_columns must be a dict or None; got {type(cost_columns).__name__}")
     known = tuple(getattr(view.matrix, "cost_variables", ()) or ())
+    if view.has_decisions and is_cost_rows(view.matrix):
+        known = COST_ROW_COLUMNS
     unknown = [k for k in cost_columns if k not in known]
     if unknown:
         raise ValueError(
@@ -392,6 +491,8 @@ def to_sql(
     leaves = view.leaves
     cols = [f"{_T}.*"] if keep_sql == ["*"] else [f"{_T}.{c}" for c in keep_sql]
     cols.append(f"{sleaf} AS {leaf}")
+    case = _case_rule_sql(view, sleaf, cost_columns, include_costs, dialect) \
+        if is_case_rule(view) else None
     if view.is_classifier:
         for k, cls in enumerate(view.classes):
             items = [(n, _float_literal(view.posteriors[n, k], dialect)) for n in leaves]
@@ -423,7 +524,21 @@ def to_sql(
     # A NULL cost never reaches D_ or EP_ (the leaf's). SQL arithmetic on NULL gives
     # NULL, so IC_ and CP_ are NULL exactly when the chosen decision's cost is, BP_
     # (_max_sql) when any decision's cost is, and ROI_ when CP_ or IC_ is.
-    if view.has_decisions:
+    if case is not None:
+        # D_, EP_, IC_ and the computed profit follow the row's own decision, made from
+        # its leaf and its own cost columns
+        cols.append(f"{case.decision} AS {_quote_ident(f'D_{tname}', dialect)}")
+        ep = [case.expected(k) for k in range(len(view.decisions))]
+        if view.sign < 0:
+            ep = [f"-({e})" for e in ep]
+        cols.append(
+            f"{case.by_decision(ep)} AS {_quote_ident(f'{view.ep_name}_{tname}', dialect)}"
+        )
+        if has_costs:
+            ic_case = [cost_sql[d] if cost_sql[d] is not None else "0.0e0"
+                       for d in view.decisions]
+            cols.append(f"{case.by_decision(ic_case)} AS {_quote_ident(f'IC_{tname}', dialect)}")
+    elif view.has_decisions:
         items = [(n, _label_literal(view.decision_label(n), dialect)) for n in leaves]
         cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'D_{tname}', dialect)}")
         ep = view.node_expected
@@ -431,7 +546,7 @@ def to_sql(
         cols.append(
             f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'{view.ep_name}_{tname}', dialect)}"
         )
-    if has_costs:
+    if has_costs and case is None:
         items = []
         for n in leaves:
             c = cost_sql[view.decision_label(n)]
@@ -444,7 +559,9 @@ def to_sql(
                 "target is only used for computed profit and ROI, which need a tree "
                 "fitted with a decision_matrix"
             )
-        if getattr(matrix, "is_case_specific", False):
+        if getattr(matrix, "is_case_specific", False) and not (
+                case is not None and is_cost_rows(matrix)):
+            # under the case rule a 2 x 2 matrix reads its cost rows from the table
             raise ValueError(
                 "target cannot be scored in SQL with a case-specific decision matrix: its "
                 "consequences are per-case arrays, not table columns; pass target=None"
@@ -452,7 +569,14 @@ def to_sql(
         y = _table_col(target, dialect)
         values = np.asarray(matrix.values, dtype=np.float64)
         q = []  # per decision: SQL of Q(i, T(i), d) in the user's sign
+        rows_cells = (("C_FP", "C_TP"), ("C_TN", "C_FN"))  # by decision: (neg, pos)
         for k, d in enumerate(view.decisions):
+            if getattr(matrix, "is_case_specific", False):  # cost row of the actual level
+                cols_k = [_table_col(cost_columns.get(c, c), dialect) for c in rows_cells[k]]
+                whens = " ".join(f"WHEN {_label_literal(lev, dialect)} THEN {col}"
+                                 for lev, col in zip(matrix.levels, cols_k))
+                q.append(f"(CASE {y} {whens} ELSE NULL END)")
+                continue
             if getattr(matrix, "is_interval", False):
                 base = _interp_sql(matrix.knots, values[:, k], y, dialect)
             else:
@@ -464,32 +588,36 @@ def to_sql(
                 base = f"CASE {y} {whens} ELSE NULL END"
             c = cost_sql.get(d) if has_costs else None
             q.append(f"({base}) - {c}" if c is not None else f"({base})")
-        items = [(n, q[int(view.node_decision[n])]) for n in leaves]
         cp_name = "CL" if view.sign < 0 else "CP"
         bp_name = "BL" if view.sign < 0 else "BP"
-        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'{cp_name}_{tname}', dialect)}")
+        if case is not None:
+            cp_sql = case.by_decision(q)
+        else:
+            items = [(n, q[int(view.node_decision[n])]) for n in leaves]
+            cp_sql = _case_by_leaf(sleaf, items)
+        cols.append(f"{cp_sql} AS {_quote_ident(f'{cp_name}_{tname}', dialect)}")
         if view.sign < 0:  # the best loss is the smallest one
             best = "-(" + _max_sql([f"(-{e})" for e in q]) + ")"
         else:
             best = _max_sql(q)
+        if case is not None and case.columns:
+            # a case with any missing cost cannot decide: every figure is missing
+            best = f"CASE WHEN {case.any_null()} THEN NULL ELSE {best} END"
         cols.append(f"{best} AS {_quote_ident(f'{bp_name}_{tname}', dialect)}")
         if has_costs:
-            # ROI per leaf from that leaf's decision: CP and IC are written again
-            # rather than read back from the output columns by name
-            pinf = _float_literal(math.inf, dialect)
-            ninf = _float_literal(-math.inf, dialect)
-            items = []
-            for n in leaves:
-                d = view.decision_label(n)
-                cp = q[int(view.node_decision[n])]
-                ic = cost_sql[d] if cost_sql[d] is not None else "0.0e0"
-                items.append((n, (
-                    f"CASE WHEN ({cp}) IS NULL OR ({ic}) IS NULL THEN NULL "
-                    f"WHEN ({ic}) > 0 THEN ({cp}) / ({ic}) "
-                    f"WHEN ({cp}) > 0 THEN {pinf} WHEN ({cp}) < 0 THEN {ninf} ELSE NULL END"
-                )))
+            # ROI from the row's decision: CP and IC are written again rather than read
+            # back from the output columns by name
             roi_name = _quote_ident(f"ROI_{tname}", dialect)
-            cols.append(f"{_case_by_leaf(sleaf, items)} AS {roi_name}")
+            if case is not None:
+                roi = _roi_sql(case.by_decision(q), case.by_decision(ic_case), dialect)
+            else:
+                items = []
+                for n in leaves:
+                    d = view.decision_label(n)
+                    ic = cost_sql[d] if cost_sql[d] is not None else "0.0e0"
+                    items.append((n, _roi_sql(q[int(view.node_decision[n])], ic, dialect)))
+                roi = _case_by_leaf(sleaf, items)
+            cols.append(f"{roi} AS {roi_name}")
 
     return "SELECT\n  " + ",\n  ".join(cols) + f"\nFROM {table_sql} AS {_T}"
 

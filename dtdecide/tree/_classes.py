@@ -59,6 +59,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "decision_matrix": [HasMethods(["resolve"]), None],
         "criterion": [StrOptions({"gini", "entropy", "variance", "profit"})],
+        "decision_rule": [StrOptions({"leaf", "case"})],
         "ordinal": ["boolean"],
         "use_priors": ["boolean", StrOptions({"auto"})],
         "split_weights": [StrOptions({"loss"}), None],
@@ -199,6 +200,11 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
                     'criterion="profit", which already weights every case by its own '
                     "money; leave split_weights=None"
                 )
+        if self.decision_rule == "case" and matrix is None:
+            raise ValueError(
+                'decision_rule="case" needs a decision_matrix (each case decides from its '
+                "leaf's posteriors and its own costs); got decision_matrix=None"
+            )
         index = reference_index(X)
         check_same_index(y, index, "y")
         X_in, resolve_costs, cost_columns, cost_features = self._split_costs(X, costs, matrix)
@@ -278,6 +284,9 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
             self._decision_stats_ = stats
             tree = self._redecide(tree)
             self._full_tree_ = tree
+        self._case_stats_ = None
+        if matrix is not None and self.decision_rule == "case":
+            self._case_stats_ = self._case_rule_stats(tree, node_of_row, cons, target, F)
         self.tree_ = tree
         if self.ccp_alpha > 0:
             from . import _pruning
@@ -418,6 +427,85 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         if self.criterion == "profit":  # only reached with the matrix-free fallback
             return "variance" if not self._is_classifier else "gini"
         return self.criterion
+
+    # ---------------------------------------------------------------- the case rule
+    def _case_rule(self):
+        """Whether cases decide for themselves (``decision_rule="case"``)."""
+        return getattr(self, "decision_rule", "leaf") == "case"
+
+    def _case_node_inputs(self, structure=None):
+        """Per node of ``structure``: what a case decides from under the case rule.
+
+        Posteriors (prior-adjusted with the matrix priors) for a classifier, the
+        prediction for a regressor; nodes without training weight take their parent's.
+        """
+        from ._caserule import node_inputs
+
+        t = self.tree_ if structure is None else structure
+        return node_inputs(self._node_values(t), t.parent, t.depth)
+
+    def _case_rule_stats(self, tree, node_of_row, cons, target, F):
+        """Training profit of every node of the full tree under the case rule.
+
+        Returns a dict with ``profit`` (n_nodes, n_groups): per node (and, for a
+        classifier, per level of the training cases) the sum of ``F(j) Q(j, T(j),
+        d_j)``, ``d_j`` the case's own best decision from the node's posteriors; and
+        the ``matrix`` it was computed with (pruning refuses other matrices).
+        """
+        from ._caserule import case_node_sums
+
+        node_in = self._case_node_inputs(tree)
+        q = cons.q_actual(target)
+        if self._is_classifier:
+            n_groups = len(self.classes_)
+            S = case_node_sums(tree.parent, node_of_row, node_in, cons, q, F,
+                               group=np.asarray(target, dtype=np.intp), n_groups=n_groups)
+        else:
+            S = case_node_sums(tree.parent, node_of_row, node_in, cons, q, F)[:, 0]
+        return {"profit": S, "matrix": self.decision_matrix_}
+
+    def _case_node_profit(self, structure):
+        """Case-rule training profit of every node of ``structure`` (a subtree of the
+        tree grown at fit), by level for a classifier; for pruning."""
+        stats = getattr(self, "_case_stats_", None)
+        if stats is None:
+            raise ValueError(
+                'decision_rule="case": this tree was fitted under the leaf rule, so it has no '
+                "case-rule node statistics to prune with; refit it with "
+                'decision_rule="case"'
+            )
+        if stats["matrix"] != self.decision_matrix_:
+            raise ValueError(
+                'decision_rule="case": the decision matrix (or its priors) changed since fit '
+                "(redecide / what-if); pruning under the case rule needs every training "
+                "case's own decision under the new matrix: refit the tree"
+            )
+        return stats["profit"][_match_nodes(self._full_tree_, structure)]
+
+    def _check_case_costs(self, matrix, costs, what="decide"):
+        needs = matrix.is_case_specific or bool(matrix.cost_variables)
+        bound = matrix.is_case_specific and matrix.case_values is not None
+        if needs and costs is None and not bound:
+            cols = list(matrix.cost_variables)
+            raise ValueError(
+                f'costs: under decision_rule="case" every case decides with its own costs, '
+                f"so {what} needs them; pass costs= "
+                + (f"(or X columns {cols!r})" if cols else
+                   "(the case-specific consequence array)")
+            )
+
+    def _decide_case_rule(self, leaves, *, y, costs, F, index):
+        """``dtdecide.decide`` on the cases' leaf posteriors (predictions) with their
+        own costs: the case rule."""
+        from ..decision import decide as engine_decide
+
+        matrix = self.decision_matrix_
+        self._check_case_costs(matrix, costs)
+        P = self._case_node_inputs()[leaves]
+        res = engine_decide(P, matrix, y=y, costs=costs, sample_weight=F,
+                            target_name=self.target_name_)
+        res.cases.index = index
+        return res
 
     # ---------------------------------------------------------------- re-deciding
     def _redecide(self, structure=None, *, matrix=None, priors=None):
@@ -644,12 +732,31 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         e = t.node_expected[leaves, d]
         return d, e
 
-    def decide(self, X, y=None, costs=None, sample_weight=None):
-        """One decision per case from its leaf, with profit figures.
+    def _predict_decision(self, X, costs):
+        names = np.asarray(self.decisions_ if self.decisions_ is not None else (),
+                           dtype=object)
+        if not self._case_rule():
+            d, _ = self._leaf_decisions(self.apply(X))
+            return names[d]
+        res = self.decide(X, costs=costs)
+        codes = res.cases[f"D_{self.target_name_}"].cat.codes.to_numpy()
+        out = names[np.maximum(codes, 0)]
+        out[codes < 0] = None
+        return out
 
-        The decision and the expected profit come from the case's leaf (chosen from the
-        leaf's training cases); the case's own actual costs only enter ``IC_``,
-        ``ROI_``, ``CP_`` and ``BP_``, never the decision.
+    def decide(self, X, y=None, costs=None, sample_weight=None):
+        """One decision per case, with profit figures.
+
+        Under the leaf rule (``decision_rule="leaf"``, the default) the decision and the
+        expected profit come from the case's leaf (chosen from the leaf's training
+        cases); the case's own actual costs only enter ``IC_``, ``ROI_``, ``CP_`` and
+        ``BP_``, never the decision. Under ``decision_rule="case"`` each case decides
+        from its leaf's posteriors (prediction) and its own ``costs``: the result is
+        exactly ``dtdecide.decide(tree.predict_proba(X), matrix, y=y, costs=costs)``
+        (``tree.predict(X)`` for a regressor), costs are then required, and a case with
+        a missing cost cannot decide: its ``D_`` and ``EP_`` are missing and it counts
+        in ``n_missing``, as in :func:`dtdecide.decide`. What follows describes the
+        leaf rule.
 
         A missing (NaN) cost never blanks ``D_`` or ``EP_``/``EL_``. It blanks only what
         needs it: ``IC_`` and ``CP_``/``CL_`` are missing when the cost of the case's
@@ -711,6 +818,20 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         1     mail       2.67        0.0        0.0
         >>> res.summary[["n_missing", "frequency", "total_profit"]].tolist()
         [1.0, 4.0, 4.0]
+
+        Under the case rule each case weighs its own cost against its leaf's posteriors
+        (leaf 2 has posterior 1/3 of "yes": mailing pays below a cost of 20/3):
+
+        >>> case = tree.set_params(decision_rule="case").fit(
+        ...     X, y, costs={"c": [2.0, 4.0, 6.0, 1.0, 3.0]})
+        >>> res = case.decide(X, y, costs={"c": [10.0, 0.0, 1.0, 5.0, 30.0]})
+        >>> res.cases[["D_target", "EP_target", "CP_target"]].round(2)
+          D_target  EP_target  CP_target
+        0     skip       0.00        0.0
+        1     mail       6.67        0.0
+        2     mail       5.67       -1.0
+        3     mail      15.00       15.0
+        4     skip       0.00        0.0
         """
         check_is_fitted(self, "tree_")
         matrix = self.decision_matrix_
@@ -726,13 +847,17 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         n = leaves.shape[0]
         given_index = reference_index(X)
         index = pd.RangeIndex(n) if given_index is None else given_index
-        d_idx, E = self._leaf_decisions(leaves)
 
         check_same_index(costs, given_index, "costs")
         check_same_index(y, given_index, "y")
         F = check_sample_weight(sample_weight, n, index=given_index)
         if costs is None and cost_frame is not None:
             costs = cost_frame
+        if self._case_rule():
+            if y is not None:
+                y = check_1d(y, "y", n_samples=n)
+            return self._decide_case_rule(leaves, y=y, costs=costs, F=F, index=index)
+        d_idx, E = self._leaf_decisions(leaves)
         cons = None
         needs_costs = matrix.is_case_specific or bool(matrix.cost_variables)
         if not needs_costs or costs is not None or y is not None:
@@ -1070,6 +1195,17 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         ignore the criterion: they use the generalized Gini of the matrix's regret
         ``max_d' Q(t,d') - Q(t,d)`` (a loss matrix is used as is), or of the rank
         distance ``|i - j|`` without a matrix.
+    decision_rule : {"leaf", "case"}, default="leaf"
+        How a case's decision is made. ``"leaf"`` (design notes section 3): one
+        decision per leaf, from the leaf's training cases (their averaged costs); a
+        case's own costs only enter the computed profit, investment and ROI. Right when
+        costs become known only after deciding. ``"case"``: every case decides from its
+        leaf's posteriors (prior-adjusted as the leaf rule does) and its *own*
+        costs, by minimum expected loss, exactly as ``dtdecide.decide(leaf posteriors,
+        matrix, costs=case costs)``; new cases then need their costs. Right when costs
+        are known when deciding. Pruning (``ccp_alpha``, :meth:`prune`, the pruning
+        path, :class:`PruningStudy`) assesses the same rule: under ``"case"`` a node's
+        risk is minus its training cases' profit each under its own best decision.
     ordinal : bool, default=False
         Treat the target as ordinal. The level order comes from the matrix levels, or
         the sorted classes without a matrix. An ordered pandas Categorical target is
@@ -1213,6 +1349,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         *,
         decision_matrix=None,
         criterion="gini",
+        decision_rule="leaf",
         ordinal=False,
         use_priors="auto",
         split_weights=None,
@@ -1230,6 +1367,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     ):
         self.decision_matrix = decision_matrix
         self.criterion = criterion
+        self.decision_rule = decision_rule
         self.ordinal = ordinal
         self.use_priors = use_priors
         self.split_weights = split_weights
@@ -1337,11 +1475,15 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         return training_loss_matrix(matrix, cons, F)
 
     def _node_posteriors(self):
+        return self._node_values(self.tree_)
+
+    def _node_values(self, structure):
+        """Posteriors of every node of ``structure`` (prior-adjusted with matrix priors)."""
         priors = None
         m = self.decision_matrix_
         if m is not None and m.priors is not None:
             priors = np.asarray(m.priors, dtype=_FLOAT)
-        return _leaf.node_posteriors(self.tree_.value, priors)
+        return _leaf.node_posteriors(structure.value, priors)
 
     def predict_proba(self, X):
         """Posterior of every class from the case's leaf.
@@ -1405,18 +1547,23 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         node_class = np.argmax(self._node_posteriors(), axis=1)
         return self.classes_.take(node_class.take(leaves))
 
-    def predict_decision(self, X):
-        """Decision name of every case (its leaf's decision).
+    def predict_decision(self, X, costs=None):
+        """Decision name of every case (its leaf's decision, or its own under the case rule).
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Inputs, with the columns (names and types) seen in ``fit``.
+            Inputs, with the columns (names and types) seen in ``fit``; may also hold
+            the cost columns recorded in ``cost_features_``.
+        costs : DataFrame, dict of arrays or ndarray, default=None
+            The cases' own costs. Needed under ``decision_rule="case"`` when the matrix
+            has case costs (each case decides with them); ignored under the leaf rule.
 
         Returns
         -------
         ndarray of object, shape (n_samples,)
-            Name of the decision of every case's leaf.
+            Name of every case's decision; under the case rule None for a case with a
+            missing cost (it cannot decide).
 
         Examples
         --------
@@ -1430,8 +1577,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         >>> tree.predict_decision(X).tolist()
         ['skip', 'skip', 'skip', 'skip', 'call', 'call', 'call', 'call']
         """
-        d, _ = self._leaf_decisions(self.apply(X))
-        return np.asarray(self.decisions_, dtype=object)[d]
+        return self._predict_decision(X, costs)
 
 
 # ============================================================================ regressor
@@ -1452,6 +1598,17 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         ``"profit"`` (needs a ``decision_matrix``): the cost-weighted Gini of the cases'
         best decisions under their realised consequences ``L(i, Y(i), d)``, as for
         :class:`ProfitTreeClassifier`.
+    decision_rule : {"leaf", "case"}, default="leaf"
+        How a case's decision is made. ``"leaf"`` (design notes section 3): one
+        decision per leaf, from the leaf's training cases (their averaged costs); a
+        case's own costs only enter the computed profit, investment and ROI. Right when
+        costs become known only after deciding. ``"case"``: every case decides from its
+        leaf's prediction and its *own*
+        costs, by minimum expected loss, exactly as ``dtdecide.decide(leaf posteriors,
+        matrix, costs=case costs)``; new cases then need their costs. Right when costs
+        are known when deciding. Pruning (``ccp_alpha``, :meth:`prune`, the pruning
+        path, :class:`PruningStudy`) assesses the same rule: under ``"case"`` a node's
+        risk is minus its training cases' profit each under its own best decision.
     max_depth : int or None, default=6
         Largest depth; None for no limit.
     min_samples_leaf : int, default=5
@@ -1549,6 +1706,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         *,
         decision_matrix=None,
         criterion="variance",
+        decision_rule="leaf",
         max_depth=6,
         min_samples_leaf=5,
         min_samples_split=10,
@@ -1563,6 +1721,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     ):
         self.decision_matrix = decision_matrix
         self.criterion = criterion
+        self.decision_rule = decision_rule
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -1628,6 +1787,12 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     def _split_class_weight(self, matrix, cons, target, F):
         return None
 
+    def _node_values(self, structure):
+        """Prediction (training mean) of every node of ``structure``."""
+        v = structure.value
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return v[:, 1] / v[:, 0]
+
     def predict(self, X):
         """Leaf mean of every case.
 
@@ -1656,18 +1821,23 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         v = self.tree_.value
         return (v[:, 1] / v[:, 0])[leaves]
 
-    def predict_decision(self, X):
-        """Decision name of every case (its leaf's decision).
+    def predict_decision(self, X, costs=None):
+        """Decision name of every case (its leaf's decision, or its own under the case rule).
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Inputs, with the columns (names and types) seen in ``fit``.
+            Inputs, with the columns (names and types) seen in ``fit``; may also hold
+            the cost columns recorded in ``cost_features_``.
+        costs : DataFrame, dict of arrays or ndarray, default=None
+            The cases' own costs. Needed under ``decision_rule="case"`` when the matrix
+            has case costs (each case decides with them); ignored under the leaf rule.
 
         Returns
         -------
         ndarray of object, shape (n_samples,)
-            Name of the decision of every case's leaf.
+            Name of every case's decision; under the case rule None for a case with a
+            missing cost (it cannot decide).
 
         Examples
         --------
@@ -1680,5 +1850,4 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         >>> reg.predict_decision([[1.5], [5.5]]).tolist()
         ['wait', 'invest']
         """
-        d, _ = self._leaf_decisions(self.apply(X))
-        return np.asarray(self.decisions_, dtype=object)[d]
+        return self._predict_decision(X, costs)

@@ -2,6 +2,9 @@
 
 A node's *risk* is minus the training profit it would earn as a leaf under its own
 decision (``node_decision``), prior-adjusted when the decision matrix carries priors.
+Under the case rule (``decision_rule="case"``) it is minus the training profit of the
+node's cases each under its own best decision from the node's posteriors and its own
+costs (sums the estimator computed at fit, see :mod:`._caserule`).
 Without a decision matrix, or with fewer than two decisions, the risk falls back to the
 weighted number of misclassified cases (classifiers) or the sum of squared errors
 (regressors). Nothing here refits a tree: everything is computed from the statistics that
@@ -88,6 +91,13 @@ def _resolve_measure(estimator, tree, measure):
     if measure == "misclassification" and not classifier:
         raise ValueError("measure='misclassification' needs a classifier; use 'ase'")
     return measure
+
+
+def _case_rule(estimator):
+    """Whether the estimator decides case by case (``decision_rule="case"``)."""
+    return getattr(estimator, "decision_rule", "leaf") == "case" and hasattr(
+        estimator, "_case_node_profit"
+    )
 
 
 def _is_classifier(estimator):
@@ -181,7 +191,14 @@ def node_risk(estimator, tree=None, *, measure=None):
     tree = estimator.tree_ if tree is None else tree
     kind = _resolve_measure(estimator, tree, measure)
     nodes = np.arange(tree.n_nodes)
-    if kind in ("profit", "loss"):
+    if kind in ("profit", "loss") and _case_rule(estimator):
+        # each training case under its own best decision from the node's posteriors
+        profit = np.asarray(estimator._case_node_profit(tree), dtype=np.float64)
+        if profit.ndim == 2:
+            paw, _ = _training_level_weights(estimator, tree)
+            profit = profit @ paw if paw is not None else profit.sum(axis=1)
+        risk = -profit
+    elif kind in ("profit", "loss"):
         profit_sum = np.asarray(tree.profit_sum, dtype=np.float64)
         decision = np.asarray(tree.node_decision, dtype=np.intp)
         if profit_sum.ndim == 3:

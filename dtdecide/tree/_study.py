@@ -35,6 +35,7 @@ from ..decision._validation import check_1d, check_sample_weight, reference_inde
 from ._leaf import propagate_up
 from ._pruning import (
     _RISK_RTOL,
+    _case_rule,
     _decision_matrix,
     _is_classifier,
     _materialise,
@@ -172,7 +173,13 @@ class _Scorer:
             w = np.where(valid, F * paw, 0.0)
             count = np.where(valid, F, 0.0)
             self.n_decisions = q.shape[1]
-            self.columns = np.column_stack([w[:, None] * q, w[:, None] * q**2, w, count])
+            if _case_rule(estimator):
+                # each case under its own best decision from its node's posteriors:
+                # the per-node sums depend on the node (see node_sums)
+                self.case = (cons, q, w)
+                self.columns = np.column_stack([w, count])
+            else:
+                self.columns = np.column_stack([w[:, None] * q, w[:, None] * q**2, w, count])
         elif kind == "misclassification" or (kind in ("ase", "lift") and _is_classifier(estimator)):
             classes = estimator.classes_
             codes = _class_codes(classes, y, f"y{name}")
@@ -191,9 +198,29 @@ class _Scorer:
         if kind == "lift":
             self.pos_index = _pos_index(estimator, pos_label)
 
+    case = None  # (cons, q, w) of the rows under the case rule
+
+    def subset(self, rows):
+        """The same scorer restricted to some rows (a cross-validation fold)."""
+        out = copy.copy(self)
+        out.columns = self.columns[rows]
+        if self.case is not None:
+            cons, q, w = self.case
+            out.case = (cons.take(rows), q[rows], w[rows])
+        return out
+
     def node_sums(self, fitted, X):
         leaf = np.asarray(fitted.apply(X), dtype=np.intp)
-        return _node_sums(fitted.tree_, leaf, self.columns)
+        sums = _node_sums(fitted.tree_, leaf, self.columns)
+        if self.case is None:
+            return sums
+        from ._caserule import case_node_sums
+
+        cons, q, w = self.case
+        tree = fitted.tree_
+        s1, s2 = case_node_sums(tree.parent, leaf, fitted._case_node_inputs(tree), cons, q,
+                                w, squares=True)
+        return np.column_stack([s1[:, 0], s2[:, 0], sums])
 
     def class_counts(self, fitted, tree):
         """Training class weights of ``tree`` in the order of this scorer's classes."""
@@ -204,6 +231,9 @@ class _Scorer:
     def node_values(self, fitted, tree, sums):
         """(n_nodes, 4) array of s1, s2, weight, count (user orientation for loss)."""
         nodes = np.arange(tree.n_nodes)
+        if self.kind in ("profit", "loss") and self.case is not None:
+            s1 = -sums[:, 0] if self.kind == "loss" else sums[:, 0]
+            return np.column_stack([s1, sums[:, 1], sums[:, 2], sums[:, 3]])
         if self.kind in ("profit", "loss"):
             D = self.n_decisions
             dec = np.asarray(tree.node_decision, dtype=np.intp)
@@ -364,8 +394,7 @@ def _fit_fold(estimator, X, y, costs, sample_weight, train_idx, test_idx, scorer
         kw["costs"] = _take(costs, train_idx)
     fold.fit(_take(X, train_idx), _take(y, train_idx), **kw)
     fold_path = pruning_path(fold, measure=pruning_measure)
-    fold_scorer = copy.copy(scorer)
-    fold_scorer.columns = scorer.columns[test_idx]
+    fold_scorer = scorer.subset(test_idx)
     tree = fold.tree_
     start, stop = leaf_intervals(fold_path.collapse_step, tree.parent, fold_path.n_subtrees)
     sums = fold_scorer.node_sums(fold, _take(X, test_idx))

@@ -29,7 +29,10 @@ def assert_same_result(fast, ref):
             assert list(a.cat.categories) == list(b.cat.categories)
             np.testing.assert_array_equal(a.cat.codes, b.cat.codes, err_msg=col)
         else:
-            np.testing.assert_allclose(a, b, rtol=1e-12, atol=0, equal_nan=True, err_msg=col)
+            # atol: a figure that cancels to about 1e-5 (e.g. EL = p * v1 - q * v2) may
+            # differ in its last bits between the two summation orders
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12, equal_nan=True,
+                                       err_msg=col)
     assert list(fast.summary.index) == list(ref.summary.index)
     np.testing.assert_allclose(fast.summary, ref.summary, rtol=1e-12, atol=1e-12,
                                equal_nan=True)
