@@ -95,6 +95,8 @@ class TreeView:
     sd: object = None
     node_decision: object = None  # intp (n_nodes,) or None
     node_expected: object = None  # (n_nodes, D) user's sign or None
+    # leaves whose decision was set by hand: node -> the tree's own decision index
+    overrides: dict = field(default_factory=dict)
     _paths: dict = field(default_factory=dict)
 
     @property
@@ -119,6 +121,17 @@ class TreeView:
     @property
     def leaves(self):
         return np.flatnonzero(self.is_leaf)
+
+    def given_up(self, node):
+        """Expected profit per case an overridden leaf gives up (0 when not overridden).
+
+        For a loss matrix, the expected loss per case the override adds.
+        """
+        node = int(node)
+        if node not in self.overrides:
+            return 0.0
+        own, chosen = self.overrides[node], int(self.node_decision[node])
+        return float(self.sign * (self.node_expected[node, own] - self.node_expected[node, chosen]))
 
     def decision_label(self, node):
         return self.decisions[int(self.node_decision[node])]
@@ -278,4 +291,12 @@ def tree_view(estimator):
         view.node_decision = np.asarray(node_decision, dtype=np.intp)
         expected = np.asarray(tree.node_expected, dtype=np.float64)
         view.node_expected = expected * view.sign
+        if getattr(estimator, "decision_overrides_", None):
+            from ..tree._edit import natural_decisions
+
+            natural = natural_decisions(estimator)
+            view.overrides = {
+                int(n): int(natural[n])
+                for n in np.flatnonzero(natural != view.node_decision)
+            }
     return view

@@ -123,6 +123,12 @@ def _training_columns(view, out, n_resamples=200, random_state=0, precision=None
         out["decision"] = [decisions[i] for i in d_idx]
         out[view.ep_name] = ep[np.arange(len(leaves)), d_idx]
         _confidence_columns(view, out, ep, d_idx, n_resamples, random_state)
+        if view.overrides:  # decisions set by hand: the tree's own choice and what it costs
+            out["override"] = np.array([int(n) in view.overrides for n in leaves])
+            out["tree_decision"] = [
+                decisions[view.overrides.get(int(n), int(d))] for n, d in zip(leaves, d_idx)
+            ]
+            out["given_up"] = np.array([view.given_up(n) for n in leaves], dtype=np.float64)
     profit_sum = getattr(tree, "profit_sum", None)
     if profit_sum is None and not case_rule:
         return
@@ -337,6 +343,10 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
       ``EP`` and ``ROI`` are left out, ``EP_<d>`` and ``cost_<d>`` are at the leaf's
       average training costs, and the training profit columns sum every training case's
       profit under its own decision;
+    - when some leaf decision was set by hand (``tree.set_decision``): ``override``
+      (True on those leaves), ``tree_decision`` (the decision the tree itself takes) and
+      ``given_up`` (the expected profit per case the override gives up; for a loss
+      matrix the expected loss it adds; 0 on other leaves), right after ``EP``;
     - with ``X``: ``valid_n``, ``valid_weight`` and, when the cases' costs are at hand
       (``costs`` or cost columns in ``X``; always for constant costs), ``valid_cost_<d>``;
       with ``y`` also ``valid_count_<c>``/``valid_post_<c>`` (or ``valid_mean``/

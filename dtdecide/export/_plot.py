@@ -61,9 +61,14 @@ def _node_lines(view, node, digits, max_classes=4, wrap=24):
     if view.has_decisions:
         d = int(view.node_decision[node])
         lines.append(
-            f"{view.decisions[d]}: {view.ep_name} "
-            f"{format_number(view.node_expected[node, d], digits)}"
+            f"{view.decisions[d]}{'*' if int(node) in view.overrides else ''}: "
+            f"{view.ep_name} {format_number(view.node_expected[node, d], digits)}"
         )
+        if int(node) in view.overrides:
+            lines.append(
+                f"*override, {'adds' if view.sign < 0 else 'gives up'} "
+                f"{format_number(view.given_up(node), digits)}"
+            )
     if not is_leaf:
         lines.extend(_wrap_split(view.split_text(node, digits), wrap))
     return lines

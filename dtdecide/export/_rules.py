@@ -108,6 +108,14 @@ def export_rules(estimator, *, precision=None, digits=4, order="leaf"):
                 f"  THEN  decision {view.decisions[d]} "
                 f"({word} {_fmt(view.node_expected[n, d], digits)})"
             )
+            if int(n) in view.overrides:
+                own = view.overrides[int(n)]
+                lines.append(
+                    f"        (override: the tree decides {view.decisions[own]}, "
+                    f"{word} {_fmt(view.node_expected[n, own], digits)}; "
+                    f"{'adds' if view.sign < 0 else 'gives up'} "
+                    f"{_fmt(view.given_up(n), digits)} per case)"
+                )
         elif view.is_classifier:
             k = int(np.nanargmax(view.posteriors[n])) if np.isfinite(view.posteriors[n]).any() else 0
             lines.append(f"  THEN  class {view.classes[k]}")

@@ -30,6 +30,7 @@ from ..decision._validation import (
     reference_index,
 )
 from . import _leaf
+from ._edit import EditMixin, apply_overrides, replay_edits
 from ._encode import encode, encode_apply, fit_encode, n_samples_of, warn_identifier_columns
 from ._html import HTMLReprMixin
 from ._profit import DEFAULT_PROFIT_METHOD
@@ -53,7 +54,7 @@ def _positions(frame_or_none, names):
 
 
 # ============================================================================ base class
-class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
+class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
     """Shared fitting and scoring code of the two profit trees."""
 
     _parameter_constraints: dict = {
@@ -179,8 +180,10 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
             return X.drop(columns=present), X[present] if present else None
         return X, None
 
-    def _fit(self, X, y, sample_weight, costs):
+    def _fit(self, X, y, sample_weight, costs, edits=None):
         self._validate_params()
+        self.decision_overrides_ = {}
+        self.edits_ = []
         matrix = self._check_matrix()
         if self.criterion == "profit":
             if matrix is None:
@@ -292,6 +295,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
             from . import _pruning
 
             self.tree_ = _pruning.apply_ccp_alpha(self, self.ccp_alpha)
+        replay_edits(self, edits)
         return self
 
     def _resolve_use_priors(self, matrix):
@@ -508,7 +512,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         return res
 
     # ---------------------------------------------------------------- re-deciding
-    def _redecide(self, structure=None, *, matrix=None, priors=None):
+    def _redecide(self, structure=None, *, matrix=None, priors=None, overrides=True):
         """Recompute the decision fields of a tree from the stored node statistics.
 
         Parameters
@@ -523,6 +527,9 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
             fitted matrix.
         priors : array-like or None, optional
             Other priors for the posteriors (categorical); default: the matrix's own.
+        overrides : bool, default=True
+            Keep the decisions set by hand (``set_decision``) when re-deciding with the
+            fitted matrix and priors.
 
         Returns
         -------
@@ -539,6 +546,7 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
                 "this tree was fitted without a decision_matrix: it has no decision "
                 "statistics to re-decide from; refit it with a decision_matrix"
             )
+        own = matrix is None and priors is None
         if matrix is None:
             matrix = self.decision_matrix_
         elif not isinstance(matrix, DecisionMatrix):
@@ -555,6 +563,8 @@ class _BaseProfitTree(HTMLReprMixin, BaseEstimator):
         fields = _leaf.fill_empty_from_parent(
             fields, structure.parent, structure.depth, structure.weighted_n_node_samples
         )
+        if own and overrides:
+            fields = apply_overrides(fields, getattr(self, "decision_overrides_", None), nodes)
         return structure.replace(**fields)
 
     def _leaf_confidence(self, nodes, *, n_resamples=200, random_state=0):
@@ -1312,6 +1322,11 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         the search considers.
     search_gap_ : float
         ``search_bound_ - search_profit_``; ``0.0`` means the tree is proven optimal.
+    edits_ : list of dict
+        The hand edits made since ``fit`` (``set_decision``, ``prune_node``), as
+        JSON-serialisable records that ``fit(..., edits=edits_)`` replays.
+    decision_overrides_ : dict
+        Leaves whose decision was set by hand: node id -> decision index.
     feature_importances_ : ndarray of shape (n_features,)
 
     See Also
@@ -1383,7 +1398,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         self.random_state = random_state
         self.handle_unknown = handle_unknown
 
-    def fit(self, X, y, sample_weight=None, costs=None):
+    def fit(self, X, y, sample_weight=None, costs=None, edits=None):
         """Grow the tree and give every node its decision.
 
         Parameters
@@ -1399,6 +1414,9 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         costs : DataFrame, dict of arrays or ndarray, default=None
             Training values of the cost variables, or the case-specific consequence
             array of shape (n_samples, n_levels, n_decisions).
+        edits : list of dict, default=None
+            Hand edits to replay after growing (and ``ccp_alpha`` pruning), as recorded
+            in ``edits_`` by ``set_decision`` and ``prune_node``.
 
         Returns
         -------
@@ -1417,7 +1435,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         >>> tree.tree_.n_nodes
         5
         """
-        return self._fit(X, y, sample_weight, costs)
+        return self._fit(X, y, sample_weight, costs, edits)
 
     def _prepare_target(self, y, y_arr, matrix):
         dtype = getattr(y, "dtype", None)
@@ -1676,6 +1694,11 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         the search considers.
     search_gap_ : float
         ``search_bound_ - search_profit_``; ``0.0`` means the tree is proven optimal.
+    edits_ : list of dict
+        The hand edits made since ``fit`` (``set_decision``, ``prune_node``), as
+        JSON-serialisable records that ``fit(..., edits=edits_)`` replays.
+    decision_overrides_ : dict
+        Leaves whose decision was set by hand: node id -> decision index.
     feature_importances_ : ndarray of shape (n_features,)
 
     See Also
@@ -1734,7 +1757,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         self.random_state = random_state
         self.handle_unknown = handle_unknown
 
-    def fit(self, X, y, sample_weight=None, costs=None):
+    def fit(self, X, y, sample_weight=None, costs=None, edits=None):
         """Grow the tree and give every node its decision.
 
         Parameters
@@ -1749,6 +1772,9 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         costs : DataFrame, dict of arrays or ndarray, default=None
             Training values of the cost variables (or columns of ``X``), or the
             case-specific consequence array (n_samples, n_knots, n_decisions).
+        edits : list of dict, default=None
+            Hand edits to replay after growing (and ``ccp_alpha`` pruning), as recorded
+            in ``edits_`` by ``set_decision`` and ``prune_node``.
 
         Returns
         -------
@@ -1766,7 +1792,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         >>> reg.get_n_leaves()
         2
         """
-        return self._fit(X, y, sample_weight, costs)
+        return self._fit(X, y, sample_weight, costs, edits)
 
     def _prepare_target(self, y, y_arr, matrix):
         try:

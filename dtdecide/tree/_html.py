@@ -123,12 +123,21 @@ class _Stats:
         self.decisions = None
         self.node_decision = None
         self.expected = None
+        self.overrides = {}  # leaves whose decision was set by hand -> the tree's own
         self.sign = 1.0
         if matrix is not None and decisions is not None and node_decision is not None:
             self.decisions = [str(d) for d in decisions]
             self.node_decision = np.asarray(node_decision, dtype=np.intp)
             self.sign = -1.0 if getattr(matrix, "kind", "profit") == "loss" else 1.0
             self.expected = np.asarray(tree.node_expected, dtype=np.float64) * self.sign
+            if getattr(est, "decision_overrides_", None):
+                from ._edit import natural_decisions
+
+                natural = natural_decisions(est)
+                self.overrides = {
+                    int(n): int(natural[n])
+                    for n in np.flatnonzero(natural != self.node_decision)
+                }
         self.word = "loss" if self.sign < 0 else "profit"
         self.ep = "EL" if self.sign < 0 else "EP"
         self.left = np.asarray(tree.children_left, dtype=np.intp)
@@ -243,6 +252,7 @@ _CSS = """
 .dtd-valid{color:#4a4a8a;font-size:12px}
 .dtd-ovr{font-size:11px;font-weight:700;color:#a00;border:1px solid #a00;border-radius:3px;
  padding:0 3px}
+.dtd-ovr-note{color:#a00;font-size:12px}
 .dtd-note{color:#555;font-size:12px;margin-top:6px}
 """
 
@@ -301,6 +311,17 @@ def _node_row(stats, node, edge, digits):
             f'<span class="dtd-ep">{stats.ep} {_num(stats.expected[node, d], digits)}'
             "/case</span>"
         )
+        if node in stats.overrides:
+            own = stats.overrides[node]
+            lost = stats.sign * (stats.expected[node, own] - stats.expected[node, d])
+            verb = "adds" if stats.sign < 0 else "gives up"
+            parts.append(
+                f'<span class="dtd-ovr" title="set by hand; the tree decides '
+                f'{_esc(stats.decisions[own])}">override</span>'
+                f'<span class="dtd-ovr-note">tree: {_esc(stats.decisions[own])} '
+                f"{stats.ep} {_num(stats.expected[node, own], digits)}; {verb} "
+                f"{_num(lost, digits)}/case</span>"
+            )
     if stats.valid is not None:
         v = stats.valid
         bits = [f"valid: n={int(v['n'][node])}"]
@@ -331,6 +352,8 @@ def _node_attrs(stats, node):
         f'data-node="{node}" data-leaf="{int(is_leaf)}" '
         f'data-depth="{int(stats.depth[node])}" data-decision="{decision}"'
     )
+    if node in stats.overrides:
+        attrs += ' data-override="1"'
     style = f'style="border-color:{colour};background:{_tint(colour)}"'
     return attrs, style
 
