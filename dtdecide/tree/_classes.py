@@ -295,7 +295,13 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             from . import _pruning
 
             self.tree_ = _pruning.apply_ccp_alpha(self, self.ccp_alpha)
-        replay_edits(self, edits)
+        if edits:
+            from ._edit import _training_arrays
+
+            data = None
+            if any(isinstance(e, dict) and e.get("op") == "split" for e in edits):
+                data = _training_arrays(self, X, y, costs, sample_weight)
+            replay_edits(self, edits, data)
         return self
 
     def _resolve_use_priors(self, matrix):
@@ -1323,7 +1329,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     search_gap_ : float
         ``search_bound_ - search_profit_``; ``0.0`` means the tree is proven optimal.
     edits_ : list of dict
-        The hand edits made since ``fit`` (``set_decision``, ``prune_node``), as
+        The hand edits made since ``fit`` (``set_decision``, ``prune_node``,
+        ``split``), as
         JSON-serialisable records that ``fit(..., edits=edits_)`` replays.
     decision_overrides_ : dict
         Leaves whose decision was set by hand: node id -> decision index.
@@ -1416,7 +1423,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
             array of shape (n_samples, n_levels, n_decisions).
         edits : list of dict, default=None
             Hand edits to replay after growing (and ``ccp_alpha`` pruning), as recorded
-            in ``edits_`` by ``set_decision`` and ``prune_node``.
+            in ``edits_`` by ``set_decision``, ``prune_node`` and ``split`` (a split
+            needs ``X``, ``y`` and so on to be the rows it was made with).
 
         Returns
         -------
@@ -1695,7 +1703,8 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     search_gap_ : float
         ``search_bound_ - search_profit_``; ``0.0`` means the tree is proven optimal.
     edits_ : list of dict
-        The hand edits made since ``fit`` (``set_decision``, ``prune_node``), as
+        The hand edits made since ``fit`` (``set_decision``, ``prune_node``,
+        ``split``), as
         JSON-serialisable records that ``fit(..., edits=edits_)`` replays.
     decision_overrides_ : dict
         Leaves whose decision was set by hand: node id -> decision index.
@@ -1774,7 +1783,8 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
             case-specific consequence array (n_samples, n_knots, n_decisions).
         edits : list of dict, default=None
             Hand edits to replay after growing (and ``ccp_alpha`` pruning), as recorded
-            in ``edits_`` by ``set_decision`` and ``prune_node``.
+            in ``edits_`` by ``set_decision``, ``prune_node`` and ``split`` (a split
+            needs ``X``, ``y`` and so on to be the rows it was made with).
 
         Returns
         -------

@@ -1,4 +1,4 @@
-"""Editing a fitted tree by hand: override a leaf's decision, prune a node.
+"""Editing a fitted tree by hand: override a leaf's decision, prune a node, split a leaf.
 
 Each public edit returns a new fitted estimator (the original is unchanged) and appends
 a JSON-serialisable record to ``edits_``, which ``fit(..., edits=...)`` replays on a
@@ -21,7 +21,12 @@ import numpy as np
 
 __all__ = ["EditMixin", "apply_overrides", "natural_decisions", "replay_edits"]
 
-_OPS = ("set_decision", "prune_node")
+_OPS = ("set_decision", "prune_node", "split")
+_KEYS = {
+    "set_decision": {"node", "decision"},
+    "prune_node": {"node"},
+    "split": {"node", "feature", "threshold", "categories", "missing"},
+}
 
 
 # ------------------------------------------------------------------ helpers
@@ -144,8 +149,206 @@ def _prune_node(est, node):
     return {"op": "prune_node", "node": node}
 
 
-def replay_edits(est, edits):
-    """Apply the records of ``edits`` (as in ``edits_``) in order to ``est``, in place."""
+def _training_arrays(est, X, y, costs, sample_weight):
+    """The training rows as ``fit`` saw them, checked against the fitted tree."""
+    from ._classes import _as_1d, _check_sample_weight
+    from ._encode import encode
+
+    if X is None or y is None:
+        raise ValueError(
+            "split needs the training rows: pass X and y (and costs, sample_weight) as "
+            "given to fit; the tree keeps no data"
+        )
+    matrix = est.decision_matrix_
+    X_in, resolve_costs, cost_columns, _ = est._split_costs(X, costs, matrix)
+    X_codes = encode(X_in, est._encoding, estimator_name=type(est).__name__)
+    n = X_codes.shape[0]
+    y_arr = _as_1d(y)
+    if y_arr.shape[0] != n:
+        raise ValueError(f"X and y have inconsistent numbers of samples: {n} and {y_arr.shape[0]}")
+    F = _check_sample_weight(sample_weight, n)
+    probe = copy.copy(est)  # _prepare_target records classes on the estimator
+    target = probe._prepare_target(y, y_arr, matrix)
+    cons = None
+    if matrix is not None:
+        cons = matrix.resolve(resolve_costs, n_samples=n)
+        if cons.has_missing.any():
+            raise ValueError("costs: some training cases have a missing cost")
+    return {"X": X_codes, "target": target, "F": F, "cons": cons,
+            "cost_columns": cost_columns, "classes": getattr(probe, "classes_", None)}
+
+
+def _node_values(est, node_of_row, data, n_nodes, parent, depth):
+    """Per-node ``value`` sums (classes: weighted counts; regression: [W, S1, S2])."""
+    from . import _leaf
+
+    F, target = data["F"], data["target"]
+    if getattr(est, "classes_", None) is not None:
+        rows = np.zeros((F.shape[0], len(est.classes_)))
+        rows[np.arange(F.shape[0]), target] = F
+    else:
+        y = np.asarray(target, dtype=np.float64)
+        rows = np.column_stack([F, F * y, F * y * y])
+    sums = _leaf.leaf_sums(node_of_row, rows, n_nodes)
+    return _leaf.propagate_up(sums, parent, depth)
+
+
+def _split(est, node, feature, threshold=None, categories=None, missing=None, *, data):
+    """Split leaf ``node`` in place (``data``: the training arrays)."""
+    from . import _leaf
+    from ._criteria import impurity
+    from ._tree import TreeStructure
+
+    _check_fitted(est, "split")
+    node = _check_node(est, node)
+    _rebase(est, est.tree_)
+    tree = est.tree_
+    if tree.children_left[node] >= 0:
+        raise ValueError(
+            f"node={node} is not a leaf: split splits leaves (prune_node({node}) first)"
+        )
+    names = [str(f) for f in est.feature_names_in_]
+    if isinstance(feature, (numbers.Integral,)) and not isinstance(feature, bool):
+        if not 0 <= int(feature) < len(names):
+            raise ValueError(f"feature={feature} is not an input index (0..{len(names) - 1})")
+        j = int(feature)
+    elif str(feature) in names:
+        j = names.index(str(feature))
+    else:
+        raise ValueError(f"feature={feature!r} is not an input of this tree; inputs: {names!r}")
+    if missing not in (None, "left", "right"):
+        raise ValueError(f"missing must be 'left', 'right' or None; got {missing!r}")
+    # the rows must be the training rows: the fitted counts and class sums must agree
+    node_of_row = tree.apply(data["X"])
+    if data["classes"] is not None and not np.array_equal(data["classes"], est.classes_):
+        raise ValueError("y has other classes than at fit: pass the training rows")
+    value = _node_values(est, node_of_row, data, tree.n_nodes, tree.parent, tree.depth)
+    counts = np.bincount(node_of_row, minlength=tree.n_nodes)
+    counts = _leaf.propagate_up(counts.astype(np.float64), tree.parent, tree.depth)
+    if not (np.array_equal(counts, tree.n_node_samples)
+            and np.allclose(value, tree.value, rtol=1e-9, atol=1e-9)):
+        raise ValueError(
+            "X, y (and sample_weight) are not the rows this tree was fitted on: its node "
+            "counts differ; split needs the training rows"
+        )
+    rows = np.flatnonzero(node_of_row == node)
+    x = data["X"][rows, j]
+    is_cat = bool(est.is_categorical_[j])
+    width = tree.cat_left.shape[1]
+    cat_row = np.zeros(width, dtype=bool)
+    if is_cat:
+        if threshold is not None or categories is None:
+            raise ValueError(
+                f"feature {names[j]!r} is categorical: give categories (the labels that go "
+                "left), not threshold"
+            )
+        labels = list(est.categories_[j])
+        given = list(categories) if not isinstance(categories, str) else [categories]
+        unknown = [c for c in given if c not in labels]
+        if unknown:
+            raise ValueError(
+                f"categories {unknown!r} are not categories of {names[j]!r} seen in "
+                f"training; known: {labels!r}"
+            )
+        codes = sorted({labels.index(c) for c in given})
+        cat_row[codes] = True
+        with np.errstate(invalid="ignore"):
+            cond = np.isin(x, codes)
+        thr = np.nan
+        record = {"threshold": None, "categories": [_to_json_label(labels[c]) for c in codes]}
+    else:
+        if categories is not None or threshold is None:
+            raise ValueError(
+                f"feature {names[j]!r} is numeric: give threshold (x <= threshold goes "
+                "left), not categories"
+            )
+        thr = float(threshold)
+        seen = x[~np.isnan(x)]
+        if seen.size == 0 or not (seen.min() <= thr < seen.max()):
+            rng = "no value" if seen.size == 0 else f"[{seen.min():g}, {seen.max():g}]"
+            raise ValueError(
+                f"threshold={threshold!r} is outside the range of {names[j]!r} at node "
+                f"{node} ({rng}): one child would get no non-missing case"
+            )
+        with np.errstate(invalid="ignore"):
+            cond = x <= thr
+        record = {"threshold": thr, "categories": None}
+    known = ~np.isnan(x)
+    F = data["F"][rows]
+    if missing is None:  # the side with more training weight
+        missing_left = bool(F[known & cond].sum() >= F[known & ~cond].sum())
+    else:
+        missing_left = missing == "left"
+    go_left = np.where(known, cond, missing_left)
+    if go_left.all() or not go_left.any():
+        raise ValueError(f"this split of node {node} sends every training case to one side")
+    record["missing"] = "left" if missing_left else "right"
+    # the grown structure: two new leaves appended (children keep larger ids)
+    n = tree.n_nodes
+    left_id, right_id = n, n + 1
+
+    def grow(name, fill, at_node=None):
+        arr = np.asarray(getattr(tree, name))
+        extra = np.repeat(np.asarray(fill, dtype=arr.dtype).reshape((1,) + arr.shape[1:]), 2, 0) \
+            if np.ndim(fill) else np.full((2,) + arr.shape[1:], fill, dtype=arr.dtype)
+        out = np.concatenate([arr, extra])
+        if at_node is not None:
+            out[node] = at_node
+        return out
+
+    fields = {
+        "children_left": grow("children_left", -1, left_id),
+        "children_right": grow("children_right", -1, right_id),
+        "parent": grow("parent", node),
+        "depth": grow("depth", tree.depth[node] + 1),
+        "feature": grow("feature", -1, j),
+        "threshold": grow("threshold", np.nan, thr),
+        "is_categorical": grow("is_categorical", False, is_cat),
+        "cat_left": grow("cat_left", False, cat_row),
+        "missing_left": grow("missing_left", False, missing_left),
+    }
+    new_rows = node_of_row.copy()
+    new_rows[rows] = np.where(go_left, left_id, right_id)
+    parent, depth = fields["parent"], fields["depth"]
+    value = _node_values(est, new_rows, data, n + 2, parent, depth)
+    counts = _leaf.propagate_up(
+        np.bincount(new_rows, minlength=n + 2).astype(np.float64), parent, depth)
+    weight = _leaf.propagate_up(np.bincount(new_rows, weights=data["F"], minlength=n + 2),
+                                parent, depth)
+    loss_matrix = est._loss_matrix(est.decision_matrix_, data["cons"], data["F"])
+    criterion = est._growing_criterion(loss_matrix)
+    sums = value[n:]
+    cw = getattr(est, "split_class_weight_", None)
+    if cw is not None:
+        sums = sums * cw
+    imp = np.concatenate([np.asarray(tree.impurity), impurity(sums, criterion, loss_matrix)])
+    new = TreeStructure(
+        **fields,
+        n_node_samples=counts.astype(tree.n_node_samples.dtype),
+        weighted_n_node_samples=weight,
+        value=value,
+        impurity=imp,
+    )
+    overrides = {k: v for k, v in est.decision_overrides_.items() if k != node}
+    est.decision_overrides_ = overrides
+    est._full_tree_ = est.tree_ = new
+    if est.decision_matrix_ is not None:
+        m = est.decision_matrix_
+        est._decision_stats_ = _leaf.compute_decision_stats(
+            new_rows, parent, depth, cons=data["cons"], sample_weight=data["F"],
+            t_idx=None if m.is_interval else data["target"],
+            y=data["target"] if m.is_interval else None,
+            rows=m.rows, decisions=m.decisions, cost_columns=data["cost_columns"],
+        )
+        est.tree_ = est._full_tree_ = est._redecide(new)
+    return {"op": "split", "node": node, "feature": names[j], **record}
+
+
+def replay_edits(est, edits, data=None):
+    """Apply the records of ``edits`` (as in ``edits_``) in order to ``est``, in place.
+
+    ``data``: the training arrays (as :func:`_training_arrays` returns), needed by splits.
+    """
     if edits is None:
         return est
     if isinstance(edits, (str, bytes)) or not hasattr(edits, "__iter__"):
@@ -159,16 +362,20 @@ def replay_edits(est, edits):
         if op not in _OPS:
             raise ValueError(f"edits[{i}]: unknown op {op!r}; expected one of {_OPS}")
         args = {k: v for k, v in record.items() if k != "op"}
-        expected = {"set_decision": {"node", "decision"}, "prune_node": {"node"}}[op]
+        expected = _KEYS[op]
         if set(args) != expected:
             raise ValueError(
                 f"edits[{i}] ({op}) must have the keys {sorted(expected)}; got {sorted(args)}"
             )
+        if op == "split" and data is None:
+            raise ValueError(f"edits[{i}] (split) needs the training rows: replay it in fit")
         try:
             if op == "set_decision":
                 done = _set_decision(est, args["node"], args["decision"])
-            else:
+            elif op == "prune_node":
                 done = _prune_node(est, args["node"])
+            else:
+                done = _split(est, data=data, **args)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"edits[{i}] ({op}) cannot be replayed: {exc}") from None
         est.edits_.append(done)
@@ -219,6 +426,68 @@ class EditMixin:
         new.edits_ = list(getattr(self, "edits_", []))
         new.decision_overrides_ = dict(getattr(self, "decision_overrides_", {}))
         new.edits_.append(_set_decision(new, leaf, decision))
+        return new
+
+    def split(self, node, feature, threshold=None, categories=None, missing=None, *,
+              X=None, y=None, costs=None, sample_weight=None):
+        """Split a leaf on a given input: force the split a manager asked for.
+
+        The two new leaves get the next free node ids (left first) and the decisions
+        that maximise their expected profit, computed from the training rows that reach
+        them; the tree keeps no data, so pass the rows ``fit`` was given (they are
+        checked against the fitted node counts).
+
+        Parameters
+        ----------
+        node : int
+            Node id of a leaf.
+        feature : str or int
+            Input name (or index) to split on.
+        threshold : float, default=None
+            Numeric input: cases with ``x <= threshold`` go left. It must lie within the
+            values of the input at the node, so that both sides get cases.
+        categories : list, default=None
+            Categorical input: the labels (seen in training) that go left; the others
+            go right.
+        missing : {"left", "right"} or None, default=None
+            Where missing values (and unseen categories) go; None sends them to the
+            side with more training weight.
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The training inputs, as given to ``fit``.
+        y : array-like of shape (n_samples,)
+            The training target, as given to ``fit``.
+        costs : DataFrame, dict of arrays or ndarray, default=None
+            The training costs, as given to ``fit``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The training frequencies, as given to ``fit``.
+
+        Returns
+        -------
+        estimator
+            A new fitted estimator; this one is unchanged. Its ``edits_`` ends with
+            ``{"op": "split", "node": ..., "feature": ..., "threshold": ...,
+            "categories": ..., "missing": ...}``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> tree.apply(X).tolist()
+        [1, 1, 1, 1, 2, 2, 2, 2]
+        >>> split = tree.split(1, "x", threshold=2, X=X, y=y)
+        >>> split.apply(X).tolist(), split.edits_[0]["threshold"]
+        ([3, 3, 4, 4, 2, 2, 2, 2], 2.0)
+        """
+        data = _training_arrays(self, X, y, costs, sample_weight)
+        new = copy.deepcopy(self)
+        new.edits_ = list(getattr(self, "edits_", []))
+        new.decision_overrides_ = dict(getattr(self, "decision_overrides_", {}))
+        new.edits_.append(_split(new, node, feature, threshold, categories, missing, data=data))
         return new
 
     def prune_node(self, node):

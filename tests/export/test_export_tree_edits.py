@@ -1,4 +1,4 @@
-"""Hand edits of a fitted tree (set_decision, prune_node, edits_ and their replay).
+"""Hand edits of a fitted tree (set_decision, prune_node, split, edits_ and replay).
 
 After every edit the SQL score code agrees with ``decide`` in SQLite, the leaf table
 adds up to ``decide``'s summary, and replaying ``edits_`` on a refit gives the same tree.
@@ -181,6 +181,13 @@ def test_replay_with_ccp_alpha_and_regressor():
     internal = np.flatnonzero(reg.tree_.children_left >= 0)
     assert internal.size >= 2
     edited = reg.set_decision(leaf, other).prune_node(int(internal[-1]))
+    target = max(_leaves(edited), key=lambda n: edited.tree_.n_node_samples[n])
+    edited = edited.split(target, "z", categories=["b"], X=X, y=y)
+    reaching = edited.decision_path(X)[:, target].toarray().ravel() > 0
+    is_b = (X["z"] == "b").to_numpy()
+    left = edited.tree_.children_left[target]
+    assert edited.tree_.n_node_samples[left] == np.sum(reaching & is_b)
+    assert edited.tree_.value[left, 1] == pytest.approx(y[reaching & is_b].sum())
     again = ProfitTreeRegressor(**params).fit(X, y, edits=edited.edits_)
     _same_tree(edited, again)
     res = edited.decide(X, y)
@@ -265,3 +272,64 @@ def test_overrides_follow_a_pruned_subtree(tree, bank):
     assert again.decision_overrides_[new_leaf] == tree.decisions_.index(other)
     assert again.decisions_[again.tree_.node_decision[new_leaf]] == other
     _check_consistent(again, valid, costs)
+
+
+def test_split_a_leaf_numeric_and_categorical(tree, bank):
+    train, valid, costs = bank
+    X, y, c = train.data, train.target, train.costs
+    leaves = _leaves(tree)
+    big = max(leaves, key=lambda n: tree.tree_.n_node_samples[n])
+    ages = X["age"].to_numpy()[tree.apply(X) == big]
+    thr = float(np.median(ages))
+    edited = tree.split(big, "age", threshold=thr, X=X, y=y, costs=c)
+    n = tree.tree_.n_nodes
+    t = edited.tree_
+    assert t.n_nodes == n + 2 and t.children_left[big] == n and t.children_right[big] == n + 1
+    assert tree.tree_.n_nodes == n  # original unchanged
+    # the new leaves hold exactly their training rows (hand-computed from the data)
+    rows = tree.apply(X) == big
+    go_left = rows & (X["age"].to_numpy() <= thr)
+    assert t.n_node_samples[n] == go_left.sum() and t.n_node_samples[n + 1] == (rows & ~go_left).sum()
+    yes = int(np.flatnonzero(tree.classes_ == "yes")[0])
+    assert t.value[n, yes] == np.sum(y.to_numpy()[go_left] == "yes")
+    # training statistics agree with the same figures recomputed on the training rows
+    table = leaf_table(edited, X, y, costs=c)
+    np.testing.assert_allclose(table["total_profit"], table["valid_total_profit"])
+    np.testing.assert_array_equal(table["n"], table["valid_n"])
+    # a categorical split of the other new leaf, and everything still agrees
+    jobs = sorted(set(X["job"].astype(object)[tree.apply(X) == big].dropna()))[:3]
+    edited = edited.split(n + 1, "job", categories=jobs, missing="left", X=X, y=y, costs=c)
+    assert edited.edits_[-1] == {"op": "split", "node": n + 1, "feature": "job",
+                                 "threshold": None, "categories": jobs, "missing": "left"}
+    _check_consistent(edited, valid, costs)
+    again = ProfitTreeClassifier(decision_matrix=train.decision_matrix, **PARAMS).fit(
+        X, y, costs=c, edits=json.loads(json.dumps(edited.edits_)))
+    _same_tree(edited, again)
+    np.testing.assert_allclose(again.tree_.impurity, edited.tree_.impurity)
+
+
+def test_split_bad_input(tree, bank):
+    train, _, _ = bank
+    X, y, c = train.data, train.target, train.costs
+    leaf = max(_leaves(tree), key=lambda n: tree.tree_.n_node_samples[n])
+    kw = dict(X=X, y=y, costs=c)
+    with pytest.raises(ValueError, match="node=0 is not a leaf"):
+        tree.split(0, "age", threshold=40, **kw)
+    with pytest.raises(ValueError, match=r"node=999 is not a node"):
+        tree.split(999, "age", threshold=40, **kw)
+    with pytest.raises(ValueError, match=r"threshold=1000 is outside the range of 'age'"):
+        tree.split(leaf, "age", threshold=1000, **kw)
+    with pytest.raises(ValueError, match=r"categories \['astronaut'\] are not categories of 'job'"):
+        tree.split(leaf, "job", categories=["astronaut"], **kw)
+    with pytest.raises(ValueError, match="feature='salary' is not an input"):
+        tree.split(leaf, "salary", threshold=1, **kw)
+    with pytest.raises(ValueError, match="'job' is categorical: give categories"):
+        tree.split(leaf, "job", threshold=1, **kw)
+    with pytest.raises(ValueError, match="'age' is numeric: give threshold"):
+        tree.split(leaf, "age", categories=["a"], **kw)
+    with pytest.raises(ValueError, match="missing must be"):
+        tree.split(leaf, "age", threshold=40, missing="up", **kw)
+    with pytest.raises(ValueError, match="needs the training rows"):
+        tree.split(leaf, "age", threshold=40)
+    with pytest.raises(ValueError, match="not the rows this tree was fitted on"):
+        tree.split(leaf, "age", threshold=40, X=X.iloc[1:], y=y.iloc[1:], costs=c.iloc[1:])
