@@ -107,6 +107,12 @@ def _set_decision(est, leaf, decision):
         raise ValueError(
             "set_decision needs a tree fitted with a decision_matrix; this one has none"
         )
+    if getattr(est, "decision_rule", "leaf") == "case":
+        raise ValueError(
+            'set_decision overrides a leaf\'s one decision; under decision_rule="case" each '
+            "case decides from its own costs, so a leaf has no single decision to override "
+            '(refit with decision_rule="leaf")'
+        )
     leaf = _check_node(est, leaf, "leaf")
     if est.tree_.children_left[leaf] >= 0:
         raise ValueError(
@@ -151,7 +157,12 @@ def _prune_node(est, node):
 
 def _training_arrays(est, X, y, costs, sample_weight):
     """The training rows as ``fit`` saw them, checked against the fitted tree."""
-    from ._classes import _as_1d, _check_sample_weight
+    from ..decision._validation import (
+        check_1d,
+        check_same_index,
+        check_sample_weight,
+        reference_index,
+    )
     from ._encode import encode
 
     if X is None or y is None:
@@ -160,13 +171,17 @@ def _training_arrays(est, X, y, costs, sample_weight):
             "given to fit; the tree keeps no data"
         )
     matrix = est.decision_matrix_
+    index = reference_index(X)
+    check_same_index(y, index, "y")
     X_in, resolve_costs, cost_columns, _ = est._split_costs(X, costs, matrix)
     X_codes = encode(X_in, est._encoding, estimator_name=type(est).__name__)
     n = X_codes.shape[0]
-    y_arr = _as_1d(y)
+    y_arr = check_1d(y, "y")
     if y_arr.shape[0] != n:
         raise ValueError(f"X and y have inconsistent numbers of samples: {n} and {y_arr.shape[0]}")
-    F = _check_sample_weight(sample_weight, n)
+    F = check_sample_weight(sample_weight, n, index=index, positive_sum=True)
+    if F is None:
+        F = np.ones(n, dtype=np.float64)
     probe = copy.copy(est)  # _prepare_target records classes on the estimator
     target = probe._prepare_target(y, y_arr, matrix)
     cons = None

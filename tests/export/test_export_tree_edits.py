@@ -333,3 +333,17 @@ def test_split_bad_input(tree, bank):
         tree.split(leaf, "age", threshold=40)
     with pytest.raises(ValueError, match="not the rows this tree was fitted on"):
         tree.split(leaf, "age", threshold=40, X=X.iloc[1:], y=y.iloc[1:], costs=c.iloc[1:])
+
+
+def test_set_decision_refused_under_the_case_rule(bank):
+    """A case-rule tree decides per case: there is no leaf decision to override."""
+    train, _, _ = bank
+    est = ProfitTreeClassifier(decision_matrix=train.decision_matrix, decision_rule="case",
+                               max_depth=2, min_samples_leaf=200, random_state=0)
+    est.fit(train.data, train.target, costs=train.costs)
+    leaf = int(_leaves(est)[0])
+    with pytest.raises(ValueError, match='decision_rule="case"'):
+        est.set_decision(leaf, est.decisions_[0])
+    # pruning a branch by hand still works and keeps the case rule
+    root_pruned = est.prune_node(0)
+    assert root_pruned.get_n_leaves() == 1 and root_pruned.decision_rule == "case"
