@@ -60,6 +60,9 @@ def _node_lines(view, node, digits, max_classes=4, wrap=24):
         lines.append(f"sd {format_number(view.sd[node], digits)}")
     if view.has_decisions:
         d = int(view.node_decision[node])
+        if getattr(view.estimator, "decision_rule", "leaf") == "case":
+            # each case decides with its own costs; shown: the decision at mean costs
+            lines.append("per case; at mean costs:")
         lines.append(
             f"{view.decisions[d]}{'*' if int(node) in view.overrides else ''}: "
             f"{view.ep_name} {format_number(view.node_expected[node, d], digits)}"

@@ -125,6 +125,9 @@ class _Stats:
         self.expected = None
         self.overrides = {}  # leaves whose decision was set by hand -> the tree's own
         self.sign = 1.0
+        # under decision_rule="case" every case decides with its own costs: a node's
+        # decision shown here is the one at its cases' average training costs
+        self.case_rule = getattr(est, "decision_rule", "leaf") == "case"
         if matrix is not None and decisions is not None and node_decision is not None:
             self.decisions = [str(d) for d in decisions]
             self.node_decision = np.asarray(node_decision, dtype=np.intp)
@@ -305,6 +308,7 @@ def _node_row(stats, node, edge, digits):
         colour = decision_colour(d)
         parts.append(
             f'<span class="dtd-dec" style="background:{colour};color:{_text_on(colour)}">'
+            f"{'per case; at mean costs ' if stats.case_rule else ''}"
             f"{_esc(stats.decisions[d])}</span>"
         )
         parts.append(
@@ -398,7 +402,13 @@ def _legend(stats):
             f'<span class="dtd-sw" style="background:{colour}"></span>'
             f"{_esc(d)} ({int(counts[k])} leaves)</span>"
         )
-    return f'<div class="dtd-legend">{"".join(keys)}</div>'
+    note = ""
+    if stats.case_rule:
+        note = (
+            '<span class="dtd-key">decision_rule="case": each case decides with its own '
+            "costs; colours show the decision at the cases' average training costs</span>"
+        )
+    return f'<div class="dtd-legend">{"".join(keys)}{note}</div>'
 
 
 def tree_html(

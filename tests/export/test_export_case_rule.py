@@ -181,3 +181,25 @@ def test_case_rule_cost_rows_sql_text_and_decide(engine):
     assert table["decision"].iloc[0] == (
         f"call when {p0:.4g} x C_FP + {p1:.4g} x C_TP <= {p0:.4g} x C_TN + {p1:.4g} x C_FN, "
         "else skip")
+
+
+def test_case_rule_html_and_plot_say_the_decision_is_per_case():
+    """The HTML view and the tree plot do not show a case-rule tree's leaf decision as the
+    decision of its cases: they say it is the one at the cases' average training costs."""
+    from dtdecide.export import plot_tree
+    from dtdecide.tree._html import tree_html
+
+    est = _tree(TWO, depth=2)
+    page = tree_html(est)
+    n_nodes = est.tree_.n_nodes
+    assert page.count("per case; at mean costs ") == n_nodes
+    assert 'decision_rule="case"' in page
+    leaf_rule = ProfitTreeClassifier(decision_matrix=TWO, max_depth=2, min_samples_leaf=20,
+                                     random_state=0).fit(*_data(2000, 0))
+    assert "per case; at mean costs" not in tree_html(leaf_rule)
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    ax = plot_tree(est)
+    texts = [t.get_text() for t in ax.texts]
+    assert sum("per case; at mean costs" in t for t in texts) == n_nodes
+    matplotlib.pyplot.close("all")
