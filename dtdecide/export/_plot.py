@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..tree._html import DECISION_PALETTE
+from ._caserule import is_case_rule
 from ._common import format_number, tree_view
 
 __all__ = ["export_graphviz", "plot_tree", "plot_variable_importance", "variable_importance"]
@@ -60,7 +61,7 @@ def _node_lines(view, node, digits, max_classes=4, wrap=24):
         lines.append(f"sd {format_number(view.sd[node], digits)}")
     if view.has_decisions:
         d = int(view.node_decision[node])
-        if getattr(view.estimator, "decision_rule", "leaf") == "case":
+        if is_case_rule(view):
             # each case decides with its own costs; shown: the decision at mean costs
             lines.append("per case; at mean costs:")
         lines.append(

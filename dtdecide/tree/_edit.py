@@ -107,7 +107,7 @@ def _set_decision(est, leaf, decision):
         raise ValueError(
             "set_decision needs a tree fitted with a decision_matrix; this one has none"
         )
-    if getattr(est, "decision_rule", "leaf") == "case":
+    if est._case_rule():
         raise ValueError(
             'set_decision overrides a leaf\'s one decision; under decision_rule="case" each '
             "case decides from its own costs, so a leaf has no single decision to override "

@@ -127,7 +127,7 @@ class _Stats:
         self.sign = 1.0
         # under decision_rule="case" every case decides with its own costs: a node's
         # decision shown here is the one at its cases' average training costs
-        self.case_rule = getattr(est, "decision_rule", "leaf") == "case"
+        self.case_rule = est._case_rule()
         if matrix is not None and decisions is not None and node_decision is not None:
             self.decisions = [str(d) for d in decisions]
             self.node_decision = np.asarray(node_decision, dtype=np.intp)
