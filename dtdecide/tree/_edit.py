@@ -18,6 +18,7 @@ import copy
 import numbers
 
 import numpy as np
+import pandas as pd
 
 __all__ = ["EditMixin", "apply_overrides", "natural_decisions", "replay_edits"]
 
@@ -62,6 +63,9 @@ def _rebase(est, structure):
     stats = getattr(est, "_decision_stats_", None)
     if stats is not None:
         est._decision_stats_ = stats.take(nodes)
+    case = getattr(est, "_case_stats_", None)
+    if case is not None:  # decision_rule="case": the nodes' case-rule training profit
+        est._case_stats_ = {**case, "profit": case["profit"][nodes]}
     overrides = getattr(est, "decision_overrides_", None) or {}
     est.decision_overrides_ = {
         new: overrides[int(ref)] for new, ref in enumerate(nodes) if int(ref) in overrides
@@ -155,7 +159,7 @@ def _prune_node(est, node):
     return {"op": "prune_node", "node": node}
 
 
-def _training_arrays(est, X, y, costs, sample_weight):
+def _training_arrays(est, X, y, costs, sample_weight, what="split"):
     """The training rows as ``fit`` saw them, checked against the fitted tree."""
     from ..decision._validation import (
         check_1d,
@@ -167,7 +171,7 @@ def _training_arrays(est, X, y, costs, sample_weight):
 
     if X is None or y is None:
         raise ValueError(
-            "split needs the training rows: pass X and y (and costs, sample_weight) as "
+            f"{what} needs the training rows: pass X and y (and costs, sample_weight) as "
             "given to fit; the tree keeps no data"
         )
     matrix = est.decision_matrix_
@@ -208,10 +212,66 @@ def _node_values(est, node_of_row, data, n_nodes, parent, depth):
     return _leaf.propagate_up(sums, parent, depth)
 
 
+def _check_training_rows(est, data, what):
+    """Leaf of every training row; refuses rows other than those the tree was fitted on
+    (the fitted node counts and class sums / target sums must agree)."""
+    from . import _leaf
+
+    tree = est.tree_
+    node_of_row = tree.apply(data["X"])
+    if data["classes"] is not None and not np.array_equal(data["classes"], est.classes_):
+        raise ValueError(f"y has other classes than at fit: {what} needs the training rows")
+    value = _node_values(est, node_of_row, data, tree.n_nodes, tree.parent, tree.depth)
+    counts = np.bincount(node_of_row, minlength=tree.n_nodes)
+    counts = _leaf.propagate_up(counts.astype(np.float64), tree.parent, tree.depth)
+    if not (np.array_equal(counts, tree.n_node_samples)
+            and np.allclose(value, tree.value, rtol=1e-9, atol=1e-9)):
+        raise ValueError(
+            "X, y (and sample_weight) are not the rows this tree was fitted on: its node "
+            f"counts differ; {what} needs the training rows"
+        )
+    return node_of_row
+
+
+def _node_impurity(est, data, node_of_row, nodes, value):
+    """Impurity of ``nodes`` under the tree's growing criterion, as the grower stores it.
+
+    ``value`` holds the nodes' value sums. Under ``criterion="profit"`` the impurity is
+    the node's money impurity ``W`` per unit of training frequency, from the cases'
+    money channels (:class:`~dtdecide.tree._profit.ProfitCriterion`); otherwise the
+    criterion's impurity of the (class-weighted) value sums.
+    """
+    from ._criteria import impurity
+    from ._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
+
+    matrix, F, target = est.decision_matrix_, data["F"], data["target"]
+    loss_matrix = est._loss_matrix(matrix, data["cons"], F)
+    cw = getattr(est, "split_class_weight_", None)
+    if est.criterion == "profit" and loss_matrix is None:
+        crit = ProfitCriterion(matrix.n_decisions,
+                               getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD))
+        weight = F if cw is None else F * cw[np.asarray(target, dtype=np.intp)]
+        codes, amounts = crit.row_channels(data["cons"].q_actual(target), weight)
+        D = crit.n_decisions
+        slot = np.full(est.tree_.n_nodes + len(nodes) + 1, -1, dtype=np.intp)
+        slot[nodes] = np.arange(len(nodes))
+        k = slot[node_of_row]
+        inside = k >= 0
+        sums = np.zeros((len(nodes), crit.n_channels))
+        for g in range(crit.n_groups):
+            cell = k[inside] * crit.n_channels + g * D + codes[inside]
+            sums += np.bincount(cell, weights=amounts[g][inside],
+                                minlength=sums.size).reshape(sums.shape)
+        W = crit.weighted_impurity(sums)
+        freq = value.sum(axis=1) if est._is_classifier else value[:, 0]
+        return np.divide(W, freq, out=np.zeros_like(W), where=freq > 0)
+    sums = value if cw is None else value * cw
+    return impurity(sums, est._growing_criterion(loss_matrix), loss_matrix)
+
+
 def _split(est, node, feature, threshold=None, categories=None, missing=None, *, data):
     """Split leaf ``node`` in place (``data``: the training arrays)."""
     from . import _leaf
-    from ._criteria import impurity
     from ._tree import TreeStructure
 
     _check_fitted(est, "split")
@@ -233,22 +293,13 @@ def _split(est, node, feature, threshold=None, categories=None, missing=None, *,
         raise ValueError(f"feature={feature!r} is not an input of this tree; inputs: {names!r}")
     if missing not in (None, "left", "right"):
         raise ValueError(f"missing must be 'left', 'right' or None; got {missing!r}")
-    # the rows must be the training rows: the fitted counts and class sums must agree
-    node_of_row = tree.apply(data["X"])
-    if data["classes"] is not None and not np.array_equal(data["classes"], est.classes_):
-        raise ValueError("y has other classes than at fit: pass the training rows")
-    value = _node_values(est, node_of_row, data, tree.n_nodes, tree.parent, tree.depth)
-    counts = np.bincount(node_of_row, minlength=tree.n_nodes)
-    counts = _leaf.propagate_up(counts.astype(np.float64), tree.parent, tree.depth)
-    if not (np.array_equal(counts, tree.n_node_samples)
-            and np.allclose(value, tree.value, rtol=1e-9, atol=1e-9)):
-        raise ValueError(
-            "X, y (and sample_weight) are not the rows this tree was fitted on: its node "
-            "counts differ; split needs the training rows"
-        )
+    node_of_row = _check_training_rows(est, data, "split")
     rows = np.flatnonzero(node_of_row == node)
     x = data["X"][rows, j]
     is_cat = bool(est.is_categorical_[j])
+    # a row of split_candidates passes NaN for the threshold of a categorical split
+    if is_cat and isinstance(threshold, numbers.Real) and np.isnan(threshold):
+        threshold = None
     width = tree.cat_left.shape[1]
     cat_row = np.zeros(width, dtype=bool)
     if is_cat:
@@ -330,13 +381,10 @@ def _split(est, node, feature, threshold=None, categories=None, missing=None, *,
         np.bincount(new_rows, minlength=n + 2).astype(np.float64), parent, depth)
     weight = _leaf.propagate_up(np.bincount(new_rows, weights=data["F"], minlength=n + 2),
                                 parent, depth)
-    loss_matrix = est._loss_matrix(est.decision_matrix_, data["cons"], data["F"])
-    criterion = est._growing_criterion(loss_matrix)
-    sums = value[n:]
-    cw = getattr(est, "split_class_weight_", None)
-    if cw is not None:
-        sums = sums * cw
-    imp = np.concatenate([np.asarray(tree.impurity), impurity(sums, criterion, loss_matrix)])
+    imp = np.concatenate([
+        np.asarray(tree.impurity),
+        _node_impurity(est, data, new_rows, np.array([left_id, right_id]), value[n:]),
+    ])
     new = TreeStructure(
         **fields,
         n_node_samples=counts.astype(tree.n_node_samples.dtype),
@@ -356,7 +404,228 @@ def _split(est, node, feature, threshold=None, categories=None, missing=None, *,
             rows=m.rows, decisions=m.decisions, cost_columns=data["cost_columns"],
         )
         est.tree_ = est._full_tree_ = est._redecide(new)
+        if getattr(est, "_case_stats_", None) is not None:
+            est._case_stats_ = est._case_rule_stats(est.tree_, new_rows, data["cons"],
+                                                    data["target"], data["F"])
     return {"op": "split", "node": node, "feature": names[j], **record}
+
+
+# ------------------------------------------------------------------ candidates
+def _grow_setup(est, data):
+    """The binned training rows and the split search of ``fit``, as ``_grow`` sets them.
+
+    Returns the keyword arguments of :func:`~dtdecide.tree._grower.grow_tree` that fix
+    the split search (binned matrix, binner, target, weights, criterion and its inputs).
+    """
+    from sklearn.utils import check_random_state
+
+    from ._binning import Binner
+    from ._profit import DEFAULT_PROFIT_METHOD
+
+    # the binning of fit: the same seed drawn from random_state, the same weights
+    seed = check_random_state(est.random_state).randint(np.iinfo(np.int32).max)
+    binner = Binner(max_bins=est.max_bins, random_state=seed)
+    X_binned = binner.fit_transform(data["X"], est.is_categorical_, data["F"],
+                                    check_input=False)
+    matrix, cons, target, F = est.decision_matrix_, data["cons"], data["target"], data["F"]
+    loss_matrix = est._loss_matrix(matrix, cons, F)
+    case_profit = None
+    if est.criterion == "profit" and loss_matrix is None:
+        case_profit = cons.q_actual(target)
+    return dict(
+        X_binned=X_binned, binner=binner, y=target,
+        n_classes=len(est.classes_) if est._is_classifier else None,
+        sample_weight=F,
+        criterion="profit" if case_profit is not None else est._growing_criterion(loss_matrix),
+        loss_matrix=loss_matrix, case_profit=case_profit,
+        profit_method=getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD),
+        class_weight=getattr(est, "split_class_weight_", None),
+    )
+
+
+def _reaching(tree, node_of_row, node):
+    """Rows whose leaf lies in the subtree of ``node`` (children have larger ids)."""
+    inside = np.zeros(tree.n_nodes, dtype=bool)
+    inside[node] = True
+    for v in range(node + 1, tree.n_nodes):
+        p = tree.parent[v]
+        if p >= 0 and inside[p]:
+            inside[v] = True
+    return np.flatnonzero(inside[node_of_row])
+
+
+def _stack_stats(parts):
+    """Node statistics of several computations, one after another (rows kept)."""
+    from ._leaf import DecisionStats
+
+    first = parts[0]
+    fields = {}
+    for name, value in first.__dict__.items():
+        if isinstance(value, np.ndarray) and name != "rows":
+            fields[name] = np.concatenate([getattr(p, name) for p in parts])
+        else:
+            fields[name] = value
+    return DecisionStats(**fields)
+
+
+def _child_profits(est, data, rows, go_left, base):
+    """Decisions, expected profits and training profit of the node and both children.
+
+    ``base`` holds the statistics of [root, node]; the children's are computed from
+    their rows. Returns (decision (3,), expected (3, D), total profit (3,)) for
+    [node, left, right], in profit orientation; the total is the profit under the leaf
+    rule, or under the case rule for a tree with ``decision_rule="case"``.
+    """
+    from . import _leaf
+
+    m = est.decision_matrix_
+    child = np.where(go_left, 0, 1)
+    sub = data["cons"].take(rows)
+    kids = _leaf.compute_decision_stats(
+        child, np.array([-1, -1]), np.array([0, 0]), cons=sub, sample_weight=data["F"][rows],
+        t_idx=None if m.is_interval else data["target"][rows],
+        y=data["target"][rows] if m.is_interval else None, rows=m.rows,
+        decisions=m.decisions,
+        cost_columns={k: np.asarray(v)[rows] for k, v in data["cost_columns"].items()},
+    )
+    stats = _stack_stats([base, kids])  # [root, node, left, right]
+    fields = _leaf.node_decisions(stats, m, priors=m.priors)
+    dec = np.asarray(fields["node_decision"])[1:]
+    exp = np.asarray(fields["node_expected"])[1:]
+    if est._case_rule():
+        # each case decides from the node's posteriors (prediction) and its own costs
+        from ._caserule import case_node_sums
+
+        if m.is_interval:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                node_in = stats.y_sum[1:] / stats.weight[1:]
+        else:
+            priors = None if m.priors is None else np.asarray(m.priors, dtype=np.float64)
+            node_in = _leaf.node_posteriors(stats.class_weight, priors)[1:]
+        S = case_node_sums(np.array([-1, 0, 0]), child + 1, node_in, sub,
+                           sub.q_actual(data["target"][rows]), data["F"][rows])
+        total = S[:, 0]
+    else:
+        ps = np.asarray(fields["profit_sum"])[1:]
+        if ps.ndim == 3:
+            total = ps[np.arange(3), :, dec].sum(axis=1)
+        else:
+            total = ps[np.arange(3), dec]
+    return dec, exp, total
+
+
+def _split_candidates(est, node, data, n, by):
+    from . import _leaf
+    from ._grower import node_split_candidates
+
+    tree = est.tree_
+    node = _check_node(est, node)
+    if n is not None and (isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1):
+        raise ValueError(f"n must be a positive int or None (all); got {n!r}")
+    if by not in ("criterion", "profit"):
+        raise ValueError(f"by must be 'criterion' or 'profit'; got {by!r}")
+    matrix = est.decision_matrix_
+    has_profit = matrix is not None
+    if by == "profit" and not has_profit:
+        raise ValueError("by='profit' needs a tree fitted with a decision_matrix; this one has none")
+    node_of_row = _check_training_rows(est, data, "split_candidates")
+    rows = _reaching(tree, node_of_row, node)
+    setup = _grow_setup(est, data)
+    X_binned, binner = setup["X_binned"], setup["binner"]
+    common = dict(y=setup["y"], n_classes=setup["n_classes"], sample_weight=data["F"],
+                  min_samples_leaf=est.min_samples_leaf, check_input=False)
+    grower = node_split_candidates(
+        X_binned, binner, rows, criterion=setup["criterion"],
+        loss_matrix=setup["loss_matrix"], class_weight=setup["class_weight"],
+        case_profit=setup["case_profit"], profit_method=setup["profit_method"], **common)
+    found = [grower.best]
+    if has_profit and matrix.n_decisions >= 2:
+        # the split of each input that adds the most realised training profit when each
+        # child takes its best decision: the "profit" method of criterion="profit"
+        money = node_split_candidates(
+            X_binned, binner, rows, criterion="profit",
+            case_profit=data["cons"].q_actual(data["target"]), profit_method="profit",
+            **common)
+        found.append(money.best)
+    seen = {}
+    B = int(binner.n_bins_total_)
+    for res in found:
+        for i in np.flatnonzero(res.feature >= 0):
+            f = int(res.feature[i])
+            # one row per partition of the node's rows, whichever side is called left
+            # (the missing side counts only where the node has missing values); the
+            # grower's version comes first
+            present = np.bincount(X_binned[rows, f], minlength=B) > 0
+            side = res.go_left[i][present]
+            key = (f, min(side.tobytes(), (~side).tobytes()))
+            seen.setdefault(key, (int(res.feature[i]), res.go_left[i],
+                                  int(res.bin_threshold[i]), bool(res.is_categorical[i])))
+    names = [str(f) for f in est.feature_names_in_]
+    cols = {k: [] for k in ("feature", "threshold", "categories", "missing", "n_left",
+                            "n_right", "weight_left", "weight_right")}
+    cand = list(seen.values())
+    if not cand:
+        out = pd.DataFrame(cols)
+        out["criterion_gain"] = np.zeros(0)
+        return out
+    feats = np.array([c[0] for c in cand], dtype=np.intp)
+    tables = np.stack([c[1] for c in cand])
+    crit_gain = grower.gains(feats, tables)
+    F = data["F"][rows]
+    extra = {}
+    if has_profit:
+        base = _leaf.compute_decision_stats(
+            np.zeros(data["F"].shape[0], dtype=np.intp), np.array([-1]), np.array([0]),
+            cons=data["cons"], sample_weight=data["F"],
+            t_idx=None if matrix.is_interval else data["target"],
+            y=data["target"] if matrix.is_interval else None, rows=matrix.rows,
+            decisions=matrix.decisions, cost_columns=data["cost_columns"])
+        node_stats = _leaf.compute_decision_stats(
+            np.zeros(rows.shape[0], dtype=np.intp), np.array([-1]), np.array([0]),
+            cons=data["cons"].take(rows), sample_weight=F,
+            t_idx=None if matrix.is_interval else data["target"][rows],
+            y=data["target"][rows] if matrix.is_interval else None, rows=matrix.rows,
+            decisions=matrix.decisions,
+            cost_columns={k: np.asarray(v)[rows] for k, v in data["cost_columns"].items()})
+        base = _stack_stats([base, node_stats])
+        sign = -1.0 if matrix.kind == "loss" else 1.0
+        word = "EL" if sign < 0 else "EP"
+        decisions = list(est.decisions_)
+        for k in ("decision_left", "decision_right", f"{word}_left", f"{word}_right",
+                  "profit_gain"):
+            extra[k] = []
+    for f, table, pos, is_cat in cand:
+        go_left = table[X_binned[rows, f]]
+        if is_cat:
+            labels = est.categories_[f]
+            left = [_to_json_label(labels[c]) for c in range(len(labels)) if table[c]]
+            cols["threshold"].append(np.nan)
+            cols["categories"].append(left)
+        else:
+            cols["threshold"].append(float(setup["binner"].bin_thresholds_[f][pos]))
+            cols["categories"].append(None)
+        cols["feature"].append(names[f])
+        cols["missing"].append("left" if table[-1] else "right")
+        cols["n_left"].append(int(go_left.sum()))
+        cols["n_right"].append(int((~go_left).sum()))
+        cols["weight_left"].append(float(F[go_left].sum()))
+        cols["weight_right"].append(float(F[~go_left].sum()))
+        if has_profit:
+            dec, exp, total = _child_profits(est, data, rows, go_left, base)
+            extra["decision_left"].append(decisions[dec[1]])
+            extra["decision_right"].append(decisions[dec[2]])
+            extra[f"{word}_left"].append(sign * float(exp[1, dec[1]]))
+            extra[f"{word}_right"].append(sign * float(exp[2, dec[2]]))
+            extra["profit_gain"].append(float(total[1] + total[2] - total[0]))
+    out = pd.DataFrame({**cols, **{k: v for k, v in extra.items() if k != "profit_gain"}})
+    out["criterion_gain"] = crit_gain
+    if has_profit:
+        out["profit_gain"] = extra["profit_gain"]
+    keys = ["criterion_gain", "profit_gain"] if has_profit else ["criterion_gain"]
+    if by == "profit":
+        keys = keys[::-1]
+    out = out.sort_values(keys, ascending=False, kind="stable").reset_index(drop=True)
+    return out if n is None else out.head(n)
 
 
 def replay_edits(est, edits, data=None):
@@ -442,6 +711,82 @@ class EditMixin:
         new.decision_overrides_ = dict(getattr(self, "decision_overrides_", {}))
         new.edits_.append(_set_decision(new, leaf, decision))
         return new
+
+    def split_candidates(self, node, X=None, y=None, costs=None, sample_weight=None, n=10, *,
+                         by="criterion"):
+        """The candidate splits of a node, best first, with what each would decide.
+
+        For every input, the split the grower's own search finds at the node (the same
+        histograms, bins, criterion, class weights and ``min_samples_leaf``, so the
+        input the tree split the node on shows the tree's split), and, with a decision
+        matrix, the split of that input that adds the most training profit when each
+        child takes its best decision. Each candidate is shown with its children's
+        sizes, decisions and expected profits, and both gains. Pass a row to
+        :meth:`split` to make it: ``tree.split(node, **row[["feature", "threshold",
+        "categories", "missing"]])``.
+
+        Parameters
+        ----------
+        node : int
+            Node id (as returned by ``apply``); a leaf, or an internal node to see the
+            alternatives to its split.
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The training inputs, as given to ``fit`` (the tree keeps no data; the rows
+            are checked against the fitted node counts).
+        y : array-like of shape (n_samples,)
+            The training target, as given to ``fit``.
+        costs : DataFrame, dict of arrays or ndarray, default=None
+            The training costs, as given to ``fit``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The training frequencies, as given to ``fit``.
+        n : int or None, default=10
+            Number of rows returned; None returns every candidate.
+        by : {"criterion", "profit"}, default="criterion"
+            Order: by the growing criterion's gain (as the grower chooses) or by the
+            training profit gain.
+
+        Returns
+        -------
+        DataFrame
+            One row per candidate, best first, with a RangeIndex: ``feature``,
+            ``threshold`` (cases with ``x <= threshold`` go left; NaN for a categorical
+            split), ``categories`` (the labels that go left; None for a numeric split),
+            ``missing`` (``"left"`` or ``"right"``: where missing values and unseen
+            labels go), ``n_left``/``n_right`` (training rows), ``weight_left``/
+            ``weight_right`` (their frequency sums), with a decision matrix
+            ``decision_left``/``decision_right`` and ``EP_left``/``EP_right``
+            (``EL_`` for a loss matrix: the expected profit per case of each child's
+            decision, as in the leaf table), then ``criterion_gain`` (the impurity
+            decrease ``W(node) - W(left) - W(right)`` of the growing criterion, in its
+            class-weighted sums) and ``profit_gain`` (the training profit the split
+            adds: the children's total profit under their decisions minus the node's,
+            as the leaf table's ``total_profit`` adds up; for a loss matrix, the loss
+            it saves). Under ``decision_rule="case"`` the decisions are those at the
+            children's average costs and ``profit_gain`` counts every case under its
+            own decision.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8],
+        ...                   "z": ["a", "b", "a", "b", "a", "b", "a", "b"]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> c = tree.split_candidates(0, X, y)
+        >>> c[["feature", "threshold", "categories", "decision_left", "decision_right"]]
+          feature  threshold categories decision_left decision_right
+        0       x        4.5       None          skip           call
+        1       z        NaN        [b]          call           call
+        >>> c[["EP_left", "EP_right", "criterion_gain", "profit_gain"]].round(3)
+           EP_left  EP_right  criterion_gain  profit_gain
+        0      0.0      7.25            2.25          4.0
+        1      4.5      1.75            0.25          0.0
+        """
+        data = _training_arrays(self, X, y, costs, sample_weight, what="split_candidates")
+        return _split_candidates(self, node, data, n, by)
 
     def split(self, node, feature, threshold=None, categories=None, missing=None, *,
               X=None, y=None, costs=None, sample_weight=None):

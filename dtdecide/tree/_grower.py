@@ -46,13 +46,14 @@ from ._criteria import (
     channel_sum,
     check_loss_matrix,
     impurity,
+    split_gain,
 )
 from ._histogram import DEFAULT_CHUNK_SIZE, BinLayout, HistogramTarget, build_histograms
 from ._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
 from ._splitter import SplitResult, find_best_splits
 from ._tree import TreeStructure
 
-__all__ = ["grow_tree", "Level"]
+__all__ = ["grow_tree", "Level", "NodeSplits", "node_split_candidates"]
 
 _EPS = np.finfo(np.float64).eps
 # criterion="profit": least gain of a split relative to the total money at stake (gains
@@ -463,6 +464,41 @@ def grow_tree(
     >>> tree.apply(X).tolist()
     [1, 1, 1, 2, 2, 2]
     """
+    ctx, shift = _make_context(
+        X_binned, binner, y=y, n_classes=n_classes, sample_weight=sample_weight,
+        criterion=criterion, loss_matrix=loss_matrix, class_weight=class_weight,
+        max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+        min_samples_split=min_samples_split, min_impurity_decrease=min_impurity_decrease,
+        max_leaf_nodes=max_leaf_nodes, chunk_size=chunk_size, case_profit=case_profit,
+        profit_method=profit_method, check_input=check_input,
+    )
+    X_binned, layout, n_samples = ctx.X_binned, ctx.layout, ctx.X_binned.shape[0]
+    max_leaf_nodes = ctx.max_leaf_nodes
+
+    slots = np.zeros(n_samples, dtype=_ROW_INT)
+    hist, counts = build_histograms(
+        X_binned, None, slots, 1, layout, ctx.target, with_counts=ctx.with_counts,
+        chunk_size=ctx.chunk_size,
+    )
+    root_sums = hist[0, : layout.widths[0]].sum(axis=0)
+    ctx.total_weight = float(ctx.weight_of(ctx.crit_sums(root_sums)))
+    ctx.nodes.add(np.array([-1]), 0, [n_samples], root_sums[None, :])
+    root = Level(np.array([0], dtype=np.intp), 0, hist, counts, None, slots)
+    if ctx.can_split(0, np.array([n_samples]), root_sums[None, :])[0] and ctx.total_weight > 0:
+        if max_leaf_nodes is None:
+            _grow_level_wise(ctx, root)
+        else:
+            _grow_best_first(ctx, root, max_leaf_nodes)
+    return _freeze(ctx, shift)
+
+
+def _make_context(X_binned, binner, *, y, n_classes, sample_weight, criterion, loss_matrix,
+                  class_weight, max_depth, min_samples_leaf, min_samples_split,
+                  min_impurity_decrease, max_leaf_nodes, chunk_size, case_profit,
+                  profit_method, check_input):
+    """Validate ``grow_tree``'s arguments and build its growing context (and the
+    regression target's centring shift): the histogram target and the split criterion
+    that growing and :func:`node_split_candidates` share."""
     if not hasattr(binner, "n_bins_"):
         raise ValueError("binner must be a fitted Binner")
     X_binned = np.asarray(X_binned)
@@ -604,23 +640,102 @@ def grow_tree(
         nodes=_NodeTable(),
         profit=profit,
         value_rows=value_rows,
+        max_leaf_nodes=max_leaf_nodes,
     )
+    return ctx, shift
 
-    slots = np.zeros(n_samples, dtype=_ROW_INT)
-    hist, counts = build_histograms(
-        X_binned, None, slots, 1, layout, target, with_counts=ctx.with_counts,
-        chunk_size=chunk_size,
+
+class NodeSplits:
+    """The splits of one node as the grower sees them (from :func:`node_split_candidates`).
+
+    Attributes
+    ----------
+    best : SplitResult
+        The best split of every input (``find_best_splits(per_feature=True)``): entry
+        ``j`` is input ``j``'s, feature ``-1`` where the input has no valid split.
+    thresholds : ndarray of shape (n_features, n_bins_total)
+        Raw upper edge of every numeric bin (NaN elsewhere): a numeric split whose last
+        left bin is ``b`` sends ``x <= thresholds[j, b]`` left.
+    """
+
+    def __init__(self, ctx, hist):
+        self._ctx = ctx
+        self._hist = hist
+        self.thresholds = ctx.thresholds
+
+    def gains(self, feature, go_left):
+        """Criterion gain ``W(node) - W(left) - W(right)`` of arbitrary splits.
+
+        Parameters
+        ----------
+        feature : ndarray of int, shape (k,)
+        go_left : ndarray of bool, shape (k, max_width)
+            Whether each binned value of the feature goes left (missing code last).
+
+        Returns
+        -------
+        ndarray of shape (k,)
+            In the criterion's (class-weighted) sums, as the grower compares splits.
+        """
+        ctx = self._ctx
+        feature = np.asarray(feature, dtype=np.intp)
+        chosen = ctx.layout.gather(self._hist, np.zeros(feature.shape[0], dtype=np.intp),
+                                   feature)  # (k, B, C)
+        chosen = ctx.crit_sums(chosen.astype(np.float64))
+        left = np.einsum("kbc,kb->kc", chosen, np.asarray(go_left, dtype=np.float64))
+        parent = chosen.sum(axis=1)
+        return split_gain(left[:, None, :], parent, ctx.criterion, ctx.loss_matrix)[:, 0]
+
+
+def node_split_candidates(X_binned, binner, rows, *, y, n_classes=None, sample_weight=None,
+                          criterion="gini", loss_matrix=None, class_weight=None,
+                          min_samples_leaf=5, case_profit=None,
+                          profit_method=DEFAULT_PROFIT_METHOD, check_input=True):
+    """The best split of every input at one node, by the grower's own histogram and scan.
+
+    Takes the arguments of :func:`grow_tree` (those that matter to one split) and the
+    training ``rows`` that reach the node; builds the node's histogram exactly as the
+    grower does and scans it with :func:`~dtdecide.tree._splitter.find_best_splits`
+    (``per_feature=True``), so the entry of the input the grower picked is the grower's
+    split.
+
+    Returns
+    -------
+    NodeSplits
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._binning import Binner
+    >>> from dtdecide.tree._grower import node_split_candidates
+    >>> X = np.array([[1.0, 5.0], [2.0, 4.0], [3.0, 6.0], [4.0, 1.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> binner = Binner().fit(X, np.array([False, False]))
+    >>> s = node_split_candidates(binner.transform(X), binner, np.arange(4), y=y,
+    ...                           min_samples_leaf=1).best
+    >>> s.gain.round(3).tolist(), s.bin_threshold.tolist()
+    ([2.0, 0.667], [1, 0])
+    """
+    ctx, _ = _make_context(
+        X_binned, binner, y=y, n_classes=n_classes, sample_weight=sample_weight,
+        criterion=criterion, loss_matrix=loss_matrix, class_weight=class_weight,
+        max_depth=None, min_samples_leaf=min_samples_leaf, min_samples_split=2,
+        min_impurity_decrease=0.0, max_leaf_nodes=None, chunk_size=DEFAULT_CHUNK_SIZE,
+        case_profit=case_profit, profit_method=profit_method, check_input=check_input,
     )
-    root_sums = hist[0, : layout.widths[0]].sum(axis=0)
-    ctx.total_weight = float(ctx.weight_of(ctx.crit_sums(root_sums)))
-    ctx.nodes.add(np.array([-1]), 0, [n_samples], root_sums[None, :])
-    root = Level(np.array([0], dtype=np.intp), 0, hist, counts, None, slots)
-    if ctx.can_split(0, np.array([n_samples]), root_sums[None, :])[0] and ctx.total_weight > 0:
-        if max_leaf_nodes is None:
-            _grow_level_wise(ctx, root)
-        else:
-            _grow_best_first(ctx, root, max_leaf_nodes)
-    return _freeze(ctx, shift)
+    rows = np.asarray(rows, dtype=_ROW_INT)
+    hist, counts = build_histograms(
+        ctx.X_binned, rows, np.zeros(rows.shape[0], dtype=_ROW_INT), 1, ctx.layout,
+        ctx.target, with_counts=ctx.with_counts, chunk_size=ctx.chunk_size,
+    )
+    out = NodeSplits(ctx, hist)
+    out.best = find_best_splits(
+        hist, counts, is_classification=ctx.is_classification, criterion=ctx.criterion,
+        loss_matrix=ctx.loss_matrix, class_weight=ctx.class_weight,
+        is_categorical=ctx.is_categorical, min_samples_leaf=ctx.min_samples_leaf,
+        layout=ctx.layout, per_feature=True,
+    )
+    return out
 
 
 def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class_weight,

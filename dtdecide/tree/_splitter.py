@@ -145,6 +145,7 @@ def find_best_splits(
     is_categorical,
     min_samples_leaf=1,
     layout=None,
+    per_feature=False,
 ):
     """Best split of every node from its histogram.
 
@@ -170,6 +171,13 @@ def find_best_splits(
     layout : BinLayout or None
         Per-feature widths of a flat ``hist``. Each feature is scanned over its own bins
         only, so the work scales with the sum of the widths.
+    per_feature : bool, default=False
+        Return the best split of *every feature* of every node instead of the best
+        feature's: the arrays of the result then have ``n_nodes * n_features`` entries,
+        node-major (entry ``i * n_features + j`` is feature ``j`` of node ``i``; feature
+        ``-1`` where that feature has no valid split). The scan is the same, so entry
+        ``(i, j)`` of the feature the grower picks is the grower's split. Used to list a
+        node's candidate splits.
 
     Returns
     -------
@@ -211,11 +219,13 @@ def find_best_splits(
     # without explicit counts and class weights, the criterion sums are the row counts
     counts_are_weights = counts is None and class_weight is None
     ctx = (criterion, loss_matrix, min_samples_leaf, is_classification, counts_are_weights)
-    best_gain = np.full(m, -np.inf)
-    best_feature = np.full(m, -1, dtype=np.intp)
-    best_pos = np.zeros(m, dtype=np.intp)
-    best_ml = np.zeros(m, dtype=bool)
-    best_order = None  # (m, B - 1) order of the winning categorical scan (padded)
+    # per_feature: one "slot" per (node, feature), node-major; otherwise one per node
+    k = n_features if per_feature else 1
+    best_gain = np.full(m * k, -np.inf)
+    best_feature = np.full(m * k, -1, dtype=np.intp)
+    best_pos = np.zeros(m * k, dtype=np.intp)
+    best_ml = np.zeros(m * k, dtype=bool)
+    best_order = None  # (m * k, B - 1) order of the winning categorical scan (padded)
     for j in range(n_features):
         w, lo = int(layout.widths[j]), int(layout.offsets[j])
         H = hist[:, lo : lo + w]
@@ -248,18 +258,34 @@ def find_best_splits(
         else:
             g, pos, ml = _scan(Hn, cn, Hm, cm, ctx)
             order = None
-        better = g > best_gain
+        if per_feature:  # this feature's slots take its best split (when valid)
+            slot = rows * k + j
+            better = np.zeros(m * k, dtype=bool)
+            better[slot] = g > -np.inf
+            src = np.flatnonzero(g > -np.inf)
+        else:
+            better = g > best_gain
+            src = np.flatnonzero(better)
         if not better.any():
             continue
-        best_gain[better] = g[better]
+        best_gain[better] = g[src]
         best_feature[better] = j
-        best_pos[better] = pos[better]
-        best_ml[better] = ml[better]
+        best_pos[better] = pos[src]
+        best_ml[better] = ml[src]
         if order is not None:
             if best_order is None:
-                best_order = np.zeros((m, B - 1), dtype=np.intp)
-            best_order[better, : order.shape[1]] = order[better]
+                best_order = np.zeros((m * k, B - 1), dtype=np.intp)
+            best_order[better, : order.shape[1]] = order[src]
 
+    return _split_result(hist, counts, layout, np.repeat(rows, k), best_gain, best_feature,
+                         best_pos, best_ml, best_order, is_categorical, is_classification)
+
+
+def _split_result(hist, counts, layout, node, best_gain, best_feature, best_pos, best_ml,
+                  best_order, is_categorical, is_classification):
+    """The :class:`SplitResult` of the winning scans (``node``: histogram slot of each)."""
+    B = layout.max_width
+    m = node.shape[0]
     valid = best_feature >= 0
     feat = np.where(valid, best_feature, 0)
     is_cat = valid & np.asarray(is_categorical)[feat]
@@ -275,9 +301,9 @@ def find_best_splits(
         block[r, best_order[cat_nodes[r], c]] = True
         go_left[cat_nodes] = block
     # learned missing side; no missing value at the node -> the heavier child
-    chosen_hist = layout.gather(hist, rows, feat)  # (m, B, C) raw sums
+    chosen_hist = layout.gather(hist, node, feat)  # (m, B, C) raw sums
     chosen_cnt = (
-        layout.gather(counts, rows, feat)
+        layout.gather(counts, node, feat)
         if counts is not None
         else _channel_weight(chosen_hist, is_classification)
     )
