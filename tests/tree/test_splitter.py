@@ -284,6 +284,41 @@ def test_flat_layout_equals_padded_uniform_search(seed, widths, criterion, n_cla
         assert got.go_left[i, B - 1] == ref.go_left[i, B - 1]
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(0, 2**31),
+    st.lists(st.integers(2, 8), min_size=1, max_size=4),
+    st.sampled_from(["gini", "entropy", "variance"]),
+)
+def test_per_feature_splits_contain_the_best_split(seed, widths, criterion):
+    """per_feature=True lists every feature's best split; the best of them is the split
+    of the default search, entry for entry."""
+    rng = np.random.default_rng(seed)
+    is_clf = criterion != "variance"
+    C = 2 if is_clf else 3
+    m, F = 5, len(widths)
+    flat, flat_c, _, _, layout = _flat_and_padded(rng, m, widths, C, is_clf)
+    is_cat = rng.random(F) < 0.5
+    kw = dict(is_classification=is_clf, criterion=criterion, is_categorical=is_cat,
+              min_samples_leaf=int(rng.integers(1, 3)), layout=layout)
+    best = find_best_splits(flat, flat_c, **kw)
+    each = find_best_splits(flat, flat_c, per_feature=True, **kw)
+    assert each.feature.shape == (m * F,)
+    for i in range(m):
+        block = slice(i * F, (i + 1) * F)
+        feats = each.feature[block]
+        assert set(feats[feats >= 0]) <= set(range(F))
+        assert np.all((feats == -1) | (feats == np.arange(F)))
+        if best.feature[i] < 0:
+            assert (feats == -1).all()
+            continue
+        k = i * F + int(best.feature[i])
+        assert each.gain[k] == best.gain[i] == each.gain[block].max()
+        assert each.bin_threshold[k] == best.bin_threshold[i]
+        assert each.missing_left[k] == best.missing_left[i]
+        np.testing.assert_array_equal(each.go_left[k], best.go_left[i])
+
+
 def test_flat_layout_shape_errors():
     from dtdecide.tree._histogram import BinLayout
 
