@@ -30,10 +30,14 @@ from ..decision._validation import (
     reference_index,
 )
 from . import _leaf
+from ._binning import Binner
+from ._criteria import ordinal_loss_matrix, split_loss_weights, training_loss_matrix
 from ._edit import EditMixin, apply_overrides, replay_edits
 from ._encode import encode, encode_apply, fit_encode, n_samples_of, warn_identifier_columns
+from ._grower import grow_tree
 from ._html import HTMLReprMixin
 from ._profit import DEFAULT_PROFIT_METHOD
+from ._tree import match_subtree_nodes
 
 __all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
 
@@ -59,11 +63,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "decision_matrix": [HasMethods(["resolve"]), None],
-        "criterion": [StrOptions({"gini", "entropy", "variance", "profit"})],
         "decision_rule": [StrOptions({"leaf", "case"})],
-        "ordinal": ["boolean"],
-        "use_priors": ["boolean", StrOptions({"auto"})],
-        "split_weights": [StrOptions({"loss"}), None],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "min_samples_leaf": [Interval(numbers.Integral, 1, None, closed="left")],
         "min_samples_split": [Interval(numbers.Integral, 2, None, closed="left")],
@@ -236,19 +236,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             str(y.name) if isinstance(y, pd.Series) and y.name is not None else "target"
         )
 
-        target = self._prepare_target(y, y_arr, matrix)
-        if matrix is not None and matrix.priors is not None and not matrix.is_interval:
-            seen = np.bincount(target, weights=F, minlength=matrix.n_levels) > 0
-            absent = [lv for lv, p, s in zip(matrix.levels.tolist(), matrix.priors, seen)
-                      if p > 0 and not s]
-            if absent:
-                warnings.warn(
-                    f"decision_matrix priors are positive for levels absent from the training "
-                    f"data ({absent!r}); the tree cannot estimate them and gives them "
-                    "posterior 0",
-                    UserWarning,
-                    stacklevel=3,
-                )
+        target = self._prepare_target(y, y_arr, matrix, F)
         cons = None
         if matrix is not None:
             cons = matrix.resolve(resolve_costs, n_samples=n)
@@ -258,9 +246,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
                     f"costs: {k} training case(s) have a missing cost; the leaf averages of "
                     "the costs need every training case's costs (impute or drop them)"
                 )
-        loss_matrix = self._loss_matrix(matrix, cons, F)
-        self.use_priors_ = self._resolve_use_priors(matrix)
-        self.split_class_weight_ = self._split_class_weight(matrix, cons, target, F)
+        loss_matrix = self._split_search(matrix, cons, target, F)
         priors = np.asarray(matrix.priors, dtype=_FLOAT) if self.use_priors_ else None
 
         if self.search == "exact":
@@ -304,61 +290,24 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             replay_edits(self, edits, data)
         return self
 
-    def _resolve_use_priors(self, matrix):
-        """``use_priors`` as a bool: "auto" is True exactly when the matrix has priors."""
-        has_priors = matrix is not None and matrix.priors is not None
-        if isinstance(self.use_priors, str):  # "auto" (the only string allowed)
-            return has_priors
-        if self.use_priors and not has_priors:
-            raise ValueError(
-                "use_priors=True needs a decision_matrix with priors (the split search "
-                "reweights classes by prior / training proportion); got "
-                + ("no decision_matrix" if matrix is None else "a matrix without priors")
-                + '; use use_priors="auto" or False'
-            )
-        return bool(self.use_priors)
+    def _split_search(self, matrix, cons, target, F):
+        """The loss matrix of the split search (or None); sets ``use_priors_`` and
+        ``split_class_weight_``.
 
-    def _split_class_weight(self, matrix, cons, target, F):
-        """Per-class multipliers of the split search, or None (no reweighting).
-
-        ``use_priors_`` contributes ``prior / training proportion``; ``split_weights="loss"``
-        contributes Breiman's altered priors, the row sums of the regret matrix (see
-        :func:`split_loss_weights`). Their product is rescaled so that the weights
-        average 1 over the training cases (frequency-weighted).
+        An interval target has no classes to weight: plain variance, no class weights.
         """
-        if self.split_weights is not None and matrix is None:
-            raise ValueError(
-                'split_weights="loss" needs a decision_matrix (the weights are the row sums '
-                "of its regret); got decision_matrix=None"
-            )
-        if not self.use_priors_ and self.split_weights is None:
-            return None
-        n_classes = len(self.classes_)
-        freq = np.bincount(target, weights=F, minlength=n_classes)
-        rho = freq / freq.sum()
-        weight = np.ones(n_classes, dtype=_FLOAT)
-        if self.use_priors_:
-            priors = np.asarray(matrix.priors, dtype=_FLOAT)
-            weight = np.divide(priors, rho, out=np.zeros_like(rho), where=rho > 0)
-        if self.split_weights == "loss":
-            weight = weight * split_loss_weights(matrix, cons, F)
-        mean = float(weight @ rho)
-        if not mean > 0:
-            raise ValueError(
-                "split_weights/use_priors: every training case would get weight 0 in the "
-                "split search (the classes present in y have zero prior or zero regret "
-                "in decision_matrix); use split_weights=None or other priors"
-            )
-        return weight / mean
+        self.use_priors_ = False
+        self.split_class_weight_ = None
+        return self._loss_matrix(matrix, cons, F)
+
+    def _loss_matrix(self, matrix, cons, F):
+        """The loss matrix of the split search's generalized Gini, or None."""
+        return None
 
     def _grow(self, X_codes, target, F, *, loss_matrix, priors, case_profit=None):
         # The split search's class weights are ``split_class_weight_`` (priors already
         # folded in); ``priors`` stays in the signature for subclasses overriding this.
-        from ._binning import Binner
-        from ._grower import grow_tree
-
         class_weight = self.split_class_weight_
-
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         binner = Binner(max_bins=self.max_bins, random_state=seed)
         X_binned = binner.fit_transform(X_codes, self.is_categorical_, F, check_input=False)
@@ -366,7 +315,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             X_binned,
             binner,
             y=target,
-            n_classes=len(self.classes_) if self._is_classifier else None,
+            n_classes=getattr(self, "n_classes_", None),
             sample_weight=F,
             criterion="profit" if case_profit is not None
             else self._growing_criterion(loss_matrix),
@@ -389,7 +338,6 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         :mod:`dtdecide.tree._exact`).
         """
         from . import _exact
-        from ._binning import Binner
 
         if self.max_depth is None:
             raise ValueError(
@@ -490,7 +438,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
                 "(redecide / what-if); pruning under the case rule needs every training "
                 "case's own decision under the new matrix: refit the tree"
             )
-        return stats["profit"][_match_nodes(self._full_tree_, structure)]
+        return stats["profit"][match_subtree_nodes(self._full_tree_, structure)]
 
     def _check_case_costs(self, matrix, costs, what="decide"):
         needs = matrix.is_case_specific or bool(matrix.cost_variables)
@@ -563,7 +511,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             if matrix.is_interval:
                 raise ValueError("priors only apply to a categorical target")
             priors = np.asarray(matrix.replace(priors=priors).priors, dtype=_FLOAT)
-        nodes = _match_nodes(self._full_tree_, structure)
+        nodes = match_subtree_nodes(self._full_tree_, structure)
         sub = stats.take(nodes)
         fields = _leaf.node_decisions(sub, matrix, priors=priors)
         fields = _leaf.fill_empty_from_parent(
@@ -587,7 +535,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         if stats is None or tree.node_decision is None:
             return np.full(nodes.shape[0], np.nan)
         matrix = self.decision_matrix_
-        full = _match_nodes(self._full_tree_, tree)[nodes]
+        full = match_subtree_nodes(self._full_tree_, tree)[nodes]
         priors = None
         if not matrix.is_interval and matrix.priors is not None:
             priors = np.asarray(matrix.priors, dtype=_FLOAT)
@@ -1091,97 +1039,6 @@ def _with_label_counts(result, label_counts):
     return result
 
 
-def training_loss_matrix(matrix, cons, F):
-    """Loss matrix ``L(t, d)`` of a decision matrix at its training averages.
-
-    A plain loss matrix (no case costs) is used as given. Otherwise ``L`` is the regret
-    ``max_d' Qbar(t, d') - Qbar(t, d)`` of ``Qbar``, the profit-oriented consequences
-    with case costs at their frequency-weighted training mean (or, for case-specific
-    consequences, ``Q(i, t, d)`` averaged over the training cases).
-
-    Parameters
-    ----------
-    matrix : DecisionMatrix
-        A categorical decision matrix.
-    cons : Consequences
-        ``matrix.resolve(...)`` of the training cases.
-    F : ndarray of shape (n_samples,)
-        Training case frequencies.
-
-    Returns
-    -------
-    ndarray of shape (n_levels, n_decisions)
-    """
-    from ._criteria import regret_matrix
-
-    if matrix.kind == "loss" and cons.case_costs is None and cons.case_q is None:
-        return np.asarray(matrix.values, dtype=_FLOAT)
-    # average consequences over the training cases (costs included)
-    if cons.case_q is not None:
-        q = np.tensordot(F, cons.case_q, axes=1) / F.sum()
-    else:
-        q = np.asarray(cons.base, dtype=_FLOAT)
-        if cons.case_costs is not None:
-            q = q - (F @ np.asarray(cons.case_costs)) / F.sum()
-    return regret_matrix(q)
-
-
-def split_loss_weights(matrix, cons, F):
-    """Breiman's altered priors: the row sums ``sum_d L(t, d)`` of the training loss.
-
-    ``L`` is :func:`training_loss_matrix`. Level ``t`` then counts in the split search
-    in proportion to how much a wrong decision for it costs on average over the
-    decisions, so splits are steered toward the levels where decisions matter.
-
-    Returns
-    -------
-    ndarray of shape (n_levels,)
-        Non-negative, unnormalised weights.
-    """
-    weight = training_loss_matrix(matrix, cons, F).sum(axis=1)
-    if not np.all(np.isfinite(weight)) or np.any(weight < 0):
-        raise ValueError(
-            'split_weights="loss" needs non-negative loss row sums; the decision_matrix '
-            f"gives {weight.tolist()!r} (a loss matrix is used as given: shift its rows so "
-            "that their entries are non-negative)"
-        )
-    return weight
-
-
-def _match_nodes(full, sub):
-    """Id in ``full`` of every node of ``sub``, a subtree sharing the same root.
-
-    Nodes are matched by their path from the root (left/right at each split), one
-    vectorised step per depth level; a split that differs from the full tree's raises.
-    """
-    if sub is full:
-        return np.arange(full.n_nodes)
-    out = np.full(sub.n_nodes, -1, dtype=np.intp)
-    out[0] = 0
-    for d in range(1, sub.max_depth + 1):
-        ids = sub.node_ids_at_depth(d)
-        par = sub.parent[ids]
-        fpar = out[par]
-        if np.any(full.children_left[fpar] < 0):
-            raise ValueError("structure is not a subtree of the tree grown at fit")
-        is_left = sub.children_left[par] == ids
-        out[ids] = np.where(is_left, full.children_left[fpar], full.children_right[fpar])
-    internal = np.flatnonzero(sub.children_left >= 0)
-    f_int = out[internal]
-    same = (sub.feature[internal] == full.feature[f_int]) & (
-        (sub.threshold[internal] == full.threshold[f_int])
-        | (np.isnan(sub.threshold[internal]) & np.isnan(full.threshold[f_int]))
-    )
-    if not np.all(same) or not np.all(
-        sub.n_node_samples == full.n_node_samples[out]
-    ):
-        raise ValueError(
-            "structure is not a subtree of the tree grown at fit (its splits or node "
-            "counts differ); re-deciding it needs the training data"
-        )
-    return out
-
-
 # ============================================================================ classifier
 class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     """A fast classification tree with one business decision per leaf.
@@ -1364,6 +1221,9 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     _parameter_constraints: dict = {
         **_BaseProfitTree._parameter_constraints,
         "criterion": [StrOptions({"gini", "entropy", "profit"})],
+        "ordinal": ["boolean"],
+        "use_priors": ["boolean", StrOptions({"auto"})],
+        "split_weights": [StrOptions({"loss"}), None],
     }
 
     def __init__(
@@ -1445,7 +1305,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         """
         return self._fit(X, y, sample_weight, costs, edits)
 
-    def _prepare_target(self, y, y_arr, matrix):
+    def _prepare_target(self, y, y_arr, matrix, F):
         dtype = getattr(y, "dtype", None)
         is_ordered_cat = isinstance(dtype, pd.CategoricalDtype) and bool(dtype.ordered)
         ordinal = bool(self.ordinal) or is_ordered_cat
@@ -1489,16 +1349,86 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         self.classes_ = classes
         self.n_classes_ = len(classes)
         self.is_ordinal_ = ordinal
-        return t_idx.astype(np.intp)
+        t_idx = t_idx.astype(np.intp)
+        if matrix is not None and matrix.priors is not None:
+            seen = np.bincount(t_idx, weights=F, minlength=matrix.n_levels) > 0
+            absent = [lv for lv, p, s in zip(matrix.levels.tolist(), matrix.priors, seen)
+                      if p > 0 and not s]
+            if absent:
+                warnings.warn(
+                    f"decision_matrix priors are positive for levels absent from the training "
+                    f"data ({absent!r}); the tree cannot estimate them and gives them "
+                    "posterior 0",
+                    UserWarning,
+                    stacklevel=4,
+                )
+        return t_idx
+
+    def _split_search(self, matrix, cons, target, F):
+        """The loss matrix of the split search (or None); sets ``use_priors_`` and
+        ``split_class_weight_``.
+
+        An ordinal target grows on the generalized Gini of a loss matrix (the
+        matrix's training regret, or ``|i - j|`` without a matrix); the class weights
+        are ``split_class_weight_``.
+        """
+        self.use_priors_ = self._resolve_use_priors(matrix)
+        self.split_class_weight_ = self._split_class_weight(matrix, cons, target, F)
+        return self._loss_matrix(matrix, cons, F)
 
     def _loss_matrix(self, matrix, cons, F):
         if not self.is_ordinal_:
             return None
         if matrix is None:
-            from ._criteria import ordinal_loss_matrix
-
             return ordinal_loss_matrix(self.n_classes_)
         return training_loss_matrix(matrix, cons, F)
+
+    def _resolve_use_priors(self, matrix):
+        """``use_priors`` as a bool: "auto" is True exactly when the matrix has priors."""
+        has_priors = matrix is not None and matrix.priors is not None
+        if isinstance(self.use_priors, str):  # "auto" (the only string allowed)
+            return has_priors
+        if self.use_priors and not has_priors:
+            raise ValueError(
+                "use_priors=True needs a decision_matrix with priors (the split search "
+                "reweights classes by prior / training proportion); got "
+                + ("no decision_matrix" if matrix is None else "a matrix without priors")
+                + '; use use_priors="auto" or False'
+            )
+        return bool(self.use_priors)
+
+    def _split_class_weight(self, matrix, cons, target, F):
+        """Per-class multipliers of the split search, or None (no reweighting).
+
+        ``use_priors_`` contributes ``prior / training proportion``; ``split_weights="loss"``
+        contributes Breiman's altered priors, the row sums of the regret matrix (see
+        :func:`split_loss_weights`). Their product is rescaled so that the weights
+        average 1 over the training cases (frequency-weighted).
+        """
+        if self.split_weights is not None and matrix is None:
+            raise ValueError(
+                'split_weights="loss" needs a decision_matrix (the weights are the row sums '
+                "of its regret); got decision_matrix=None"
+            )
+        if not self.use_priors_ and self.split_weights is None:
+            return None
+        n_classes = len(self.classes_)
+        freq = np.bincount(target, weights=F, minlength=n_classes)
+        rho = freq / freq.sum()
+        weight = np.ones(n_classes, dtype=_FLOAT)
+        if self.use_priors_:
+            priors = np.asarray(matrix.priors, dtype=_FLOAT)
+            weight = np.divide(priors, rho, out=np.zeros_like(rho), where=rho > 0)
+        if self.split_weights == "loss":
+            weight = weight * split_loss_weights(matrix, cons, F)
+        mean = float(weight @ rho)
+        if not mean > 0:
+            raise ValueError(
+                "split_weights/use_priors: every training case would get weight 0 in the "
+                "split search (the classes present in y have zero prior or zero regret "
+                "in decision_matrix); use split_weights=None or other priors"
+            )
+        return weight / mean
 
     def _node_posteriors(self):
         return self._node_values(self.tree_)
@@ -1728,8 +1658,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
     """
 
     _parameter_constraints: dict = {
-        **{k: v for k, v in _BaseProfitTree._parameter_constraints.items()
-           if k not in ("ordinal", "use_priors", "split_weights")},
+        **_BaseProfitTree._parameter_constraints,
         "criterion": [StrOptions({"variance", "profit"})],
     }
 
@@ -1804,7 +1733,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         """
         return self._fit(X, y, sample_weight, costs, edits)
 
-    def _prepare_target(self, y, y_arr, matrix):
+    def _prepare_target(self, y, y_arr, matrix, F):
         try:
             t = np.asarray(y_arr, dtype=_FLOAT)
         except (TypeError, ValueError):
@@ -1812,16 +1741,6 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         if not np.all(np.isfinite(t)):
             raise ValueError("y contains NaN or infinity; the target must be finite")
         return t
-
-    def _loss_matrix(self, matrix, cons, F):
-        return None
-
-    def _resolve_use_priors(self, matrix):
-        # interval targets have no classes to reweight in split search
-        return False
-
-    def _split_class_weight(self, matrix, cons, target, F):
-        return None
 
     def _node_values(self, structure):
         """Prediction (training mean) of every node of ``structure``."""

@@ -33,6 +33,8 @@ __all__ = [
     "regret_matrix",
     "ordinal_loss_matrix",
     "check_loss_matrix",
+    "training_loss_matrix",
+    "split_loss_weights",
 ]
 
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "generalized_gini")
@@ -277,3 +279,59 @@ def impurity(sums, criterion, loss_matrix=None):
     N = sums[..., 0] if criterion == "variance" else channel_sum(sums)
     W = weighted_impurity(sums, criterion, loss_matrix)
     return np.where(N > 0, W / np.where(N > 0, N, 1.0), 0.0)
+
+
+# ------------------------------------------------------- decision-matrix split losses
+def training_loss_matrix(matrix, cons, F):
+    """Loss matrix ``L(t, d)`` of a decision matrix at its training averages.
+
+    A plain loss matrix (no case costs) is used as given. Otherwise ``L`` is the regret
+    ``max_d' Qbar(t, d') - Qbar(t, d)`` of ``Qbar``, the profit-oriented consequences
+    with case costs at their frequency-weighted training mean (or, for case-specific
+    consequences, ``Q(i, t, d)`` averaged over the training cases).
+
+    Parameters
+    ----------
+    matrix : DecisionMatrix
+        A categorical decision matrix.
+    cons : Consequences
+        ``matrix.resolve(...)`` of the training cases.
+    F : ndarray of shape (n_samples,)
+        Training case frequencies.
+
+    Returns
+    -------
+    ndarray of shape (n_levels, n_decisions)
+    """
+    if matrix.kind == "loss" and cons.case_costs is None and cons.case_q is None:
+        return np.asarray(matrix.values, dtype=np.float64)
+    # average consequences over the training cases (costs included)
+    if cons.case_q is not None:
+        q = np.tensordot(F, cons.case_q, axes=1) / F.sum()
+    else:
+        q = np.asarray(cons.base, dtype=np.float64)
+        if cons.case_costs is not None:
+            q = q - (F @ np.asarray(cons.case_costs)) / F.sum()
+    return regret_matrix(q)
+
+
+def split_loss_weights(matrix, cons, F):
+    """Breiman's altered priors: the row sums ``sum_d L(t, d)`` of the training loss.
+
+    ``L`` is :func:`training_loss_matrix`. Level ``t`` then counts in the split search
+    in proportion to how much a wrong decision for it costs on average over the
+    decisions, so splits are steered toward the levels where decisions matter.
+
+    Returns
+    -------
+    ndarray of shape (n_levels,)
+        Non-negative, unnormalised weights.
+    """
+    weight = training_loss_matrix(matrix, cons, F).sum(axis=1)
+    if not np.all(np.isfinite(weight)) or np.any(weight < 0):
+        raise ValueError(
+            'split_weights="loss" needs non-negative loss row sums; the decision_matrix '
+            f"gives {weight.tolist()!r} (a loss matrix is used as given: shift its rows so "
+            "that their entries are non-negative)"
+        )
+    return weight

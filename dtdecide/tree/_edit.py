@@ -20,6 +20,8 @@ import numbers
 import numpy as np
 import pandas as pd
 
+from ._tree import match_subtree_nodes
+
 __all__ = ["EditMixin", "apply_overrides", "natural_decisions", "replay_edits"]
 
 _OPS = ("set_decision", "prune_node", "split")
@@ -57,9 +59,7 @@ def _rebase(est, structure):
     The decision statistics and the overrides (keyed by reference node ids) follow the
     nodes to their ids in ``structure``; overrides of removed nodes are dropped.
     """
-    from ._classes import _match_nodes
-
-    nodes = _match_nodes(est._full_tree_, structure)
+    nodes = match_subtree_nodes(est._full_tree_, structure)
     stats = getattr(est, "_decision_stats_", None)
     if stats is not None:
         est._decision_stats_ = stats.take(nodes)
@@ -187,7 +187,7 @@ def _training_arrays(est, X, y, costs, sample_weight, what="split"):
     if F is None:
         F = np.ones(n, dtype=np.float64)
     probe = copy.copy(est)  # _prepare_target records classes on the estimator
-    target = probe._prepare_target(y, y_arr, matrix)
+    target = probe._prepare_target(y, y_arr, matrix, F)
     cons = None
     if matrix is not None:
         cons = matrix.resolve(resolve_costs, n_samples=n)

@@ -716,6 +716,40 @@ class TreeStructure:
         )
 
 
+def match_subtree_nodes(full, sub):
+    """Id in ``full`` of every node of ``sub``, a subtree sharing the same root.
+
+    Nodes are matched by their path from the root (left/right at each split), one
+    vectorised step per depth level; a split that differs from the full tree's raises.
+    """
+    if sub is full:
+        return np.arange(full.n_nodes)
+    out = np.full(sub.n_nodes, -1, dtype=np.intp)
+    out[0] = 0
+    for d in range(1, sub.max_depth + 1):
+        ids = sub.node_ids_at_depth(d)
+        par = sub.parent[ids]
+        fpar = out[par]
+        if np.any(full.children_left[fpar] < 0):
+            raise ValueError("structure is not a subtree of the tree grown at fit")
+        is_left = sub.children_left[par] == ids
+        out[ids] = np.where(is_left, full.children_left[fpar], full.children_right[fpar])
+    internal = np.flatnonzero(sub.children_left >= 0)
+    f_int = out[internal]
+    same = (sub.feature[internal] == full.feature[f_int]) & (
+        (sub.threshold[internal] == full.threshold[f_int])
+        | (np.isnan(sub.threshold[internal]) & np.isnan(full.threshold[f_int]))
+    )
+    if not np.all(same) or not np.all(
+        sub.n_node_samples == full.n_node_samples[out]
+    ):
+        raise ValueError(
+            "structure is not a subtree of the tree grown at fit (its splits or node "
+            "counts differ); re-deciding it needs the training data"
+        )
+    return out
+
+
 def _validate(a):
     """Check shapes, child ids and parent consistency; raise ValueError."""
     n = a["children_left"].shape[0]
