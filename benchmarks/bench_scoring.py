@@ -124,7 +124,7 @@ def run_case(case, args):
 
     # the encoded matrix is the ordinal matrix scikit-learn scores (same labels order)
     assert np.array_equal(codes, X_score, equal_nan=True)
-    assert np.array_equal(ours.classes_[np.argmax(ours._node_posteriors()[leaves], 1)], pred)
+    assert np.array_equal(ours.classes_[np.argmax(ours.node_posteriors_[leaves], 1)], pred)
     assert len(res.cases) == args.rows
 
     print(f"\ncase {case}: fit on {args.fit_rows:,} rows (ours {fit_s:.2f} s, scikit-learn "

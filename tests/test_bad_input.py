@@ -328,7 +328,7 @@ CASES = [
      ["costs", "actual costs", r"costs= or X columns \['c'\]"]),
     ("tree-extra-column", lambda f: f.tree.predict(f.X.assign(z=1.0)), ValueError,
      ["feature names", "unseen at fit time", "z"]),
-    ("leaf-table-cost-column-missing", lambda f: f.ctree.leaf_table(f.X, f.y), ValueError,
+    ("leaf-table-cost-column-missing", lambda f: dt.leaf_table(f.ctree, f.X, f.y), ValueError,
      ["costs", r"X columns \['c'\]"]),
     ("study-cost-column-missing", lambda f: dt.PruningStudy(f.ctree).fit(f.X, f.y),
      ValueError, ["costs", "missing the cost column 'c'"]),

@@ -16,7 +16,6 @@ The result holds profit-oriented arrays (loss negated) and the decision labels.
 
 import copy
 import inspect
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -203,21 +202,9 @@ def redecide(model, matrix=None, *, priors=None, train_priors=None):
         )
     if priors is not None:
         new = new.replace(priors=priors)
+    if hasattr(model, "tree_"):  # a profit tree re-decides from its node statistics
+        return model.redecide(new)
     out = copy.copy(model)
-    if hasattr(model, "_redecide"):
-        if getattr(model, "is_ordinal_", False):
-            warnings.warn(
-                "this tree is ordinal: its splits were grown on the generalized Gini of the "
-                "original matrix; re-deciding changes the leaf decisions, not the splits a "
-                "new matrix would have grown (refit for that)",
-                UserWarning,
-                stacklevel=2,
-            )
-        out.tree_ = model._redecide(matrix=new)
-        out.decision_matrix_ = new
-        out.decisions_ = tuple(new.decisions)
-        out.decision_matrix = new
-        return out
     # DecisionEstimator
     out.decision_matrix = new
     out.decision_matrix_ = new

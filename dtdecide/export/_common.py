@@ -215,14 +215,6 @@ class TreeView:
         return text
 
 
-def _node_posteriors(tree):
-    value = np.asarray(tree.value, dtype=np.float64)
-    total = value.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        post = np.where(total > 0, value / np.where(total > 0, total, 1.0), np.nan)
-    return post
-
-
 def _node_mean_sd(tree):
     value = np.asarray(tree.value, dtype=np.float64)
     w = value[:, 0]
@@ -279,11 +271,8 @@ def tree_view(estimator):
         target_name=str(target),
     )
     if is_classifier:
-        # the estimator's own posteriors (prior-adjusted when the matrix has priors)
-        own = getattr(estimator, "_node_posteriors", None)
-        view.posteriors = (
-            np.asarray(own(), dtype=np.float64) if callable(own) else _node_posteriors(tree)
-        )
+        # the estimator's public view of its nodes (prior-adjusted with priors)
+        view.posteriors = np.asarray(estimator.node_posteriors_, dtype=np.float64)
     else:
         view.mean, view.sd = _node_mean_sd(tree)
     node_decision = getattr(tree, "node_decision", None)

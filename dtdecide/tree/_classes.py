@@ -8,6 +8,7 @@ each leaf carries one decision, chosen as section 3 of the design notes says.
 
 from __future__ import annotations
 
+import copy
 import numbers
 import warnings
 from collections.abc import Mapping
@@ -546,6 +547,58 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             random_state=random_state,
         )
 
+    def redecide(self, matrix=None, *, priors=None):
+        """A copy deciding with another matrix or priors, without refitting.
+
+        The leaves keep their training cases; each node's decision is recomputed from
+        its stored statistics under the new consequences (and costs, which must be
+        constants or cost variables seen at fit).
+
+        Parameters
+        ----------
+        matrix : DecisionMatrix, default=None
+            A matrix with the fitted levels (knots). None keeps the fitted matrix.
+        priors : array-like of shape (n_levels,), default=None
+            New priors (categorical target); replace the matrix's.
+
+        Returns
+        -------
+        estimator
+            A shallow copy with ``tree_``, ``decision_matrix``, ``decision_matrix_`` and
+            ``decisions_`` for the new matrix; the original is unchanged.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> dear = DecisionMatrix({"call": [10, -20], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree.redecide(dear).predict_decision(X).tolist()[4:]
+        ['call', 'call', 'skip', 'skip']
+        """
+        check_is_fitted(self, "tree_")
+        new = self.decision_matrix_ if matrix is None else matrix
+        if priors is not None and new is not None:
+            new = new.replace(priors=priors)
+        if getattr(self, "is_ordinal_", False):
+            warnings.warn(
+                "this tree is ordinal: its splits were grown on the generalized Gini of the "
+                "original matrix; re-deciding changes the leaf decisions, not the splits a "
+                "new matrix would have grown (refit for that)",
+                UserWarning,
+                stacklevel=2,
+            )
+        out = copy.copy(self)
+        out.tree_ = self._redecide(matrix=new)
+        out.decision_matrix = new
+        out.decision_matrix_ = new
+        out.decisions_ = tuple(new.decisions)
+        return out
+
     # ---------------------------------------------------------------- scoring helpers
     def _handle_unknown(self):
         # models pickled before the parameter existed warn, as new ones do by default
@@ -845,7 +898,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             else:
                 t = encode_target(y_arr, matrix.levels)
                 # class of largest posterior, per node then per case (misclassification)
-                pred_class = np.argmax(self._node_posteriors(), axis=1)[leaves]
+                pred_class = np.argmax(self.node_posteriors_, axis=1)[leaves]
         IC, C, B = realised_profits(matrix, d_idx, cons, t)
         wrong = None
         if pred_class is not None:
@@ -920,107 +973,6 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         from . import _pruning
 
         return _pruning.prune_estimator(self, **kwargs)
-
-    def leaf_table(self, X=None, y=None, costs=None, sample_weight=None, **kwargs):
-        """Leaf decision table of the fitted tree.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features), default=None
-            Optional validation inputs; with ``y`` they add validation columns.
-        y : array-like of shape (n_samples,), default=None
-            Validation target.
-        costs : DataFrame, dict of arrays or ndarray, default=None
-            Validation values of the cost variables.
-        sample_weight : array-like of shape (n_samples,), default=None
-            Validation case frequencies.
-        **kwargs
-            Further options of :func:`dtdecide.export.leaf_table`.
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per leaf, see :func:`dtdecide.export.leaf_table`.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> tree.leaf_table()[["leaf", "decision"]]
-           leaf decision
-        0     1     skip
-        1     3     call
-        2     4     call
-        """
-        from .. import export
-
-        return export.leaf_table(self, X, y, costs=costs, sample_weight=sample_weight, **kwargs)
-
-    def to_sql(self, **kwargs):
-        """SQL score code of the fitted tree.
-
-        Parameters
-        ----------
-        **kwargs
-            Options of :func:`dtdecide.export.to_sql` (``table``, ``keep_columns``,
-            ``dialect``, ...).
-
-        Returns
-        -------
-        str
-            A ``SELECT`` statement that adds the leaf, posteriors, decision and expected
-            profit columns to the rows of ``table``.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> sql = tree.to_sql(table="customers")
-        >>> sql.splitlines()[0], '"D_target"' in sql
-        ('SELECT', True)
-        """
-        from .. import export
-
-        return export.to_sql(self, **kwargs)
-
-    def export_rules(self, **kwargs):
-        """English rules, one block per leaf.
-
-        Parameters
-        ----------
-        **kwargs
-            Options of :func:`dtdecide.export.export_rules`.
-
-        Returns
-        -------
-        str
-            The rules text.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> print(tree.export_rules().splitlines()[1])
-          IF    x <= 4.5
-        """
-        from .. import export
-
-        return export.export_rules(self, **kwargs)
 
 
 def _with_label_counts(result, label_counts):
@@ -1430,7 +1382,31 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
             )
         return weight / mean
 
-    def _node_posteriors(self):
+    @property
+    def node_posteriors_(self):
+        """Posterior of every class at every node of ``tree_`` (the node statistics view).
+
+        The frequency-weighted class proportions of each node's training cases,
+        prior-adjusted when the decision matrix has priors (what ``predict_proba``
+        gives the cases of a leaf). Exporters and charts read the nodes through this
+        and the public ``tree_`` arrays.
+
+        Returns
+        -------
+        ndarray of shape (n_nodes, n_classes)
+            Columns in the order of ``classes_``; NaN for a node without weight.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": [1, 2, 3, 4]})
+        >>> tree = ProfitTreeClassifier(max_depth=1, min_samples_leaf=1,
+        ...                             min_samples_split=2).fit(X, ["a", "a", "b", "b"])
+        >>> tree.node_posteriors_.tolist()
+        [[0.5, 0.5], [1.0, 0.0], [0.0, 1.0]]
+        """
+        check_is_fitted(self, "tree_")
         return self._node_values(self.tree_)
 
     def _node_values(self, structure):
@@ -1470,7 +1446,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
                [0.5, 0.5]])
         """
         leaves = self.apply(X)
-        return self._node_posteriors()[leaves]
+        return self.node_posteriors_[leaves]
 
     def predict(self, X):
         """Most probable class of every case (first class on ties).
@@ -1500,7 +1476,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         leaves = self.apply(X)
         # the most probable class of each node, then one gather per case (the same as
         # argmax over predict_proba rows, without the (n_samples, n_classes) array)
-        node_class = np.argmax(self._node_posteriors(), axis=1)
+        node_class = np.argmax(self.node_posteriors_, axis=1)
         return self.classes_.take(node_class.take(leaves))
 
     def predict_decision(self, X, costs=None):

@@ -108,7 +108,7 @@ class _Stats:
         self.classes = None if classes is None else list(classes)
         value = np.asarray(tree.value, dtype=np.float64)
         if self.classes is not None:
-            self.post = np.asarray(est._node_posteriors(), dtype=np.float64)
+            self.post = np.asarray(est.node_posteriors_, dtype=np.float64)
             self.mean = self.sd = None
         else:
             self.post = None

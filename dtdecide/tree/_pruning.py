@@ -34,6 +34,10 @@ __all__ = [
     "prune_estimator",
     "apply_ccp_alpha",
     "node_risk",
+    "prune_tree",
+    "tree_node_risk",
+    "tree_pruning_path",
+    "level_weights",
     "weakest_link_sequence",
     "leaf_intervals",
     "sum_over_subtrees",
@@ -60,7 +64,7 @@ def _decision_matrix(estimator):
     return getattr(estimator, "decision_matrix_", None)
 
 
-def _resolve_measure(estimator, tree, measure):
+def _resolve_measure(tree, matrix, classifier, measure):
     """Return one of "profit", "loss", "misclassification", "ase"."""
     if measure not in _MEASURE_ALIASES:
         raise ValueError(
@@ -68,8 +72,6 @@ def _resolve_measure(estimator, tree, measure):
             f"got {measure!r}"
         )
     measure = _MEASURE_ALIASES[measure]
-    classifier = _is_classifier(estimator)
-    matrix = _decision_matrix(estimator)
     has_decisions = (
         matrix is not None
         and getattr(matrix, "n_decisions", 0) >= 2
@@ -95,9 +97,26 @@ def _resolve_measure(estimator, tree, measure):
 
 def _case_rule(estimator):
     """Whether the estimator decides case by case (``decision_rule="case"``)."""
-    return getattr(estimator, "decision_rule", "leaf") == "case" and hasattr(
-        estimator, "_case_node_profit"
-    )
+    rule = getattr(estimator, "_case_rule", None)
+    return callable(rule) and bool(rule()) and hasattr(estimator, "_case_node_profit")
+
+
+def _tree_inputs(estimator, tree, measure):
+    """The keyword arguments of :func:`tree_node_risk` for a fitted estimator's ``tree``.
+
+    Under the case rule the nodes' case-rule training profits (statistics the estimator
+    computed at fit) are passed as ``case_profit`` when the measure is the decision's.
+    """
+    matrix = _decision_matrix(estimator)
+    classes = getattr(estimator, "classes_", None)
+    classifier = _is_classifier(estimator)
+    case_profit = None
+    if _case_rule(estimator) and _resolve_measure(tree, matrix, classifier, measure) in (
+        "profit", "loss"
+    ):
+        case_profit = estimator._case_node_profit(tree)
+    return dict(matrix=matrix, classes=classes, classifier=classifier, measure=measure,
+                case_profit=case_profit)
 
 
 def _is_classifier(estimator):
@@ -110,27 +129,30 @@ def _is_classifier(estimator):
 
 
 def _training_level_weights(estimator, tree):
+    """:func:`level_weights` of an estimator's matrix and classes."""
+    return level_weights(tree, _decision_matrix(estimator), getattr(estimator, "classes_", None))
+
+
+def level_weights(tree, matrix, classes):
     """Paw(t) per matrix level from the root's class frequencies, or None (no priors).
 
     Levels of the matrix that never occur in training get weight 0 (their profit sums
     are 0 anyway). Returns ``(paw, is_missing)`` where ``is_missing`` tells that a level
     with a positive prior has no training case (summaries are then NaN).
     """
-    matrix = _decision_matrix(estimator)
     priors = getattr(matrix, "priors", None)
     if priors is None or tree.profit_sum is None or tree.profit_sum.ndim != 3:
         return None, False
     priors = np.asarray(priors, dtype=np.float64)
     priors = priors / priors.sum()
-    freq = _level_frequencies(estimator, tree.value[0], matrix.levels)
+    freq = _level_frequencies(classes, tree.value[0], matrix.levels)
     total = float(tree.weighted_n_node_samples[0])
     paw = np.divide(priors * total, freq, out=np.zeros_like(priors), where=freq > 0)
     return paw, bool(np.any((priors > 0) & (freq <= 0)))
 
 
-def _level_frequencies(estimator, class_counts, levels):
-    """Map per-class counts (order of ``classes_``) onto matrix levels."""
-    classes = getattr(estimator, "classes_", None)
+def _level_frequencies(classes, class_counts, levels):
+    """Map per-class counts (order of ``classes``) onto matrix levels."""
     levels = list(levels)
     if classes is None:
         if len(class_counts) != len(levels):
@@ -189,20 +211,50 @@ def node_risk(estimator, tree=None, *, measure=None):
     ([4.0, 1.0, 1.0], 'misclassification')
     """
     tree = estimator.tree_ if tree is None else tree
-    kind = _resolve_measure(estimator, tree, measure)
+    return tree_node_risk(tree, **_tree_inputs(estimator, tree, measure))
+
+
+def tree_node_risk(tree, *, matrix=None, classes=None, classifier=None, measure=None,
+                   case_profit=None):
+    """:func:`node_risk` from the node arrays and statistics alone.
+
+    Parameters
+    ----------
+    tree : TreeStructure
+        Node arrays with their decision statistics (``profit_sum``, ``node_decision``).
+    matrix : DecisionMatrix or None
+        The fitted matrix (its kind, levels and priors).
+    classes : ndarray or None
+        The classifier's classes (the columns of ``tree.value``).
+    classifier : bool, default=None
+        Whether ``value`` holds class counts; by default ``classes is not None``.
+    measure : {None, "decision", "misclassification", "ase"}, default=None
+    case_profit : ndarray of shape (n_nodes,) or (n_nodes, n_levels), default=None
+        Under the case rule (``decision_rule="case"``): every node's training profit
+        with each of its cases under its own best decision (by level for a classifier);
+        used instead of ``profit_sum`` and ``node_decision`` by the decision measure.
+
+    Returns
+    -------
+    risk : ndarray of shape (n_nodes,)
+    measure : str
+    """
+    if classifier is None:
+        classifier = classes is not None
+    kind = _resolve_measure(tree, matrix, classifier, measure)
     nodes = np.arange(tree.n_nodes)
-    if kind in ("profit", "loss") and _case_rule(estimator):
+    if kind in ("profit", "loss") and case_profit is not None:
         # each training case under its own best decision from the node's posteriors
-        profit = np.asarray(estimator._case_node_profit(tree), dtype=np.float64)
+        profit = np.asarray(case_profit, dtype=np.float64)
         if profit.ndim == 2:
-            paw, _ = _training_level_weights(estimator, tree)
+            paw, _ = level_weights(tree, matrix, classes)
             profit = profit @ paw if paw is not None else profit.sum(axis=1)
         risk = -profit
     elif kind in ("profit", "loss"):
         profit_sum = np.asarray(tree.profit_sum, dtype=np.float64)
         decision = np.asarray(tree.node_decision, dtype=np.intp)
         if profit_sum.ndim == 3:
-            paw, _ = _training_level_weights(estimator, tree)
+            paw, _ = level_weights(tree, matrix, classes)
             if paw is not None:
                 profit = np.einsum("ntd,t->nd", profit_sum, paw)
             else:
@@ -215,7 +267,7 @@ def node_risk(estimator, tree=None, *, measure=None):
         risk = value.sum(axis=1) - value.max(axis=1)
     else:  # ase
         value = np.asarray(tree.value, dtype=np.float64)
-        if value.shape[1] != 3 or _is_classifier(estimator):
+        if value.shape[1] != 3 or classifier:
             # classifier: Brier-type squared error of the node posteriors, summed over
             # classes and divided by the number of classes (see _study for validation)
             w = value.sum(axis=1)
@@ -510,12 +562,25 @@ def pruning_path(estimator, *, measure=None):
     ([0.0, 2.0], [2, 1], [0.2, 0.4])
     """
     tree = _check_fitted_tree(estimator)
-    risk, kind = node_risk(estimator, tree, measure=measure)
+    return tree_pruning_path(tree, **_tree_inputs(estimator, tree, measure))
+
+
+def tree_pruning_path(tree, *, matrix=None, classes=None, classifier=None, measure=None,
+                      case_profit=None):
+    """:func:`pruning_path` from the node arrays and statistics alone.
+
+    Parameters are those of :func:`tree_node_risk`; returns the same Bunch as
+    :func:`pruning_path`.
+    """
+    if classifier is None:
+        classifier = classes is not None
+    risk, kind = tree_node_risk(tree, matrix=matrix, classes=classes, classifier=classifier,
+                                measure=measure, case_profit=case_profit)
     seq = weakest_link_sequence(tree.children_left, tree.children_right, risk)
     total = -seq.total_risk if kind == "profit" else seq.total_risk.copy()
     weight = float(tree.weighted_n_node_samples[0])
     if kind in ("profit", "loss"):
-        _, missing = _training_level_weights(estimator, tree)
+        _, missing = level_weights(tree, matrix, classes)
         if missing:
             total = np.full_like(total, np.nan)
     average = total / weight if weight > 0 else np.full_like(total, np.nan)
@@ -570,7 +635,7 @@ def _select_index(path, *, ccp_alpha=None, n_leaves=None, subtree_index=None):
     return k
 
 
-def _materialise(estimator, tree, path, k):
+def _materialise(tree, path, k):
     return tree.subtree(keep_as_leaf_mask(path.collapse_step, k))
 
 
@@ -622,7 +687,7 @@ def prune_estimator(estimator, *, ccp_alpha=None, n_leaves=None, subtree_index=N
     path = pruning_path(estimator, measure=measure)
     k = _select_index(path, ccp_alpha=ccp_alpha, n_leaves=n_leaves, subtree_index=subtree_index)
     pruned = copy.deepcopy(estimator)
-    pruned.tree_ = _materialise(estimator, tree, path, k)
+    pruned.tree_ = _materialise(tree, path, k)
     if "ccp_alpha" in getattr(pruned, "__dict__", {}):
         pruned.ccp_alpha = float(path.ccp_alphas[k])
     pruned.pruning_subtree_index_ = k
@@ -663,7 +728,29 @@ def apply_ccp_alpha(estimator, ccp_alpha, *, measure=None):
     tree = _check_fitted_tree(estimator)
     if ccp_alpha is None:
         return tree
+    return prune_tree(tree, ccp_alpha, **_tree_inputs(estimator, tree, measure))
+
+
+def prune_tree(tree, ccp_alpha, *, matrix=None, classes=None, classifier=None, measure=None,
+               case_profit=None):
+    """:func:`apply_ccp_alpha` on the node arrays and statistics alone.
+
+    Parameters
+    ----------
+    tree : TreeStructure
+    ccp_alpha : float or None
+        None returns ``tree`` unchanged.
+    matrix, classes, classifier, measure, case_profit
+        As in :func:`tree_node_risk`.
+
+    Returns
+    -------
+    TreeStructure
+    """
+    if ccp_alpha is None:
+        return tree
     alpha = _check_alpha(ccp_alpha)
-    path = pruning_path(estimator, measure=measure)
+    path = tree_pruning_path(tree, matrix=matrix, classes=classes, classifier=classifier,
+                             measure=measure, case_profit=case_profit)
     k = subtree_index_for_alpha(path.ccp_alphas, alpha)
-    return _materialise(estimator, tree, path, k)
+    return _materialise(tree, path, k)

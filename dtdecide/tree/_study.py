@@ -670,7 +670,7 @@ class PruningStudy:
         self.selected_alpha_ = float(path.ccp_alphas[k])
         self.selected_n_leaves_ = int(path.n_leaves[k])
         best = copy.deepcopy(est)
-        best.tree_ = _materialise(est, est.tree_, path, k)
+        best.tree_ = _materialise(est.tree_, path, k)
         if "ccp_alpha" in getattr(best, "__dict__", {}):
             best.ccp_alpha = self.selected_alpha_
         best.pruning_subtree_index_ = k

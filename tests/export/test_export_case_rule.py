@@ -107,7 +107,7 @@ def test_case_rule_leaf_table_shows_cost_thresholds():
     est = _tree(TWO, depth=3)
     X, y = _data(2000, 4)
     table = leaf_table(est, X, y)
-    post = est._node_posteriors()
+    post = est.node_posteriors_
     for _, row in table.iterrows():
         k = 30.0 * post[row["leaf"], 0] + 8.0 * post[row["leaf"], 1]
         assert row["decision"] == f"call when cost_call <= {k:.4g}, else skip"
@@ -174,7 +174,7 @@ def test_case_rule_cost_rows_sql_text_and_decide(engine):
         assert_same(got[col], cases[col], col)
     assert got["D_y"].isna().sum() == rn["C_FN"].isna().sum() > 0
     # the leaf table writes the comparison of the two expected losses
-    post = est._node_posteriors()
+    post = est.node_posteriors_
     table = leaf_table(est)
     n = int(table["leaf"].iloc[0])
     p0, p1 = post[n]

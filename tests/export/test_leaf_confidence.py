@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor
+from dtdecide.export import leaf_table
 from dtdecide.tree import _leaf
 from dtdecide.tree._confidence import leaf_margin
 
@@ -26,7 +27,7 @@ def test_margin_hand_computed():
     y = ["no", "no", "no", "yes", "yes", "yes", "no", "yes"]
     tree = ProfitTreeClassifier(decision_matrix=M, max_depth=1, min_samples_leaf=1,
                                 min_samples_split=2).fit(X, y)
-    table = tree.leaf_table()
+    table = leaf_table(tree)
     # leaf x <= 3.5: 3 "no" -> call earns -2, skip 0: margin 2; leaf x > 3.5: 4 yes 1 no
     # -> call earns (40 - 2) / 5 = 7.6, skip 0: margin 7.6
     assert table["margin"].tolist() == pytest.approx([2.0, 7.6])
@@ -61,7 +62,7 @@ def _twin_confidence(tree, X, y, n_resamples, seed):
 
 def test_confidence_agrees_with_row_bootstrap():
     tree, X, y = _fit(3)
-    ours = tree.leaf_table(n_resamples=2000, random_state=1)["confidence"].to_numpy()
+    ours = leaf_table(tree, n_resamples=2000, random_state=1)["confidence"].to_numpy()
     twin = _twin_confidence(tree, X, y, 300, seed=2)
     assert np.all((ours >= 0) & (ours <= 1))
     assert np.abs(ours - twin).max() < 0.1
@@ -70,10 +71,10 @@ def test_confidence_agrees_with_row_bootstrap():
 
 def test_confidence_is_seeded_and_vectorised():
     tree, X, y = _fit(4)
-    a = tree.leaf_table(random_state=7)["confidence"]
-    b = tree.leaf_table(random_state=7)["confidence"]
+    a = leaf_table(tree, random_state=7)["confidence"]
+    b = leaf_table(tree, random_state=7)["confidence"]
     pd.testing.assert_series_equal(a, b)
-    assert "confidence" not in tree.leaf_table(n_resamples=0).columns
+    assert "confidence" not in leaf_table(tree, n_resamples=0).columns
 
 
 @pytest.mark.parametrize("kind", ["priors", "costvar", "case_q"])
@@ -97,7 +98,7 @@ def test_confidence_other_matrix_forms(kind):
         fit_kw["costs"] = Q
     tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=20).fit(
         X, y, **fit_kw)
-    table = tree.leaf_table()
+    table = leaf_table(tree)
     assert table["confidence"].between(0, 1).all()
     assert (table["margin"] >= 0).all()
 
@@ -108,7 +109,7 @@ def test_regressor_confidence_and_margin():
     y = np.where(X[:, 0] < 5, 5.1, 9.0) + rng.normal(scale=3, size=300)
     m = DecisionMatrix({"invest": [-10.0, 10.0], "wait": [0.0, 0.0]}, knots=[0.0, 10.0])
     reg = ProfitTreeRegressor(decision_matrix=m, max_depth=2, min_samples_leaf=20).fit(X, y)
-    table = reg.leaf_table(X, y)
+    table = leaf_table(reg, X, y)
     assert table["confidence"].between(0, 1).all()
     # the leaf whose mean sits nearest the break-even 5 is the least sure
     assert table["confidence"].idxmin() == (table["mean"] - 5).abs().idxmin()
@@ -121,7 +122,7 @@ def test_valid_margin_hand_computed():
     rng = np.random.default_rng(9)
     Xv = X.sample(150, random_state=1)
     yv = np.where(rng.random(150) < 0.3, "yes", "no")
-    table = tree.leaf_table(Xv, yv)
+    table = leaf_table(tree, Xv, yv)
     leaf_of = tree.apply(Xv)
     q = np.where(yv == "yes", 10.0, -2.0)  # call; skip earns 0
     for _, r in table.iterrows():
@@ -141,7 +142,7 @@ def test_plot_tree_marks_fragile_leaves():
     from dtdecide.export import plot_tree
 
     tree, X, y = _fit(3)
-    conf = tree.leaf_table()["confidence"].to_numpy()
+    conf = leaf_table(tree)["confidence"].to_numpy()
     cut = float(np.sort(conf)[len(conf) // 2]) + 1e-9
     ax = plot_tree(tree, confidence_below=cut)
     texts = [t.get_text() for t in ax.texts if t.get_text().startswith("leaf")]

@@ -163,7 +163,7 @@ def test_case_rule_pruning_matches_brute_force_enumeration(priors):
                                 min_samples_leaf=8, random_state=0).fit(X, y, costs=costs)
     t = tree.tree_
     assert 4 <= t.n_leaves <= 6
-    post = tree._node_posteriors()
+    post = tree.node_posteriors_
     leaf_of_row = tree.apply(X)
     key = "adjusted_total_profit" if priors is not None else "total_profit"
     if priors is not None:  # the adjusted total is a mean times the training weight

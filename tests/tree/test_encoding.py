@@ -338,7 +338,7 @@ def test_tree_scoring_equals_apply_on_reference_codes(pair, seed):
     leaves = tree.tree_.apply(np.ascontiguousarray(reference))
     np.testing.assert_array_equal(tree.apply(new_frame), leaves)
     proba = tree.predict_proba(new_frame)
-    np.testing.assert_array_equal(proba, tree._node_posteriors()[leaves])
+    np.testing.assert_array_equal(proba, tree.node_posteriors_[leaves])
     np.testing.assert_array_equal(tree.predict(new_frame),
                                   tree.classes_[np.argmax(proba, axis=1)])
 

@@ -381,13 +381,17 @@ def test_costs_errors():
         ProfitTreeClassifier(decision_matrix=m).fit(X, y, costs={"c": np.ones(3)})
 
 
-def test_export_hooks():
+def test_export_functions_and_prune():
+    from dtdecide.export import export_rules, leaf_table, to_sql
+
     X, y = mixed_frame(nan=False)
     tree = ProfitTreeClassifier(decision_matrix=M2, max_depth=3).fit(X, y)
-    table = tree.leaf_table()
+    table = leaf_table(tree)
     assert len(table) == tree.get_n_leaves()
-    assert "IF" in tree.export_rules()
-    assert "SELECT" in tree.to_sql()
+    assert "IF" in export_rules(tree)
+    assert "SELECT" in to_sql(tree)
+    # the estimators leave exporting to dtdecide.export (no tree -> export dependency)
+    assert not any(hasattr(tree, m) for m in ("leaf_table", "to_sql", "export_rules"))
     pruned = tree.prune(n_leaves=2)
     assert pruned.get_n_leaves() <= 2
 

@@ -7,6 +7,7 @@ from _exact_twin import Twin
 
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor
 from dtdecide.decision._kernels import encode_target
+from dtdecide.export import export_rules, leaf_table, to_sql
 from dtdecide.tree import _pruning
 from dtdecide.tree._binning import Binner
 
@@ -267,12 +268,12 @@ def test_downstream_readers_work_on_exact_trees(tmp_path):
     path = est.cost_complexity_pruning_path()
     assert path.n_leaves[0] == est.get_n_leaves() and path.n_leaves[-1] == 1
     assert est.prune(n_leaves=1).get_n_leaves() == 1
-    table = est.leaf_table(X, y)
+    table = leaf_table(est, X, y)
     assert len(table) == est.get_n_leaves()
     assert table["decision"].isin(["call", "skip"]).all()
-    rules = est.export_rules()
+    rules = export_rules(est)
     assert rules.count("THEN") == est.get_n_leaves()
-    sql = est.to_sql(table="t")
+    sql = to_sql(est, table="t")
     assert '"D_target"' in sql
     ax = export.plot_tree(est)
     assert ax is not None
