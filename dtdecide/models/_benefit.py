@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import confusion_matrix
 
-from ..decision._kernels import normalise_sum
+from ..decision._kernels import _check_priors
 
 __all__ = [
     "benefit_curve",
@@ -119,21 +119,15 @@ def _frame_values(frame, classes, name):
 
 
 def check_priors(priors, n_classes, *, name="priors"):
-    """Validate priors: ``n_classes`` non-negative numbers, not all zero; rescaled to 1."""
+    """Validate priors: ``n_classes`` non-negative numbers, not all zero; rescaled to 1.
+
+    The decision engine's priors check (:mod:`dtdecide.decision`), for a flat vector.
+    """
     try:
         values = np.asarray(priors, dtype=np.float64).reshape(-1)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a 1-D array of numbers; got {priors!r}") from exc
-    if values.shape[0] != n_classes:
-        raise ValueError(
-            f"{name} must have one value per class ({n_classes}); got {values.shape[0]}"
-        )
-    if not np.all(np.isfinite(values)) or np.any(values < 0) or not np.any(values > 0):
-        raise ValueError(
-            f"{name} must be finite and non-negative with at least one positive value; "
-            f"got {values.tolist()}"
-        )
-    return normalise_sum(values)
+    return _check_priors(values, n_classes, name)
 
 
 def _check_binary_target(y_true, y_score, pos_label, sample_weight):

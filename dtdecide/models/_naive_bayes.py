@@ -4,6 +4,7 @@ from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
+from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -37,15 +38,6 @@ def check_cost_matrix(cost_matrix, classes, *, name="cost_matrix"):
     return values
 
 
-def _logsumexp(a, axis):
-    """log(sum(exp(a))) along ``axis``; rows that are all -inf give -inf."""
-    m = np.max(a, axis=axis, keepdims=True)
-    m_safe = np.where(np.isfinite(m), m, 0.0)
-    with np.errstate(divide="ignore"):
-        out = np.log(np.sum(np.exp(a - m_safe), axis=axis, keepdims=True)) + m_safe
-    return np.squeeze(out, axis=axis)
-
-
 def _min_expected_cost_class(log_post, cost):
     """Index of ``argmin_k sum_q V[q, k] p_q``, computed from log posteriors.
 
@@ -59,7 +51,8 @@ def _min_expected_cost_class(log_post, cost):
     with np.errstate(divide="ignore"):
         log_cost = np.log(shifted)  # (K_actual, K_pred), -inf where 0
     terms = log_post[:, :, None] + log_cost[None, :, :]  # (n, q, k)
-    log_expected = _logsumexp(terms, axis=1)  # (n, k)
+    with np.errstate(divide="ignore"):  # rows that are all -inf give -inf
+        log_expected = logsumexp(terms, axis=1)  # (n, k)
     return np.argmin(log_expected, axis=1)
 
 
@@ -459,7 +452,8 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
                [-0.693, -0.693]])
         """
         jll = self.predict_joint_log_proba(X)
-        return jll - _logsumexp(jll, axis=1)[:, None]
+        with np.errstate(divide="ignore"):
+            return jll - logsumexp(jll, axis=1)[:, None]
 
     def predict_proba(self, X):
         """Posteriors ``p(C_q | x)`` (cost-blind), columns in the order of ``classes_``.
