@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import confusion_matrix
 
+from ..decision._estimator import _level_codes
 from ..decision._kernels import _check_priors
 
 __all__ = [
@@ -100,6 +101,75 @@ def check_benefit_matrix(benefit_matrix, *, n_classes=None, classes=None, name="
             f"(off-diagonal < 0); got {values.tolist()}"
         )
     return values
+
+
+def class_matrix(matrix, classes, *, name):
+    """A class-level :class:`~dtdecide.DecisionMatrix` as a class-by-class array.
+
+    The matrix's levels are the actual classes and its decisions the predicted classes
+    (decision ``str(c)`` for class ``c``), in any order; the result follows ``classes``
+    on both axes, in profit orientation (a loss matrix negated).
+
+    Parameters
+    ----------
+    matrix : DecisionMatrix
+        A categorical profit or loss matrix without cost variables or case-specific
+        consequences, one level and one decision per class.
+    classes : ndarray of shape (n_classes,)
+        The fitted class labels.
+    name : str
+        The parameter name used in error messages.
+
+    Returns
+    -------
+    values : ndarray of shape (n_classes, n_classes)
+        ``values[i, j]``: profit of predicting ``classes[j]`` for a case of
+        ``classes[i]``.
+    priors : ndarray of shape (n_classes,) or None
+        The matrix's priors in the order of ``classes`` (None when it has none).
+    """
+    if matrix.is_interval or matrix.kind not in ("profit", "loss"):
+        raise ValueError(
+            f"{name} as a DecisionMatrix must be a categorical profit or loss matrix "
+            f"(one level per class); got "
+            + ("an interval matrix" if matrix.is_interval else f"kind={matrix.kind!r}")
+        )
+    if matrix.is_case_specific or matrix.cost_variables:
+        raise ValueError(
+            f"{name} as a DecisionMatrix must hold constant class-level consequences; "
+            "this one needs case costs (cost variables or case-specific consequences)"
+        )
+    classes = np.asarray(classes)
+    if matrix.n_levels != len(classes):
+        raise ValueError(
+            f"{name} must have one level per class ({classes.tolist()}); got levels "
+            f"{list(matrix.levels)!r}"
+        )
+    rows = _level_codes(classes, matrix, name=name)
+    labels = [str(c.item() if isinstance(c, np.generic) else c) for c in classes]
+    position = {d: j for j, d in enumerate(matrix.decisions)}
+    if sorted(position) != sorted(labels):
+        raise ValueError(
+            f"{name} must have one decision per class, named by the class labels "
+            f"{labels!r} (predicting that class); got decisions {list(matrix.decisions)!r}"
+        )
+    cols = [position[label] for label in labels]
+    values = np.asarray(matrix.profit_values, dtype=np.float64)[np.ix_(rows, cols)]
+    priors = None
+    if matrix.priors is not None:
+        priors = np.asarray(matrix.priors, dtype=np.float64)[rows]
+    return values, priors
+
+
+def choose_priors(priors, matrix_priors, *, name):
+    """The ``priors`` parameter, or else the decision matrix's priors (None if neither);
+    refused when both are given."""
+    if priors is not None and matrix_priors is not None:
+        raise ValueError(
+            f"priors are given twice: as priors= and in the DecisionMatrix {name}; "
+            "give them in one place"
+        )
+    return priors if priors is not None else matrix_priors
 
 
 def _frame_values(frame, classes, name):

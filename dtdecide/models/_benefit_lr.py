@@ -11,7 +11,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ._benefit import check_benefit_matrix, check_priors, one_vs_rest_benefits
+from ..decision import DecisionMatrix
+from ._benefit import (
+    check_benefit_matrix,
+    check_priors,
+    choose_priors,
+    class_matrix,
+    one_vs_rest_benefits,
+)
 
 __all__ = ["BenefitWeightedLogisticRegression"]
 
@@ -75,16 +82,19 @@ class BenefitWeightedLogisticRegression(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    benefit_matrix : array-like of shape (n_classes, n_classes), default=None
+    benefit_matrix : array-like of shape (n_classes, n_classes) or DecisionMatrix, \
+default=None
         ``b[i, j]``: benefit of classifying a class ``i`` case as class ``j``; rows and
         columns in the order of ``classes_`` (or a DataFrame labelled by the classes).
         Requires ``b[i, i] >= 0 > b[i, j]``. None means 1 for every correct
         classification and -1 for every error (``eta = 1``: plain logistic regression in
-        the binary case).
+        the binary case). A class-level :class:`~dtdecide.DecisionMatrix` (profit, or
+        loss taken negated; levels the classes, decisions named by the class labels)
+        is read by label, and its priors, if any, are the priors.
     priors : array-like of shape (n_classes,), default=None
         Class priors for the one-vs-rest combination (multiclass only; the binary
-        ``eta`` does not involve priors). None: the weighted class proportions of the
-        training data.
+        ``eta`` does not involve priors). None: the priors of a ``DecisionMatrix``
+        ``benefit_matrix``, else the weighted class proportions of the training data.
     C : float, default=1.0
         Inverse regularisation strength; ``np.inf`` for no penalty.
     l1_ratio : float in [0, 1], default=0.0
@@ -113,7 +123,11 @@ default="lbfgs"
     classes_ : ndarray of shape (n_classes,)
         Class labels.
     benefit_matrix_ : ndarray of shape (n_classes, n_classes)
-        The validated benefit matrix.
+        The validated benefit matrix (in the order of ``classes_``).
+    decision_matrix_ : DecisionMatrix or None
+        ``benefit_matrix`` when it is a DecisionMatrix: pass it to
+        :func:`dtdecide.decide` with ``predict_proba`` (or wrap the model in
+        :class:`~dtdecide.DecisionEstimator`) for decisions, case tables and summaries.
     priors_ : ndarray of shape (n_classes,)
         Priors used for the one-vs-rest combination.
     binary_benefits_ : ndarray of shape (n_models, 2, 2)
@@ -158,7 +172,7 @@ default="lbfgs"
     """
 
     _parameter_constraints = {
-        "benefit_matrix": ["array-like", None],
+        "benefit_matrix": ["array-like", DecisionMatrix, None],
         "priors": ["array-like", None],
         "C": [Interval(Real, 0, None, closed="right")],
         "l1_ratio": [Interval(Real, 0, 1, closed="both")],
@@ -246,18 +260,26 @@ default="lbfgs"
                 f"y must hold at least 2 classes; got one class {self.classes_.tolist()}"
             )
         weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        self.decision_matrix_ = None
+        given_priors = self.priors
         if self.benefit_matrix is None:
             b = default_benefit_matrix(n_classes)
+        elif isinstance(self.benefit_matrix, DecisionMatrix):
+            self.decision_matrix_ = self.benefit_matrix
+            b, m_priors = class_matrix(self.benefit_matrix, self.classes_,
+                                       name="benefit_matrix")
+            b = check_benefit_matrix(b, classes=self.classes_)
+            given_priors = choose_priors(self.priors, m_priors, name="benefit_matrix")
         else:
             b = check_benefit_matrix(self.benefit_matrix, classes=self.classes_)
         self.benefit_matrix_ = b
-        if self.priors is None:
+        if given_priors is None:
             counts = np.bincount(y_idx, weights=weight, minlength=n_classes)
             if counts.sum() <= 0:
                 raise ValueError("sample_weight must not be all zero")
             self.priors_ = counts / counts.sum()
         else:
-            self.priors_ = check_priors(self.priors, n_classes)
+            self.priors_ = check_priors(given_priors, n_classes)
 
         if n_classes == 2:
             self.binary_benefits_ = b[None, :, :].copy()

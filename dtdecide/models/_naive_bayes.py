@@ -10,7 +10,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from ._benefit import _frame_values, check_priors
+from ..decision import DecisionMatrix
+from ..decision._kernels import decide_arrays
+from ._benefit import _frame_values, check_priors, choose_priors, class_matrix
 
 __all__ = ["CostSensitiveNaiveBayes"]
 
@@ -45,7 +47,9 @@ def _min_expected_cost_class(log_post, cost):
     expected cost of every prediction, so each row is shifted to a minimum of 0; the
     shifted costs are non-negative and the expected costs are compared through
     ``log sum_q exp(log p_q + log V'[q, k])``: no posterior is ever exponentiated
-    on its own, so long products of likelihoods cannot underflow the comparison.
+    on its own, so long products of likelihoods cannot underflow the comparison. The
+    decision engine's kernel (:func:`dtdecide.decision.decide_arrays`, first best on
+    ties) picks the best of these monotone transforms of minus the expected cost.
     """
     shifted = cost - cost.min(axis=1, keepdims=True)
     with np.errstate(divide="ignore"):
@@ -53,7 +57,7 @@ def _min_expected_cost_class(log_post, cost):
     terms = log_post[:, :, None] + log_cost[None, :, :]  # (n, q, k)
     with np.errstate(divide="ignore"):  # rows that are all -inf give -inf
         log_expected = logsumexp(terms, axis=1)  # (n, k)
-    return np.argmin(log_expected, axis=1)
+    return decide_arrays(-log_expected)[0]
 
 
 class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
@@ -71,11 +75,14 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    cost_matrix : array-like of shape (n_classes, n_classes), default=None
+    cost_matrix : array-like of shape (n_classes, n_classes) or DecisionMatrix, \
+default=None
         ``V[q, k]``: cost of predicting class ``k`` for a case of class ``q``; rows and
         columns in the order of ``classes_`` (or a DataFrame labelled by the classes).
         Any finite numbers (a negative cost is a benefit). None: 0 on the diagonal,
-        1 elsewhere.
+        1 elsewhere. A class-level :class:`~dtdecide.DecisionMatrix` (loss, or profit
+        taken negated; levels the classes, decisions named by the class labels) is read
+        by label, and its priors, if any, are the priors.
     alpha : float, default=1.0
         Laplace (additive) smoothing; must be positive.
     n_bins : int, default=5
@@ -86,13 +93,18 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         DataFrame whose dtype is not numeric (object, string, category, bool); for an
         array, none. All other columns are treated as continuous and discretised.
     priors : array-like of shape (n_classes,), default=None
-        Class priors ``p(C_q)``; None: the weighted class proportions of the training
-        data.
+        Class priors ``p(C_q)``; None: the priors of a ``DecisionMatrix``
+        ``cost_matrix``, else the weighted class proportions of the training data.
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
     cost_matrix_ : ndarray of shape (n_classes, n_classes)
+        The validated cost matrix (in the order of ``classes_``).
+    decision_matrix_ : DecisionMatrix or None
+        ``cost_matrix`` when it is a DecisionMatrix: :func:`dtdecide.decide` on
+        ``predict_proba`` with it decides as :meth:`predict` (decision labels instead
+        of classes) and gives the case table and summary.
     class_count_ : ndarray of shape (n_classes,)
         Weighted number of training cases per class.
     class_log_prior_ : ndarray of shape (n_classes,)
@@ -135,7 +147,7 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "cost_matrix": ["array-like", None],
+        "cost_matrix": ["array-like", DecisionMatrix, None],
         "alpha": [Interval(Real, 0, None, closed="neither")],
         "n_bins": [Interval(Integral, 2, None, closed="left")],
         "categorical_features": [StrOptions({"all"}), "array-like", None],
@@ -301,18 +313,25 @@ class CostSensitiveNaiveBayes(ClassifierMixin, BaseEstimator):
         weight = _check_sample_weight(
             sample_weight, columns[0][:, None], dtype=np.float64, ensure_non_negative=True
         )
-        self.cost_matrix_ = (
-            1.0 - np.eye(n_classes)
-            if self.cost_matrix is None
-            else check_cost_matrix(self.cost_matrix, self.classes_)
-        )
+        self.decision_matrix_ = None
+        given_priors = self.priors
+        if self.cost_matrix is None:
+            self.cost_matrix_ = 1.0 - np.eye(n_classes)
+        elif isinstance(self.cost_matrix, DecisionMatrix):
+            self.decision_matrix_ = self.cost_matrix
+            profit, m_priors = class_matrix(self.cost_matrix, self.classes_,
+                                            name="cost_matrix")
+            self.cost_matrix_ = check_cost_matrix(-profit, self.classes_)
+            given_priors = choose_priors(self.priors, m_priors, name="cost_matrix")
+        else:
+            self.cost_matrix_ = check_cost_matrix(self.cost_matrix, self.classes_)
         self.class_count_ = np.bincount(y_idx, weights=weight, minlength=n_classes)
         if self.class_count_.sum() <= 0:
             raise ValueError("sample_weight must not be all zero")
-        if self.priors is None:
+        if given_priors is None:
             prior = self.class_count_ / self.class_count_.sum()
         else:
-            prior = check_priors(self.priors, n_classes)
+            prior = check_priors(given_priors, n_classes)
         with np.errstate(divide="ignore"):
             self.class_log_prior_ = np.log(prior)
 
