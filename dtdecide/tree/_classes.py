@@ -286,7 +286,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             from ._edit import _training_arrays
 
             data = None
-            if any(isinstance(e, dict) and e.get("op") == "split" for e in edits):
+            if any(isinstance(e, dict) and e.get("op") in ("split", "regrow") for e in edits):
                 data = _training_arrays(self, X, y, costs, sample_weight)
             replay_edits(self, edits, data)
         return self

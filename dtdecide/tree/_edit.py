@@ -24,12 +24,14 @@ from ._tree import match_subtree_nodes
 
 __all__ = ["EditMixin", "apply_overrides", "natural_decisions", "replay_edits"]
 
-_OPS = ("set_decision", "prune_node", "split")
+_OPS = ("set_decision", "prune_node", "split", "regrow")
 _KEYS = {
     "set_decision": {"node", "decision"},
     "prune_node": {"node"},
     "split": {"node", "feature", "threshold", "categories", "missing"},
+    "regrow": {"node", "params"},
 }
+_NEEDS_ROWS = ("split", "regrow")
 
 
 # ------------------------------------------------------------------ helpers
@@ -269,11 +271,51 @@ def _node_impurity(est, data, node_of_row, nodes, value):
     return impurity(sums, est._growing_criterion(loss_matrix), loss_matrix)
 
 
-def _split(est, node, feature, threshold=None, categories=None, missing=None, *, data):
-    """Split leaf ``node`` in place (``data``: the training arrays)."""
+def _install(est, fields, node_of_row, data, impurity, *, value=None, drop_override=None):
+    """Make the structure ``fields`` (split fields of every node) the estimator's tree.
+
+    The node counts, weights and value sums come from the training rows (``node_of_row``:
+    the leaf of every row in the new structure), the decision statistics too; the
+    override of ``drop_override`` (a node that stopped being a leaf) is dropped.
+    """
     from . import _leaf
     from ._tree import TreeStructure
 
+    parent, depth = fields["parent"], fields["depth"]
+    n_total = parent.shape[0]
+    if value is None:
+        value = _node_values(est, node_of_row, data, n_total, parent, depth)
+    counts = _leaf.propagate_up(
+        np.bincount(node_of_row, minlength=n_total).astype(np.float64), parent, depth)
+    weight = _leaf.propagate_up(
+        np.bincount(node_of_row, weights=data["F"], minlength=n_total), parent, depth)
+    new = TreeStructure(
+        **fields,
+        n_node_samples=counts.astype(est.tree_.n_node_samples.dtype),
+        weighted_n_node_samples=weight,
+        value=value,
+        impurity=impurity,
+    )
+    est.decision_overrides_ = {k: v for k, v in est.decision_overrides_.items()
+                               if k != drop_override}
+    est._full_tree_ = est.tree_ = new
+    if est.decision_matrix_ is not None:
+        m = est.decision_matrix_
+        est._decision_stats_ = _leaf.compute_decision_stats(
+            node_of_row, parent, depth, cons=data["cons"], sample_weight=data["F"],
+            t_idx=None if m.is_interval else data["target"],
+            y=data["target"] if m.is_interval else None,
+            rows=m.rows, decisions=m.decisions, cost_columns=data["cost_columns"],
+        )
+        est.tree_ = est._full_tree_ = est._redecide(new)
+        if getattr(est, "_case_stats_", None) is not None:
+            est._case_stats_ = est._case_rule_stats(est.tree_, node_of_row, data["cons"],
+                                                    data["target"], data["F"])
+    return new
+
+
+def _split(est, node, feature, threshold=None, categories=None, missing=None, *, data):
+    """Split leaf ``node`` in place (``data``: the training arrays)."""
     _check_fitted(est, "split")
     node = _check_node(est, node)
     _rebase(est, est.tree_)
@@ -375,39 +417,153 @@ def _split(est, node, feature, threshold=None, categories=None, missing=None, *,
     }
     new_rows = node_of_row.copy()
     new_rows[rows] = np.where(go_left, left_id, right_id)
-    parent, depth = fields["parent"], fields["depth"]
-    value = _node_values(est, new_rows, data, n + 2, parent, depth)
-    counts = _leaf.propagate_up(
-        np.bincount(new_rows, minlength=n + 2).astype(np.float64), parent, depth)
-    weight = _leaf.propagate_up(np.bincount(new_rows, weights=data["F"], minlength=n + 2),
-                                parent, depth)
+    n_total = n + 2
+    value = _node_values(est, new_rows, data, n_total, fields["parent"], fields["depth"])
     imp = np.concatenate([
         np.asarray(tree.impurity),
         _node_impurity(est, data, new_rows, np.array([left_id, right_id]), value[n:]),
     ])
-    new = TreeStructure(
-        **fields,
-        n_node_samples=counts.astype(tree.n_node_samples.dtype),
-        weighted_n_node_samples=weight,
-        value=value,
-        impurity=imp,
-    )
-    overrides = {k: v for k, v in est.decision_overrides_.items() if k != node}
-    est.decision_overrides_ = overrides
-    est._full_tree_ = est.tree_ = new
-    if est.decision_matrix_ is not None:
-        m = est.decision_matrix_
-        est._decision_stats_ = _leaf.compute_decision_stats(
-            new_rows, parent, depth, cons=data["cons"], sample_weight=data["F"],
-            t_idx=None if m.is_interval else data["target"],
-            y=data["target"] if m.is_interval else None,
-            rows=m.rows, decisions=m.decisions, cost_columns=data["cost_columns"],
-        )
-        est.tree_ = est._full_tree_ = est._redecide(new)
-        if getattr(est, "_case_stats_", None) is not None:
-            est._case_stats_ = est._case_rule_stats(est.tree_, new_rows, data["cons"],
-                                                    data["target"], data["F"])
+    _install(est, fields, new_rows, data, imp, value=value, drop_override=node)
     return {"op": "split", "node": node, "feature": names[j], **record}
+
+
+# ------------------------------------------------------------------ regrow
+_REGROW_PARAMS = ("criterion", "max_depth", "min_samples_leaf", "min_samples_split",
+                  "min_impurity_decrease", "max_leaf_nodes", "max_bins")
+
+
+def _search_weight(setup):
+    """Per-row weight of the split search's total (``min_impurity_decrease`` is relative
+    to the sum of it over the training rows, as the grower's ``total_weight``)."""
+    from ._profit import ProfitCriterion
+
+    F, cw = setup["sample_weight"], setup["class_weight"]
+    w = F if cw is None else F * cw[np.asarray(setup["y"], dtype=np.intp)]
+    q = setup["case_profit"]
+    if q is not None:
+        _, amounts = ProfitCriterion(q.shape[1], setup["profit_method"]).row_channels(q, w)
+        return amounts[0]
+    return w
+
+
+def _regrow_estimator(est, params):
+    """A copy of ``est`` with the regrow ``params`` set and checked as ``fit`` checks."""
+    if not isinstance(params, dict):
+        raise TypeError(f"params must be a dict of parameter settings; got {params!r}")
+    unknown = sorted(set(params) - set(_REGROW_PARAMS))
+    if unknown:
+        raise ValueError(
+            f"regrow cannot change {unknown!r} below a node; it takes {list(_REGROW_PARAMS)!r}"
+        )
+    grower = copy.copy(est)
+    grower.set_params(**params)
+    try:
+        grower._validate_params()
+    except ValueError as exc:
+        raise ValueError(f"regrow: {exc}") from None
+    if grower.criterion == "profit":
+        m = est.decision_matrix_
+        if m is None or m.n_decisions < 2:
+            raise ValueError(
+                'regrow: criterion="profit" grows on the money of the decisions and needs a '
+                "tree fitted with a decision_matrix of at least 2 decisions"
+            )
+        if getattr(est, "split_weights", None) is not None:
+            raise ValueError(
+                f'regrow: criterion="profit" does not combine with this tree\'s '
+                f"split_weights={est.split_weights!r}"
+            )
+    return grower
+
+
+def _regrow(est, node, params, *, data):
+    """Replace the subtree below ``node`` by one grown with ``params``, in place."""
+    from ._grower import grow_tree
+
+    _check_fitted(est, "regrow")
+    node = _check_node(est, node)
+    grower = _regrow_estimator(est, params)
+    node_of_row = _check_training_rows(est, data, "regrow")
+    _rebase(est, est.tree_)
+    tree = est.tree_
+    depth = int(tree.depth[node])
+    max_depth = grower.max_depth
+    if max_depth is not None and max_depth <= depth:
+        raise ValueError(
+            f"max_depth={max_depth} leaves no level below node {node}, which lies at depth "
+            f"{depth} (max_depth counts from the root); use max_depth > {depth}, or "
+            "prune_node to make the node a leaf"
+        )
+    if tree.children_left[node] >= 0:  # drop what hangs below the node (its id stays)
+        mask = np.zeros(tree.n_nodes, dtype=bool)
+        mask[node] = True
+        _rebase(est, tree.subtree(mask))
+        tree = est.tree_
+        node_of_row = tree.apply(data["X"])
+    rows = _reaching(tree, node_of_row, node)
+    setup = _grow_setup(grower, data)
+    total = _search_weight(setup)
+    node_total = float(total[rows].sum())
+    scale = float(total.sum()) / node_total if node_total > 0 else 1.0
+    q = setup["case_profit"]
+    sub = grow_tree(
+        setup["X_binned"][rows], setup["binner"], y=np.asarray(setup["y"])[rows],
+        n_classes=setup["n_classes"], sample_weight=data["F"][rows],
+        criterion=setup["criterion"], loss_matrix=setup["loss_matrix"],
+        class_weight=setup["class_weight"],
+        max_depth=None if max_depth is None else max_depth - depth,
+        min_samples_leaf=grower.min_samples_leaf, min_samples_split=grower.min_samples_split,
+        min_impurity_decrease=grower.min_impurity_decrease * scale,
+        max_leaf_nodes=grower.max_leaf_nodes,
+        case_profit=None if q is None else q[rows], profit_method=setup["profit_method"],
+        check_input=False,
+    )
+    # graft: the grown root is the node, its other nodes get the next free ids
+    n, k = tree.n_nodes, sub.n_nodes
+    ids = np.concatenate([[node], n + np.arange(k - 1)]).astype(np.intp)
+
+    def mapped(child):
+        child = np.asarray(child)
+        return np.where(child >= 0, ids[np.maximum(child, 0)], -1)
+
+    width = max(tree.cat_left.shape[1], sub.cat_left.shape[1])
+
+    def pad(cat):
+        out = np.zeros((cat.shape[0], width), dtype=bool)
+        out[:, : cat.shape[1]] = cat
+        return out
+
+    fields = {}
+    for name in ("children_left", "children_right", "parent", "depth", "feature",
+                 "threshold", "is_categorical", "cat_left", "missing_left"):
+        old = np.asarray(getattr(tree, name))
+        new = np.asarray(getattr(sub, name))
+        if name in ("children_left", "children_right", "parent"):
+            new = mapped(new)
+        elif name == "depth":
+            new = new + depth
+        elif name == "cat_left":
+            old, new = pad(old), pad(new)
+        out = np.concatenate([old, new[1:]]).astype(old.dtype)
+        if name != "parent" and name != "depth":
+            out[node] = new[0]
+        fields[name] = out
+    from ._tree import TreeStructure
+
+    routed = TreeStructure(
+        **fields, n_node_samples=np.zeros(n + k - 1, dtype=tree.n_node_samples.dtype),
+        weighted_n_node_samples=np.zeros(n + k - 1), value=np.zeros((n + k - 1,) + tree.value.shape[1:]),
+        impurity=np.zeros(n + k - 1),
+    ).apply(data["X"])
+    # the node's impurity too: its split was made under the regrow's criterion
+    impurity = np.concatenate([np.asarray(tree.impurity), np.asarray(sub.impurity)[1:]])
+    impurity[node] = sub.impurity[0]
+    new = _install(est, fields, routed, data, impurity,
+                   drop_override=node if k > 1 else None)
+    if not np.array_equal(new.n_node_samples[ids], sub.n_node_samples):  # pragma: no cover
+        raise RuntimeError("regrow: the grafted subtree routes the training rows otherwise")
+    return {"op": "regrow", "node": node,
+            "params": {k: _to_json_label(v) for k, v in params.items()}}
 
 
 # ------------------------------------------------------------------ candidates
@@ -651,13 +807,15 @@ def replay_edits(est, edits, data=None):
             raise ValueError(
                 f"edits[{i}] ({op}) must have the keys {sorted(expected)}; got {sorted(args)}"
             )
-        if op == "split" and data is None:
-            raise ValueError(f"edits[{i}] (split) needs the training rows: replay it in fit")
+        if op in _NEEDS_ROWS and data is None:
+            raise ValueError(f"edits[{i}] ({op}) needs the training rows: replay it in fit")
         try:
             if op == "set_decision":
                 done = _set_decision(est, args["node"], args["decision"])
             elif op == "prune_node":
                 done = _prune_node(est, args["node"])
+            elif op == "regrow":
+                done = _regrow(est, args["node"], args["params"], data=data)
             else:
                 done = _split(est, data=data, **args)
         except (TypeError, ValueError) as exc:
@@ -848,6 +1006,72 @@ class EditMixin:
         new.edits_ = list(getattr(self, "edits_", []))
         new.decision_overrides_ = dict(getattr(self, "decision_overrides_", {}))
         new.edits_.append(_split(new, node, feature, threshold, categories, missing, data=data))
+        return new
+
+    def regrow(self, node, X=None, y=None, costs=None, sample_weight=None, **params):
+        """Regrow the subtree below a node with other settings.
+
+        Everything below ``node`` is dropped and grown again from the node's training
+        rows by the tree's own grower (the same bins, class weights and decision
+        matrix), with ``params`` in place of the tree's settings: for instance a deeper
+        branch where the data allow it, larger leaves where a segment is too fine, or
+        another criterion. The node keeps its id; the new nodes get the next free ids.
+        A leaf can be regrown too (the tree grows below it).
+
+        Parameters
+        ----------
+        node : int
+            Node id (as returned by ``apply``).
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The training inputs, as given to ``fit`` (checked against the fitted node
+            counts; the tree keeps no data).
+        y : array-like of shape (n_samples,)
+            The training target, as given to ``fit``.
+        costs : DataFrame, dict of arrays or ndarray, default=None
+            The training costs, as given to ``fit``.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The training frequencies, as given to ``fit``.
+        **params : dict
+            Settings for the new subtree, among ``criterion``, ``max_depth``,
+            ``min_samples_leaf``, ``min_samples_split``, ``min_impurity_decrease``,
+            ``max_leaf_nodes`` and ``max_bins``; the others keep the tree's values.
+            ``max_depth`` counts from the root, as the estimator's does (it must exceed
+            the node's depth); ``min_impurity_decrease`` is relative to the whole
+            training sample, as at fit. The subtree is grown greedily and not pruned by
+            ``ccp_alpha``; its nodes' ``impurity`` is under the criterion it was grown
+            with (the node's included).
+
+        Returns
+        -------
+        estimator
+            A new fitted estimator; this one is unchanged. Its ``edits_`` ends with
+            ``{"op": "regrow", "node": node, "params": params}``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> X = pd.DataFrame({"x": np.arange(1.0, 13.0)})
+        >>> y = ["no"] * 4 + ["yes", "no"] * 2 + ["yes"] * 4
+        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1, min_samples_leaf=2,
+        ...                             min_samples_split=4).fit(X, y)
+        >>> tree.get_n_leaves()
+        2
+        >>> tree.apply(X).tolist()
+        [1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2]
+        >>> deeper = tree.regrow(2, X, y, max_depth=3)
+        >>> deeper.apply(X).tolist()
+        [1, 1, 1, 1, 5, 5, 6, 6, 4, 4, 4, 4]
+        >>> deeper.edits_
+        [{'op': 'regrow', 'node': 2, 'params': {'max_depth': 3}}]
+        """
+        data = _training_arrays(self, X, y, costs, sample_weight, what="regrow")
+        new = copy.deepcopy(self)
+        new.edits_ = list(getattr(self, "edits_", []))
+        new.decision_overrides_ = dict(getattr(self, "decision_overrides_", {}))
+        new.edits_.append(_regrow(new, node, params, data=data))
         return new
 
     def prune_node(self, node):
