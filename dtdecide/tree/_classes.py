@@ -1235,8 +1235,9 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
             array of shape (n_samples, n_levels, n_decisions).
         edits : list of dict, default=None
             Hand edits to replay after growing (and ``ccp_alpha`` pruning), as recorded
-            in ``edits_`` by ``set_decision``, ``prune_node`` and ``split`` (a split
-            needs ``X``, ``y`` and so on to be the rows it was made with).
+            in ``edits_`` by ``set_decision``, ``prune_node``, ``split`` and ``regrow``
+            (a split or regrow needs ``X``, ``y`` and so on to be the rows it was made
+            with).
 
         Returns
         -------
@@ -1688,8 +1689,9 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
             case-specific consequence array (n_samples, n_knots, n_decisions).
         edits : list of dict, default=None
             Hand edits to replay after growing (and ``ccp_alpha`` pruning), as recorded
-            in ``edits_`` by ``set_decision``, ``prune_node`` and ``split`` (a split
-            needs ``X``, ``y`` and so on to be the rows it was made with).
+            in ``edits_`` by ``set_decision``, ``prune_node``, ``split`` and ``regrow``
+            (a split or regrow needs ``X``, ``y`` and so on to be the rows it was made
+            with).
 
         Returns
         -------
