@@ -33,6 +33,7 @@ import numpy as np
 
 from .._dtypes import X_BINNED_DTYPE_LARGE, X_BINNED_DTYPE_SMALL
 from ..decision._validation import check_sample_weight
+from ._parallel import feature_groups
 
 __all__ = ["Binner"]
 
@@ -234,7 +235,8 @@ class Binner:
                 ) from exc
         return X
 
-    def fit(self, X_encoded, is_categorical=None, sample_weight=None, check_input=True):
+    def fit(self, X_encoded, is_categorical=None, sample_weight=None, check_input=True,
+            pool=None):
         """Compute the bins of every feature.
 
         Parameters
@@ -248,6 +250,9 @@ class Binner:
             Case weights, used for the numeric quantiles.
         check_input : bool, default=True
             Validate ``sample_weight``; the estimators validate it once and pass False.
+        pool : ThreadPool or None
+            Threads that share the columns (:mod:`dtdecide.tree._parallel`); the bins do
+            not depend on it.
 
         Returns
         -------
@@ -274,8 +279,8 @@ class Binner:
             rows = np.sort(rng.choice(n_samples, size=self.subsample, replace=False))
 
         has_inf = _infinite_columns(X)
-        thresholds, n_bins = [], []
-        for j in range(n_features):
+
+        def feature_bins(j):
             col = X[:, j]
             if is_categorical[j]:
                 present = col[~np.isnan(col)]
@@ -292,9 +297,7 @@ class Binner:
                         f"X_encoded column {j} has {n_cat} category codes; at most "
                         f"{_MAX_BINS_LARGE} categories are supported"
                     )
-                thresholds.append(np.arange(n_cat, dtype=np.float64))
-                n_bins.append(n_cat)
-                continue
+                return np.arange(n_cat, dtype=np.float64)
             if has_inf[j]:
                 raise ValueError(
                     f"X_encoded column {j} contains infinite values; use NaN for missing"
@@ -306,9 +309,34 @@ class Binner:
                 w = sample_weight if rows is None else sample_weight[rows]
                 keep &= w > 0
                 w = w[keep]
-            edges = numeric_bin_edges(sub[keep], w, self.max_bins)
-            thresholds.append(edges)
-            n_bins.append(edges.size)
+            return numeric_bin_edges(sub[keep], w, self.max_bins)
+
+        def group_bins(features):
+            found = []
+            for j in features:
+                try:
+                    found.append((j, feature_bins(j), None))
+                except ValueError as exc:  # raised below in column order
+                    found.append((j, None, exc))
+            return found
+
+        if pool is None or n_features < 2:
+            found = group_bins(range(n_features))
+        else:
+            # categorical columns cost a pass over every row; numeric ones a sort of the
+            # sub-sample
+            n_sub = n_samples if rows is None else rows.size
+            cost = np.where(is_categorical, n_samples, n_sub * np.log2(max(n_sub, 2)))
+            found = [
+                item for group in pool.map_groups(group_bins, feature_groups(cost, pool.n_threads))
+                for item in group
+            ]
+        found.sort(key=lambda item: item[0])
+        for _, _, exc in found:
+            if exc is not None:
+                raise exc
+        thresholds = [edges for _, edges, _ in found]
+        n_bins = [edges.size for edges in thresholds]
 
         self.n_features_in_ = n_features
         self.is_categorical_ = is_categorical.copy()
@@ -326,13 +354,16 @@ class Binner:
         )
         return self
 
-    def transform(self, X_encoded):
+    def transform(self, X_encoded, pool=None):
         """Bin indices of every cell.
 
         Parameters
         ----------
         X_encoded : ndarray of shape (n_samples, n_features)
             Same encoding as in :meth:`fit`.
+        pool : ThreadPool or None
+            Threads that share the columns (:mod:`dtdecide.tree._parallel`); the result
+            does not depend on it.
 
         Returns
         -------
@@ -351,40 +382,56 @@ class Binner:
             )
         out = np.empty(X.shape, dtype=self.binned_dtype_, order="F")
         missing = self.missing_bin_idx_
-        use_grid = [g is not None for g in self._grids]
         numeric = ~self.is_categorical_
-        for start in range(0, X.shape[0], _BLOCK):
-            block = X[start : start + _BLOCK]  # rows stay in cache across features
-            columns = block.T.copy()  # one contiguous row per feature
-            has_inf = np.isinf(block).any(axis=0) & numeric
-            if has_inf.any():
-                raise ValueError(
-                    f"X_encoded column {int(np.argmax(has_inf))} contains infinite values; "
-                    "use NaN for missing"
-                )
-            for j in range(self.n_features_in_):
-                v = columns[j]
-                nan = np.isnan(v)
-                if self.is_categorical_[j]:
-                    ok = (v >= 0) & (v < self.n_bins_[j]) & (v == np.floor(v))
-                    b = np.where(ok, v, missing)
-                else:
-                    edges = self.bin_thresholds_[j]
-                    b = _bin_numeric(v, edges, self._grids[j]) if use_grid[j] else None
-                    if b is None:
-                        use_grid[j] = False
-                        b = np.searchsorted(edges, v, side="left")
-                    b[nan] = missing
-                out[start : start + _BLOCK, j] = b
+
+        def bin_features(features):
+            """Bin the columns ``features``; the first (row, column) holding an inf."""
+            use_grid = {j: self._grids[j] is not None for j in features}
+            cols = slice(None) if len(features) == X.shape[1] else features
+            for start in range(0, X.shape[0], _BLOCK):
+                block = X[start : start + _BLOCK, cols]  # rows stay in cache
+                columns = block.T.copy()  # one contiguous row per feature
+                has_inf = np.isinf(block).any(axis=0) & numeric[cols]
+                if has_inf.any():
+                    return start, int(features[int(np.argmax(has_inf))])
+                for k, j in enumerate(features):
+                    v = columns[k]
+                    nan = np.isnan(v)
+                    if self.is_categorical_[j]:
+                        ok = (v >= 0) & (v < self.n_bins_[j]) & (v == np.floor(v))
+                        b = np.where(ok, v, missing)
+                    else:
+                        edges = self.bin_thresholds_[j]
+                        b = _bin_numeric(v, edges, self._grids[j]) if use_grid[j] else None
+                        if b is None:
+                            use_grid[j] = False
+                            b = np.searchsorted(edges, v, side="left")
+                        b[nan] = missing
+                    out[start : start + _BLOCK, j] = b
+            return None
+
+        n_features = self.n_features_in_
+        if pool is None or n_features < 2:
+            groups = [np.arange(n_features)]
+            found = [bin_features(groups[0])]
+        else:
+            groups = feature_groups(np.ones(n_features), pool.n_threads)
+            found = pool.map_groups(bin_features, groups)
+        found = [f for f in found if f is not None]
+        if found:  # the first block with an inf, its first such column (as without threads)
+            raise ValueError(
+                f"X_encoded column {min(found)[1]} contains infinite values; "
+                "use NaN for missing"
+            )
         return out
 
     def fit_transform(self, X_encoded, is_categorical=None, sample_weight=None,
-                      check_input=True):
+                      check_input=True, pool=None):
         """Fit, then transform the same matrix.
 
         Returns
         -------
         X_binned : ndarray of uint8 or uint16, shape (n_samples, n_features)
         """
-        self.fit(X_encoded, is_categorical, sample_weight, check_input)
-        return self.transform(X_encoded)
+        self.fit(X_encoded, is_categorical, sample_weight, check_input, pool=pool)
+        return self.transform(X_encoded, pool=pool)

@@ -37,6 +37,7 @@ from ._edit import EditMixin, apply_overrides, replay_edits
 from ._encode import encode, encode_apply, fit_encode, n_samples_of, warn_identifier_columns
 from ._grower import grow_tree
 from ._html import HTMLReprMixin
+from ._parallel import check_n_jobs, thread_pool
 from ._profit import DEFAULT_PROFIT_METHOD
 from ._tree import match_subtree_nodes
 
@@ -76,6 +77,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         "time_limit": [Interval(numbers.Real, 0.0, None, closed="neither"), None],
         "random_state": ["random_state"],
         "handle_unknown": [StrOptions({"warn", "error"})],
+        "n_jobs": [numbers.Integral, None],
     }
 
     _is_classifier = False
@@ -311,7 +313,15 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         class_weight = self.split_class_weight_
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         binner = Binner(max_bins=self.max_bins, random_state=seed)
-        X_binned = binner.fit_transform(X_codes, self.is_categorical_, F, check_input=False)
+        with thread_pool(check_n_jobs(getattr(self, "n_jobs", None))) as pool:
+            X_binned = binner.fit_transform(X_codes, self.is_categorical_, F,
+                                            check_input=False, pool=pool)
+            return self._grow_binned(X_binned, binner, target, F, class_weight=class_weight,
+                                     loss_matrix=loss_matrix, case_profit=case_profit,
+                                     pool=pool)
+
+    def _grow_binned(self, X_binned, binner, target, F, *, class_weight, loss_matrix,
+                     case_profit, pool):
         return grow_tree(
             X_binned,
             binner,
@@ -330,6 +340,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             min_impurity_decrease=self.min_impurity_decrease,
             max_leaf_nodes=self.max_leaf_nodes,
             check_input=False,
+            pool=pool,
         )
 
     def _grow_exact(self, X_codes, target, F, *, loss_matrix, cons, cost_columns):
@@ -1098,6 +1109,11 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         names the columns and hints at a changed spelling or type, ``"error"`` raises a
         ``ValueError`` instead. ``decide`` also counts them in its summary
         (``n_unseen_<column>``, ``n_missing_<column>``).
+    n_jobs : int or None, default=None
+        Threads that bin the inputs and build the histograms of the greedy search, the
+        features shared among them (scikit-learn's convention: None is 1 unless a
+        ``joblib.parallel_config`` context says otherwise, -1 every core). The grown tree
+        is identical for every ``n_jobs``.
 
     Attributes
     ----------
@@ -1198,6 +1214,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         time_limit=60.0,
         random_state=None,
         handle_unknown="warn",
+        n_jobs=None,
     ):
         self.decision_matrix = decision_matrix
         self.criterion = criterion
@@ -1216,6 +1233,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         self.time_limit = time_limit
         self.random_state = random_state
         self.handle_unknown = handle_unknown
+        self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None, costs=None, edits=None):
         """Grow the tree and give every node its decision.
@@ -1582,6 +1600,11 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         names the columns and hints at a changed spelling or type, ``"error"`` raises a
         ``ValueError`` instead. ``decide`` also counts them in its summary
         (``n_unseen_<column>``, ``n_missing_<column>``).
+    n_jobs : int or None, default=None
+        Threads that bin the inputs and build the histograms of the greedy search, the
+        features shared among them (scikit-learn's convention: None is 1 unless a
+        ``joblib.parallel_config`` context says otherwise, -1 every core). The grown tree
+        is identical for every ``n_jobs``.
 
     Attributes
     ----------
@@ -1656,6 +1679,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         time_limit=60.0,
         random_state=None,
         handle_unknown="warn",
+        n_jobs=None,
     ):
         self.decision_matrix = decision_matrix
         self.criterion = criterion
@@ -1671,6 +1695,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         self.time_limit = time_limit
         self.random_state = random_state
         self.handle_unknown = handle_unknown
+        self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None, costs=None, edits=None):
         """Grow the tree and give every node its decision.

@@ -239,65 +239,53 @@ def _expand(ctx, level, split, do):
         return None
     needed = np.flatnonzero(cont[0::2] | cont[1::2])  # pairs with a growing child
 
-    # partition the rows of those pairs (row-level arrays in int32: half the memory)
-    k_of_slot = np.full(level.n_nodes, -1, dtype=_ROW_INT)
-    k_of_slot[sel[needed]] = needed.astype(_ROW_INT)
-    k = k_of_slot[level.slots]
-    if needed.size == level.n_nodes:  # every node splits and goes on: every row stays
-        rows = np.arange(X_binned.shape[0], dtype=_ROW_INT) if level.rows is None else level.rows
-    else:
-        keep = np.flatnonzero(k >= 0)
-        rows = keep.astype(_ROW_INT) if level.rows is None else level.rows.take(keep)
-        k = k.take(keep)
-        del keep
-    n_total, B = X_binned.shape[0], table.shape[1]
-    if ns == 1:
-        child = (~table[0].take(X_binned[:, feat[0]].take(rows))).astype(_ROW_INT)
-    else:
-        # flat gathers: X_binned is Fortran-ordered, so cell (r, f) is at f * n + r
-        flat = feat.take(k).astype(np.intp)
-        flat *= n_total
-        flat += rows
-        b = X_binned.ravel(order="F").take(flat)
-        flat = k.astype(np.intp)
-        flat *= B
-        flat += b
-        del b
-        child = (~table.ravel().take(flat)).astype(_ROW_INT)
-        del flat
-        child += 2 * k
-    del k
-
-    # histograms of the growing children
+    # slots of the new level: [small growing | small dead | big growing]; only the
+    # smaller child of each pair is histogrammed from rows
     small_child = 2 * np.arange(ns) + (right_cnt < left_cnt)
     small_needed = small_child[needed]
     small_cont = small_needed[cont[small_needed]]
     small_dead = small_needed[~cont[small_needed]]  # built only to subtract
     big_cont = np.setdiff1d(np.flatnonzero(cont), small_needed)
-    # slot order of the new level: [small growing | small dead | big growing]
     order = np.concatenate([small_cont, small_dead, big_cont])
     n_built = small_needed.size
     slot_of_child = np.full(2 * ns, -1, dtype=_ROW_INT)
     slot_of_child[order] = np.arange(order.size, dtype=_ROW_INT)
+
+    # partition the rows of those pairs (row-level arrays in int32: half the memory),
+    # in contiguous ranges of rows (one per thread), concatenated in order
+    k_of_slot = np.full(level.n_nodes, -1, dtype=_ROW_INT)
+    k_of_slot[sel[needed]] = needed.astype(_ROW_INT)
+    every_pair = needed.size == level.n_nodes  # every row stays
+    part = _Partition(X_binned, level, k_of_slot, every_pair, feat, table, slot_of_child,
+                      n_built, small_cont.size)
+    n_level_rows = level.slots.shape[0]
+    n_ranges = 1 if ctx.pool is None else ctx.pool.n_threads
+    bounds = np.linspace(0, n_level_rows, n_ranges + 1).astype(np.intp)
+    ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+    pieces = part(ranges[0]) if len(ranges) == 1 else [
+        np.concatenate(arrays) for arrays in zip(*ctx.pool.map_groups(part, ranges))
+    ]
+    built_rows, built_slots, alive_rows, alive_slots = pieces
+    del pieces
+
+    # histograms of the smaller children
     new_hist = np.empty((order.size, *level.hist.shape[1:]), dtype=level.hist.dtype)
     new_counts = None
     if ctx.with_counts:
         new_counts = np.empty((order.size, *level.counts.shape[1:]), dtype=level.counts.dtype)
-    row_slot = slot_of_child.take(child)
-    del child
-    in_built = np.flatnonzero((row_slot >= 0) & (row_slot < n_built))
     build_histograms(
         X_binned,
-        rows.take(in_built),
-        row_slot.take(in_built),
+        built_rows,
+        built_slots,
         n_built,
         ctx.layout,
         ctx.target,
         with_counts=ctx.with_counts,
         chunk_size=ctx.chunk_size,
         out=(new_hist[:n_built], None if new_counts is None else new_counts[:n_built]),
+        pool=ctx.pool,
     )
-    del in_built
+    del built_rows, built_slots
     # siblings by subtraction: parent - smaller child
     big_parent = sel[big_cont // 2]
     big_small = slot_of_child[small_child[big_cont // 2]]
@@ -313,11 +301,66 @@ def _expand(ctx, level, split, do):
             np.maximum(big[..., 2], 0.0, out=big[..., 2])
     active = np.ones(order.size, dtype=bool)
     active[small_cont.size : n_built] = False
-    alive = np.flatnonzero((row_slot >= 0) & ((row_slot < small_cont.size) | (row_slot >= n_built)))
     return Level(
-        child_ids[order], child_depth, new_hist, new_counts, rows.take(alive),
-        row_slot.take(alive), active=active,
+        child_ids[order], child_depth, new_hist, new_counts, alive_rows, alive_slots,
+        active=active,
     )
+
+
+class _Partition:
+    """Send one contiguous range of a level's rows to the children of their node.
+
+    Called with ``(lo, hi)``, positions in the level's row list, it returns the rows
+    (and new slots) of that range that go to a histogrammed child (slot ``< n_built``)
+    and those that stay in a growing child, each in row order. Ranges are independent,
+    so threads may take one each.
+    """
+
+    def __init__(self, X_binned, level, k_of_slot, every_pair, feat, table, slot_of_child,
+                 n_built, n_small_cont):
+        self.__dict__.update(locals())
+        del self.__dict__["self"]
+
+    def __call__(self, bounds):
+        lo, hi = bounds
+        X_binned, level, table, feat = self.X_binned, self.level, self.table, self.feat
+        k = self.k_of_slot.take(level.slots[lo:hi])
+        if self.every_pair:  # every node splits and goes on: every row stays
+            rows = np.arange(lo, hi, dtype=_ROW_INT) if level.rows is None else level.rows[lo:hi]
+        else:
+            keep = np.flatnonzero(k >= 0)
+            if level.rows is None:
+                rows = keep.astype(_ROW_INT)
+                rows += lo
+            else:
+                rows = level.rows[lo:hi].take(keep)
+            k = k.take(keep)
+            del keep
+        n_total, B = X_binned.shape[0], table.shape[1]
+        if feat.size == 1:
+            child = (~table[0].take(X_binned[:, feat[0]].take(rows))).astype(_ROW_INT)
+        else:
+            # flat gathers: X_binned is Fortran-ordered, so cell (r, f) is at f * n + r
+            flat = feat.take(k).astype(np.intp)
+            flat *= n_total
+            flat += rows
+            b = X_binned.ravel(order="F").take(flat)
+            flat = k.astype(np.intp)
+            flat *= B
+            flat += b
+            del b
+            child = (~table.ravel().take(flat)).astype(_ROW_INT)
+            del flat
+            child += 2 * k
+        del k
+        row_slot = self.slot_of_child.take(child)
+        del child
+        n_built = self.n_built
+        built = np.flatnonzero((row_slot >= 0) & (row_slot < n_built))
+        alive = np.flatnonzero(
+            (row_slot >= 0) & ((row_slot < self.n_small_cont) | (row_slot >= n_built))
+        )
+        return rows.take(built), row_slot.take(built), rows.take(alive), row_slot.take(alive)
 
 
 _ASSEMBLE_BATCH = 32  # nodes per batch: bounds the temporaries of the subtraction
@@ -394,6 +437,7 @@ def grow_tree(
     case_profit=None,
     profit_method=DEFAULT_PROFIT_METHOD,
     check_input=True,
+    pool=None,
 ):
     """Grow a tree on binned inputs.
 
@@ -441,6 +485,9 @@ def grow_tree(
     check_input : bool, default=True
         Validate ``y`` and ``sample_weight``. The estimators validate their inputs once
         and pass False (as scikit-learn's trees do).
+    pool : ThreadPool or None
+        Threads that share the histograms' features (:mod:`dtdecide.tree._parallel`,
+        the estimators' ``n_jobs``); the tree does not depend on it.
 
     Returns
     -------
@@ -472,13 +519,14 @@ def grow_tree(
         max_leaf_nodes=max_leaf_nodes, chunk_size=chunk_size, case_profit=case_profit,
         profit_method=profit_method, check_input=check_input,
     )
+    ctx.pool = pool
     X_binned, layout, n_samples = ctx.X_binned, ctx.layout, ctx.X_binned.shape[0]
     max_leaf_nodes = ctx.max_leaf_nodes
 
     slots = np.zeros(n_samples, dtype=_ROW_INT)
     hist, counts = build_histograms(
         X_binned, None, slots, 1, layout, ctx.target, with_counts=ctx.with_counts,
-        chunk_size=ctx.chunk_size,
+        chunk_size=ctx.chunk_size, pool=pool,
     )
     root_sums = hist[0, : layout.widths[0]].sum(axis=0)
     ctx.total_weight = float(ctx.weight_of(ctx.crit_sums(root_sums)))
@@ -641,6 +689,7 @@ def _make_context(X_binned, binner, *, y, n_classes, sample_weight, criterion, l
         profit=profit,
         value_rows=value_rows,
         max_leaf_nodes=max_leaf_nodes,
+        pool=None,
     )
     return ctx, shift
 

@@ -29,6 +29,7 @@ to the feature's own last cell while histogramming. A uniform width (every featu
 import numpy as np
 
 from .._dtypes import BIN_COUNT_DTYPE, HIST_DTYPE, HIST_DTYPE_SMALL_COUNTS
+from ._parallel import feature_groups
 
 __all__ = ["BinLayout", "HistogramTarget", "build_histograms"]
 
@@ -192,6 +193,7 @@ def build_histograms(
     with_counts=False,
     chunk_size=DEFAULT_CHUNK_SIZE,
     out=None,
+    pool=None,
 ):
     """Histograms of the rows ``rows``, grouped by ``slots``.
 
@@ -217,6 +219,10 @@ def build_histograms(
     out : tuple (hist, counts) or None
         Preallocated outputs of the shapes below (``counts`` None unless
         ``with_counts``); they are overwritten.
+    pool : ThreadPool or None
+        Threads to share the features among (see :mod:`dtdecide.tree._parallel`);
+        each feature's cells are computed exactly as without threads, so the result is
+        identical.
 
     Returns
     -------
@@ -262,11 +268,21 @@ def build_histograms(
         if counts is not None:
             counts = counts.reshape(flat_shape)
     n_rows = X_binned.shape[0] if rows is None else rows.shape[0]
-    for start in range(0, n_rows, chunk_size):
-        stop = min(start + chunk_size, n_rows)
-        sel = slice(start, stop) if rows is None else rows[start:stop]
-        slot = slots[start:stop]
-        _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts)
+
+    def accumulate(features):
+        for start in range(0, n_rows, chunk_size):
+            stop = min(start + chunk_size, n_rows)
+            sel = slice(start, stop) if rows is None else rows[start:stop]
+            slot = slots[start:stop]
+            _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts,
+                              features)
+
+    if pool is None or n_features < 2 or n_rows == 0:
+        accumulate(range(n_features))
+    else:
+        # a feature costs a pass over the rows plus its output cells
+        cost = n_rows + n_slots * layout.widths * C
+        pool.map_groups(accumulate, feature_groups(cost, pool.n_threads))
     if out is not None:
         return out  # filled through the views above
     if not is_layout:
@@ -285,9 +301,11 @@ def _local_bins(X_binned, sel, j, width, max_width):
     return b
 
 
-def _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts):
-    """Add the histogram of one chunk of rows into the flat ``hist`` (and ``counts``)."""
-    n_features = X_binned.shape[1]
+def _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts, features):
+    """Add the histogram of one chunk of rows into the flat ``hist`` (and ``counts``).
+
+    Only the cells of ``features`` are touched (threads share the features out).
+    """
     C = target.n_channels
     slot_ = slot.astype(np.intp)
     bases = {}  # per width: index of (slot, bin 0[, class]) in a (slot, bin[, class]) grid
@@ -296,7 +314,7 @@ def _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts
         C = target.n_classes  # cells per weight group
         groups = [None] if target.weights is None else [w[sel] for w in target.weights]
         weights = groups[0]
-        for j in range(n_features):
+        for j in features:
             W, lo = int(layout.widths[j]), int(layout.offsets[j])
             base = bases.get(W)
             if base is None:
@@ -321,7 +339,7 @@ def _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts
                     ).reshape(n_slots, W)
     else:
         chan = target._channels_by_row
-        for j in range(n_features):
+        for j in features:
             W, lo = int(layout.widths[j]), int(layout.offsets[j])
             base = bases.get(W)
             if base is None:

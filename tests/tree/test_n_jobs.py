@@ -1,0 +1,185 @@
+"""n_jobs: threads share the features; the tree is the same for every n_jobs."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dtdecide import DecisionMatrix
+from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
+from dtdecide.tree._binning import Binner
+from dtdecide.tree._grower import grow_tree
+from dtdecide.tree._histogram import BinLayout, HistogramTarget, build_histograms
+from dtdecide.tree._parallel import ThreadPool, check_n_jobs, feature_groups
+
+NODE_FIELDS = (
+    "children_left", "children_right", "parent", "depth", "feature", "threshold",
+    "is_categorical", "cat_left", "missing_left", "n_node_samples",
+    "weighted_n_node_samples", "value", "impurity",
+)
+DECISION_FIELDS = ("cost_sum", "profit_sum", "node_decision", "node_expected")
+
+
+def assert_same_tree(a, b):
+    for name in NODE_FIELDS + DECISION_FIELDS:
+        x, y = getattr(a, name), getattr(b, name)
+        if x is None or y is None:
+            assert x is None and y is None, name
+            continue
+        # bit for bit: the same operations in the same order for every feature
+        assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=True), name
+
+
+def frame(seed, n=1500):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({
+        "a": rng.normal(size=n),
+        "b": rng.exponential(size=n),
+        "c": pd.Categorical(rng.choice(list("pqrstu"), size=n)),
+        "d": rng.integers(0, 4, size=n).astype(float),
+        "e": rng.normal(size=n).round(1),
+    })
+    X.loc[rng.random(n) < 0.1, "a"] = np.nan
+    X.loc[rng.random(n) < 0.05, "c"] = np.nan
+    signal = X["a"].fillna(0) - X["b"] + (X["c"].cat.codes % 2) + 0.3 * X["e"]
+    return X, signal.to_numpy() + rng.normal(size=n) * 0.5, rng
+
+
+@pytest.mark.parametrize("n_jobs", [2, -1, 3])
+def test_classifier_same_tree_weights_and_case_costs(n_jobs):
+    X, signal, rng = frame(0)
+    y = np.where(signal > 0.2, "good", "bad")
+    w = rng.uniform(0.5, 2.0, size=y.size)
+    costs = pd.DataFrame({"offer": rng.uniform(1, 5, size=y.size)})
+    m = DecisionMatrix({"accept": [20.0, -10.0], "reject": [0.0, 0.0]},
+                       levels=["good", "bad"], kind="revenue", costs={"accept": "offer"})
+    kw = dict(decision_matrix=m, max_depth=6, min_samples_leaf=3, random_state=0)
+    one = ProfitTreeClassifier(**kw).fit(X, y, sample_weight=w, costs=costs)
+    many = ProfitTreeClassifier(**kw, n_jobs=n_jobs).fit(X, y, sample_weight=w, costs=costs)
+    assert_same_tree(one.tree_, many.tree_)
+    assert one.tree_.children_left.size > 15
+
+
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "profit"])
+def test_classifier_same_tree_criteria_best_first(criterion):
+    X, signal, rng = frame(1)
+    y = np.digitize(signal, [-1.0, 0.5])
+    m = DecisionMatrix([[5.0, 0.0, -1.0], [0.0, 3.0, 0.0], [-4.0, 0.0, 6.0]],
+                       levels=[0, 1, 2], decisions=["x", "y", "z"])
+    for kw in ({"max_depth": 5}, {"max_depth": None, "max_leaf_nodes": 12}):
+        est = dict(decision_matrix=m, criterion=criterion, min_samples_leaf=2, **kw)
+        one = ProfitTreeClassifier(**est).fit(X, y)
+        two = ProfitTreeClassifier(**est, n_jobs=2).fit(X, y)
+        assert_same_tree(one.tree_, two.tree_)
+
+
+def test_regressor_same_tree_with_weights():
+    X, signal, rng = frame(2)
+    w = rng.integers(1, 4, size=signal.size).astype(float)
+    one = ProfitTreeRegressor(max_depth=6, min_samples_leaf=3).fit(X, signal, sample_weight=w)
+    two = ProfitTreeRegressor(max_depth=6, min_samples_leaf=3, n_jobs=2).fit(
+        X, signal, sample_weight=w
+    )
+    assert_same_tree(one.tree_, two.tree_)
+    assert one.tree_.children_left.size > 15
+
+
+def test_grow_tree_many_chunks_same_tree():
+    """Several row chunks per feature group, uint16 bins and a wide categorical."""
+    rng = np.random.default_rng(3)
+    n = 2000
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 300, size=n),
+                         rng.normal(size=n), rng.integers(0, 3, size=n)]).astype(float)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + (np.nan_to_num(X[:, 1]) % 3 == 0) > 0.3).astype(int)
+    is_cat = np.array([False, True, False, True])
+    w = rng.uniform(0.1, 3.0, size=n)
+    trees = []
+    for n_threads in (1, 2, 4):
+        binner = Binner(max_bins=64, random_state=0)
+        if n_threads == 1:
+            Xb = binner.fit_transform(X, is_cat, w)
+            trees.append(grow_tree(Xb, binner, y=y, sample_weight=w, max_depth=6,
+                                   min_samples_leaf=2, chunk_size=97))
+            continue
+        with ThreadPool(n_threads) as pool:
+            Xb = binner.fit_transform(X, is_cat, w, pool=pool)
+            trees.append(grow_tree(Xb, binner, y=y, sample_weight=w, max_depth=6,
+                                   min_samples_leaf=2, chunk_size=97, pool=pool))
+    assert Xb.dtype == np.uint16
+    for tree in trees[1:]:
+        assert_same_tree(trees[0], tree)
+
+
+def test_histograms_with_pool_equal_sequential():
+    rng = np.random.default_rng(4)
+    Xb = np.asfortranarray(rng.integers(0, 6, size=(500, 5)).astype(np.uint8))
+    layout = BinLayout([3, 6, 4, 6, 2])
+    Xb = np.minimum(Xb, layout.widths - 2).astype(np.uint8)
+    Xb[rng.random(Xb.shape) < 0.1] = layout.max_width - 1
+    rows = np.sort(rng.choice(500, 300, replace=False))
+    slots = rng.integers(0, 3, size=300)
+    target = HistogramTarget(codes=rng.integers(0, 2, size=500), n_classes=2,
+                             weights=rng.random(500))
+    seq = build_histograms(Xb, rows, slots, 3, layout, target, with_counts=True,
+                           chunk_size=64)
+    with ThreadPool(3) as pool:
+        par = build_histograms(Xb, rows, slots, 3, layout, target, with_counts=True,
+                               chunk_size=64, pool=pool)
+    for a, b in zip(seq, par):
+        assert np.array_equal(a, b)
+    # and a slow obvious twin of the counts
+    for s in range(3):
+        for j in range(5):
+            r = rows[slots == s]
+            b = np.minimum(Xb[r, j], layout.widths[j] - 1)
+            expect = np.bincount(b, minlength=layout.widths[j])
+            got = seq[1][s, layout.offsets[j] : layout.offsets[j + 1]]
+            assert got.tolist() == expect.tolist()
+
+
+def test_binner_errors_do_not_depend_on_threads():
+    X = np.array([[1.0, 0.0, 2.0], [np.inf, 1.0, -np.inf], [3.0, 2.0, 1.0]] * 5)
+    for pool_size in (1, 2, 3):
+        binner = Binner().fit(X[[0, 2]], np.array([False, True, False]))
+        if pool_size == 1:
+            with pytest.raises(ValueError, match="column 0 contains infinite"):
+                binner.transform(X)
+            with pytest.raises(ValueError, match="column 0 contains infinite"):
+                Binner().fit(X)
+            continue
+        with ThreadPool(pool_size) as pool:
+            with pytest.raises(ValueError, match="column 0 contains infinite"):
+                binner.transform(X, pool=pool)
+            with pytest.raises(ValueError, match="column 0 contains infinite"):
+                Binner().fit(X, pool=pool)
+            Xc = X[[0, 2]].copy()
+            Xc[0, 1] = -1.0  # a bad category code in column 1 and an inf in column 2
+            Xc[1, 2] = np.inf
+            with pytest.raises(ValueError, match="column 1 is categorical"):
+                Binner().fit(Xc, np.array([False, True, False]), pool=pool)
+
+
+def test_feature_groups_balance_and_cover():
+    groups = feature_groups([4.0, 1.0, 3.0, 2.0, 2.0], 2)
+    assert sorted(np.concatenate(groups).tolist()) == [0, 1, 2, 3, 4]
+    loads = [sum([4.0, 1.0, 3.0, 2.0, 2.0][j] for j in g) for g in groups]
+    assert loads == [6.0, 6.0]
+    assert len(feature_groups([1.0, 1.0], 8)) == 2
+
+
+@pytest.mark.parametrize("bad", [0, 1.5, "two", True])
+def test_bad_n_jobs(bad):
+    X, signal, _ = frame(5, n=100)
+    with pytest.raises(ValueError, match="n_jobs"):
+        ProfitTreeRegressor(n_jobs=bad).fit(X, signal)
+    with pytest.raises(ValueError, match="n_jobs"):
+        check_n_jobs(bad)
+
+
+def test_check_n_jobs_follows_joblib():
+    from joblib import cpu_count, parallel_config
+
+    assert check_n_jobs(None) == 1
+    assert check_n_jobs(-1) == cpu_count()
+    with parallel_config(n_jobs=2):
+        assert check_n_jobs(None) == 2
