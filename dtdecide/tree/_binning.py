@@ -141,6 +141,25 @@ def numeric_bin_edges(values, weights, max_bins):
     else:
         distinct, inverse = np.unique(values, return_inverse=True)
         counts = np.bincount(inverse, weights=weights, minlength=distinct.size)
+    return edges_from_counts(distinct, counts, max_bins)
+
+
+def edges_from_counts(distinct, counts, max_bins):
+    """Bin edges from sorted distinct values and their (weighted) counts.
+
+    The step of :func:`numeric_bin_edges` after counting, so that a summary merged from
+    several data partitions (exact distinct values, or a compressed quantile summary)
+    gives edges by the same rule.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._binning import edges_from_counts
+    >>> edges_from_counts(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 1.0]), 255).tolist()
+    [1.5, 2.5, inf]
+    """
+    if distinct.size == 0:
+        return np.array([np.inf])
     if distinct.size <= max_bins:
         edges = _midpoints(distinct[:-1], distinct[1:])
     else:
@@ -336,10 +355,14 @@ class Binner:
             if exc is not None:
                 raise exc
         thresholds = [edges for _, edges, _ in found]
-        n_bins = [edges.size for edges in thresholds]
+        return self._set_bins(thresholds, is_categorical)
 
+    def _set_bins(self, thresholds, is_categorical):
+        """Fitted state from every feature's edges (numeric) or ``arange(n_categories)``."""
+        n_features = len(thresholds)
+        n_bins = [edges.size for edges in thresholds]
         self.n_features_in_ = n_features
-        self.is_categorical_ = is_categorical.copy()
+        self.is_categorical_ = np.asarray(is_categorical, dtype=bool).copy()
         self.bin_thresholds_ = thresholds
         self._grids = [
             None if is_categorical[j] else _make_grid(thresholds[j]) for j in range(n_features)

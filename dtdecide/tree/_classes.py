@@ -33,6 +33,7 @@ from ..decision._validation import (
 from . import _leaf
 from ._binning import Binner
 from ._criteria import ordinal_loss_matrix, split_loss_weights, training_loss_matrix
+from ._dask import decide_dask, fit_dask, is_dask_collection, score_dask
 from ._edit import EditMixin, apply_overrides, replay_edits
 from ._encode import encode, encode_apply, fit_encode, n_samples_of, warn_identifier_columns
 from ._grower import grow_tree
@@ -658,6 +659,8 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         >>> tree.apply(X).tolist()
         [1, 1, 1, 1, 3, 3, 4, 4]
         """
+        if is_dask_collection(X):
+            return score_dask(self, "apply", X)
         return self._apply_raw(X)
 
     def decision_path(self, X):
@@ -861,6 +864,8 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         3     mail      15.00       15.0
         4     skip       0.00        0.0
         """
+        if is_dask_collection(X):
+            return decide_dask(self, X, y=y, costs=costs, sample_weight=sample_weight)
         check_is_fitted(self, "tree_")
         matrix = self.decision_matrix_
         if matrix is None:
@@ -1244,6 +1249,9 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
             Inputs. pandas category, string, object and bool columns are categorical;
             NaN marks a missing value. Columns named in the matrix's cost variables are
             taken as costs (not inputs) unless ``costs`` provides them.
+            A Dask DataFrame fits on its partitions (``y``, ``sample_weight`` and
+            ``costs`` then Dask collections with the same partitions); see the
+            user guide page *When your data outgrow one machine*.
         y : array-like of shape (n_samples,)
             Target labels (levels of the matrix when one is given).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -1274,6 +1282,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         >>> tree.tree_.n_nodes
         5
         """
+        if is_dask_collection(X):
+            return fit_dask(self, X, y, sample_weight, costs, edits)
         return self._fit(X, y, sample_weight, costs, edits)
 
     def _prepare_target(self, y, y_arr, matrix, F):
@@ -1464,6 +1474,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         array([[1. , 0. ],
                [0.5, 0.5]])
         """
+        if is_dask_collection(X):
+            return score_dask(self, "predict_proba", X)
         leaves = self.apply(X)
         return self.node_posteriors_[leaves]
 
@@ -1492,6 +1504,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         >>> tree.predict(X).tolist()
         ['no', 'no', 'no', 'no', 'yes', 'yes', 'yes', 'yes']
         """
+        if is_dask_collection(X):
+            return score_dask(self, "predict", X)
         leaves = self.apply(X)
         # the most probable class of each node, then one gather per case (the same as
         # argmax over predict_proba rows, without the (n_samples, n_classes) array)
@@ -1705,6 +1719,9 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         X : array-like or DataFrame of shape (n_samples, n_features)
             Inputs. pandas category, string, object and bool columns are
             categorical; NaN marks a missing value.
+            A Dask DataFrame fits on its partitions (``y``, ``sample_weight`` and
+            ``costs`` then Dask collections with the same partitions); see the
+            user guide page *When your data outgrow one machine*.
         y : array-like of shape (n_samples,)
             Numeric target.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -1734,6 +1751,8 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         >>> reg.get_n_leaves()
         2
         """
+        if is_dask_collection(X):
+            return fit_dask(self, X, y, sample_weight, costs, edits)
         return self._fit(X, y, sample_weight, costs, edits)
 
     def _prepare_target(self, y, y_arr, matrix, F):
@@ -1775,6 +1794,8 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         >>> reg.predict([[1.5], [5.5]])
         array([1.33333333, 8.66666667])
         """
+        if is_dask_collection(X):
+            return score_dask(self, "predict", X)
         leaves = self.apply(X)
         v = self.tree_.value
         return (v[:, 1] / v[:, 0])[leaves]

@@ -53,7 +53,10 @@ from ._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
 from ._splitter import SplitResult, find_best_splits
 from ._tree import TreeStructure
 
-__all__ = ["grow_tree", "Level", "NodeSplits", "node_split_candidates"]
+__all__ = [
+    "grow_tree", "grow_from_source", "route_binned", "Level", "NodeSplits",
+    "node_split_candidates",
+]
 
 _EPS = np.finfo(np.float64).eps
 # criterion="profit": least gain of a split relative to the total money at stake (gains
@@ -99,6 +102,12 @@ class Level:
 
     def take(self, i):
         """The state of slot ``i`` alone."""
+        if self.slots is None:  # rows kept by another row source (e.g. Dask partitions)
+            return Level(
+                self.node_ids[i : i + 1], self.depth, self.hist[i : i + 1],
+                None if self.counts is None else self.counts[i : i + 1], None, None,
+                self.active[i : i + 1],
+            )
         mask = self.slots == i
         rows = np.flatnonzero(mask).astype(_ROW_INT) if self.rows is None else self.rows[mask]
         return Level(
@@ -144,10 +153,20 @@ class _NodeTable:
         return ids
 
     def set_split(self, ids, feature, threshold, is_cat, cat_rows, missing_left, left, right,
-                  table=None):
+                  table):
         self.splits.append((ids, feature, threshold, is_cat, cat_rows, missing_left, left, right))
-        if table is not None:
-            self.tables.append(table)
+        self.tables.append(table)
+
+    def routing_arrays(self, max_width):
+        """``(left, right, feature, tables)`` of the nodes so far, for :func:`route_binned`."""
+        n = self.n_nodes
+        left = np.full(n, -1, dtype=np.intp)
+        right = np.full(n, -1, dtype=np.intp)
+        feature = np.full(n, -1, dtype=np.intp)
+        tables = np.zeros((n, max_width), dtype=bool)
+        for (ids, feat, _, _, _, _, lch, rch), table in zip(self.splits, self.tables):
+            left[ids], right[ids], feature[ids], tables[ids] = lch, rch, feat, table
+        return left, right, feature, tables
 
 
 class _Context:
@@ -196,7 +215,7 @@ class _Context:
 
 def _expand(ctx, level, split, do):
     """Split the nodes ``do`` of ``level``; return the level of children still to grow."""
-    X_binned, nodes = ctx.X_binned, ctx.nodes
+    nodes = ctx.nodes
     sel = np.flatnonzero(do)
     ns = sel.size
     feat = split.feature[sel]
@@ -230,7 +249,7 @@ def _expand(ctx, level, split, do):
         split.missing_left[sel],
         child_ids[0::2],
         child_ids[1::2],
-        table=table if ctx.profit is not None else None,
+        table,
     )
 
     # children that keep growing; rows of pairs where neither does are dropped unsplit
@@ -251,41 +270,15 @@ def _expand(ctx, level, split, do):
     slot_of_child = np.full(2 * ns, -1, dtype=_ROW_INT)
     slot_of_child[order] = np.arange(order.size, dtype=_ROW_INT)
 
-    # partition the rows of those pairs (row-level arrays in int32: half the memory),
-    # in contiguous ranges of rows (one per thread), concatenated in order
-    k_of_slot = np.full(level.n_nodes, -1, dtype=_ROW_INT)
-    k_of_slot[sel[needed]] = needed.astype(_ROW_INT)
-    every_pair = needed.size == level.n_nodes  # every row stays
-    part = _Partition(X_binned, level, k_of_slot, every_pair, feat, table, slot_of_child,
-                      n_built, small_cont.size)
-    n_level_rows = level.slots.shape[0]
-    n_ranges = 1 if ctx.pool is None else ctx.pool.n_threads
-    bounds = np.linspace(0, n_level_rows, n_ranges + 1).astype(np.intp)
-    ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-    pieces = part(ranges[0]) if len(ranges) == 1 else [
-        np.concatenate(arrays) for arrays in zip(*ctx.pool.map_groups(part, ranges))
-    ]
-    built_rows, built_slots, alive_rows, alive_slots = pieces
-    del pieces
-
-    # histograms of the smaller children
     new_hist = np.empty((order.size, *level.hist.shape[1:]), dtype=level.hist.dtype)
     new_counts = None
     if ctx.with_counts:
         new_counts = np.empty((order.size, *level.counts.shape[1:]), dtype=level.counts.dtype)
-    build_histograms(
-        X_binned,
-        built_rows,
-        built_slots,
-        n_built,
-        ctx.layout,
-        ctx.target,
-        with_counts=ctx.with_counts,
-        chunk_size=ctx.chunk_size,
-        out=(new_hist[:n_built], None if new_counts is None else new_counts[:n_built]),
-        pool=ctx.pool,
+    alive_rows, alive_slots = ctx.source.children(
+        ctx, level, child_ids, slot_of_child, n_built, small_cont.size,
+        (new_hist[:n_built], None if new_counts is None else new_counts[:n_built]),
+        sel=sel, needed=needed, feat=feat, table=table,
     )
-    del built_rows, built_slots
     # siblings by subtraction: parent - smaller child
     big_parent = sel[big_cont // 2]
     big_small = slot_of_child[small_child[big_cont // 2]]
@@ -305,6 +298,48 @@ def _expand(ctx, level, split, do):
         child_ids[order], child_depth, new_hist, new_counts, alive_rows, alive_slots,
         active=active,
     )
+
+
+class _LocalRows:
+    """The grower's row source for an in-memory binned matrix (``ctx.X_binned``).
+
+    ``root`` histograms every row; ``children`` partitions the rows of the split nodes
+    (in contiguous ranges, one per thread of ``ctx.pool``) and histograms the children
+    that are built from rows, returning the rows (and slots) of the next level.
+    """
+
+    def root(self, ctx):
+        slots = np.zeros(ctx.X_binned.shape[0], dtype=_ROW_INT)
+        hist, counts = build_histograms(
+            ctx.X_binned, None, slots, 1, ctx.layout, ctx.target,
+            with_counts=ctx.with_counts, chunk_size=ctx.chunk_size, pool=ctx.pool,
+        )
+        return hist, counts, None, slots
+
+    def children(self, ctx, level, child_ids, slot_of_child, n_built, n_small_cont, out, *,
+                 sel, needed, feat, table):
+        # partition the rows of those pairs (row-level arrays in int32: half the memory),
+        # in contiguous ranges of rows (one per thread), concatenated in order
+        k_of_slot = np.full(level.n_nodes, -1, dtype=_ROW_INT)
+        k_of_slot[sel[needed]] = needed.astype(_ROW_INT)
+        every_pair = needed.size == level.n_nodes  # every row stays
+        part = _Partition(ctx.X_binned, level, k_of_slot, every_pair, feat, table,
+                          slot_of_child, n_built, n_small_cont)
+        n_level_rows = level.slots.shape[0]
+        n_ranges = 1 if ctx.pool is None else ctx.pool.n_threads
+        bounds = np.linspace(0, n_level_rows, n_ranges + 1).astype(np.intp)
+        ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+        pieces = part(ranges[0]) if len(ranges) == 1 else [
+            np.concatenate(arrays) for arrays in zip(*ctx.pool.map_groups(part, ranges))
+        ]
+        built_rows, built_slots, alive_rows, alive_slots = pieces
+        del pieces
+        # histograms of the smaller children
+        build_histograms(
+            ctx.X_binned, built_rows, built_slots, n_built, ctx.layout, ctx.target,
+            with_counts=ctx.with_counts, chunk_size=ctx.chunk_size, out=out, pool=ctx.pool,
+        )
+        return alive_rows, alive_slots
 
 
 class _Partition:
@@ -520,24 +555,7 @@ def grow_tree(
         profit_method=profit_method, check_input=check_input,
     )
     ctx.pool = pool
-    X_binned, layout, n_samples = ctx.X_binned, ctx.layout, ctx.X_binned.shape[0]
-    max_leaf_nodes = ctx.max_leaf_nodes
-
-    slots = np.zeros(n_samples, dtype=_ROW_INT)
-    hist, counts = build_histograms(
-        X_binned, None, slots, 1, layout, ctx.target, with_counts=ctx.with_counts,
-        chunk_size=ctx.chunk_size, pool=pool,
-    )
-    root_sums = hist[0, : layout.widths[0]].sum(axis=0)
-    ctx.total_weight = float(ctx.weight_of(ctx.crit_sums(root_sums)))
-    ctx.nodes.add(np.array([-1]), 0, [n_samples], root_sums[None, :])
-    root = Level(np.array([0], dtype=np.intp), 0, hist, counts, None, slots)
-    if ctx.can_split(0, np.array([n_samples]), root_sums[None, :])[0] and ctx.total_weight > 0:
-        if max_leaf_nodes is None:
-            _grow_level_wise(ctx, root)
-        else:
-            _grow_best_first(ctx, root, max_leaf_nodes)
-    return _freeze(ctx, shift)
+    return _grow(ctx, ctx.X_binned.shape[0], ctx.max_leaf_nodes, shift)
 
 
 def _make_context(X_binned, binner, *, y, n_classes, sample_weight, criterion, loss_matrix,
@@ -658,25 +676,15 @@ def _make_context(X_binned, binner, *, y, n_classes, sample_weight, criterion, l
         criterion, class_weight, loss_matrix, shift = profit, None, None, 0.0
         is_classification = True
 
-    B = binner.n_bins_total_
-    # per-feature histogram widths: memory and time scale with sum(n_bins_ + 1)
-    layout = BinLayout.from_binner(binner)
-    thresholds = np.full((n_features, B), np.nan)
-    for j in range(n_features):
-        if not binner.is_categorical_[j]:
-            thresholds[j, : binner.n_bins_[j]] = binner.bin_thresholds_[j]
-    cat_bins = binner.n_bins_[binner.is_categorical_]
-    ctx = _Context(
+    ctx = _layout_context(
+        binner,
+        source=_LocalRows(),
         X_binned=X_binned,
         target=target,
         is_classification=is_classification,
         criterion=criterion,
         loss_matrix=loss_matrix,
         class_weight=class_weight,
-        is_categorical=binner.is_categorical_,
-        layout=layout,
-        thresholds=thresholds,
-        cat_width=int(cat_bins.max()) if cat_bins.size else 0,
         with_counts=not target.counts_from_sums,
         # float sums of non-integer weights can leave -1e-17 after "parent - small"
         clip_subtraction=not (is_classification and sample_weight is None),
@@ -685,7 +693,6 @@ def _make_context(X_binned, binner, *, y, n_classes, sample_weight, criterion, l
         min_samples_split=min_samples_split,
         min_impurity_decrease=float(min_impurity_decrease),
         max_depth=max_depth,
-        nodes=_NodeTable(),
         profit=profit,
         value_rows=value_rows,
         max_leaf_nodes=max_leaf_nodes,
@@ -787,6 +794,81 @@ def node_split_candidates(X_binned, binner, rows, *, y, n_classes=None, sample_w
     return out
 
 
+def _grow(ctx, n_samples, max_leaf_nodes, shift):
+    """Grow from the root histogram of ``ctx.source``; the frozen tree."""
+    hist, counts, rows, slots = ctx.source.root(ctx)
+    root_sums = hist[0, : ctx.layout.widths[0]].sum(axis=0)
+    ctx.total_weight = float(ctx.weight_of(ctx.crit_sums(root_sums)))
+    ctx.nodes.add(np.array([-1]), 0, [n_samples], root_sums[None, :])
+    root = Level(np.array([0], dtype=np.intp), 0, hist, counts, rows, slots)
+    if ctx.can_split(0, np.array([n_samples]), root_sums[None, :])[0] and ctx.total_weight > 0:
+        if max_leaf_nodes is None:
+            _grow_level_wise(ctx, root)
+        else:
+            _grow_best_first(ctx, root, max_leaf_nodes)
+    return _freeze(ctx, shift)
+
+
+def _layout_context(binner, **kw):
+    """A :class:`_Context` with the bin layout, raw thresholds and categorical width."""
+    n_features = binner.n_features_in_
+    B = binner.n_bins_total_
+    # per-feature histogram widths: memory and time scale with sum(n_bins_ + 1)
+    layout = BinLayout.from_binner(binner)
+    thresholds = np.full((n_features, B), np.nan)
+    for j in range(n_features):
+        if not binner.is_categorical_[j]:
+            thresholds[j, : binner.n_bins_[j]] = binner.bin_thresholds_[j]
+    cat_bins = binner.n_bins_[binner.is_categorical_]
+    return _Context(
+        is_categorical=binner.is_categorical_,
+        layout=layout,
+        thresholds=thresholds,
+        cat_width=int(cat_bins.max()) if cat_bins.size else 0,
+        nodes=_NodeTable(),
+        **kw,
+    )
+
+
+def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_weight,
+                     unit_weights, hist_dtype, shift, max_depth, min_samples_leaf,
+                     min_samples_split, min_impurity_decrease, max_leaf_nodes,
+                     loss_matrix=None):
+    """Grow a tree whose histograms come from ``source`` (rows kept elsewhere).
+
+    ``source`` has ``root(ctx) -> (hist, counts, None, None)`` and ``children(ctx, level,
+    child_ids, slot_of_child, n_built, n_small_cont, out, **split) -> (None, None)``
+    filling ``out`` with the histograms of the new level's first ``n_built`` slots
+    (node ``child_ids[j]`` has slot ``slot_of_child[j]``); it reads the splits so far from
+    ``ctx.nodes.routing_arrays``. Everything else -- split search, stopping rules, the
+    larger child as ``parent - smaller``, the frozen node arrays -- is :func:`grow_tree`'s.
+    Inputs are trusted (the caller validated them); ``shift`` is the centring of a
+    regression target. Used by the Dask fit (:mod:`dtdecide.tree._dask`).
+    """
+    is_classification = n_classes is not None
+    ctx = _layout_context(
+        binner,
+        source=source,
+        is_classification=is_classification,
+        criterion=criterion,
+        loss_matrix=loss_matrix,
+        class_weight=class_weight,
+        with_counts=not unit_weights,
+        hist_dtype=np.dtype(hist_dtype),
+        clip_subtraction=not (is_classification and unit_weights),
+        min_samples_leaf=min_samples_leaf,
+        min_samples_split=min_samples_split,
+        min_impurity_decrease=float(min_impurity_decrease),
+        max_depth=max_depth,
+        profit=None,
+        value_rows=None,
+        max_leaf_nodes=max_leaf_nodes,
+        pool=None,
+    )
+    source.ctx = ctx
+    return _grow(ctx, n_samples, max_leaf_nodes, shift)
+
+
 def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class_weight,
                    n_samples):
     """Criterion, histogram target and value inputs of ``criterion="profit"``."""
@@ -805,10 +887,15 @@ def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class
 
 def _route_binned(ctx, n_nodes, left, right, feature):
     """Node id of every training row, routed through the grown splits on binned values."""
-    tables = np.zeros((n_nodes, ctx.layout.max_width), dtype=bool)
-    for (ids, *_), table in zip(ctx.nodes.splits, ctx.nodes.tables):
-        tables[ids] = table
-    X_binned = ctx.X_binned
+    _, _, _, tables = ctx.nodes.routing_arrays(ctx.layout.max_width)
+    return route_binned(ctx.X_binned, left, right, feature, tables)
+
+
+def route_binned(X_binned, left, right, feature, tables):
+    """Node id of every row of ``X_binned`` through splits given as go-left tables.
+
+    ``tables[node, b]``: whether binned value ``b`` of the node's feature goes left.
+    """
     node = np.zeros(X_binned.shape[0], dtype=np.intp)
     is_split = left >= 0
     rows = np.arange(X_binned.shape[0])

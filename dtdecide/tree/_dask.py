@@ -1,0 +1,789 @@
+"""The profit trees on Dask collections (the optional ``dtdecide[dask]`` extra).
+
+``fit`` accepts a ``dask.dataframe.DataFrame`` ``X`` with ``y``, ``sample_weight`` and
+``costs`` as Dask collections of the same partitions. What travels between the workers
+and the client is small and never a row:
+
+1. **Summaries** (one pass): per partition the column kinds, the category labels present,
+   missing-value flags, the target's labels and weighted counts, and per numeric column
+   its distinct values with their weighted counts -- compressed to a quantile summary of
+   at most ``_SUMMARY_POINTS`` points when a partition or a merge holds more (exact below
+   that, so a feature with at most ``max_bins`` distinct values gets the exact bins of
+   the in-memory fit). Summaries are merged pairwise in a tree.
+2. **Binned partitions** are built on the workers and persisted there (binned inputs,
+   class codes or regression channels, frequencies, resolved consequences).
+3. **Growth**, level by level: the client sends the splits chosen so far (a few small
+   node arrays); every partition routes its rows through them, builds the histograms of
+   the children to be histogrammed with the in-memory kernel
+   (:func:`~dtdecide.tree._histogram.build_histograms`), the histograms are summed
+   pairwise in a tree and come back; the client picks the splits with the in-memory
+   splitter. The grower is the in-memory one (:func:`~dtdecide.tree._grower.grow_from_source`),
+   only the place where the histogram sums happen differs.
+4. **Decision statistics** (class counts, cost and consequence sums of every node) are
+   per-partition :func:`~dtdecide.tree._leaf.compute_decision_stats` arrays, summed.
+
+The fitted estimator is an ordinary in-memory tree. On data that fit both ways with the
+same bins it is the in-memory tree: the same splits and counts, and the same sums up to
+the order of floating-point additions (exactly the same when those sums are exact, e.g.
+integer weights and costs).
+
+Scoring (``predict``, ``predict_proba``, ``apply``, ``decide``) on a Dask DataFrame runs
+per partition and keeps the index; ``decide`` returns the case table as a Dask DataFrame
+and the exact summary from per-partition sums.
+
+Dask is imported only when a Dask collection is passed.
+"""
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .._dtypes import FLOAT_DTYPE as _FLOAT
+from ._histogram import HistogramTarget, build_histograms
+
+__all__ = ["is_dask_collection", "fit_dask", "score_dask", "decide_dask"]
+
+# largest number of (value, weight) points a numeric column's summary keeps
+_SUMMARY_POINTS = 1 << 14
+_FLOAT32_EXACT_LIMIT = 1 << 24
+
+
+def is_dask_collection(obj):
+    """Whether ``obj`` is a Dask DataFrame/Series/Array (without importing Dask).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from dtdecide.tree._dask import is_dask_collection
+    >>> is_dask_collection(pd.DataFrame({"a": [1]}))
+    False
+    """
+    return hasattr(obj, "__dask_graph__") and hasattr(obj, "npartitions")
+
+
+def _import_dask():
+    try:
+        import dask
+        import dask.dataframe  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - the extra is installed in CI
+        raise ImportError(
+            "fitting or scoring on Dask collections needs Dask; install the extra: "
+            "pip install 'dtdecide[dask]'"
+        ) from exc
+    return dask
+
+
+# ------------------------------------------------------------------ partitions
+_Y, _W, _C = "__dtdecide_y__", "__dtdecide_weight__", "__dtdecide_cost__:"
+
+
+def _check_collection(name, obj, X):
+    if not is_dask_collection(obj) or not hasattr(obj, "to_delayed"):
+        raise TypeError(
+            f"{name} must be a Dask DataFrame/Series with the partitions of X when X is a "
+            f"Dask DataFrame; got {type(obj).__name__}"
+        )
+    if obj.npartitions != X.npartitions:
+        raise ValueError(
+            f"{name} has {obj.npartitions} partitions and X has {X.npartitions}; give "
+            "them the same partitions (e.g. take them as columns of one Dask DataFrame)"
+        )
+    if X.known_divisions and obj.known_divisions and tuple(X.divisions) != tuple(
+        obj.divisions
+    ):
+        raise ValueError(
+            f"{name} and X have different partition divisions; give them the same "
+            "partitions (e.g. take them as columns of one Dask DataFrame)"
+        )
+
+
+def _pack(Xp, *others, names=(), partition_info=None):
+    """One partition of X with y, weights and costs as extra columns (checked aligned)."""
+    k = "?" if partition_info is None else partition_info.get("number", "?")
+    frames = [Xp]
+    for name, part in zip(names, others):
+        if len(part) != len(Xp):
+            raise ValueError(
+                f"{name} partition {k} has {len(part)} rows and X's has {len(Xp)}; the "
+                "collections must have the same partitions"
+            )
+        if not part.index.equals(Xp.index):
+            raise ValueError(
+                f"{name} partition {k} has another index than X's; the collections must "
+                "have the same partitions and index"
+            )
+        if name == "costs":
+            part = part.add_prefix(_C)
+        else:
+            column = _Y if name == "y" else _W
+            if isinstance(part, pd.DataFrame):
+                if part.shape[1] != 1:
+                    raise ValueError(f"{name} must be one column; got {part.shape[1]}")
+                part = part.iloc[:, 0]
+            part = part.rename(column).to_frame()
+        frames.append(part)
+    return pd.concat(frames, axis=1) if len(frames) > 1 else Xp
+
+
+def _packed_parts(X, y=None, sample_weight=None, costs=None):
+    """Delayed partitions of X with the per-case collections packed in as columns.
+
+    One graph for all of them, so that every collection keeps X's partitions (Dask may
+    otherwise read a column projection of the same Parquet files in other partitions).
+    Returns the partitions and the spec :func:`_unpack` needs.
+    """
+    import dask.dataframe as dd
+
+    given = [(n, o) for n, o in (("y", y), ("sample_weight", sample_weight),
+                                 ("costs", costs)) if o is not None]
+    for name, obj in given:
+        _check_collection(name, obj, X)
+    spec = {"X": list(X.columns), "y": y is not None, "w": sample_weight is not None,
+            "costs": None if costs is None else list(costs.columns)}
+    if not given:
+        return X.to_delayed(), spec
+    names = tuple(n for n, _ in given)
+    meta = _pack(X._meta, *[o._meta for _, o in given], names=names)
+    packed = dd.map_partitions(_pack, X, *[o for _, o in given], names=names, meta=meta,
+                               align_dataframes=False)
+    return packed.to_delayed(), spec
+
+
+def _unpack(part, spec):
+    """``(X, y, sample_weight, costs)`` of one packed partition (None where not given)."""
+    Xp = part[spec["X"]]
+    yp = part[_Y] if spec["y"] else None
+    wp = part[_W] if spec["w"] else None
+    cp = None
+    if spec["costs"] is not None:
+        cp = part[[_C + c for c in spec["costs"]]].set_axis(spec["costs"], axis=1)
+    return Xp, yp, wp, cp
+
+
+def _tree_reduce(dask, items, combine):
+    """Pairwise (tree) reduction of delayed ``items`` with ``combine``."""
+    delayed = dask.delayed(combine, pure=True)
+    while len(items) > 1:
+        items = [
+            delayed(items[i], items[i + 1]) if i + 1 < len(items) else items[i]
+            for i in range(0, len(items), 2)
+        ]
+    return items[0]
+
+
+# ------------------------------------------------------------------ summaries
+def _compress(values, weights):
+    """At most ``_SUMMARY_POINTS`` (value, weight) points with the same total weight.
+
+    Each kept point is the value at a regular weighted quantile; every dropped value's
+    weight goes to the next kept point at or above it (the largest value is always kept).
+    """
+    if values.size <= _SUMMARY_POINTS:
+        return values, weights
+    cum = np.cumsum(weights)
+    targets = (np.arange(1, _SUMMARY_POINTS) / _SUMMARY_POINTS) * cum[-1]
+    keep = np.unique(np.append(np.searchsorted(cum, targets, side="left"), values.size - 1))
+    group = np.searchsorted(keep, np.arange(values.size), side="left")
+    return values[keep], np.bincount(group, weights=weights, minlength=keep.size)
+
+
+def _merge_points(a, b):
+    values = np.concatenate([a[0], b[0]])
+    weights = np.concatenate([a[1], b[1]])
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return _compress(distinct, np.bincount(inverse, weights=weights, minlength=distinct.size))
+
+
+def _summarize(part, spec, *, est, matrix, is_classifier):
+    """What the client needs from one partition (never its rows)."""
+    from ..decision._validation import check_sample_weight
+    from ._encode import _column_kind, _numeric_values
+
+    Xp, yp, wp, cp = _unpack(part, spec)
+    X_in, _, _, _ = est._split_costs(Xp, cp, matrix)
+    n = len(X_in)
+    if n == 0:  # an empty partition contributes nothing (merged away)
+        return {"n": 0, "columns": list(X_in.columns)}
+    F = check_sample_weight(None if wp is None else wp.to_numpy(), n, name="sample_weight")
+    F = np.ones(n, dtype=_FLOAT) if F is None else np.asarray(F, dtype=_FLOAT)
+    out = {"n": n, "columns": list(X_in.columns), "kinds": [], "present": [],
+           "points": [], "has_nan": [], "weight": float(F.sum()),
+           "unit": bool(np.all(F == 1.0))}
+    for j, name in enumerate(X_in.columns):
+        col = X_in.iloc[:, j]
+        kind = _column_kind(col, name) if n else None
+        out["kinds"].append(kind)
+        out["has_nan"].append(bool(col.isna().any()))
+        if kind == "categorical":
+            out["present"].append(pd.unique(col.dropna().to_numpy(dtype=object)))
+            out["points"].append(None)
+        elif kind == "numeric":
+            v = np.asarray(_numeric_values(col, name), dtype=_FLOAT)
+            keep = ~np.isnan(v) & (F > 0)
+            distinct, inverse = np.unique(v[keep], return_inverse=True)
+            counts = np.bincount(inverse, weights=F[keep], minlength=distinct.size)
+            out["present"].append(None)
+            out["points"].append(_compress(distinct, counts))
+        else:
+            out["present"].append(None)
+            out["points"].append(None)
+    y = np.asarray(yp.to_numpy() if hasattr(yp, "to_numpy") else yp)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"y must be one column; got a partition of shape {y.shape}")
+    if is_classifier:
+        if pd.isna(pd.Series(y, dtype=object)).any():
+            raise ValueError("y contains missing values (NaN/None); drop those cases first")
+        labels, inverse = np.unique(y, return_inverse=True) if n else (y[:0], y[:0])
+        out["labels"] = (labels, np.bincount(inverse, weights=F, minlength=labels.size))
+    else:
+        t = np.asarray(y, dtype=_FLOAT)
+        if not np.all(np.isfinite(t)):
+            raise ValueError("y contains NaN or infinity; the target must be finite")
+        out["wy"] = float(F @ t)
+    return out
+
+
+def _merge_summaries(a, b):
+    if a["n"] == 0:
+        a, b = b, a
+    if b["n"] == 0:
+        if a["columns"] != b["columns"]:
+            raise ValueError(
+                f"X partitions have different columns: {a['columns']!r} and {b['columns']!r}"
+            )
+        return a
+    if a["columns"] != b["columns"]:
+        raise ValueError(
+            f"X partitions have different columns: {a['columns']!r} and {b['columns']!r}"
+        )
+    out = {"n": a["n"] + b["n"], "columns": a["columns"], "weight": a["weight"] + b["weight"],
+           "unit": a["unit"] and b["unit"], "kinds": [], "present": [], "points": [],
+           "has_nan": [x or y for x, y in zip(a["has_nan"], b["has_nan"])]}
+    for j, name in enumerate(a["columns"]):
+        ka, kb = a["kinds"][j], b["kinds"][j]
+        if ka is not None and kb is not None and ka != kb:
+            raise ValueError(
+                f"X column {name!r} is {ka} in one partition and {kb} in another; give it "
+                "one type (e.g. astype('category') or astype(float))"
+            )
+        kind = ka or kb
+        out["kinds"].append(kind)
+        pa, pb = a["present"][j], b["present"][j]
+        out["present"].append(
+            None if kind != "categorical" else pd.unique(np.concatenate([pa, pb]))
+        )
+        qa, qb = a["points"][j], b["points"][j]
+        out["points"].append(None if kind != "numeric" else _merge_points(qa, qb))
+    if "labels" in a:
+        labels = np.concatenate([a["labels"][0], b["labels"][0]])
+        weights = np.concatenate([a["labels"][1], b["labels"][1]])
+        distinct, inverse = np.unique(labels, return_inverse=True)
+        out["labels"] = (distinct, np.bincount(inverse, weights=weights,
+                                               minlength=distinct.size))
+    else:
+        out["wy"] = a["wy"] + b["wy"]
+    return out
+
+
+def _encoding_from(summary, meta):
+    """The :class:`FeatureEncoding` of the whole collection (categories: sorted union)."""
+    from ._encode import FeatureEncoding, _frame_names
+
+    names, has_names = _frame_names(meta)
+    is_cat = np.array([k == "categorical" for k in summary["kinds"]], dtype=bool)
+    categories = []
+    for j in range(len(names)):
+        if not is_cat[j]:
+            categories.append(None)
+            continue
+        dtype = meta.dtypes.iloc[j]
+        if isinstance(dtype, pd.CategoricalDtype) and dtype.categories is not None and (
+            len(dtype.categories) or not len(summary["present"][j])
+        ) and not _unknown_categories(dtype):
+            categories.append(np.asarray(dtype.categories))
+        elif pd.api.types.is_bool_dtype(dtype):
+            categories.append(np.array([False, True], dtype=object))
+        else:
+            values = summary["present"][j]
+            try:
+                values = np.array(sorted(values), dtype=object)
+            except TypeError:  # labels of mixed types: order of first appearance
+                values = np.asarray(values, dtype=object)
+            categories.append(values)
+    return FeatureEncoding(
+        feature_names=names, is_categorical=is_cat, categories=categories,
+        has_names=has_names,
+    )
+
+
+def _unknown_categories(dtype):
+    # dask marks categories it has not computed with this placeholder
+    return list(dtype.categories) == ["__UNKNOWN_CATEGORIES__"]
+
+
+def _binner_from(summary, encoding, max_bins):
+    from ._binning import Binner, edges_from_counts
+
+    thresholds = []
+    for j, cat in enumerate(encoding.categories):
+        if cat is not None:
+            present = summary["present"][j]
+            codes = pd.Index(cat).get_indexer(present) if len(present) else np.array([-1])
+            thresholds.append(np.arange(int(codes.max()) + 1 if len(present) else 1,
+                                        dtype=np.float64))
+        else:
+            points = summary["points"][j]
+            values, weights = (np.empty(0), np.empty(0)) if points is None else points
+            thresholds.append(edges_from_counts(values, weights, max_bins))
+    binner = Binner(max_bins=max_bins)
+    binner._validate_params()
+    return binner._set_bins(thresholds, encoding.is_categorical)
+
+
+# ------------------------------------------------------------------ binned partitions
+class _Part:
+    """One partition as the workers keep it: binned inputs and per-row target data."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def _prepare(k, part, spec, *, est, matrix, encoding, binner, classes, unit, shift,
+             hist_dtype):
+    Xp, yp, wp, cp = _unpack(part, spec)
+    from ..decision._kernels import encode_target
+    from ._encode import encode
+
+    X_in, resolve_costs, cost_columns, _ = est._split_costs(Xp, cp, matrix)
+    n = len(X_in)
+    if n == 0:
+        return _Part(n=0)
+    X_codes = encode(X_in, encoding, estimator_name=type(est).__name__)
+    Xb = binner.transform(X_codes)
+    F = np.ones(n, dtype=_FLOAT) if wp is None else np.asarray(wp.to_numpy(), dtype=_FLOAT)
+    y = np.asarray(yp.to_numpy())
+    if y.ndim == 2:
+        y = y[:, 0]
+    if classes is not None:
+        t = encode_target(y, classes).astype(np.intp) if n else np.zeros(0, np.intp)
+        target = HistogramTarget(codes=t, n_classes=len(classes),
+                                 weights=None if unit else F)
+    else:
+        t = np.asarray(y, dtype=_FLOAT)
+        yc = t - shift
+        channels = np.column_stack([F, F * yc, F * yc * yc])
+        target = HistogramTarget(channels=channels)
+    cons = None
+    if matrix is not None:
+        cons = matrix.resolve(resolve_costs, n_samples=n)
+        if cons.has_missing.any():
+            raise ValueError(
+                f"costs: {int(np.count_nonzero(cons.has_missing))} training case(s) in "
+                f"partition {k} have a missing cost; the leaf averages of the costs need "
+                "every training case's costs (impute or drop them)"
+            )
+    return _Part(Xb=Xb, target=target, F=F, t=t, cons=cons, cost_columns=cost_columns,
+                 hist_dtype=hist_dtype, n=n)
+
+
+def _part_hist(part, tree, slot_of_node, n_slots, layout, with_counts):
+    """Histograms of one partition's rows in the nodes that have a slot."""
+    from ._grower import route_binned
+
+    if part.n == 0:
+        return None
+    if tree is None:
+        slots = np.zeros(part.n, dtype=np.int32)
+        rows = None
+    else:
+        node = route_binned(part.Xb, *tree)
+        slot = slot_of_node.take(node)
+        rows = np.flatnonzero(slot >= 0)
+        slots = slot.take(rows)
+    hist, counts = build_histograms(part.Xb, rows, slots, n_slots, layout, part.target,
+                                    with_counts=with_counts)
+    return hist.astype(part.hist_dtype, copy=False), counts
+
+
+def _add_pair(a, b):
+    if a is None or b is None:
+        return b if a is None else a
+    return tuple(None if x is None else x + y for x, y in zip(a, b))
+
+
+class DaskRows:
+    """The grower's row source over persisted Dask partitions (see the module notes)."""
+
+    def __init__(self, dask, parts, layout, with_counts):
+        self.dask = dask
+        self.parts = parts
+        self.layout = layout
+        self.with_counts = with_counts
+
+    def _histograms(self, tree, slot_of_node, n_slots):
+        delayed = self.dask.delayed(_part_hist, pure=True)
+        items = [delayed(p, tree, slot_of_node, n_slots, self.layout, self.with_counts)
+                 for p in self.parts]
+        (total,) = self.dask.compute(_tree_reduce(self.dask, items, _add_pair))
+        return total
+
+    def root(self, ctx):
+        hist, counts = self._histograms(None, None, 1)
+        return hist, counts, None, None
+
+    @property
+    def routing(self):
+        """``(left, right, feature, tables)`` of the grown tree (after growing)."""
+        return self.ctx.nodes.routing_arrays(self.layout.max_width)
+
+    def children(self, ctx, level, child_ids, slot_of_child, n_built, n_small_cont, out,
+                 **split):
+        tree = ctx.nodes.routing_arrays(ctx.layout.max_width)
+        slot_of_node = np.full(ctx.nodes.n_nodes, -1, dtype=np.intp)
+        built = np.flatnonzero((slot_of_child >= 0) & (slot_of_child < n_built))
+        slot_of_node[child_ids[built]] = slot_of_child[built]
+        hist, counts = self._histograms(tree, slot_of_node, n_built)
+        out[0][...] = hist.reshape(out[0].shape)
+        if out[1] is not None:
+            out[1][...] = counts.reshape(out[1].shape)
+        return None, None
+
+
+def _part_stats(part, tree, parent, depth, matrix):
+    from . import _leaf
+    from ._grower import route_binned
+
+    if part.n == 0:
+        return None
+    node = route_binned(part.Xb, *tree)
+    return _leaf.compute_decision_stats(
+        node, parent, depth, cons=part.cons, sample_weight=part.F,
+        t_idx=None if matrix.is_interval else part.t,
+        y=part.t if matrix.is_interval else None,
+        rows=matrix.rows, decisions=matrix.decisions, cost_columns=part.cost_columns,
+    )
+
+
+def _add_stats(a, b):
+    if a is None or b is None:
+        return b if a is None else a
+    out = type(a).__new__(type(a))
+    for key, value in vars(a).items():
+        other = getattr(b, key)
+        setattr(out, key, value + other if isinstance(value, np.ndarray) and
+                value.dtype.kind == "f" else value)
+    return out
+
+
+# ------------------------------------------------------------------ fit
+def _refuse(est, matrix):
+    """The options this first Dask version does not support, each named."""
+    checks = [
+        (est.search != "greedy", f"search={est.search!r}"),
+        (est.criterion == "profit", 'criterion="profit"'),
+        (est.decision_rule == "case", 'decision_rule="case"'),
+        (getattr(est, "ordinal", False), "ordinal=True"),
+        (getattr(est, "split_weights", None) is not None,
+         f"split_weights={getattr(est, 'split_weights', None)!r}"),
+        (matrix is not None and matrix.is_case_specific, "a case-specific decision_matrix"),
+    ]
+    for bad, what in checks:
+        if bad:
+            raise NotImplementedError(
+                f"{what} is not supported on Dask collections yet; fit on a pandas "
+                "DataFrame (e.g. X.compute()) or use the default options"
+            )
+
+
+def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
+    """Fit ``est`` (a profit tree) on Dask collections; see the module notes."""
+    from ._grower import grow_from_source
+    from ._histogram import BinLayout
+
+    dask = _import_dask()
+    est._validate_params()
+    if edits:
+        raise NotImplementedError("edits are not supported on Dask collections yet")
+    if not hasattr(X, "to_delayed") or not hasattr(X, "columns"):
+        raise TypeError(
+            f"X must be a Dask DataFrame to fit on Dask; got {type(X).__name__}"
+        )
+    if y is None:
+        raise ValueError("requires y to be passed, but the target y is None")
+    if isinstance(costs, Mapping):
+        raise TypeError("costs must be a Dask DataFrame when X is a Dask DataFrame; got a dict")
+    matrix = est._check_matrix()
+    if est.criterion == "profit" and matrix is None:
+        raise ValueError('criterion="profit" needs a decision_matrix')
+    _refuse(est, matrix)
+    if matrix is None and costs is not None:
+        raise ValueError("costs needs a decision_matrix; got decision_matrix=None")
+    is_classifier = est._is_classifier
+
+    if not is_dask_collection(y):
+        raise TypeError(
+            "y must be a Dask Series with the partitions of X when X is a Dask DataFrame; "
+            f"got {type(y).__name__}"
+        )
+    packed, spec = _packed_parts(X, y, sample_weight, costs)
+    kw = dict(est=est, matrix=matrix, is_classifier=is_classifier)
+    summarize = dask.delayed(_summarize, pure=True)
+    items = [summarize(p, spec, **kw) for p in packed]
+    (summary,) = dask.compute(_tree_reduce(dask, items, _merge_summaries))
+    n = summary["n"]
+    if n == 0:
+        raise ValueError("X must have at least one row; every partition is empty")
+    if not summary["weight"] > 0:
+        raise ValueError("sample_weight must have a positive sum")
+
+    meta_in, _, _, cost_features = est._split_costs(X._meta, None if costs is None
+                                                    else costs._meta, matrix)
+    encoding = _encoding_from(summary, meta_in)
+    est.decision_overrides_ = {}
+    est.edits_ = []
+    est.feature_names_in_ = encoding.feature_names
+    est.n_features_in_ = len(encoding.feature_names)
+    est.is_categorical_ = encoding.is_categorical
+    est.categories_ = encoding.categories
+    est.has_missing_in_fit_ = np.array(summary["has_nan"], dtype=bool)
+    est._encoding = encoding
+    est.cost_features_ = cost_features
+    est.decision_matrix_ = matrix
+    est.decisions_ = None if matrix is None else tuple(matrix.decisions)
+    name = getattr(y, "name", None)
+    est.target_name_ = str(name) if name is not None else "target"
+
+    classes, shift, freq = None, 0.0, None
+    if is_classifier:
+        labels, label_weight = summary["labels"]
+        if matrix is not None:
+            from ..decision._kernels import encode_target
+
+            classes = np.asarray(matrix.levels)
+            codes = encode_target(labels, classes)
+            freq = np.bincount(codes, weights=label_weight, minlength=len(classes))
+        else:
+            from sklearn.utils.multiclass import check_classification_targets
+
+            check_classification_targets(labels)
+            classes, freq = labels, label_weight
+        est.classes_ = classes
+        est.n_classes_ = len(classes)
+        est.is_ordinal_ = False
+        if matrix is not None and matrix.priors is not None and not matrix.is_interval:
+            absent = [lv for lv, p, s in zip(classes.tolist(), matrix.priors, freq > 0)
+                      if p > 0 and not s]
+            if absent:
+                import warnings
+
+                warnings.warn(
+                    "decision_matrix priors are positive for levels absent from the "
+                    f"training data ({absent!r}); the tree cannot estimate them and gives "
+                    "them posterior 0", UserWarning, stacklevel=3,
+                )
+    else:
+        shift = summary["wy"] / summary["weight"]
+    if is_classifier:
+        est.use_priors_ = est._resolve_use_priors(matrix)
+        est.split_class_weight_ = _class_weight(est, matrix, freq)
+    else:
+        est.use_priors_ = False
+        est.split_class_weight_ = None
+
+    binner = _binner_from(summary, encoding, est.max_bins)
+    unit = summary["unit"]
+    hist_dtype = np.dtype(
+        np.float32 if is_classifier and unit and n < _FLOAT32_EXACT_LIMIT else np.float64
+    )
+    prepare = dask.delayed(_prepare, pure=True)
+    parts = [prepare(k, p, spec, est=est, matrix=matrix, encoding=encoding, binner=binner,
+                     classes=classes, unit=unit, shift=shift, hist_dtype=hist_dtype)
+             for k, p in enumerate(packed)]
+    parts = list(dask.persist(*parts))
+    layout = BinLayout.from_binner(binner)
+    source = DaskRows(dask, parts, layout, with_counts=not unit)
+    tree = grow_from_source(
+        source, binner, n_samples=n, n_classes=len(classes) if is_classifier else None,
+        criterion=est._growing_criterion(None), class_weight=est.split_class_weight_,
+        unit_weights=unit, hist_dtype=hist_dtype, shift=shift, max_depth=est.max_depth,
+        min_samples_leaf=est.min_samples_leaf, min_samples_split=est.min_samples_split,
+        min_impurity_decrease=est.min_impurity_decrease,
+        max_leaf_nodes=est.max_leaf_nodes,
+    )
+    routing = source.routing
+    est._full_tree_ = tree
+    est._decision_stats_ = None
+    if matrix is not None:
+        stat = dask.delayed(_part_stats, pure=True)
+        items = [stat(p, routing, tree.parent, tree.depth, matrix) for p in parts]
+        (stats,) = dask.compute(_tree_reduce(dask, items, _add_stats))
+        est._decision_stats_ = stats
+        tree = est._redecide(tree)
+        est._full_tree_ = tree
+    est._case_stats_ = None
+    est.tree_ = tree
+    if est.ccp_alpha > 0:
+        from . import _pruning
+
+        est.tree_ = _pruning.apply_ccp_alpha(est, est.ccp_alpha)
+    return est
+
+
+def _class_weight(est, matrix, freq):
+    """``split_class_weight_`` from the classes' training frequencies (as in-memory)."""
+    if not est.use_priors_:
+        return None
+    rho = freq / freq.sum()
+    priors = np.asarray(matrix.priors, dtype=_FLOAT)
+    weight = np.divide(priors, rho, out=np.zeros_like(rho), where=rho > 0)
+    mean = float(weight @ rho)
+    if not mean > 0:
+        raise ValueError(
+            "use_priors: every training case would get weight 0 in the split search (the "
+            "classes present in y have zero prior in decision_matrix); use other priors"
+        )
+    return weight / mean
+
+
+# ------------------------------------------------------------------ scoring
+def score_dask(est, method, X):
+    """``est.<method>(X)`` per partition of a Dask DataFrame, lazily, keeping the index."""
+    _import_dask()
+    if not hasattr(X, "map_partitions") or not hasattr(X, "columns"):
+        raise TypeError(f"X must be a Dask DataFrame; got {type(X).__name__}")
+
+    if method == "predict_proba":
+        names = [str(c) for c in est.classes_]
+        meta = pd.DataFrame({c: pd.Series(dtype=_FLOAT) for c in names})
+
+        def run(part):
+            if not len(part):
+                return meta.set_axis(part.index[:0])
+            return pd.DataFrame(est.predict_proba(part), index=part.index, columns=names)
+
+    else:
+        if method == "apply":
+            dtype = np.dtype(np.intp)
+        elif method == "predict" and est._is_classifier:
+            dtype = np.asarray(est.classes_).dtype
+        else:
+            dtype = np.dtype(_FLOAT)
+        meta = pd.Series(np.empty(0, dtype=dtype), name=method)
+
+        def run(part):
+            if not len(part):
+                return meta.set_axis(part.index[:0])
+            return pd.Series(getattr(est, method)(part), index=part.index, name=method)
+
+    return X.map_partitions(run, meta=meta)
+
+
+class DaskDecisionResult:
+    """``decide`` on Dask collections: a lazy case table and the exact summary.
+
+    Attributes
+    ----------
+    cases : dask.dataframe.DataFrame
+        The per-case table of :func:`dtdecide.decide`, partition by partition (lazy).
+    summary : pandas.Series
+        The summary over every case, from per-partition sums.
+    """
+
+    def __init__(self, cases, summary):
+        self.cases = cases
+        self.summary = summary
+
+    def __repr__(self):
+        return f"DaskDecisionResult(cases={self.cases!r}, summary=\n{self.summary!r})"
+
+
+_ADDITIVE = ("n_cases", "n_missing", "frequency", "do_nothing_frequency")
+
+
+def _part_decide(Xp, yp, cp, wp, est):
+    return est.decide(Xp, y=yp, costs=cp, sample_weight=wp)
+
+
+def _part_summary(part, spec, est):
+    Xp, yp, wp, cp = _unpack(part, spec)
+    if not len(Xp):
+        return None
+    res = _part_decide(Xp, yp, cp, wp, est)
+    s = res.summary.copy()
+    s.attrs["meta"] = res.cases.iloc[:0]
+    F = np.ones(len(Xp)) if wp is None else np.asarray(wp.to_numpy(), dtype=_FLOAT)
+    if "misclassification_rate" in s.index:
+        wt = float(F.sum())
+        s["misclassification_rate"] = (
+            s["misclassification_rate"] * wt if wt > 0 else 0.0
+        )
+        s["_weight_all"] = wt
+    return s
+
+
+def _add_summaries(a, b):
+    if a is None or b is None:
+        return b if a is None else a
+    out = a.copy()
+    out.attrs["meta"] = a.attrs["meta"]
+    for key in a.index:
+        if key in _ADDITIVE or key.startswith("total_") or key in (
+            "misclassification_rate", "_weight_all"
+        ) or key.startswith(("n_unseen_", "n_missing_")):
+            out[key] = a[key] + b[key]
+    return out
+
+
+def decide_dask(est, X, y=None, costs=None, sample_weight=None):
+    """:meth:`decide` on Dask collections; see :class:`DaskDecisionResult`."""
+    from ..decision._kernels import roi
+
+    dask = _import_dask()
+    if not hasattr(X, "map_partitions") or not hasattr(X, "columns"):
+        raise TypeError(f"X must be a Dask DataFrame; got {type(X).__name__}")
+    m = est.decision_matrix_
+    if m is not None and m.priors is not None and y is not None:
+        raise NotImplementedError(
+            "decide on Dask collections with y and a matrix with priors (the "
+            "prior-adjusted summary) is not supported yet; decide on pandas data"
+        )
+    packed, spec = _packed_parts(X, y, sample_weight, costs)
+    summ = dask.delayed(_part_summary, pure=True)
+    items = [summ(p, spec, est) for p in packed]
+    (total,) = dask.compute(_tree_reduce(dask, items, _add_summaries))
+    if total is None:
+        raise ValueError("X has no rows; every partition is empty")
+    cases_meta = total.attrs.pop("meta")
+    word = "loss" if m is not None and m.sign < 0 else "profit"
+    freq = total["frequency"]
+    for key in list(total.index):
+        if key.startswith("average_"):
+            base = "total_" + key[len("average_"):]
+            total[key] = total[base] / freq if freq > 0 else np.nan
+    if "roi" in total.index:
+        total["roi"] = float(roi(total[f"total_{word}"], total["total_investment"]))
+    if "misclassification_rate" in total.index:
+        wt = total.pop("_weight_all")
+        total["misclassification_rate"] = (
+            total["misclassification_rate"] / wt if wt > 0 else np.nan
+        )
+    for key in ("n_cases", "n_missing"):
+        if key in total.index:
+            total[key] = int(total[key])
+
+    import dask.dataframe as dd
+
+    def cases_of(part):
+        Xp, yp, wp, cp = _unpack(part, spec)
+        if not len(Xp):
+            return cases_meta.set_axis(Xp.index[:0])
+        return _part_decide(Xp, yp, cp, wp, est).cases
+
+    cases = dd.from_delayed(
+        [dask.delayed(cases_of, pure=True)(p) for p in packed],
+        meta=cases_meta, divisions=X.divisions if X.known_divisions else None,
+    )
+    return DaskDecisionResult(cases, total)
