@@ -207,6 +207,12 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
                     'criterion="profit", which already weights every case by its own '
                     "money; leave split_weights=None"
                 )
+        if getattr(self, "posterior_smoothing", 0.0) > 0 and self.decision_rule != "case":
+            raise ValueError(
+                f"posterior_smoothing={self.posterior_smoothing!r} smooths the posteriors "
+                'cases decide from under decision_rule="case"; the leaf rule decides from '
+                'the raw leaf shares. Use decision_rule="case" or posterior_smoothing=0'
+            )
         if self.decision_rule == "case" and matrix is None:
             raise ValueError(
                 'decision_rule="case" needs a decision_matrix (each case decides from its '
@@ -1047,6 +1053,19 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         are known when deciding. Pruning (``ccp_alpha``, :meth:`prune`, the pruning
         path, :class:`PruningStudy`) assesses the same rule: under ``"case"`` a node's
         risk is minus its training cases' profit each under its own best decision.
+    posterior_smoothing : float, default=0.0
+        m-estimate smoothing of the posteriors a case decides from under
+        ``decision_rule="case"``: every node's posteriors are pulled toward its
+        parent's (smoothed) posteriors with the weight of ``posterior_smoothing``
+        training cases, ``s(v) = (n(v) p(v) + m s(parent)) / (n(v) + m)``, so that a
+        small leaf's extreme shares (0 or 1 from a handful of cases) do not decide
+        alone. ``predict_proba``, the case decisions, case-rule pruning, the leaf
+        table, rules, plots and SQL all use the smoothed posteriors. 0 keeps the raw
+        leaf shares. A value of the order of ``10 / share of the rarer level`` (as
+        Zadrozny and Elkan suggest for calibrating tree posteriors) works well on the
+        example-dependent cost benchmarks (see the decision-quality guide). Needs
+        ``decision_rule="case"``: the leaf rule decides from the raw leaf shares, as
+        the suite does.
     ordinal : bool, default=False
         Treat the target as ordinal. The level order comes from the matrix levels, or
         the sorted classes without a matrix. An ordered pandas Categorical target is
@@ -1197,6 +1216,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         "ordinal": ["boolean"],
         "use_priors": ["boolean", StrOptions({"auto"})],
         "split_weights": [StrOptions({"loss"}), None],
+        "posterior_smoothing": [Interval(numbers.Real, 0.0, None, closed="left")],
     }
 
     def __init__(
@@ -1205,6 +1225,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         decision_matrix=None,
         criterion="gini",
         decision_rule="leaf",
+        posterior_smoothing=0.0,
         ordinal=False,
         use_priors="auto",
         split_weights=None,
@@ -1224,6 +1245,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         self.decision_matrix = decision_matrix
         self.criterion = criterion
         self.decision_rule = decision_rule
+        self.posterior_smoothing = posterior_smoothing
         self.ordinal = ordinal
         self.use_priors = use_priors
         self.split_weights = split_weights
@@ -1444,7 +1466,12 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         m = self.decision_matrix_
         if m is not None and m.priors is not None:
             priors = np.asarray(m.priors, dtype=_FLOAT)
-        return _leaf.node_posteriors(structure.value, priors)
+        post = _leaf.node_posteriors(structure.value, priors)
+        smoothing = float(getattr(self, "posterior_smoothing", 0.0))
+        if smoothing > 0:
+            post = _leaf.smooth_posteriors(post, np.asarray(structure.value).sum(axis=1),
+                                           structure.parent, structure.depth, smoothing)
+        return post
 
     def predict_proba(self, X):
         """Posterior of every class from the case's leaf.

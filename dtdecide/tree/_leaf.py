@@ -44,6 +44,7 @@ __all__ = [
     "node_decisions",
     "node_posteriors",
     "propagate_up",
+    "smooth_posteriors",
 ]
 
 
@@ -304,6 +305,56 @@ def node_posteriors(class_weight, priors=None):
     no_mass = adj_total[:, 0] <= 0
     post[no_mass] = plain[no_mass]
     return post
+
+
+def smooth_posteriors(post, weight, parent, depth, m):
+    """m-estimate smoothing of node posteriors toward their parents, top-down.
+
+    ``s(root) = p(root)`` and, for every other node ``v`` with parent ``u``,
+    ``s(v) = (n(v) p(v) + m s(u)) / (n(v) + m)``: a node's own shares count with its
+    training weight ``n(v)``, its parent's smoothed posterior with ``m`` cases, so a
+    leaf of a few cases is pulled toward what its ancestors know and a large leaf keeps
+    its own shares. A node depends only on its ancestors, so a pruned subtree's leaves
+    have the same smoothed posteriors as the same nodes of the full tree. A node without
+    weight (NaN posterior) takes its parent's.
+
+    Parameters
+    ----------
+    post : ndarray of shape (n_nodes, n_levels)
+        Posteriors of every node (:func:`node_posteriors`).
+    weight : ndarray of shape (n_nodes,)
+        Training weight of every node (``weighted_n_node_samples``).
+    parent, depth : ndarray of int, shape (n_nodes,)
+    m : float
+        Weight of the parent's posterior, in cases (``>= 0``; 0 returns ``post``).
+
+    Returns
+    -------
+    ndarray of shape (n_nodes, n_levels)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> post = np.array([[0.5, 0.5], [0.0, 1.0], [0.8, 0.2]])
+    >>> weight = np.array([20.0, 2.0, 18.0])
+    >>> parent, depth = np.array([-1, 0, 0]), np.array([0, 1, 1])
+    >>> smooth_posteriors(post, weight, parent, depth, 2.0).round(3).tolist()
+    [[0.5, 0.5], [0.25, 0.75], [0.77, 0.23]]
+    """
+    post = np.asarray(post, dtype=STAT_DTYPE)
+    if m == 0:
+        return post
+    out = post.copy()
+    weight = np.nan_to_num(np.asarray(weight, dtype=STAT_DTYPE))
+    depth = np.asarray(depth)
+    for d in range(1, int(np.max(depth, initial=0)) + 1):
+        ids = np.flatnonzero(depth == d)
+        up = out[np.asarray(parent)[ids]]
+        own = out[ids]
+        own = np.where(np.isnan(own), up, own)
+        n = weight[ids][:, None]
+        out[ids] = (n * own + m * up) / (n + m)
+    return out
 
 
 def _decision_costs_categorical(stats, matrix):

@@ -32,13 +32,14 @@ def _data(n, seed, missing=0.0):
 _TREES = {}
 
 
-def _tree(matrix, priors=None, depth=4):
-    key = (id(matrix), None if priors is None else tuple(priors), depth)
+def _tree(matrix, priors=None, depth=4, smoothing=0.0):
+    key = (id(matrix), None if priors is None else tuple(priors), depth, smoothing)
     if key not in _TREES:
         m = matrix.replace(priors=priors) if priors is not None else matrix
         X, y = _data(2000, 0)
         _TREES[key] = ProfitTreeClassifier(decision_matrix=m, decision_rule="case",
                                            max_depth=depth, min_samples_leaf=20,
+                                           posterior_smoothing=smoothing,
                                            random_state=0).fit(X, y)
     return _TREES[key]
 
@@ -55,10 +56,12 @@ def _compare(est, got, X, y):
             assert_same(got[col], cases[col], col)
 
 
-@pytest.mark.parametrize("matrix, priors", [(TWO, None), (THREE, None), (THREE, [0.2, 0.3, 0.5])])
+@pytest.mark.parametrize("matrix, priors, smoothing", [
+    (TWO, None, 0.0), (THREE, None, 0.0), (THREE, [0.2, 0.3, 0.5], 0.0), (TWO, None, 30.0),
+    (THREE, [0.2, 0.3, 0.5], 30.0)])
 @pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
-def test_case_rule_sql_equals_decide(engine, matrix, priors):
-    est = _tree(matrix, priors)
+def test_case_rule_sql_equals_decide(engine, matrix, priors, smoothing):
+    est = _tree(matrix, priors, smoothing=smoothing)
     X, y = _data(2500, 1, missing=0.05)
     run = run_sqlite if engine == "sqlite" else run_duckdb
     got = run(to_sql(est, target="y", dialect=engine), db_frame(X, y))

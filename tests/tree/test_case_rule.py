@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 
 from dtdecide import (
     DecisionMatrix,
@@ -155,12 +156,14 @@ def _leaf_in(tree, leaves_set, leaf_of_row):
     return out
 
 
-@pytest.mark.parametrize("priors", [None, [0.4, 0.6]])
-def test_case_rule_pruning_matches_brute_force_enumeration(priors):
+@pytest.mark.parametrize("priors, smoothing", [(None, 0.0), ([0.4, 0.6], 0.0), (None, 15.0),
+                                               ([0.4, 0.6], 15.0)])
+def test_case_rule_pruning_matches_brute_force_enumeration(priors, smoothing):
     X, y, costs = _bank_like(240, 8)
     m = MATRIX.replace(priors=priors) if priors is not None else MATRIX
     tree = ProfitTreeClassifier(decision_matrix=m, decision_rule="case", max_leaf_nodes=6,
-                                min_samples_leaf=8, random_state=0).fit(X, y, costs=costs)
+                                min_samples_leaf=8, posterior_smoothing=smoothing,
+                                random_state=0).fit(X, y, costs=costs)
     t = tree.tree_
     assert 4 <= t.n_leaves <= 6
     post = tree.node_posteriors_
@@ -297,3 +300,66 @@ def test_case_rule_regressor_pruning_path_is_the_case_rule_training_profit():
     for k in range(path.n_subtrees):
         res = reg.prune(subtree_index=k).decide(X, y, costs=c)
         assert path.train_total[k] == pytest.approx(res.summary["total_profit"], rel=1e-9)
+
+
+# ------------------------------------------------------------------ posterior smoothing
+def _smooth_slow(tree, m):
+    """Recursive m-estimate: the obvious twin of ``_leaf.smooth_posteriors``."""
+    value = np.asarray(tree.value, dtype=float)
+    out = {}
+
+    def visit(v, up):
+        n = value[v].sum()
+        own = value[v] / n if n > 0 else up
+        out[v] = own if up is None else (n * own + m * up) / (n + m)
+        for c in (tree.children_left[v], tree.children_right[v]):
+            if c >= 0:
+                visit(c, out[v])
+
+    visit(0, None)
+    return np.array([out[v] for v in range(tree.n_nodes)])
+
+
+def test_posterior_smoothing_is_the_recursive_m_estimate_and_survives_pruning():
+    X, y, costs = _bank_like(800, 12)
+    raw = ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case", max_depth=5,
+                               random_state=0).fit(X, y, costs=costs)
+    tree = clone(raw).set_params(posterior_smoothing=25.0).fit(X, y, costs=costs)
+    assert raw.tree_.n_nodes == tree.tree_.n_nodes  # growing does not change
+    np.testing.assert_allclose(tree._node_posteriors(), _smooth_slow(tree.tree_, 25.0),
+                               rtol=1e-12)
+    leaves = tree.apply(X)
+    np.testing.assert_allclose(tree.predict_proba(X), _smooth_slow(tree.tree_, 25.0)[leaves])
+    # a small leaf moves toward its parent more than the root's children do
+    n = tree.tree_.value.sum(axis=1)
+    shift = np.abs(tree._node_posteriors() - raw._node_posteriors())[:, 0]
+    small = (tree.tree_.children_left < 0) & (n < 30)
+    assert small.any() and shift[small].max() > 0.01
+    assert shift[0] == 0.0
+    # a node's smoothed posterior depends on its ancestors only: pruning keeps it
+    sub = tree.prune(subtree_index=len(tree.cost_complexity_pruning_path().n_leaves) // 2)
+    full_of_sub = tree.apply(X)
+    ids = sub.apply(X)
+    for leaf in np.unique(ids):
+        rows = np.flatnonzero(ids == leaf)
+        # the node of the full tree that became this leaf: the common ancestor of its rows
+        paths = tree.decision_path(X.iloc[rows[:50]]).toarray().all(axis=0)
+        node = np.flatnonzero(paths)[-1]
+        np.testing.assert_allclose(sub.predict_proba(X.iloc[rows[:1]])[0],
+                                   tree._node_posteriors()[node], rtol=1e-12)
+    assert full_of_sub.shape == ids.shape
+    # decisions are decide() on the smoothed posteriors
+    Xn, yn, cn = _bank_like(300, 13)
+    res = tree.decide(Xn, yn, costs=cn)
+    ref = decide(tree.predict_proba(Xn), MATRIX, y=yn, costs=cn)
+    pd.testing.assert_frame_equal(res.cases, ref.cases)
+
+
+def test_posterior_smoothing_needs_the_case_rule():
+    X, y, costs = _bank_like(200, 14)
+    with pytest.raises(ValueError, match="posterior_smoothing=5.*decision_rule=\"case\""):
+        ProfitTreeClassifier(decision_matrix=MATRIX, posterior_smoothing=5).fit(
+            X, y, costs=costs)
+    with pytest.raises(ValueError, match="posterior_smoothing"):
+        ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case",
+                             posterior_smoothing=-1.0).fit(X, y, costs=costs)
