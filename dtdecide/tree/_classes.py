@@ -207,7 +207,8 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
                     'criterion="profit", which already weights every case by its own '
                     "money; leave split_weights=None"
                 )
-        if getattr(self, "posterior_smoothing", 0.0) > 0 and self.decision_rule != "case":
+        smoothing = getattr(self, "posterior_smoothing", 0.0)
+        if (smoothing == "auto" or smoothing > 0) and self.decision_rule != "case":
             raise ValueError(
                 f"posterior_smoothing={self.posterior_smoothing!r} smooths the posteriors "
                 'cases decide from under decision_rule="case"; the leaf rule decides from '
@@ -257,6 +258,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
                     "the costs need every training case's costs (impute or drop them)"
                 )
         loss_matrix = self._split_search(matrix, cons, target, F)
+        self.posterior_smoothing_ = self._resolve_posterior_smoothing(matrix, target, F)
         priors = np.asarray(matrix.priors, dtype=_FLOAT) if self.use_priors_ else None
 
         if self.search == "exact":
@@ -404,6 +406,10 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         if self.criterion == "profit":  # only reached with the matrix-free fallback
             return "variance" if not self._is_classifier else "gini"
         return self.criterion
+
+    def _resolve_posterior_smoothing(self, matrix, target, F):
+        """The m of the posterior smoothing (classifiers only; 0 = none)."""
+        return 0.0
 
     # ---------------------------------------------------------------- the case rule
     def _case_rule(self):
@@ -1053,7 +1059,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         are known when deciding. Pruning (``ccp_alpha``, :meth:`prune`, the pruning
         path, :class:`PruningStudy`) assesses the same rule: under ``"case"`` a node's
         risk is minus its training cases' profit each under its own best decision.
-    posterior_smoothing : float, default=0.0
+    posterior_smoothing : float or "auto", default=0.0
         m-estimate smoothing of the posteriors a case decides from under
         ``decision_rule="case"``: every node's posteriors are pulled toward its
         parent's (smoothed) posteriors with the weight of ``posterior_smoothing``
@@ -1061,11 +1067,12 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         small leaf's extreme shares (0 or 1 from a handful of cases) do not decide
         alone. ``predict_proba``, the case decisions, case-rule pruning, the leaf
         table, rules, plots and SQL all use the smoothed posteriors. 0 keeps the raw
-        leaf shares. A value of the order of ``10 / share of the rarer level`` (as
-        Zadrozny and Elkan suggest for calibrating tree posteriors) works well on the
-        example-dependent cost benchmarks (see the decision-quality guide). Needs
-        ``decision_rule="case"``: the leaf rule decides from the raw leaf shares, as
-        the suite does.
+        leaf shares. ``"auto"`` takes ``m = 10 / share of the rarer level`` (the
+        matrix priors when it has them, else the training shares), as Zadrozny and
+        Elkan suggest for calibrating tree posteriors; it is the recommended setting
+        for costs known when deciding (see the decision-quality guide). The value used
+        is ``posterior_smoothing_``. Needs ``decision_rule="case"``: the leaf rule
+        decides from the raw leaf shares, as the suite does.
     ordinal : bool, default=False
         Treat the target as ordinal. The level order comes from the matrix levels, or
         the sorted classes without a matrix. An ordered pandas Categorical target is
@@ -1151,6 +1158,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     split_class_weight_ : ndarray of shape (n_classes,) or None
         The per-class multipliers the split search used (priors and ``split_weights``
         combined, averaging 1 over the training cases); None without reweighting.
+    posterior_smoothing_ : float
+        The m of ``posterior_smoothing`` used (``"auto"`` resolved; 0 = raw shares).
     tree_ : TreeStructure
         The frozen node arrays, with decision statistics when a matrix is given.
     feature_names_in_ : ndarray of str
@@ -1216,7 +1225,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         "ordinal": ["boolean"],
         "use_priors": ["boolean", StrOptions({"auto"})],
         "split_weights": [StrOptions({"loss"}), None],
-        "posterior_smoothing": [Interval(numbers.Real, 0.0, None, closed="left")],
+        "posterior_smoothing": [Interval(numbers.Real, 0.0, None, closed="left"),
+                                StrOptions({"auto"})],
     }
 
     def __init__(
@@ -1367,6 +1377,19 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
                 )
         return t_idx
 
+    def _resolve_posterior_smoothing(self, matrix, target, F):
+        """``posterior_smoothing`` as a number (``"auto"``: 10 / share of the rarer level)."""
+        value = self.posterior_smoothing
+        if isinstance(value, str):  # "auto"
+            if matrix is not None and matrix.priors is not None:
+                share = np.asarray(matrix.priors, dtype=_FLOAT)
+            else:
+                share = np.bincount(target, weights=F, minlength=len(self.classes_))
+                share = share / share.sum()
+            share = share[share > 0]
+            return float(10.0 / share.min()) if share.size > 1 else 0.0
+        return float(value)
+
     def _split_search(self, matrix, cons, target, F):
         """The loss matrix of the split search (or None); sets ``use_priors_`` and
         ``split_class_weight_``.
@@ -1467,7 +1490,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         if m is not None and m.priors is not None:
             priors = np.asarray(m.priors, dtype=_FLOAT)
         post = _leaf.node_posteriors(structure.value, priors)
-        smoothing = float(getattr(self, "posterior_smoothing", 0.0))
+        smoothing = float(getattr(self, "posterior_smoothing_", 0.0))
         if smoothing > 0:
             post = _leaf.smooth_posteriors(post, np.asarray(structure.value).sum(axis=1),
                                            structure.parent, structure.depth, smoothing)

@@ -363,3 +363,18 @@ def test_posterior_smoothing_needs_the_case_rule():
     with pytest.raises(ValueError, match="posterior_smoothing"):
         ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case",
                              posterior_smoothing=-1.0).fit(X, y, costs=costs)
+
+
+def test_posterior_smoothing_auto_is_ten_over_the_rarer_share():
+    X, y, costs = _bank_like(600, 15)
+    tree = ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case", max_depth=3,
+                                posterior_smoothing="auto").fit(X, y, costs=costs)
+    share = min(np.mean(y == "yes"), np.mean(y == "no"))
+    assert tree.posterior_smoothing_ == pytest.approx(10.0 / share)
+    np.testing.assert_allclose(tree._node_posteriors(),
+                               _smooth_slow(tree.tree_, tree.posterior_smoothing_))
+    with_priors = clone(tree).set_params(decision_matrix=MATRIX.replace(priors=[0.05, 0.95]))
+    assert with_priors.fit(X, y, costs=costs).posterior_smoothing_ == pytest.approx(200.0)
+    plain = ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case",
+                                 max_depth=3).fit(X, y, costs=costs)
+    assert plain.posterior_smoothing_ == 0.0
