@@ -550,8 +550,10 @@ def _best_subtree_per_case(tree, setting):
     return best[1]
 
 
-def run_edc_dtdecide(setting, rep, criterion, method=None):
-    """{label: (test pred1 flags, n_leaves, fit seconds)} for one growing criterion."""
+def run_edc_dtdecide(setting, rep, criterion, method=None, smoothing=False):
+    """{label: (test pred1 flags, n_leaves, fit seconds)} for one growing criterion.
+
+    With ``smoothing`` also the case rule with ``posterior_smoothing="auto"``."""
     X, y, c = setting.parts["train"]
     Xv, yv, cv = setting.parts["valid"]
     Xt, _, ct = setting.parts["test"]
@@ -578,6 +580,17 @@ def run_edc_dtdecide(setting, rep, criterion, method=None):
         column = [k for k in res.cases.columns if k.startswith("D_")][0]
         out[label + " case"] = (res.cases[column].to_numpy() == "predict 1",
                                 best.get_n_leaves(), fit_s)
+        if smoothing:
+            smooth = clone(case_tree).set_params(posterior_smoothing="auto")
+            if method is not None:
+                smooth._profit_method = method
+            t0 = time.perf_counter()
+            smooth.fit(X, y, costs=c)
+            smooth_s = time.perf_counter() - t0
+            best = select_subtree(smooth, Xv, yv, costs_valid=cv)
+            res = best.decide(Xt, costs=ct)
+            out[label + " case smoothed"] = (res.cases[column].to_numpy() == "predict 1",
+                                             best.get_n_leaves(), smooth_s)
     else:
         best = _best_subtree_per_case(tree, setting)
         flags = per_case_flags(setting, best.predict_proba(Xt)[:, 1], "test")
@@ -688,9 +701,10 @@ def run_edc(settings, reps, *, quick=False, use_rpart=True, empulse_path=None,
             setting = EDC_SETTINGS[name](rep, quick=quick)
             t0 = time.perf_counter()
             results = {}
-            results.update(run_edc_dtdecide(setting, rep, "gini"))
+            results.update(run_edc_dtdecide(setting, rep, "gini", smoothing=True))
             for method in methods:
-                results.update(run_edc_dtdecide(setting, rep, "profit", method))
+                results.update(run_edc_dtdecide(setting, rep, "profit", method,
+                                                smoothing=method == "cost_gini"))
             results.update(run_edc_sklearn(setting, rep))
             if use_rpart:
                 results.update(run_edc_rpart(setting, rep))
