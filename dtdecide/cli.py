@@ -600,9 +600,25 @@ def _grow(args, X, y, matrix, costs, sample_weight, progress, where="the trainin
         random_state=args.random_state,
         handle_unknown=getattr(args, "handle_unknown", None) or "warn",
     )
-    if matrix is not None and matrix.is_interval:
+    criterion = getattr(args, "criterion", None)
+    if criterion is not None:
+        params["criterion"] = criterion
+    smoothing = getattr(args, "posterior_smoothing", None)
+    interval = matrix is not None and matrix.is_interval
+    if interval:
+        if criterion in ("gini", "entropy"):
+            raise CLIError(f"--criterion {criterion}: an interval target grows on 'variance' "
+                           "or 'profit'")
+        if smoothing is not None:
+            raise CLIError("--posterior-smoothing: an interval target has no posteriors to "
+                           "smooth")
         estimator = ProfitTreeRegressor(**params)
     else:
+        if criterion == "variance":
+            raise CLIError("--criterion variance: a categorical target grows on 'gini', "
+                           "'entropy' or 'profit'")
+        if smoothing is not None:
+            params["posterior_smoothing"] = smoothing
         estimator = ProfitTreeClassifier(**params, ordinal=bool(getattr(args, "ordinal", False)))
     progress(
         f"growing a {type(estimator).__name__} on {X.shape[0]:,} rows x "
@@ -976,6 +992,19 @@ def _cmd_prune_study(args):
 
 
 # --------------------------------------------------------------------------- parser
+def _smoothing_value(text):
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected 'auto' or a number >= 0; got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a number >= 0; got {text!r}")
+    return value
+
+
 def _add_tree_options(parser):
     parser.add_argument("--max-depth", type=int, default=6, metavar="N",
                         help="deepest level of the grown tree (default: %(default)s)")
@@ -1107,6 +1136,15 @@ def build_parser():
                         "row decides from its leaf's posteriors and its own cost columns "
                         "(needed when scoring), for costs known when deciding. Pruning "
                         "assesses the same rule")
+    p.add_argument("--criterion", choices=("gini", "entropy", "profit", "variance"),
+                   default=None,
+                   help="split criterion (default: gini, or variance for an interval target); "
+                        "'profit' grows on the money of the decisions (needs --decisions): "
+                        "recommended with --decision-rule leaf")
+    p.add_argument("--posterior-smoothing", type=_smoothing_value, default=None, metavar="M",
+                   help="with --decision-rule case: pull every node's posteriors toward its "
+                        "parent's with the weight of M cases ('auto': 10 / share of the rarer "
+                        "level, recommended for the case rule; default 0)")
     p.add_argument("--validation", metavar="FILE",
                    help="validation data: prune to the subtree with the best average profit "
                         "(without --decisions: the lowest misclassification rate or average "

@@ -438,3 +438,24 @@ def test_fit_decision_rule_case_and_score(files, capsys):
     valid.drop(columns=["y", "cost"]).head(5).to_csv(path, index=False)
     code, out, err = _run(["score", str(out_path), str(path), "--quiet"], capsys)
     assert code != 0 and "cost" in (out + err) and "case" in (out + err)
+
+
+def test_fit_criterion_and_posterior_smoothing(files, capsys):
+    base = ["fit", str(files["train"]), "--target", "y", "--decisions", str(files["decisions"]),
+            "--exclude", "id", "--max-depth", "4", "--min-samples-leaf", "20", "--quiet"]
+    out_path = files["root"] / "smooth.dtdecide"
+    code, _, _ = _run(base + ["--decision-rule", "case", "--posterior-smoothing", "auto",
+                              "-o", str(out_path)], capsys)
+    assert code == 0
+    model = load(out_path)
+    assert model.posterior_smoothing == "auto" and model.posterior_smoothing_ > 0
+    profit_path = files["root"] / "profit.dtdecide"
+    code, _, _ = _run(base + ["--criterion", "profit", "-o", str(profit_path)], capsys)
+    assert code == 0 and load(profit_path).criterion == "profit"
+    # bad values are named
+    code, out, err = _run(base + ["--posterior-smoothing", "-3"], capsys)
+    assert code != 0 and "--posterior-smoothing" in err
+    code, out, err = _run(base + ["--posterior-smoothing", "5"], capsys)
+    assert code != 0 and "posterior_smoothing" in (out + err) and "case" in (out + err)
+    code, out, err = _run(base + ["--criterion", "variance"], capsys)
+    assert code != 0 and "--criterion variance" in (out + err)
