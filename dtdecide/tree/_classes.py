@@ -1461,8 +1461,9 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         """Posterior of every class at every node of ``tree_`` (the node statistics view).
 
         The frequency-weighted class proportions of each node's training cases,
-        prior-adjusted when the decision matrix has priors (what ``predict_proba``
-        gives the cases of a leaf). Exporters and charts read the nodes through this
+        prior-adjusted when the decision matrix has priors, and smoothed toward the
+        parent's with ``posterior_smoothing`` (what ``predict_proba`` gives the cases
+        of a leaf). Exporters and charts read the nodes through this
         and the public ``tree_`` arrays.
 
         Returns

@@ -326,13 +326,13 @@ def test_posterior_smoothing_is_the_recursive_m_estimate_and_survives_pruning():
                                random_state=0).fit(X, y, costs=costs)
     tree = clone(raw).set_params(posterior_smoothing=25.0).fit(X, y, costs=costs)
     assert raw.tree_.n_nodes == tree.tree_.n_nodes  # growing does not change
-    np.testing.assert_allclose(tree._node_posteriors(), _smooth_slow(tree.tree_, 25.0),
+    np.testing.assert_allclose(tree.node_posteriors_, _smooth_slow(tree.tree_, 25.0),
                                rtol=1e-12)
     leaves = tree.apply(X)
     np.testing.assert_allclose(tree.predict_proba(X), _smooth_slow(tree.tree_, 25.0)[leaves])
     # a small leaf moves toward its parent more than the root's children do
     n = tree.tree_.value.sum(axis=1)
-    shift = np.abs(tree._node_posteriors() - raw._node_posteriors())[:, 0]
+    shift = np.abs(tree.node_posteriors_ - raw.node_posteriors_)[:, 0]
     small = (tree.tree_.children_left < 0) & (n < 30)
     assert small.any() and shift[small].max() > 0.01
     assert shift[0] == 0.0
@@ -346,7 +346,7 @@ def test_posterior_smoothing_is_the_recursive_m_estimate_and_survives_pruning():
         paths = tree.decision_path(X.iloc[rows[:50]]).toarray().all(axis=0)
         node = np.flatnonzero(paths)[-1]
         np.testing.assert_allclose(sub.predict_proba(X.iloc[rows[:1]])[0],
-                                   tree._node_posteriors()[node], rtol=1e-12)
+                                   tree.node_posteriors_[node], rtol=1e-12)
     assert full_of_sub.shape == ids.shape
     # decisions are decide() on the smoothed posteriors
     Xn, yn, cn = _bank_like(300, 13)
@@ -371,7 +371,7 @@ def test_posterior_smoothing_auto_is_ten_over_the_rarer_share():
                                 posterior_smoothing="auto").fit(X, y, costs=costs)
     share = min(np.mean(y == "yes"), np.mean(y == "no"))
     assert tree.posterior_smoothing_ == pytest.approx(10.0 / share)
-    np.testing.assert_allclose(tree._node_posteriors(),
+    np.testing.assert_allclose(tree.node_posteriors_,
                                _smooth_slow(tree.tree_, tree.posterior_smoothing_))
     with_priors = clone(tree).set_params(decision_matrix=MATRIX.replace(priors=[0.05, 0.95]))
     assert with_priors.fit(X, y, costs=costs).posterior_smoothing_ == pytest.approx(200.0)
