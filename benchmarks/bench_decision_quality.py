@@ -425,7 +425,10 @@ def have_rpart():
 # Costs known when deciding: every case has its own cost row [C_FP, C_FN, C_TP, C_TN]
 # (bank: from the client's balance; credit: from the loan), used to fit, to prune, and
 # -- under a per-case rule -- to decide. Savings = 1 - cost / cost of the better trivial
-# policy (everyone "predict 1" or everyone "predict 0") on the test rows.
+# policy (everyone "predict 1" or everyone "predict 0") on the test rows. Rows
+# "dtdecide-<criterion> leaf" / "case" are the two decision rules on the same grown tree
+# (each pruned under its own rule on the validation costs); "case smoothed" adds
+# posterior_smoothing="auto" (the recommended case-rule setting is Gini + smoothing).
 COST_COLUMNS = ["C_FP", "C_FN", "C_TP", "C_TN"]
 BANK_CALL_COST = 5.0  # a call
 BANK_SHARE, BANK_FLOOR = 0.2, 50.0  # a missed subscriber: 20 % of max(balance, 50)

@@ -214,6 +214,13 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
                 'cases decide from under decision_rule="case"; the leaf rule decides from '
                 'the raw leaf shares. Use decision_rule="case" or posterior_smoothing=0'
             )
+        if self.decision_rule == "case" and self.search == "exact":
+            raise ValueError(
+                'search="exact" maximises the training profit of one decision per leaf '
+                '(decision_rule="leaf"); it cannot search under decision_rule="case", where '
+                "every case decides with its own costs. Use search=\"greedy\" with the case "
+                "rule, or the leaf rule with the exact search"
+            )
         if self.decision_rule == "case" and matrix is None:
             raise ValueError(
                 'decision_rule="case" needs a decision_matrix (each case decides from its '
@@ -1127,7 +1134,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         within ``time_limit``, otherwise the best tree found with a proven bound (see
         ``search_gap_``). Needs an integer ``max_depth`` and ignores ``criterion``
         (used only for the reported impurities); ``max_leaf_nodes`` and
-        ``min_impurity_decrease`` do not apply.
+        ``min_impurity_decrease`` do not apply. Only under ``decision_rule="leaf"``
+        (the exact objective is the profit of one decision per leaf).
     time_limit : float or None, default=60.0
         Seconds the exact search of a depth-3 (or deeper) tree may take before it
         returns the best tree found; None for no limit. Depth 1 and 2 are always exact.
@@ -1652,7 +1660,8 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         within ``time_limit``, otherwise the best tree found with a proven bound (see
         ``search_gap_``). Needs an integer ``max_depth`` and ignores ``criterion``
         (used only for the reported impurities); ``max_leaf_nodes`` and
-        ``min_impurity_decrease`` do not apply.
+        ``min_impurity_decrease`` do not apply. Only under ``decision_rule="leaf"``
+        (the exact objective is the profit of one decision per leaf).
     time_limit : float or None, default=60.0
         Seconds the exact search of a depth-3 (or deeper) tree may take before it
         returns the best tree found; None for no limit. Depth 1 and 2 are always exact.

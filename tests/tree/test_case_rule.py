@@ -378,3 +378,10 @@ def test_posterior_smoothing_auto_is_ten_over_the_rarer_share():
     plain = ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case",
                                  max_depth=3).fit(X, y, costs=costs)
     assert plain.posterior_smoothing_ == 0.0
+
+
+def test_exact_search_refuses_the_case_rule():
+    X, y, costs = _bank_like(200, 16)
+    with pytest.raises(ValueError, match='search="exact".*decision_rule="case"'):
+        ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case", search="exact",
+                             max_depth=2).fit(X, y, costs=costs)
