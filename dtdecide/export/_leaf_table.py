@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..decision import encode_target, prior_adjustment_weights, roi
 from ..decision._validation import check_1d, check_sample_weight, reference_index
 from ._caserule import case_form, case_text, is_case_rule
 from ._common import format_label, format_number, tree_view
@@ -47,18 +48,6 @@ def leaf_rule(view, node, precision=None, joiner=" and "):
     if not conds:
         return "all cases"
     return joiner.join(condition_text(conds[j], precision) for j in sorted(conds))
-
-
-def _roi_scalar(c, ic):
-    if not (np.isfinite(c) and np.isfinite(ic)):
-        return np.nan
-    if ic > 0:
-        return c / ic
-    if c > 0:
-        return np.inf
-    if c < 0:
-        return -np.inf
-    return np.nan
 
 
 def _confidence_columns(view, out, ep, d_idx, n_resamples, random_state):
@@ -146,7 +135,7 @@ def _training_columns(view, out, n_resamples=200, random_state=0, precision=None
         out[f"average_{word}"] = sign * total / weight
     if has_costs and not case_rule:
         ic = cost_sum[rows, d_idx]
-        out["ROI"] = [_roi_scalar(c, i) for c, i in zip(total, ic)]
+        out["ROI"] = roi(total, ic)
     priors = getattr(view.matrix, "priors", None)
     if priors is not None and per_level is not None and view.is_classifier:
         value = np.asarray(tree.value, dtype=np.float64)
@@ -207,9 +196,7 @@ def _validation_columns(view, out, X, y, costs, sample_weight):
     if not view.has_decisions:
         return
     matrix = view.matrix
-    sign = view.sign
-    word = "loss" if sign < 0 else "profit"
-    tname = view.target_name
+    word = "loss" if view.sign < 0 else "profit"
     has_costs = getattr(matrix, "kind", None) == "revenue" and bool(getattr(matrix, "costs", None))
     is_case_specific = bool(getattr(matrix, "is_case_specific", False))
     if costs is None and has_costs and isinstance(X, pd.DataFrame):
@@ -236,47 +223,24 @@ def _validation_columns(view, out, X, y, costs, sample_weight):
                 out[f"valid_cost_{d}"] = num / den
     if y is None:
         return
-    result = est.decide(X, y=y, costs=costs)
-    cases = result.cases
-    cp_col = f"{'CL' if sign < 0 else 'CP'}_{tname}"
-    cp = cases[cp_col].to_numpy(dtype=np.float64) * sign  # profit orientation
-    good = complete  # CP may be known on other cases too; the summary rule leaves them out
-    paw = np.ones(n)
-    priors = getattr(matrix, "priors", None)
-    ok = True
-    if priors is not None and view.is_classifier:
-        from dtdecide.decision import encode_target, prior_adjustment_weights
-
-        t_idx = encode_target(y_arr, matrix.levels)
-        got = prior_adjustment_weights(t_idx[good], w[good], priors, len(matrix.levels))
-        if got is None:
-            ok = False
-        else:
-            paw[good] = got
-    total = np.bincount(row[good], weights=(w * cp)[good], minlength=n_leaves)
-    denom = np.bincount(row[good], weights=w[good], minlength=n_leaves)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out[f"valid_total_{word}"] = sign * total
-        out[f"valid_average_{word}"] = sign * total / denom
-    _valid_margin(view, out, cons, matrix, y_arr, w * paw if ok else w, row, good,
+    # the figures of decide's summary, leaf by leaf (the same rule and arithmetic)
+    result = est.decide(X, y=y, costs=costs, sample_weight=sample_weight)
+    per_leaf = result.summary_by(pd.Categorical(leaf_of, categories=leaves))
+    out[f"valid_total_{word}"] = per_leaf[f"total_{word}"].to_numpy()
+    out[f"valid_average_{word}"] = per_leaf[f"average_{word}"].to_numpy()
+    _valid_margin(view, out, cons, matrix, y_arr, w, row, complete,
                   has_costs or is_case_specific)
     if has_costs:
-        ic = cases[f"IC_{tname}"].to_numpy(dtype=np.float64)
-        ic_tot = np.bincount(row[good], weights=(w * ic)[good], minlength=n_leaves)
-        out["valid_ROI"] = [_roi_scalar(c, i) for c, i in zip(total, ic_tot)]
-    if priors is not None and view.is_classifier:
-        wf = w * paw
-        adj = np.bincount(row[good], weights=(wf * cp)[good], minlength=n_leaves)
-        adj_den = np.bincount(row[good], weights=wf[good], minlength=n_leaves)
-        if not ok:
-            adj = np.full(n_leaves, np.nan)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[f"valid_adjusted_total_{word}"] = sign * adj
-            out[f"valid_adjusted_average_{word}"] = sign * adj / adj_den
+        out["valid_ROI"] = per_leaf["roi"].to_numpy()
+    if getattr(matrix, "priors", None) is not None and view.is_classifier:
+        out[f"valid_adjusted_total_{word}"] = per_leaf[f"adjusted_total_{word}"].to_numpy()
+        out[f"valid_adjusted_average_{word}"] = (
+            per_leaf[f"adjusted_average_{word}"].to_numpy())
 
 
 def _valid_margin(view, out, cons, matrix, y_arr, w, row, good, needs_costs):
-    """Validation average profit of the leaf's decision minus the best other decision's."""
+    """Validation average profit of the leaf's decision minus the best other decision's
+    (cases weighted by their frequency times, with priors, the prior adjustment weight)."""
     if len(view.decisions) < 2:
         return
     if cons is None:
@@ -286,9 +250,12 @@ def _valid_margin(view, out, cons, matrix, y_arr, w, row, good, needs_costs):
     if matrix.is_interval:
         t = np.asarray(y_arr, dtype=np.float64)
     else:
-        from dtdecide.decision import encode_target
-
         t = encode_target(y_arr, matrix.levels)
+        if matrix.priors is not None and view.is_classifier:
+            paw = prior_adjustment_weights(t[good], w[good], matrix.priors, matrix.n_levels)
+            if paw is not None:
+                w = w.copy()
+                w[good] = w[good] * paw
     q = np.asarray(cons.q_actual(t), dtype=np.float64)  # (n, D) profit orientation
     n_leaves = len(view.leaves)
     den = np.bincount(row[good], weights=w[good], minlength=n_leaves)
