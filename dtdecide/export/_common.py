@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..tree._nodeview import node_statistics
+
 __all__ = ["Condition", "TreeView", "format_label", "format_number", "tree_view"]
 
 
@@ -215,16 +217,6 @@ class TreeView:
         return text
 
 
-def _node_mean_sd(tree):
-    value = np.asarray(tree.value, dtype=np.float64)
-    w = value[:, 0]
-    safe = np.where(w > 0, w, 1.0)
-    mean = np.where(w > 0, value[:, 1] / safe, np.nan)
-    var = np.where(w > 0, value[:, 2] / safe - mean**2, np.nan)
-    sd = np.sqrt(np.clip(var, 0.0, None))
-    return mean, sd
-
-
 def tree_view(estimator):
     """Check that ``estimator`` is a fitted dtdecide tree and read what exporters need.
 
@@ -270,22 +262,10 @@ def tree_view(estimator):
         decisions=None if decisions is None else tuple(str(d) for d in decisions),
         target_name=str(target),
     )
-    if is_classifier:
-        # the estimator's public view of its nodes (prior-adjusted with priors)
-        view.posteriors = np.asarray(estimator.node_posteriors_, dtype=np.float64)
-    else:
-        view.mean, view.sd = _node_mean_sd(tree)
-    node_decision = getattr(tree, "node_decision", None)
-    if matrix is not None and node_decision is not None and decisions is not None:
-        view.node_decision = np.asarray(node_decision, dtype=np.intp)
-        expected = np.asarray(tree.node_expected, dtype=np.float64)
-        view.node_expected = expected * view.sign
-        if getattr(estimator, "decision_overrides_", None):
-            from ..tree._edit import natural_decisions
-
-            natural = natural_decisions(estimator)
-            view.overrides = {
-                int(n): int(natural[n])
-                for n in np.flatnonzero(natural != view.node_decision)
-            }
+    nodes = node_statistics(estimator)
+    view.posteriors, view.mean, view.sd = nodes.posteriors, nodes.mean, nodes.sd
+    if nodes.node_decision is not None:
+        view.node_decision = nodes.node_decision
+        view.node_expected = nodes.node_expected
+        view.overrides = nodes.overrides
     return view

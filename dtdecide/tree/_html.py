@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 
+from ._nodeview import node_statistics
+
 __all__ = ["DECISION_PALETTE", "HTMLReprMixin", "decision_colour", "tree_html"]
 
 # Colour-blind friendly qualitative palette (Okabe-Ito), one colour per decision in the
@@ -106,41 +108,16 @@ class _Stats:
         self.target = str(getattr(est, "target_name_", None) or "target")
         classes = getattr(est, "classes_", None)
         self.classes = None if classes is None else list(classes)
-        value = np.asarray(tree.value, dtype=np.float64)
-        if self.classes is not None:
-            self.post = np.asarray(est.node_posteriors_, dtype=np.float64)
-            self.mean = self.sd = None
-        else:
-            self.post = None
-            w = value[:, 0]
-            safe = np.where(w > 0, w, 1.0)
-            self.mean = np.where(w > 0, value[:, 1] / safe, np.nan)
-            var = np.where(w > 0, value[:, 2] / safe - self.mean**2, np.nan)
-            self.sd = np.sqrt(np.clip(var, 0.0, None))
-        matrix = getattr(est, "decision_matrix_", None)
-        decisions = getattr(est, "decisions_", None)
-        node_decision = getattr(tree, "node_decision", None)
-        self.decisions = None
-        self.node_decision = None
-        self.expected = None
-        self.overrides = {}  # leaves whose decision was set by hand -> the tree's own
-        self.sign = 1.0
+        nodes = node_statistics(est)
+        self.post, self.mean, self.sd = nodes.posteriors, nodes.mean, nodes.sd
+        self.decisions = None if nodes.decisions is None else list(nodes.decisions)
+        self.node_decision = nodes.node_decision
+        self.expected = nodes.node_expected
+        self.overrides = nodes.overrides  # leaves whose decision was set by hand
+        self.sign = nodes.sign if nodes.decisions is not None else 1.0
         # under decision_rule="case" every case decides with its own costs: a node's
         # decision shown here is the one at its cases' average training costs
         self.case_rule = est._case_rule()
-        if matrix is not None and decisions is not None and node_decision is not None:
-            self.decisions = [str(d) for d in decisions]
-            self.node_decision = np.asarray(node_decision, dtype=np.intp)
-            self.sign = -1.0 if getattr(matrix, "kind", "profit") == "loss" else 1.0
-            self.expected = np.asarray(tree.node_expected, dtype=np.float64) * self.sign
-            if getattr(est, "decision_overrides_", None):
-                from ._edit import natural_decisions
-
-                natural = natural_decisions(est)
-                self.overrides = {
-                    int(n): int(natural[n])
-                    for n in np.flatnonzero(natural != self.node_decision)
-                }
         self.word = "loss" if self.sign < 0 else "profit"
         self.ep = "EL" if self.sign < 0 else "EP"
         self.left = np.asarray(tree.children_left, dtype=np.intp)
