@@ -806,6 +806,8 @@ def _plain_summary(model, X, y):
 
 
 def _cmd_score(args):
+    from dtdecide.tree._classes import uses_case_rule
+
     progress = _Progress(args.quiet)
     model = _apply_handle_unknown(_load_model(args.model, allow_pickle=args.allow_pickle), args)
     progress(f"reading {args.data}")
@@ -830,7 +832,7 @@ def _cmd_score(args):
             y = frame[target]
     matrix = model.decision_matrix_
     name = getattr(model, "target_name_", None) or "target"
-    case_rule = matrix is not None and getattr(model, "decision_rule", "leaf") == "case"
+    case_rule = matrix is not None and uses_case_rule(model)
     if case_rule and matrix.cost_variables and costs is None:
         raise CLIError(
             f"{where} lacks the cost column(s) {list(matrix.cost_variables)}: the model was "

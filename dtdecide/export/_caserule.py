@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..decision._kernels import interpolate_knots
+from ..tree._classes import uses_case_rule
 from ._common import format_number
 
 __all__ = ["COST_ROW_COLUMNS", "CaseForm", "case_form", "case_text", "is_case_rule"]
@@ -39,7 +40,7 @@ COST_ROW_COLUMNS = ("C_FP", "C_FN", "C_TP", "C_TN")
 
 def is_case_rule(view):
     """Whether the viewed tree decides case by case."""
-    return view.has_decisions and getattr(view.estimator, "decision_rule", "leaf") == "case"
+    return view.has_decisions and uses_case_rule(view.estimator)
 
 
 def is_cost_rows(matrix):

@@ -1026,6 +1026,13 @@ def _with_label_counts(result, label_counts):
     return result
 
 
+def uses_case_rule(estimator):
+    """Whether ``estimator`` is a profit tree whose cases decide for themselves
+    (``decision_rule="case"``); False for any other object. The one test of the rule
+    outside the estimators (pruning, exporters, command line)."""
+    return isinstance(estimator, _BaseProfitTree) and estimator._case_rule()
+
+
 # ============================================================================ classifier
 class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     """A fast classification tree with one business decision per leaf.

@@ -97,8 +97,9 @@ def _resolve_measure(tree, matrix, classifier, measure):
 
 def _case_rule(estimator):
     """Whether the estimator decides case by case (``decision_rule="case"``)."""
-    rule = getattr(estimator, "_case_rule", None)
-    return callable(rule) and bool(rule()) and hasattr(estimator, "_case_node_profit")
+    from ._classes import uses_case_rule
+
+    return uses_case_rule(estimator)
 
 
 def _tree_inputs(estimator, tree, measure):
