@@ -66,15 +66,7 @@ def check_benefit_matrix(benefit_matrix, *, n_classes=None, classes=None, name="
     if classes is not None:
         classes = np.asarray(classes)
         n_classes = len(classes)
-    if isinstance(benefit_matrix, pd.DataFrame):
-        values = _frame_values(benefit_matrix, classes, name)
-    else:
-        try:
-            values = np.asarray(benefit_matrix, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(
-                f"{name} must be a square numeric array-like; got {type(benefit_matrix).__name__}"
-            ) from exc
+    values = matrix_values(benefit_matrix, classes, name)
     if values.ndim != 2 or values.shape[0] != values.shape[1] or values.shape[0] < 2:
         raise ValueError(
             f"{name} must be a square 2-D array with at least 2 rows (actual classes) "
@@ -170,6 +162,19 @@ def choose_priors(priors, matrix_priors, *, name):
             "give them in one place"
         )
     return priors if priors is not None else matrix_priors
+
+
+def matrix_values(matrix, classes, name):
+    """A class-by-class matrix as a float ndarray: a DataFrame labelled by the classes
+    reordered to ``classes``, anything else read positionally."""
+    if isinstance(matrix, pd.DataFrame):
+        return _frame_values(matrix, classes, name)
+    try:
+        return np.asarray(matrix, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"{name} must be a square numeric array-like; got {matrix!r}"
+        ) from exc
 
 
 def _frame_values(frame, classes, name):

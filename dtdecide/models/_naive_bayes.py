@@ -12,7 +12,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from ..decision import DecisionMatrix
 from ..decision._kernels import decide_arrays
-from ._benefit import _frame_values, check_priors, choose_priors, class_matrix
+from ._benefit import check_priors, choose_priors, class_matrix, matrix_values
 
 __all__ = ["CostSensitiveNaiveBayes"]
 
@@ -21,15 +21,7 @@ def check_cost_matrix(cost_matrix, classes, *, name="cost_matrix"):
     """Validate a cost matrix ``V[q, k]`` (actual ``q``, predicted ``k``) for ``classes``."""
     classes = np.asarray(classes)
     n = classes.shape[0]
-    if isinstance(cost_matrix, pd.DataFrame):
-        values = _frame_values(cost_matrix, classes, name)
-    else:
-        try:
-            values = np.asarray(cost_matrix, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(
-                f"{name} must be a square numeric array-like; got {cost_matrix!r}"
-            ) from exc
+    values = matrix_values(cost_matrix, classes, name)
     if values.shape != (n, n):
         raise ValueError(
             f"{name} must have one row (actual) and one column (predicted) per class "
