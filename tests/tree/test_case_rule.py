@@ -385,3 +385,24 @@ def test_exact_search_refuses_the_case_rule():
     with pytest.raises(ValueError, match='search="exact".*decision_rule="case"'):
         ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case", search="exact",
                              max_depth=2).fit(X, y, costs=costs)
+
+
+def test_case_rule_pruning_on_the_tree_structure_takes_the_case_profits():
+    """The tree-level pruning functions give the estimator's case-rule path when handed
+    the nodes' case-rule profits, and the leaf-rule path without them."""
+    from dtdecide.tree._pruning import prune_tree, tree_pruning_path
+
+    X, y, costs = _bank_like(400, 3)
+    kw = dict(decision_matrix=MATRIX, max_depth=4, random_state=0)
+    case = ProfitTreeClassifier(decision_rule="case", **kw).fit(X, y, costs=costs)
+    leaf = ProfitTreeClassifier(**kw).fit(X, y, costs=costs)
+    inputs = dict(matrix=case.decision_matrix_, classes=case.classes_)
+    profit = case._case_node_profit(case.tree_)
+    on_tree = tree_pruning_path(case.tree_, case_profit=profit, **inputs)
+    np.testing.assert_array_equal(on_tree.train_total,
+                                  case.cost_complexity_pruning_path().train_total)
+    np.testing.assert_array_equal(tree_pruning_path(case.tree_, **inputs).train_total,
+                                  leaf.cost_complexity_pruning_path().train_total)
+    alpha = float(on_tree.ccp_alphas[len(on_tree.ccp_alphas) // 2])
+    assert (prune_tree(case.tree_, alpha, case_profit=profit, **inputs).n_leaves
+            == case.prune(ccp_alpha=alpha).tree_.n_leaves)
