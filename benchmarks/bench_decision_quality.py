@@ -697,10 +697,10 @@ def run_edc_empulse(setting, rep, empulse_path):
 
 
 def run_edc(settings, reps, *, quick=False, use_rpart=True, empulse_path=None,
-            methods=PROFIT_METHODS, verbose=True):
+            methods=PROFIT_METHODS, verbose=True, first_rep=0):
     rows = []
     for name in settings:
-        for rep in range(reps):
+        for rep in range(first_rep, first_rep + reps):
             setting = EDC_SETTINGS[name](rep, quick=quick)
             t0 = time.perf_counter()
             results = {}
@@ -793,6 +793,9 @@ def summarise(raw):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=5, help="repetitions (seeds 0..reps-1)")
+    parser.add_argument("--first-rep", type=int, default=0, metavar="K",
+                        help="first seed of the example-dependent-cost settings (to split a "
+                        "long run: --first-rep 5 --reps 5 runs seeds 5..9)")
     parser.add_argument("--settings", nargs="+", default=None,
                         choices=list(SETTINGS) + list(EDC_SETTINGS),
                         help="default: all (with --quick: the example-dependent-cost ones)")
@@ -825,7 +828,7 @@ def main(argv=None):
     edc = [s for s in settings if s in EDC_SETTINGS]
     if edc:
         raw = run_edc(edc, args.reps, quick=args.quick, use_rpart=use_rpart,
-                      empulse_path=args.empulse)
+                      empulse_path=args.empulse, first_rep=args.first_rep)
         frames.append(raw)
         with pd.option_context("display.width", 200, "display.max_columns", 20):
             print(summarise_edc(raw).to_string(index=False))

@@ -418,8 +418,8 @@ def pruning_study(tree, X_valid, y_valid, *, costs_valid=None, sample_weight_val
 
 
 def _run_pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None, cv=None,
-                       X_train=None, y_train=None, costs_train=None, random_state=0,
-                       where="the validation data"):
+                       X_train=None, y_train=None, costs_train=None, sample_weight_train=None,
+                       random_state=0, where="the validation data"):
     from dtdecide import PruningStudy
 
     # with a decision matrix: average profit (or loss); without one: misclassification
@@ -433,7 +433,8 @@ def _run_pruning_study(tree, X_valid, y_valid, *, costs=None, sample_weight=None
         else:
             study = PruningStudy(
                 tree, method="cv", measure=measure, cv=cv, random_state=random_state
-            ).fit(X_train=X_train, y_train=y_train, costs_train=costs_train)
+            ).fit(X_train=X_train, y_train=y_train, costs_train=costs_train,
+                  sample_weight_train=sample_weight_train)
     except (ValueError, TypeError) as exc:
         raise CLIError(f"{where}: {_in_cli_words(exc)}") from exc
     res = study.results_
@@ -758,7 +759,7 @@ def _cmd_fit(args):
         progress(f"{args.cv}-fold cross-validation of the pruning sequence (1-SE rule)")
         study, table = _run_pruning_study(
             tree, None, None, cv=args.cv, X_train=X, y_train=y, costs_train=costs,
-            random_state=args.random_state, where=where,
+            sample_weight_train=weight, random_state=args.random_state, where=where,
         )
         tree = study.best_estimator_
         _print_table(f"Pruning table ({measure}; * = chosen by cross-validation, 1-SE rule)",

@@ -459,3 +459,27 @@ def test_fit_criterion_and_posterior_smoothing(files, capsys):
     assert code != 0 and "posterior_smoothing" in (out + err) and "case" in (out + err)
     code, out, err = _run(base + ["--criterion", "variance"], capsys)
     assert code != 0 and "--criterion variance" in (out + err)
+
+
+def test_fit_cross_validation_uses_the_weight_column(files, capsys, monkeypatch):
+    from dtdecide import PruningStudy
+
+    train = pd.read_csv(files["train"])
+    train["w"] = 1 + (train["age"] > 50).astype(int) * 3
+    path = files["root"] / "weighted.csv"
+    train.to_csv(path, index=False)
+    seen = {}
+    fit = PruningStudy.fit
+
+    def spy(self, *args, **kwargs):
+        seen.update(kwargs)
+        return fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(PruningStudy, "fit", spy)
+    code, out, _ = _run([
+        "fit", str(path), "--target", "y", "--decisions", str(files["decisions"]),
+        "--exclude", "id", "--weight", "w", "--cv", "3", "--max-depth", "4",
+        "--min-samples-leaf", "20", "-o", str(files["root"] / "w.dtdecide"), "--quiet",
+    ], capsys)
+    assert code == 0
+    np.testing.assert_array_equal(np.asarray(seen["sample_weight_train"]), train["w"])
