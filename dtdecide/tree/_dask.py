@@ -176,23 +176,40 @@ def _tree_reduce(dask, items, combine):
 def _compress(values, weights):
     """At most ``_SUMMARY_POINTS`` (value, weight) points with the same total weight.
 
-    Each kept point is the value at a regular weighted quantile; every dropped value's
-    weight goes to the next kept point at or above it (the largest value is always kept).
+    ``values`` sorted and distinct. Each kept point is the value at a regular weighted
+    quantile; every dropped value's weight goes to the next kept point at or above it
+    (the largest value is always kept).
     """
     if values.size <= _SUMMARY_POINTS:
         return values, weights
     cum = np.cumsum(weights)
     targets = (np.arange(1, _SUMMARY_POINTS) / _SUMMARY_POINTS) * cum[-1]
     keep = np.unique(np.append(np.searchsorted(cum, targets, side="left"), values.size - 1))
-    group = np.searchsorted(keep, np.arange(values.size), side="left")
-    return values[keep], np.bincount(group, weights=weights, minlength=keep.size)
+    # kept point k collects the contiguous values keep[k-1]+1 .. keep[k]
+    starts = np.concatenate([[0], keep[:-1] + 1])
+    return values[keep], np.add.reduceat(weights, starts)
+
+
+def _weighted_distinct(values, weights):
+    """Sorted distinct ``values`` and their summed ``weights`` (None: counts)."""
+    if weights is None:
+        v = np.sort(values)
+        if not v.size:
+            return v, np.zeros(0)
+        first = np.flatnonzero(np.concatenate([[True], v[1:] != v[:-1]]))
+        counts = np.diff(np.append(first, v.size)).astype(np.float64)
+        return v[first], counts
+    order = np.argsort(values, kind="stable")
+    v, w = values[order], weights[order]
+    if not v.size:
+        return v, w
+    first = np.flatnonzero(np.concatenate([[True], v[1:] != v[:-1]]))
+    return v[first], np.add.reduceat(w, first)
 
 
 def _merge_points(a, b):
-    values = np.concatenate([a[0], b[0]])
-    weights = np.concatenate([a[1], b[1]])
-    distinct, inverse = np.unique(values, return_inverse=True)
-    return _compress(distinct, np.bincount(inverse, weights=weights, minlength=distinct.size))
+    return _compress(*_weighted_distinct(np.concatenate([a[0], b[0]]),
+                                         np.concatenate([a[1], b[1]])))
 
 
 def _summarize(part, spec, *, est, matrix, is_classifier):
@@ -221,10 +238,9 @@ def _summarize(part, spec, *, est, matrix, is_classifier):
         elif kind == "numeric":
             v = np.asarray(_numeric_values(col, name), dtype=_FLOAT)
             keep = ~np.isnan(v) & (F > 0)
-            distinct, inverse = np.unique(v[keep], return_inverse=True)
-            counts = np.bincount(inverse, weights=F[keep], minlength=distinct.size)
+            points = _weighted_distinct(v[keep], None if out["unit"] else F[keep])
             out["present"].append(None)
-            out["points"].append(_compress(distinct, counts))
+            out["points"].append(_compress(*points))
         else:
             out["present"].append(None)
             out["points"].append(None)
@@ -391,21 +407,36 @@ def _prepare(k, part, spec, *, est, matrix, encoding, binner, classes, unit, shi
 
 def _part_hist(part, tree, slot_of_node, n_slots, layout, with_counts):
     """Histograms of one partition's rows in the nodes that have a slot."""
-    from ._grower import route_binned
-
     if part.n == 0:
         return None
     if tree is None:
         slots = np.zeros(part.n, dtype=np.int32)
         rows = None
     else:
-        node = route_binned(part.Xb, *tree)
+        node = _route(part, tree)
         slot = slot_of_node.take(node)
         rows = np.flatnonzero(slot >= 0)
         slots = slot.take(rows)
     hist, counts = build_histograms(part.Xb, rows, slots, n_slots, layout, part.target,
                                     with_counts=with_counts)
     return hist.astype(part.hist_dtype, copy=False), counts
+
+
+def _route(part, tree):
+    """Node of every row of ``part`` through ``tree`` (left, right, feature, tables).
+
+    The tree only grows (splits are added to leaves, node ids never change), so the rows
+    are routed on from the nodes they reached last time (kept on the partition object
+    where it lives, a worker). Any earlier assignment is a valid start -- each row's
+    node is an ancestor of its leaf -- so a stale or missing cache (a copy of the
+    partition moved to another worker) only costs time.
+    """
+    from ._grower import route_binned
+
+    start = getattr(part, "node", None)
+    node = route_binned(part.Xb, *tree, start=start)
+    part.node = node
+    return node
 
 
 def _add_pair(a, b):
@@ -454,11 +485,10 @@ class DaskRows:
 
 def _part_stats(part, tree, parent, depth, matrix):
     from . import _leaf
-    from ._grower import route_binned
 
     if part.n == 0:
         return None
-    node = route_binned(part.Xb, *tree)
+    node = _route(part, tree)
     return _leaf.compute_decision_stats(
         node, parent, depth, cons=part.cons, sample_weight=part.F,
         t_idx=None if matrix.is_interval else part.t,

@@ -891,14 +891,20 @@ def _route_binned(ctx, n_nodes, left, right, feature):
     return route_binned(ctx.X_binned, left, right, feature, tables)
 
 
-def route_binned(X_binned, left, right, feature, tables):
+def route_binned(X_binned, left, right, feature, tables, start=None):
     """Node id of every row of ``X_binned`` through splits given as go-left tables.
 
     ``tables[node, b]``: whether binned value ``b`` of the node's feature goes left.
+    ``start``: each row's node to route on from (an ancestor of its leaf, e.g. where it
+    was before the last splits were added); None starts every row at the root.
     """
-    node = np.zeros(X_binned.shape[0], dtype=np.intp)
+    if start is None:
+        node = np.zeros(X_binned.shape[0], dtype=np.intp)
+        rows = np.arange(X_binned.shape[0])
+    else:
+        node = np.array(start, dtype=np.intp)
+        rows = np.flatnonzero(left.take(node) >= 0)
     is_split = left >= 0
-    rows = np.arange(X_binned.shape[0])
     while rows.size:
         here = node[rows]
         inner = is_split[here]
