@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..decision._kernels import interpolate_knots
+from ..tree._caserule import node_inputs
 from ..tree._classes import uses_case_rule
 from ._common import format_number
 
@@ -67,8 +68,11 @@ def case_form(view):
     arrays, not columns.
     """
     matrix = view.matrix
-    est = view.estimator
-    node_in = np.asarray(est._case_node_inputs(view.tree), dtype=np.float64)
+    tree = view.tree
+    # what a case decides from at every node (the public node view, empty nodes filled
+    # from their parent), as the estimator's case rule does
+    values = view.posteriors if view.is_classifier else view.mean
+    node_in = np.asarray(node_inputs(values, tree.parent, tree.depth), dtype=np.float64)
     n_nodes = node_in.shape[0]
     D = matrix.n_decisions
     if getattr(matrix, "is_case_specific", False):
