@@ -169,6 +169,20 @@ default="lbfgs"
     >>> plain = BenefitWeightedLogisticRegression().fit(X, y)
     >>> bool(model.predict(X).sum() > plain.predict(X).sum())
     True
+
+    The methods on a small problem (a class-0 case weighs ``eta = 1/4``):
+
+    >>> small = BenefitWeightedLogisticRegression(benefit_matrix=[[0, -1], [-4, 0]])
+    >>> small = small.fit([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]], [0, 0, 1, 0, 1, 1])
+    >>> new = [[0.0], [2.0], [5.0]]
+    >>> small.decision_function(new).round(2)
+    array([-0.24,  0.92,  2.66])
+    >>> small.predict_proba(new).round(2)
+    array([[0.56, 0.44],
+           [0.28, 0.72],
+           [0.07, 0.93]])
+    >>> small.predict(new)
+    array([0, 1, 1])
     """
 
     _parameter_constraints = {
@@ -237,16 +251,6 @@ default="lbfgs"
         -------
         self : BenefitWeightedLogisticRegression
             The fitted estimator.
-
-        Examples
-        --------
-        >>> from dtdecide.models import BenefitWeightedLogisticRegression
-        >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
-        >>> y = [0, 0, 1, 0, 1, 1]
-        >>> model = BenefitWeightedLogisticRegression(benefit_matrix=[[0, -1], [-4, 0]])
-        >>> model = model.fit(X, y)
-        >>> model.eta_, model.classes_
-        (array([0.25]), array([0, 1]))
         """
         self._validate_params()
         X, y = validate_data(
@@ -326,16 +330,6 @@ default="lbfgs"
         ndarray of shape (n_samples,) or (n_samples, n_classes)
             Log-odds: one value per case for a binary problem (positive means
             ``classes_[1]``), otherwise one column per one-vs-rest model.
-
-        Examples
-        --------
-        >>> from dtdecide.models import BenefitWeightedLogisticRegression
-        >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
-        >>> y = [0, 0, 1, 0, 1, 1]
-        >>> model = BenefitWeightedLogisticRegression(benefit_matrix=[[0, -1], [-4, 0]])
-        >>> model = model.fit(X, y)
-        >>> model.decision_function([[0.0], [5.0]]).round(2)
-        array([-0.24,  2.66])
         """
         X = self._check_X(X)
         if len(self.estimators_) == 1:
@@ -355,17 +349,6 @@ default="lbfgs"
         -------
         ndarray of shape (n_samples, n_classes)
             Class probabilities, columns in the order of ``classes_``.
-
-        Examples
-        --------
-        >>> from dtdecide.models import BenefitWeightedLogisticRegression
-        >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
-        >>> y = [0, 0, 1, 0, 1, 1]
-        >>> model = BenefitWeightedLogisticRegression(benefit_matrix=[[0, -1], [-4, 0]])
-        >>> model = model.fit(X, y)
-        >>> model.predict_proba([[0.0], [5.0]]).round(2)
-        array([[0.56, 0.44],
-               [0.07, 0.93]])
         """
         X = self._check_X(X)
         if len(self.estimators_) == 1:
@@ -387,17 +370,6 @@ default="lbfgs"
         ndarray of shape (n_samples, n_classes)
             Natural logarithm of the class probabilities (``-inf`` where a probability
             is exactly 0).
-
-        Examples
-        --------
-        >>> from dtdecide.models import BenefitWeightedLogisticRegression
-        >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
-        >>> y = [0, 0, 1, 0, 1, 1]
-        >>> model = BenefitWeightedLogisticRegression(benefit_matrix=[[0, -1], [-4, 0]])
-        >>> model = model.fit(X, y)
-        >>> model.predict_log_proba([[0.0], [5.0]]).round(2)
-        array([[-0.58, -0.82],
-               [-2.73, -0.07]])
         """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
@@ -413,16 +385,6 @@ default="lbfgs"
         -------
         ndarray of shape (n_samples,)
             Predicted class of every case.
-
-        Examples
-        --------
-        >>> from dtdecide.models import BenefitWeightedLogisticRegression
-        >>> X = [[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]]
-        >>> y = [0, 0, 1, 0, 1, 1]
-        >>> model = BenefitWeightedLogisticRegression(benefit_matrix=[[0, -1], [-4, 0]])
-        >>> model = model.fit(X, y)
-        >>> model.predict([[0.0], [2.0], [5.0]])
-        array([0, 1, 1])
         """
         scores = self.decision_function(X)
         if scores.ndim == 1:

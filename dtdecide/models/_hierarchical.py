@@ -320,6 +320,17 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
     >>> plain = FlatCostSensitiveClassifier(random_state=0).fit(X, y)
     >>> bool((model.predict(X) != 0).sum() > (plain.predict(X) != 0).sum())
     True
+    >>> new = [[0, 0], [1.5, 0], [0, 3]]
+    >>> model.predict_proba(new).round(2)
+    array([[0.95, 0.03, 0.03],
+           [0.65, 0.31, 0.04],
+           [0.17, 0.04, 0.79]])
+    >>> model.cost_sensitive_scores(new).round(2)   # the largest score wins
+    array([[ 0.45,  0.03,  0.03],
+           [-2.47,  0.31,  0.04],
+           [-7.29,  0.04,  0.79]])
+    >>> model.predict(new)
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {
@@ -369,15 +380,6 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         -------
         self : FlatCostSensitiveClassifier
             The fitted estimator.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import make_blobs
-        >>> from dtdecide.models import FlatCostSensitiveClassifier
-        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
-        >>> model = FlatCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
-        >>> model.classes_
-        array([0, 1, 2])
         """
         self._validate_params()
         params = self._check_costs()
@@ -405,16 +407,6 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         -------
         ndarray of shape (n_samples, n_classes)
             Cost-blind posterior of every class, columns in the order of ``classes_``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import make_blobs
-        >>> from dtdecide.models import FlatCostSensitiveClassifier
-        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
-        >>> model = FlatCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
-        >>> model.predict_proba([[0, 0], [1.5, 0]]).round(2)
-        array([[0.97, 0.01, 0.01],
-               [0.83, 0.13, 0.04]])
         """
         check_is_fitted(self)
         _check_2d(X)
@@ -437,16 +429,6 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         ndarray of shape (n_samples, n_classes)
             The score compared across classes: ``P(D_k|x)`` for a minority
             class, ``beta P(H|x) - Delta`` for the majority class.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import make_blobs
-        >>> from dtdecide.models import FlatCostSensitiveClassifier
-        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
-        >>> model = FlatCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
-        >>> model.cost_sensitive_scores([[0, 0], [1.5, 0]]).round(2)
-        array([[ 0.74,  0.01,  0.01],
-               [-0.72,  0.13,  0.04]])
         """
         proba = self.predict_proba(X)
         majority_idx = int(np.flatnonzero(self.classes_ == self.majority_class_)[0])
@@ -464,15 +446,6 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         -------
         ndarray of shape (n_samples,)
             The class with the highest cost-sensitive score.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import make_blobs
-        >>> from dtdecide.models import FlatCostSensitiveClassifier
-        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
-        >>> model = FlatCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
-        >>> model.predict([[0, 0], [3, 0], [0, 3], [1.5, 0]])
-        array([0, 1, 2, 1])
         """
         scores = self.cost_sensitive_scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
@@ -554,6 +527,13 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
     >>> bw = HierarchicalCostSensitiveClassifier(cost_dh=9, benefit_weighted=True).fit(X, y)
     >>> bw.binary_estimator_.eta_
     array([0.11111111])
+    >>> new = [[0, 0], [1.5, 0], [0, 3]]
+    >>> model.predict_proba(new).round(2)
+    array([[0.94, 0.03, 0.03],
+           [0.65, 0.3 , 0.05],
+           [0.22, 0.07, 0.71]])
+    >>> model.predict(new)          # stage 1 sends a case to the minority at P(D|x) >= 0.1
+    array([0, 1, 2])
     """
 
     _parameter_constraints = {
@@ -640,15 +620,6 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
         -------
         self : HierarchicalCostSensitiveClassifier
             The fitted estimator.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import make_blobs
-        >>> from dtdecide.models import HierarchicalCostSensitiveClassifier
-        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
-        >>> model = HierarchicalCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
-        >>> model.minority_classes_, round(float(model.threshold_), 3)
-        (array([1, 2]), 0.091)
         """
         self._validate_params()
         params = self._check_costs()
@@ -693,16 +664,6 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
         ndarray of shape (n_samples, n_classes)
             Posterior of every class combined from the two stages, columns
             in the order of ``classes_``.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import make_blobs
-        >>> from dtdecide.models import HierarchicalCostSensitiveClassifier
-        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
-        >>> model = HierarchicalCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
-        >>> model.predict_proba([[0, 0], [3, 0]]).round(2)
-        array([[0.96, 0.02, 0.02],
-               [0.29, 0.59, 0.12]])
         """
         p_minority = self._minority_probability(X)
         out = np.zeros((p_minority.shape[0], self.classes_.shape[0]))
@@ -728,15 +689,6 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
         -------
         ndarray of shape (n_samples,)
             The majority class, or the minority group chosen by the second stage.
-
-        Examples
-        --------
-        >>> from sklearn.datasets import make_blobs
-        >>> from dtdecide.models import HierarchicalCostSensitiveClassifier
-        >>> X, y = make_blobs([60, 10, 10], centers=[[0, 0], [3, 0], [0, 3]], random_state=0)
-        >>> model = HierarchicalCostSensitiveClassifier(cost_dh=10, random_state=0).fit(X, y)
-        >>> model.predict([[0, 0], [3, 0], [0, 3], [1.5, 0]])
-        array([0, 1, 2, 1])
         """
         p_minority = self._minority_probability(X)
         to_minority = p_minority >= self.threshold_

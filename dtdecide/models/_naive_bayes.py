@@ -136,6 +136,25 @@ default=None
     >>> costly = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
     >>> costly.predict(pd.DataFrame({"colour": ["red", "blue"]}))
     array(['yes', 'yes'], dtype='<U3')
+
+    The methods on new cases, one with a colour training never saw (code -1, no
+    information: the priors alone):
+
+    >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
+    >>> costly.transform_codes(new).ravel().tolist()
+    [1, 0, -1]
+    >>> costly.predict_joint_log_proba(new).round(3)
+    array([[-1.204, -1.609],
+           [-1.609, -1.204],
+           [-0.693, -0.693]])
+    >>> costly.predict_proba(new).round(3)
+    array([[0.6, 0.4],
+           [0.4, 0.6],
+           [0.5, 0.5]])
+    >>> costly.expected_cost(new).round(3)     # columns: predict "no", predict "yes"
+    array([[2. , 0.6],
+           [3. , 0.4],
+           [2.5, 0.5]])
     """
 
     _parameter_constraints = {
@@ -280,17 +299,6 @@ default=None
         -------
         self : CostSensitiveNaiveBayes
             The fitted estimator.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide.models import CostSensitiveNaiveBayes
-        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
-        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
-        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
-        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
-        >>> nb.classes_
-        array(['no', 'yes'], dtype='<U3')
         """
         self._validate_params()
         columns, mask, y = self._validate_X(X, reset=True, y=y)
@@ -388,17 +396,6 @@ default=None
         -------
         ndarray of int, shape (n_samples, n_features)
             -1 marks a category unseen in training.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide.models import CostSensitiveNaiveBayes
-        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
-        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
-        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
-        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
-        >>> nb.transform_codes(new).ravel().tolist()
-        [1, 0, -1]
         """
         check_is_fitted(self)
         return self._encode(self._validate_X(X, reset=False))
@@ -415,19 +412,6 @@ default=None
         -------
         ndarray of shape (n_samples, n_classes)
             Unnormalised joint log-likelihood of every case and class.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide.models import CostSensitiveNaiveBayes
-        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
-        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
-        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
-        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
-        >>> nb.predict_joint_log_proba(new).round(3)
-        array([[-1.204, -1.609],
-               [-1.609, -1.204],
-               [-0.693, -0.693]])
         """
         codes = self.transform_codes(X)
         jll = np.tile(self.class_log_prior_, (codes.shape[0], 1))
@@ -448,19 +432,6 @@ default=None
         -------
         ndarray of shape (n_samples, n_classes)
             Normalised log posteriors (each row's exponentials sum to 1).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide.models import CostSensitiveNaiveBayes
-        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
-        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
-        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
-        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
-        >>> nb.predict_log_proba(new).round(3)
-        array([[-0.511, -0.916],
-               [-0.916, -0.511],
-               [-0.693, -0.693]])
         """
         jll = self.predict_joint_log_proba(X)
         with np.errstate(divide="ignore"):
@@ -478,19 +449,6 @@ default=None
         -------
         ndarray of shape (n_samples, n_classes)
             Posterior of every class (rows sum to 1).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide.models import CostSensitiveNaiveBayes
-        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
-        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
-        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
-        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
-        >>> nb.predict_proba(new).round(3)
-        array([[0.6, 0.4],
-               [0.4, 0.6],
-               [0.5, 0.5]])
         """
         return np.exp(self.predict_log_proba(X))
 
@@ -506,19 +464,6 @@ default=None
         -------
         ndarray of shape (n_samples, n_classes)
             Expected cost of predicting each class, columns in the order of ``classes_``.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide.models import CostSensitiveNaiveBayes
-        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
-        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
-        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
-        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
-        >>> nb.expected_cost(new).round(3)
-        array([[2. , 0.6],
-               [3. , 0.4],
-               [2.5, 0.5]])
         """
         return self.predict_proba(X) @ self.cost_matrix_
 
@@ -534,17 +479,6 @@ default=None
         -------
         ndarray of shape (n_samples,)
             The class of least expected cost for every case.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide.models import CostSensitiveNaiveBayes
-        >>> X = pd.DataFrame({"colour": ["red", "red", "blue", "blue", "red", "blue"]})
-        >>> y = ["no", "no", "no", "yes", "yes", "yes"]
-        >>> nb = CostSensitiveNaiveBayes(cost_matrix=[[0, 1], [5, 0]]).fit(X, y)
-        >>> new = pd.DataFrame({"colour": ["red", "blue", "green"]})
-        >>> nb.predict(new)
-        array(['yes', 'yes', 'yes'], dtype='<U3')
         """
         idx = _min_expected_cost_class(self.predict_log_proba(X), self.cost_matrix_)
         return self.classes_[idx]

@@ -665,18 +665,6 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
             Id of the leaf each case falls in (a node id of ``tree_``).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> tree.apply(X).tolist()
-        [1, 1, 1, 1, 3, 3, 4, 4]
         """
         if is_dask_collection(X):
             return score_dask(self, "apply", X)
@@ -694,18 +682,6 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         -------
         scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
             Entry ``[i, j]`` is 1 when case ``i`` passes through node ``j``.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> tree.decision_path(X[4:6]).toarray().tolist()
-        [[1, 0, 1, 1, 0], [1, 0, 1, 1, 0]]
         """
         X_codes = self._encode_X(X)
         return self.tree_.decision_path(X_codes)
@@ -718,18 +694,6 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         int
             Number of splits on the longest path from the root to a leaf (0 for a tree
             that is a single leaf).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> tree.get_depth()
-        2
         """
         check_is_fitted(self, "tree_")
         return self.tree_.max_depth
@@ -741,18 +705,6 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         -------
         int
             Count of nodes without children.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> tree.get_n_leaves()
-        3
         """
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
@@ -1231,6 +1183,27 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     ['BP_target', 'CP_target', 'D_target', 'EP_target']
     >>> bool(res.summary["average_profit"] >= 0)
     True
+
+    The methods on a small tree (node 0 splits at ``x <= 4.5``; leaves 1, 3 and 4):
+
+    >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
+    >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
+    >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+    >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
+    ...                             min_samples_split=4).fit(X, y)
+    >>> tree.get_depth(), tree.get_n_leaves(), tree.tree_.n_nodes
+    (2, 3, 5)
+    >>> tree.apply(X).tolist()
+    [1, 1, 1, 1, 3, 3, 4, 4]
+    >>> tree.decision_path(X[4:6]).toarray().tolist()
+    [[1, 0, 1, 1, 0], [1, 0, 1, 1, 0]]
+    >>> tree.predict_proba(X[5:7])
+    array([[1. , 0. ],
+           [0.5, 0.5]])
+    >>> tree.predict(X).tolist()
+    ['no', 'no', 'no', 'no', 'yes', 'yes', 'yes', 'yes']
+    >>> tree.predict_decision(X).tolist()
+    ['skip', 'skip', 'skip', 'skip', 'call', 'call', 'call', 'call']
     """
 
     _is_classifier = True
@@ -1316,18 +1289,6 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         -------
         self
             The fitted estimator.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> tree.tree_.n_nodes
-        5
         """
         if is_dask_collection(X):
             return fit_dask(self, X, y, sample_weight, costs, edits)
@@ -1526,19 +1487,6 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         -------
         ndarray of shape (n_samples, n_classes)
             Leaf posterior of every class, columns in the order of ``classes_``.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> tree.predict_proba(X[5:7])
-        array([[1. , 0. ],
-               [0.5, 0.5]])
         """
         if is_dask_collection(X):
             return score_dask(self, "predict_proba", X)
@@ -1557,18 +1505,6 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         -------
         ndarray of shape (n_samples,)
             Most probable class of every case.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> tree.predict(X).tolist()
-        ['no', 'no', 'no', 'no', 'yes', 'yes', 'yes', 'yes']
         """
         if is_dask_collection(X):
             return score_dask(self, "predict", X)
@@ -1595,18 +1531,6 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         ndarray of object, shape (n_samples,)
             Name of every case's decision; under the case rule None for a case with a
             missing cost (it cannot decide).
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> tree.predict_decision(X).tolist()
-        ['skip', 'skip', 'skip', 'skip', 'call', 'call', 'call', 'call']
         """
         return self._predict_decision(X, costs)
 

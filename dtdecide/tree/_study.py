@@ -597,19 +597,6 @@ class PruningStudy:
         -------
         self
             The fitted study.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier, PruningStudy
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> study = PruningStudy(tree).fit(X, y)
-        >>> study.method_, study.measure_, int(study.results_["selected"].idxmax())
-        ('assessment', 'profit', 1)
         """
         if (X_valid is None) != (y_valid is None):
             raise ValueError("give both X_valid and y_valid, or neither")
@@ -717,23 +704,6 @@ class PruningStudy:
         pandas.DataFrame
             One row per subtree of the sequence (full tree first): ``alpha``, ``n_leaves``,
             the training and validation (or cross-validation) measures and ``selected``.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier, PruningStudy
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> study = PruningStudy(tree).fit(X, y)
-        >>> study.to_frame()[["n_leaves", "valid_measure", "selected"]]
-                 n_leaves  valid_measure  selected
-        subtree
-        0               3          3.625     False
-        1               2          3.625      True
-        2               1          3.125     False
         """
         self._check_fitted()
         return self.results_.copy()
