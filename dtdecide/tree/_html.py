@@ -161,23 +161,20 @@ class _Stats:
 
 def _validation(est, stats, X, y, costs, sample_weight):
     """Per-node figures of validation cases: counts, class shares or mean, profit."""
+    from ..decision._validation import check_1d, check_sample_weight, reference_index
+
     ind = est.decision_path(X).tocsc()  # (n_samples, n_nodes)
     n_rows = ind.shape[0]
-    w = np.ones(n_rows) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    if w.shape != (n_rows,):
-        raise ValueError(
-            f"sample_weight_valid must have one weight per row of X_valid ({n_rows}); "
-            f"got shape {w.shape}"
-        )
+    # the package's one rule for per-case inputs (a pandas index other than X's is refused)
+    index = reference_index(X)
+    w = check_sample_weight(sample_weight, n_rows, name="sample_weight_valid", index=index,
+                            reference="X_valid")
+    w = np.ones(n_rows) if w is None else w
     out = {"n": np.asarray(ind.sum(axis=0)).ravel().astype(np.int64)}
     out["w"] = ind.T @ w
     if y is None:
         return out
-    y = np.asarray(y)
-    if y.shape[0] != n_rows:
-        raise ValueError(
-            f"y_valid must have one value per row of X_valid ({n_rows}); got {y.shape[0]}"
-        )
+    y = check_1d(y, "y_valid", n_samples=n_rows, index=index, reference="X_valid")
     if stats.classes is not None:
         shares = np.zeros((stats.n_nodes, len(stats.classes)))
         for k, cls in enumerate(stats.classes):

@@ -262,6 +262,18 @@ def test_bad_input(bank_tree, tmp_path):
     with pytest.raises(ValueError, match="y_valid"):
         export_html(bank_tree, tmp_path / "a.html", X_valid=load_bank_marketing(
             split="validation").data.head(5), y_valid=["no"] * 4)
+    # the package's rule for per-case inputs: a pandas index other than X_valid's is
+    # refused (never paired by position), weights are checked as everywhere
+    X5 = load_bank_marketing(split="validation").data.head(5)
+    y5 = pd.Series(["no"] * 5, index=X5.index + 1000)
+    with pytest.raises(ValueError, match="y_valid.*index"):
+        export_html(bank_tree, tmp_path / "a.html", X_valid=X5, y_valid=y5)
+    with pytest.raises(ValueError, match="sample_weight_valid.*index"):
+        export_html(bank_tree, tmp_path / "a.html", X_valid=X5, y_valid=["no"] * 5,
+                    sample_weight_valid=pd.Series(np.ones(5), index=X5.index + 1000))
+    with pytest.raises(ValueError, match="sample_weight_valid must be non-negative"):
+        export_html(bank_tree, tmp_path / "a.html", X_valid=X5, y_valid=["no"] * 5,
+                    sample_weight_valid=[1, 1, -1, 1, 1])
 
 
 # ------------------------------------------------------------------------ browser
