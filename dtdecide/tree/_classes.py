@@ -597,19 +597,6 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         estimator
             A shallow copy with ``tree_``, ``decision_matrix``, ``decision_matrix_`` and
             ``decisions_`` for the new matrix; the original is unchanged.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8]})
-        >>> y = ["no", "no", "no", "no", "yes", "yes", "no", "yes"]
-        >>> m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
-        ...                             min_samples_split=4).fit(X, y)
-        >>> dear = DecisionMatrix({"call": [10, -20], "skip": [0, 0]}, levels=["yes", "no"])
-        >>> tree.redecide(dear).predict_decision(X).tolist()[4:]
-        ['call', 'call', 'skip', 'skip']
         """
         check_is_fitted(self, "tree_")
         new = self.decision_matrix_ if matrix is None else matrix
@@ -1204,6 +1191,9 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     ['no', 'no', 'no', 'no', 'yes', 'yes', 'yes', 'yes']
     >>> tree.predict_decision(X).tolist()
     ['skip', 'skip', 'skip', 'skip', 'call', 'call', 'call', 'call']
+    >>> dear = DecisionMatrix({"call": [10, -20], "skip": [0, 0]}, levels=["yes", "no"])
+    >>> tree.redecide(dear).predict_decision(X).tolist()[4:]  # same leaves, new decisions
+    ['call', 'call', 'skip', 'skip']
     """
 
     _is_classifier = True
