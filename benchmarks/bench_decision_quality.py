@@ -427,8 +427,11 @@ def have_rpart():
 # -- under a per-case rule -- to decide. Savings = 1 - cost / cost of the better trivial
 # policy (everyone "predict 1" or everyone "predict 0") on the test rows. Rows
 # "dtdecide-<criterion> leaf" / "case" are the two decision rules on the same grown tree
-# (each pruned under its own rule on the validation costs); "case smoothed" adds
-# posterior_smoothing="auto" (the recommended case-rule setting is Gini + smoothing).
+# (each pruned under its own rule on the validation costs; "case" on the raw leaf
+# shares, posterior_smoothing=0); "case smoothed" with posterior_smoothing="auto".
+# "dtdecide-gini case smoothed" is what decision_rule="case" does by default with either
+# criterion (criterion="profit" grows on the Gini of the classes under the case rule);
+# the money-weighted rows under the case rule use a private switch to measure why.
 COST_COLUMNS = ["C_FP", "C_FN", "C_TP", "C_TN"]
 BANK_CALL_COST = 5.0  # a call
 BANK_SHARE, BANK_FLOOR = 0.2, 50.0  # a missed subscriber: 20 % of max(balance, 50)
@@ -574,9 +577,14 @@ def run_edc_dtdecide(setting, rep, criterion, method=None, smoothing=False):
     out[label + " leaf"] = (leaf.predict_decision(Xt) == "predict 1",
                             leaf.get_n_leaves(), fit_s)
     if _has_case_rule():
-        case_tree = clone(tree).set_params(decision_rule="case")
+        # the case rule on raw leaf shares; criterion="profit" would grow on the Gini of
+        # the classes under the case rule: the private switch keeps the money-weighted
+        # split search, to measure it there too
+        case_tree = clone(tree).set_params(decision_rule="case", posterior_smoothing=0)
         if method is not None:
             case_tree._profit_method = method
+        if criterion == "profit":
+            case_tree._case_rule_money_split = True
         case_tree.fit(X, y, costs=c)
         best = select_subtree(case_tree, Xv, yv, costs_valid=cv)
         res = best.decide(Xt, costs=ct)
@@ -587,6 +595,8 @@ def run_edc_dtdecide(setting, rep, criterion, method=None, smoothing=False):
             smooth = clone(case_tree).set_params(posterior_smoothing="auto")
             if method is not None:
                 smooth._profit_method = method
+            if criterion == "profit":
+                smooth._case_rule_money_split = True
             t0 = time.perf_counter()
             smooth.fit(X, y, costs=c)
             smooth_s = time.perf_counter() - t0

@@ -1142,12 +1142,13 @@ def build_parser():
     p.add_argument("--criterion", choices=("gini", "entropy", "profit", "variance"),
                    default=None,
                    help="split criterion (default: gini, or variance for an interval target); "
-                        "'profit' grows on the money of the decisions (needs --decisions): "
-                        "recommended with --decision-rule leaf")
+                        "'profit' (needs --decisions) grows on the money of the decisions under "
+                        "the leaf rule and on the class Gini under the case rule: recommended "
+                        "with either rule")
     p.add_argument("--posterior-smoothing", type=_smoothing_value, default=None, metavar="M",
                    help="with --decision-rule case: pull every node's posteriors toward its "
-                        "parent's with the weight of M cases ('auto': 10 / share of the rarer "
-                        "level, recommended for the case rule; default 0)")
+                        "parent's with the weight of M cases ('auto', the default under the "
+                        "case rule: 10 / share of the rarer level; 0: the raw leaf shares)")
     p.add_argument("--validation", metavar="FILE",
                    help="validation data: prune to the subtree with the best average profit "
                         "(without --decisions: the lowest misclassification rate or average "

@@ -207,8 +207,9 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
                     'criterion="profit", which already weights every case by its own '
                     "money; leave split_weights=None"
                 )
-        smoothing = getattr(self, "posterior_smoothing", 0.0)
-        if (smoothing == "auto" or smoothing > 0) and self.decision_rule != "case":
+        smoothing = getattr(self, "posterior_smoothing", None)
+        if smoothing is not None and (smoothing == "auto" or smoothing > 0) and (
+                self.decision_rule != "case"):
             raise ValueError(
                 f"posterior_smoothing={self.posterior_smoothing!r} smooths the posteriors "
                 'cases decide from under decision_rule="case"; the leaf rule decides from '
@@ -268,12 +269,13 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         self.posterior_smoothing_ = self._resolve_posterior_smoothing(matrix, target, F)
         priors = np.asarray(matrix.priors, dtype=_FLOAT) if self.use_priors_ else None
 
+        self.split_criterion_ = self._split_criterion(loss_matrix)
         if self.search == "exact":
             tree = self._grow_exact(X_codes, target, F, loss_matrix=loss_matrix, cons=cons,
                                     cost_columns=cost_columns)
         else:
             case_profit = None
-            if self.criterion == "profit" and loss_matrix is None:
+            if self.split_criterion_ == "profit":
                 # the realised profit of every decision for every training case
                 case_profit = cons.q_actual(target)
             extra = {} if case_profit is None else {"case_profit": case_profit}
@@ -407,10 +409,34 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             class_weight=self.split_class_weight_,
         )
 
+    def _split_criterion(self, loss_matrix):
+        """The impurity of the split search: ``criterion`` as the rule and target use it.
+
+        ``"profit"`` grows on the cases' money (:mod:`._profit`) only under the leaf
+        rule; under the case rule each case decides with its own costs from its
+        leaf's posteriors (prediction), so the split search estimates those: Gini
+        (variance). An ordinal target grows on the matrix's generalized Gini.
+        """
+        if loss_matrix is not None:
+            return "generalized_gini"
+        if self.criterion == "profit" and not self._grows_on_money(loss_matrix):
+            return "variance" if not self._is_classifier else "gini"
+        return self.criterion
+
+    def _grows_on_money(self, loss_matrix):
+        """Whether the split search runs on the cases' money (``criterion="profit"``
+        under the leaf rule, with a matrix and no ordinal loss matrix)."""
+        # ``_case_rule_money_split``: a private switch for the decision-quality
+        # benchmark, which measures money-weighted growth under the case rule too
+        return (self.criterion == "profit" and loss_matrix is None
+                and self.decision_matrix_ is not None
+                and (getattr(self, "decision_rule", "leaf") == "leaf"
+                     or getattr(self, "_case_rule_money_split", False)))
+
     def _growing_criterion(self, loss_matrix):
         if loss_matrix is not None:
             return "generalized_gini"
-        if self.criterion == "profit":  # only reached with the matrix-free fallback
+        if self.criterion == "profit":  # the case rule, or the matrix-free fallback
             return "variance" if not self._is_classifier else "gini"
         return self.criterion
 
@@ -809,9 +835,10 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         [1.0, 4.0, 4.0]
 
         Under the case rule each case weighs its own cost against its leaf's posteriors
-        (leaf 2 has posterior 1/3 of "yes": mailing pays below a cost of 20/3):
+        (here the raw leaf shares, ``posterior_smoothing=0``: leaf 2 has posterior 1/3
+        of "yes", so mailing pays below a cost of 20/3):
 
-        >>> case = tree.set_params(decision_rule="case").fit(
+        >>> case = tree.set_params(decision_rule="case", posterior_smoothing=0).fit(
         ...     X, y, costs={"c": [2.0, 4.0, 6.0, 1.0, 3.0]})
         >>> res = case.decide(X, y, costs={"c": [10.0, 0.0, 1.0, 5.0, 30.0]})
         >>> res.cases[["D_target", "EP_target", "CP_target"]].round(2)
@@ -997,8 +1024,13 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         T(i), d)`` its own realised consequences (case costs, case-specific arrays and
         cost rows included; times ``prior / training proportion`` of its class when
         ``use_priors_``), labelled by its own best decision, and split on the Gini of
-        those weighted labels (user guide: "Growing on the money"). Ordinal targets
-        ignore the criterion: they use the generalized Gini of the matrix's regret
+        those weighted labels (user guide: "Growing on the money"). That is under the
+        leaf rule; under ``decision_rule="case"`` every case decides with its own costs
+        from its leaf's posteriors, so ``"profit"`` grows on the Gini of the classes,
+        which estimates those posteriors: on held-out profit it beat every
+        money-weighted split search there (user guide: "Which growing criterion for
+        which rule"). ``split_criterion_`` says which impurity was used. Ordinal
+        targets ignore the criterion: they use the generalized Gini of the matrix's regret
         ``max_d' Q(t,d') - Q(t,d)`` (a loss matrix is used as is), or of the rank
         distance ``|i - j|`` without a matrix.
     decision_rule : {"leaf", "case"}, default="leaf"
@@ -1012,7 +1044,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         are known when deciding. Pruning (``ccp_alpha``, :meth:`prune`, the pruning
         path, :class:`PruningStudy`) assesses the same rule: under ``"case"`` a node's
         risk is minus its training cases' profit each under its own best decision.
-    posterior_smoothing : float or "auto", default=0.0
+    posterior_smoothing : float, "auto" or None, default=None
         m-estimate smoothing of the posteriors a case decides from under
         ``decision_rule="case"``: every node's posteriors are pulled toward its
         parent's (smoothed) posteriors with the weight of ``posterior_smoothing``
@@ -1022,10 +1054,11 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         table, rules, plots and SQL all use the smoothed posteriors. 0 keeps the raw
         leaf shares. ``"auto"`` takes ``m = 10 / share of the rarer level`` (the
         matrix priors when it has them, else the training shares), as Zadrozny and
-        Elkan suggest for calibrating tree posteriors; it is the recommended setting
-        for costs known when deciding (see the decision-quality guide). The value used
-        is ``posterior_smoothing_``. Needs ``decision_rule="case"``: the leaf rule
-        decides from the raw leaf shares, as the suite does.
+        Elkan suggest for calibrating tree posteriors (see the decision-quality
+        guide). None (the default) is ``"auto"`` under ``decision_rule="case"`` and 0
+        under the leaf rule. The value used is ``posterior_smoothing_``. Smoothing
+        needs ``decision_rule="case"``: the leaf rule decides from the raw leaf shares,
+        as the suite does.
     ordinal : bool, default=False
         Treat the target as ordinal. The level order comes from the matrix levels, or
         the sorted classes without a matrix. An ordered pandas Categorical target is
@@ -1114,6 +1147,10 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         combined, averaging 1 over the training cases); None without reweighting.
     posterior_smoothing_ : float
         The m of ``posterior_smoothing`` used (``"auto"`` resolved; 0 = raw shares).
+    split_criterion_ : str
+        The impurity the split search used: ``"gini"``, ``"entropy"``, ``"profit"``
+        (the cost-weighted Gini of the cases' best decisions, leaf rule only) or
+        ``"generalized_gini"`` (ordinal targets).
     tree_ : TreeStructure
         The frozen node arrays, with decision statistics when a matrix is given.
     feature_names_in_ : ndarray of str
@@ -1204,7 +1241,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         "use_priors": ["boolean", StrOptions({"auto"})],
         "split_weights": [StrOptions({"loss"}), None],
         "posterior_smoothing": [Interval(numbers.Real, 0.0, None, closed="left"),
-                                StrOptions({"auto"})],
+                                StrOptions({"auto"}), None],
     }
 
     def __init__(
@@ -1213,7 +1250,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         decision_matrix=None,
         criterion="gini",
         decision_rule="leaf",
-        posterior_smoothing=0.0,
+        posterior_smoothing=None,
         ordinal=False,
         use_priors="auto",
         split_weights=None,
@@ -1346,6 +1383,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
     def _resolve_posterior_smoothing(self, matrix, target, F):
         """``posterior_smoothing`` as a number (``"auto"``: 10 / share of the rarer level)."""
         value = self.posterior_smoothing
+        if value is None:
+            value = "auto" if self.decision_rule == "case" else 0.0
         if isinstance(value, str):  # "auto"
             if matrix is not None and matrix.priors is not None:
                 share = np.asarray(matrix.priors, dtype=_FLOAT)
@@ -1542,7 +1581,9 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Impurity used to grow the tree: the weighted variance of the target, or
         ``"profit"`` (needs a ``decision_matrix``): the cost-weighted Gini of the cases'
         best decisions under their realised consequences ``L(i, Y(i), d)``, as for
-        :class:`ProfitTreeClassifier`.
+        :class:`ProfitTreeClassifier`; under ``decision_rule="case"`` (each case
+        decides from its leaf's prediction with its own costs) the variance, which
+        estimates that prediction. ``split_criterion_`` says which was used.
     decision_rule : {"leaf", "case"}, default="leaf"
         How a case's decision is made. ``"leaf"`` (design notes section 3): one
         decision per leaf, from the leaf's training cases (their averaged costs); a
@@ -1618,6 +1659,9 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Always False.
     split_class_weight_ : None
         Always None (no class weights for an interval target).
+    split_criterion_ : str
+        The impurity the split search used: ``"variance"`` or ``"profit"`` (the
+        cost-weighted Gini of the cases' best decisions, leaf rule only).
     search_profit_ : float
         ``search="exact"`` only: the training objective of the tree found (profit
         orientation: minus the training loss for a loss matrix; without a matrix the

@@ -249,7 +249,7 @@ def _node_impurity(est, data, node_of_row, nodes, value):
     matrix, F, target = est.decision_matrix_, data["F"], data["target"]
     loss_matrix = est._loss_matrix(matrix, data["cons"], F)
     cw = getattr(est, "split_class_weight_", None)
-    if est.criterion == "profit" and loss_matrix is None:
+    if est._grows_on_money(loss_matrix):
         crit = ProfitCriterion(matrix.n_decisions,
                                getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD))
         weight = F if cw is None else F * cw[np.asarray(target, dtype=np.intp)]
@@ -586,7 +586,7 @@ def _grow_setup(est, data):
     matrix, cons, target, F = est.decision_matrix_, data["cons"], data["target"], data["F"]
     loss_matrix = est._loss_matrix(matrix, cons, F)
     case_profit = None
-    if est.criterion == "profit" and loss_matrix is None:
+    if est._grows_on_money(loss_matrix):
         case_profit = cons.q_actual(target)
     return dict(
         X_binned=X_binned, binner=binner, y=target,
@@ -624,13 +624,14 @@ def _stack_stats(parts):
     return DecisionStats(**fields)
 
 
-def _child_profits(est, data, rows, go_left, base):
+def _child_profits(est, data, rows, go_left, base, node):
     """Decisions, expected profits and training profit of the node and both children.
 
     ``base`` holds the statistics of [root, node]; the children's are computed from
     their rows. Returns (decision (3,), expected (3, D), total profit (3,)) for
     [node, left, right], in profit orientation; the total is the profit under the leaf
-    rule, or under the case rule for a tree with ``decision_rule="case"``.
+    rule, or under the case rule for a tree with ``decision_rule="case"`` (posteriors
+    smoothed as the tree's: the node's own, the children's toward it).
     """
     from . import _leaf
 
@@ -658,6 +659,13 @@ def _child_profits(est, data, rows, go_left, base):
         else:
             priors = None if m.priors is None else np.asarray(m.priors, dtype=np.float64)
             node_in = _leaf.node_posteriors(stats.class_weight, priors)[1:]
+            smoothing = float(getattr(est, "posterior_smoothing_", 0.0))
+            if smoothing > 0:
+                node_in[0] = est.node_posteriors_[node]
+                n_kids = np.asarray(stats.class_weight, dtype=np.float64)[2:].sum(axis=1)
+                node_in[1:] = _leaf.smooth_posteriors(
+                    node_in, np.concatenate([[0.0], n_kids]), np.array([-1, 0, 0]),
+                    np.array([0, 1, 1]), smoothing)[1:]
         S = case_node_sums(np.array([-1, 0, 0]), child + 1, node_in, sub,
                            sub.q_actual(data["target"][rows]), data["F"][rows])
         total = S[:, 0]
@@ -767,7 +775,7 @@ def _split_candidates(est, node, data, n, by):
         cols["weight_left"].append(float(F[go_left].sum()))
         cols["weight_right"].append(float(F[~go_left].sum()))
         if has_profit:
-            dec, exp, total = _child_profits(est, data, rows, go_left, base)
+            dec, exp, total = _child_profits(est, data, rows, go_left, base, node)
             extra["decision_left"].append(decisions[dec[1]])
             extra["decision_right"].append(decisions[dec[2]])
             extra[f"{word}_left"].append(sign * float(exp[1, dec[1]]))

@@ -323,7 +323,7 @@ def _smooth_slow(tree, m):
 def test_posterior_smoothing_is_the_recursive_m_estimate_and_survives_pruning():
     X, y, costs = _bank_like(800, 12)
     raw = ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case", max_depth=5,
-                               random_state=0).fit(X, y, costs=costs)
+                               posterior_smoothing=0, random_state=0).fit(X, y, costs=costs)
     tree = clone(raw).set_params(posterior_smoothing=25.0).fit(X, y, costs=costs)
     assert raw.tree_.n_nodes == tree.tree_.n_nodes  # growing does not change
     np.testing.assert_allclose(tree.node_posteriors_, _smooth_slow(tree.tree_, 25.0),
@@ -375,9 +375,13 @@ def test_posterior_smoothing_auto_is_ten_over_the_rarer_share():
                                _smooth_slow(tree.tree_, tree.posterior_smoothing_))
     with_priors = clone(tree).set_params(decision_matrix=MATRIX.replace(priors=[0.05, 0.95]))
     assert with_priors.fit(X, y, costs=costs).posterior_smoothing_ == pytest.approx(200.0)
-    plain = ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case",
-                                 max_depth=3).fit(X, y, costs=costs)
-    assert plain.posterior_smoothing_ == 0.0
+    # the default (None) is "auto" under the case rule and no smoothing under the leaf rule
+    default = ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case",
+                                   max_depth=3).fit(X, y, costs=costs)
+    assert default.posterior_smoothing_ == tree.posterior_smoothing_
+    np.testing.assert_array_equal(default.node_posteriors_, tree.node_posteriors_)
+    leaf = ProfitTreeClassifier(decision_matrix=MATRIX, max_depth=3).fit(X, y, costs=costs)
+    assert leaf.posterior_smoothing_ == 0.0
 
 
 def test_exact_search_refuses_the_case_rule():
@@ -406,3 +410,17 @@ def test_case_rule_pruning_on_the_tree_structure_takes_the_case_profits():
     alpha = float(on_tree.ccp_alphas[len(on_tree.ccp_alphas) // 2])
     assert (prune_tree(case.tree_, alpha, case_profit=profit, **inputs).n_leaves
             == case.prune(ccp_alpha=alpha).tree_.n_leaves)
+
+
+@pytest.mark.parametrize("rule, expected", [("leaf", "profit"), ("case", "gini")])
+def test_profit_criterion_grows_on_money_under_the_leaf_rule_only(rule, expected):
+    """Under the case rule the split search estimates posteriors (the class Gini)."""
+    X, y, costs = _bank_like(800, 17)
+    kw = dict(decision_matrix=MATRIX, decision_rule=rule, max_depth=4, random_state=0)
+    profit = ProfitTreeClassifier(criterion="profit", **kw).fit(X, y, costs=costs)
+    assert profit.split_criterion_ == expected
+    gini = ProfitTreeClassifier(criterion="gini", **kw).fit(X, y, costs=costs)
+    assert gini.split_criterion_ == "gini"
+    same = np.array_equal(profit.tree_.feature, gini.tree_.feature) and np.array_equal(
+        profit.tree_.threshold, gini.tree_.threshold, equal_nan=True)
+    assert same == (rule == "case")
