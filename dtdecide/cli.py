@@ -601,6 +601,17 @@ def _grow(args, X, y, matrix, costs, sample_weight, progress, where="the trainin
         random_state=args.random_state,
         handle_unknown=getattr(args, "handle_unknown", None) or "warn",
     )
+    search = getattr(args, "search", "greedy")
+    time_limit = getattr(args, "time_limit", None)
+    if search == "exact":
+        params["search"] = "exact"
+        if time_limit is not None:
+            if not time_limit > 0:
+                raise CLIError(f"--time-limit must be a positive number of seconds; got "
+                               f"{time_limit:g}")
+            params["time_limit"] = time_limit
+    elif time_limit is not None:
+        raise CLIError("--time-limit applies to --search exact only")
     criterion = getattr(args, "criterion", None)
     if criterion is not None:
         params["criterion"] = criterion
@@ -621,8 +632,9 @@ def _grow(args, X, y, matrix, costs, sample_weight, progress, where="the trainin
         if smoothing is not None:
             params["posterior_smoothing"] = smoothing
         estimator = ProfitTreeClassifier(**params, ordinal=bool(getattr(args, "ordinal", False)))
+    how = "searching the best" if search == "exact" else "growing a"
     progress(
-        f"growing a {type(estimator).__name__} on {X.shape[0]:,} rows x "
+        f"{how} {type(estimator).__name__} on {X.shape[0]:,} rows x "
         f"{X.shape[1]} inputs (max_depth={args.max_depth})"
     )
     try:
@@ -630,7 +642,24 @@ def _grow(args, X, y, matrix, costs, sample_weight, progress, where="the trainin
     except (ValueError, TypeError) as exc:
         raise CLIError(f"{where}: {_in_cli_words(exc)}") from exc
     progress(f"grown: {estimator.get_n_leaves()} leaves, depth {estimator.get_depth()}")
+    if search == "exact":
+        print(_exact_report(estimator))
     return estimator
+
+
+def _exact_report(estimator):
+    """One line on an exact search: its training objective, bound and gap."""
+    what = "training profit" if estimator.decision_matrix_ is not None else (
+        "training objective")
+    value, bound, gap = (estimator.search_profit_, estimator.search_bound_,
+                         estimator.search_gap_)
+    if gap == 0:
+        verdict = "proven optimal"
+    else:
+        verdict = (f"the best tree found within the time limit; gap {_format_number(gap)} "
+                   f"({gap / max(abs(bound), 1e-300):.2%} of the bound)")
+    return (f"exact search: {what} {_format_number(value)}, upper bound "
+            f"{_format_number(bound)}: {verdict}")
 
 
 def _cmd_demo(args):
@@ -1162,6 +1191,15 @@ def build_parser():
                    help="model file to write; its folder is created if needed "
                         "(default: %(default)s)")
     _add_tree_options(p)
+    p.add_argument("--search", choices=("greedy", "exact"), default="greedy",
+                   help="'greedy' (default): grow split by split; 'exact': the tree of depth "
+                        "--max-depth with the largest training profit over every split the "
+                        "binning allows (exact at depth 1-2; deeper, the best found within "
+                        "--time-limit with a proven bound, printed with the gap). Practical "
+                        "for --max-depth 1 to 3")
+    p.add_argument("--time-limit", type=float, default=None, metavar="SECONDS",
+                   help="with --search exact: seconds the search of a depth-3 (or deeper) "
+                        "tree may take before it keeps the best tree found (default: 60)")
     _add_allow_pickle(p, writes=True)
     _add_sep(p)
     _add_common(p)

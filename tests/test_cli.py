@@ -483,3 +483,36 @@ def test_fit_cross_validation_uses_the_weight_column(files, capsys, monkeypatch)
     ], capsys)
     assert code == 0
     np.testing.assert_array_equal(np.asarray(seen["sample_weight_train"]), train["w"])
+
+
+def test_fit_exact_search(files, capsys):
+    out_path = files["root"] / "exact.dtdecide"
+    base = ["fit", str(files["train"]), "--target", "y", "--decisions", str(files["decisions"]),
+            "--exclude", "id", "--max-depth", "2", "--min-samples-leaf", "20", "--quiet"]
+    code, out, _ = _run([*base, "--search", "exact", "-o", str(out_path)], capsys)
+    assert code == 0
+    model = load(out_path)
+    assert model.search == "exact" and model.get_depth() <= 2
+    assert model.search_gap_ == 0.0
+    assert "exact search: training profit" in out and "proven optimal" in out
+    # the same tree as the estimator's exact search; at least the greedy tree's profit
+    train = pd.read_csv(files["train"])
+    X, y, costs = train[["age", "region", "income"]], train["y"], train[["cost"]]
+    greedy_path = files["root"] / "greedy.dtdecide"
+    assert _run([*base, "-o", str(greedy_path)], capsys)[0] == 0
+    greedy = load(greedy_path).decide(X, y, costs=costs).summary["total_profit"]
+    exact = model.decide(X, y, costs=costs).summary["total_profit"]
+    assert exact == pytest.approx(model.search_profit_) and exact >= greedy - 1e-9
+    # a depth-3 search stopped by the time limit keeps its best tree and says so
+    code, out, _ = _run([*base[:-5], "--max-depth", "3", "--min-samples-leaf", "20",
+                         "--quiet", "--search", "exact", "--time-limit", "1e-9",
+                         "-o", str(out_path)], capsys)
+    assert code == 0 and "exact search" in out
+    model = load(out_path)
+    assert model.time_limit == 1e-9
+    assert model.search_gap_ > 0  # stopped at once: the bound is not reached
+    assert "best tree found within the time limit; gap" in out
+    code, out, err = _run([*base, "--time-limit", "5"], capsys)
+    assert code == 2 and "--time-limit applies to --search exact only" in err
+    code, out, err = _run([*base, "--search", "exact", "--time-limit", "0"], capsys)
+    assert code == 2 and "--time-limit must be a positive number" in err
