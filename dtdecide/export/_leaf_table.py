@@ -54,11 +54,11 @@ def _confidence_columns(view, out, ep, d_idx, n_resamples, random_state):
     """``margin`` and bootstrap ``confidence`` of every leaf's decision."""
     if len(view.decisions) < 2:
         return
-    E = np.asarray(ep, dtype=np.float64)
-    rows = np.arange(E.shape[0])
-    other = E.copy()
-    other[rows, d_idx] = -np.inf
-    out["margin"] = E[rows, d_idx] - other.max(axis=1)
+    from ..tree._confidence import leaf_margin
+
+    # ``ep`` is in the user's sign (expected losses for a loss matrix): the margin is in
+    # profit orientation, so never negative for the leaf's own decision
+    out["margin"] = leaf_margin(np.asarray(ep, dtype=np.float64) * view.sign, d_idx)
     boot = getattr(view.estimator, "_leaf_confidence", None)
     if boot is not None and n_resamples:
         out["confidence"] = boot(view.leaves, n_resamples=n_resamples,

@@ -759,7 +759,8 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         out[codes < 0] = None
         return out
 
-    def decide(self, X, y=None, costs=None, sample_weight=None):
+    def decide(self, X, y=None, costs=None, sample_weight=None, *, confidence=False,
+               n_resamples=200, random_state=0):
         """One decision per case, with profit figures.
 
         Under the leaf rule (``decision_rule="leaf"``, the default) the decision and the
@@ -795,13 +796,25 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             cost variable (and so is ``total_investment``).
         sample_weight : array-like of shape (n_samples,), default=None
             Frequencies used in the summary.
+        confidence : bool, default=False
+            Add how sure each case's leaf is of its decision, after ``EP_``/``EL_``:
+            ``MARGIN_`` (the leaf's expected profit per case of its decision minus that
+            of the runner-up decision, in profit orientation) and ``CONF_`` (the share
+            of bootstrap resamples of the leaf's training cases in which the same
+            decision stays best): the leaf table's ``margin`` and ``confidence``, case
+            by case. Leaf rule only.
+        n_resamples : int, default=200
+            Bootstrap resamples per leaf for ``CONF_`` (as in the leaf table).
+        random_state : int, numpy Generator or RandomState, or None, default=0
+            Seeds the resamples (the default gives the leaf table's figures).
 
         Returns
         -------
         DecisionResult
             ``cases`` with the columns of :func:`dtdecide.decide` (``D_``, ``EP_``/
             ``EL_``, ``CP_``/``CL_``, ``BP_``/``BL_``, ``IC_``, ``ROI_``, suffixed with
-            the target name) and ``summary`` with the same statistics.
+            the target name; with ``confidence=True`` also ``MARGIN_`` and ``CONF_``)
+            and ``summary`` with the same statistics.
 
         Examples
         --------
@@ -871,7 +884,18 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         F = check_sample_weight(sample_weight, n, index=given_index)
         if costs is None and cost_frame is not None:
             costs = cost_frame
+        if not isinstance(confidence, (bool, np.bool_)):
+            raise TypeError(f"confidence must be True or False; got {confidence!r}")
+        if confidence and (isinstance(n_resamples, bool) or not isinstance(
+                n_resamples, numbers.Integral) or n_resamples < 1):
+            raise ValueError(f"n_resamples must be a positive int; got {n_resamples!r}")
         if self._case_rule():
+            if confidence:
+                raise ValueError(
+                    "confidence=True gives the margin and bootstrap confidence of a leaf's "
+                    'one decision; under decision_rule="case" each case decides with its '
+                    "own costs, so there is none: use confidence=False"
+                )
             if y is not None:
                 y = check_1d(y, "y", n_samples=n)
             return self._decide_case_rule(leaves, y=y, costs=costs, F=F, index=index)
@@ -910,7 +934,29 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             missing=None if cons is None else cons.has_missing, sample_weight=F,
             target_codes=t, misclassified=wrong, index=index, target_name=self.target_name_,
         )
+        if confidence:
+            self._confidence_columns(result.cases, leaves, n_resamples, random_state)
         return _with_label_counts(result, label_counts)
+
+    def _confidence_columns(self, cases, leaves, n_resamples, random_state):
+        """``MARGIN_``/``CONF_`` of each case's leaf, inserted after ``EP_``/``EL_``."""
+        from ._confidence import leaf_margin
+
+        tree = self.tree_
+        all_leaves = np.flatnonzero(tree.children_left < 0)
+        margin = np.full(tree.n_nodes, np.nan)
+        margin[all_leaves] = leaf_margin(tree.node_expected[all_leaves],
+                                         tree.node_decision[all_leaves])
+        conf = np.full(tree.n_nodes, np.nan)
+        if len(self.decisions_) >= 2:
+            # every leaf at once, as the leaf table draws them: the same figures
+            conf[all_leaves] = self._leaf_confidence(
+                all_leaves, n_resamples=n_resamples, random_state=random_state)
+        name = self.target_name_
+        ep = f"EL_{name}" if self.decision_matrix_.kind == "loss" else f"EP_{name}"
+        at = cases.columns.get_loc(ep) + 1
+        cases.insert(at, f"MARGIN_{name}", margin[leaves])
+        cases.insert(at + 1, f"CONF_{name}", conf[leaves])
 
     # ---------------------------------------------------------------- hooks
     def cost_complexity_pruning_path(self, **kwargs):

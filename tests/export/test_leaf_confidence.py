@@ -154,3 +154,49 @@ def test_plot_tree_marks_fragile_leaves():
     plt.close(ax.figure)
     with pytest.raises(ValueError, match="confidence_below"):
         plot_tree(tree, confidence_below=1.5)
+
+
+@pytest.mark.parametrize("matrix", [M, DecisionMatrix({"call": [0.0, 3.0], "skip": [8.0, 0.0]},
+                                                      levels=["yes", "no"], kind="loss")],
+                         ids=["profit", "loss"])
+def test_decide_confidence_columns_are_the_leaf_tables(matrix):
+    tree, X, y = _fit(10, matrix=matrix)
+    table = leaf_table(tree, random_state=3).set_index("leaf")
+    assert (table["margin"] >= 0).all()  # profit orientation, also for a loss matrix
+    ep = "EL_target" if matrix.kind == "loss" else "EP_target"
+    # the margin: how much better the leaf's decision does than the runner-up
+    other = [c for c in table.columns if c.startswith(ep[:3]) and c != ep[:2]]
+    sign = -1 if matrix.kind == "loss" else 1
+    values = table[other].to_numpy() * sign
+    best = np.sort(values, axis=1)
+    np.testing.assert_allclose(table["margin"], best[:, -1] - best[:, -2])
+    cases = tree.decide(X, y, confidence=True, random_state=3).cases
+    cols = list(cases.columns)
+    assert cols[cols.index(ep) + 1: cols.index(ep) + 3] == ["MARGIN_target", "CONF_target"]
+    leaf_of = tree.apply(X)
+    np.testing.assert_allclose(cases["MARGIN_target"], table.loc[leaf_of, "margin"])
+    np.testing.assert_allclose(cases["CONF_target"], table.loc[leaf_of, "confidence"])
+    assert "MARGIN_target" not in tree.decide(X).cases
+    with pytest.raises(ValueError, match="n_resamples must be a positive int"):
+        tree.decide(X, confidence=True, n_resamples=0)
+    with pytest.raises(TypeError, match="confidence must be True or False"):
+        tree.decide(X, confidence="yes")
+
+
+def test_decide_confidence_regressor_and_case_rule():
+    rng = np.random.default_rng(12)
+    X = rng.uniform(0, 10, size=(200, 1))
+    y = np.where(X[:, 0] < 5, 4.0, 9.0) + rng.normal(scale=2, size=200)
+    m = DecisionMatrix({"invest": [-10.0, 10.0], "wait": [0.0, 0.0]}, knots=[0.0, 10.0])
+    reg = ProfitTreeRegressor(decision_matrix=m, max_depth=2, min_samples_leaf=20).fit(X, y)
+    cases = reg.decide(X, confidence=True).cases
+    table = leaf_table(reg).set_index("leaf")
+    np.testing.assert_allclose(cases["CONF_target"], table.loc[reg.apply(X), "confidence"])
+    costs = {"c": rng.uniform(1, 3, 200)}
+    mc = DecisionMatrix({"call": [12.0, 0.0], "skip": [0.0, 0.0]}, levels=["yes", "no"],
+                        kind="revenue", costs={"call": "c"})
+    yc = np.where(y > 6, "yes", "no")
+    case = ProfitTreeClassifier(decision_matrix=mc, decision_rule="case", max_depth=2).fit(
+        X, yc, costs=costs)
+    with pytest.raises(ValueError, match='confidence=True.*decision_rule="case"'):
+        case.decide(X, costs=costs, confidence=True)
