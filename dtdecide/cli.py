@@ -870,6 +870,8 @@ def _cmd_score(args):
         )
     progress(f"scoring {len(frame):,} rows")
     if matrix is None:
+        if getattr(args, "confidence", False):
+            raise CLIError("--confidence needs a model fitted with a decision data set")
         cases = _plain_predictions(model, X, name)
         summary = _plain_summary(model, X, y) if y is not None else None
     else:
@@ -878,8 +880,18 @@ def _cmd_score(args):
                 f"{where} lacks the cost column(s) {list(matrix.cost_variables)} needed for "
                 "the computed profit (leave out the target column for decisions only)"
             )
+        extra = {}
+        if getattr(args, "confidence", False):
+            if case_rule:
+                raise CLIError(
+                    "--confidence gives the margin and confidence of a leaf's one decision; "
+                    "this model was fitted with --decision-rule case, where every row "
+                    "decides with its own costs"
+                )
+            extra["confidence"] = True
         try:
-            result = model.decide(X, y, costs=costs if y is not None or case_rule else None)
+            result = model.decide(X, y, costs=costs if y is not None or case_rule else None,
+                                  **extra)
         except (ValueError, TypeError) as exc:
             raise CLIError(f"{where}: {_in_cli_words(exc)}") from exc
         cases = result.cases
@@ -1226,6 +1238,11 @@ def build_parser():
     p.add_argument("--keep", metavar="COLS",
                    help="comma-separated columns of DATA to copy into the output (e.g. an id)")
     _add_handle_unknown(p, "the model's setting")
+    p.add_argument("--confidence", action="store_true",
+                   help="add MARGIN_ (the row's leaf's expected profit per case over the "
+                        "runner-up decision) and CONF_ (the share of bootstrap resamples of "
+                        "the leaf's training cases keeping its decision), as in the leaf "
+                        "table; leaf rule only")
     p.add_argument("--output", "-o", metavar="FILE",
                    help="write the scored rows here (.csv, .parquet or .xlsx); default: stdout")
     _add_sep(p)

@@ -516,3 +516,18 @@ def test_fit_exact_search(files, capsys):
     assert code == 2 and "--time-limit applies to --search exact only" in err
     code, out, err = _run([*base, "--search", "exact", "--time-limit", "0"], capsys)
     assert code == 2 and "--time-limit must be a positive number" in err
+
+
+def test_score_with_confidence(files, capsys):
+    out_path = files["root"] / "scored_conf.csv"
+    code, _, _ = _run(["score", str(files["model"]), str(files["valid"]), "--confidence",
+                       "--output", str(out_path), "--quiet"], capsys)
+    assert code == 0
+    scored = pd.read_csv(out_path)
+    model = load(files["model"])
+    valid = pd.read_parquet(files["valid"])
+    expected = model.decide(valid[["age", "region", "income"]], confidence=True).cases
+    cols = list(scored.columns)
+    assert cols[cols.index("EP_y") + 1: cols.index("EP_y") + 3] == ["MARGIN_y", "CONF_y"]
+    np.testing.assert_allclose(scored["CONF_y"], expected["CONF_y"])
+    np.testing.assert_allclose(scored["MARGIN_y"], expected["MARGIN_y"])
