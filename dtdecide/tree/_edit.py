@@ -728,10 +728,13 @@ def _split_candidates(est, node, data, n, by):
     cols = {k: [] for k in ("feature", "threshold", "categories", "missing", "n_left",
                             "n_right", "weight_left", "weight_right")}
     cand = list(seen.values())
-    if not cand:
-        out = pd.DataFrame(cols)
-        out["criterion_gain"] = np.zeros(0)
-        return out
+    if not cand:  # no valid split (too few rows for min_samples_leaf): the same columns
+        names_ = list(cols)
+        if has_profit:
+            word = "EL" if matrix.kind == "loss" else "EP"
+            names_ += ["decision_left", "decision_right", f"{word}_left", f"{word}_right"]
+        names_ += ["criterion_gain"] + (["profit_gain"] if has_profit else [])
+        return pd.DataFrame({k: [] for k in names_})
     feats = np.array([c[0] for c in cand], dtype=np.intp)
     tables = np.stack([c[1] for c in cand])
     crit_gain = grower.gains(feats, tables)

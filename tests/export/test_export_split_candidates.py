@@ -211,3 +211,15 @@ def test_split_candidates_bad_input(bank):
         est.split_candidates(0, n=0, **args)
     with pytest.raises(ValueError, match="by must be 'criterion' or 'profit'"):
         est.split_candidates(0, by="gain", **args)
+
+
+def test_no_valid_split_gives_an_empty_table():
+    X = pd.DataFrame({"x": np.arange(40.0)})
+    y = np.where(np.arange(40) % 3 == 0, "yes", "no")
+    m = DecisionMatrix({"call": [10, -2], "skip": [0, 0]}, levels=["yes", "no"])
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1, min_samples_leaf=15).fit(X, y)
+    leaf = int(np.argmin(tree.tree_.n_node_samples))
+    assert tree.tree_.n_node_samples[leaf] < 30  # no split leaves 15 rows on each side
+    cand = tree.split_candidates(leaf, X, y)
+    assert cand.empty
+    assert list(cand.columns) == list(tree.split_candidates(0, X, y).columns)
