@@ -89,7 +89,10 @@ def _write_api_pages():
         for name in names:
             obj = getattr(module, name)
             if isinstance(obj, type):
-                lines += [f".. autoclass:: {name}", "   :members:", ""]
+                # inherited too: the trees' decide, apply, edits ... live in base
+                # classes and mixins (what is not dtdecide's is skipped below)
+                lines += [f".. autoclass:: {name}", "   :members:", "   :inherited-members:",
+                          ""]
             elif callable(obj):
                 lines += [f".. autofunction:: {name}", ""]
             else:
