@@ -886,8 +886,9 @@ class EditMixin:
         """The candidate splits of a node, best first, with what each would decide.
 
         For every input, the split the grower's own search finds at the node (the same
-        histograms, bins, criterion, class weights and ``min_samples_leaf``, so the
-        input the tree split the node on shows the tree's split), and, with a decision
+        histograms, bins, criterion, class weights and ``min_samples_leaf``, so on a
+        greedy tree the input it split the node on shows its split; a tree grown with
+        ``search="exact"`` chose its splits by training profit instead), and, with a decision
         matrix, the split of that input that adds the most training profit when each
         child takes its best decision. Each candidate is shown with its children's
         sizes, decisions and expected profits, and both gains. Pass a row to
