@@ -417,11 +417,9 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         leaf's posteriors (prediction), so the split search estimates those: Gini
         (variance). An ordinal target grows on the matrix's generalized Gini.
         """
-        if loss_matrix is not None:
-            return "generalized_gini"
-        if self.criterion == "profit" and not self._grows_on_money(loss_matrix):
-            return "variance" if not self._is_classifier else "gini"
-        return self.criterion
+        if self._grows_on_money(loss_matrix):
+            return "profit"
+        return self._growing_criterion(loss_matrix)
 
     def _grows_on_money(self, loss_matrix):
         """Whether the split search runs on the cases' money (``criterion="profit"``
