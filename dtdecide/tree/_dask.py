@@ -623,6 +623,10 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
         est.use_priors_ = False
         est.split_class_weight_ = None
 
+    # the fitted attributes the in-memory fit sets (the refused options leave no choice)
+    est.split_criterion_ = est._growing_criterion(None)
+    if is_classifier:
+        est.posterior_smoothing_ = 0.0
     binner = _binner_from(summary, encoding, est.max_bins)
     unit = summary["unit"]
     hist_dtype = np.dtype(

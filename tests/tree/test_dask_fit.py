@@ -83,7 +83,8 @@ def test_classifier_same_tree_as_in_memory(kw):
                                           costs=ddf[["offer"]])
     assert_same_tree(mem.tree_, dsk.tree_)
     assert mem.tree_.children_left.size > 5
-    for attr in ("feature_names_in_", "is_categorical_", "has_missing_in_fit_", "classes_"):
+    for attr in ("feature_names_in_", "is_categorical_", "has_missing_in_fit_", "classes_",
+                 "split_criterion_", "posterior_smoothing_"):
         assert np.array_equal(getattr(mem, attr), getattr(dsk, attr)), attr
     for a, b in zip(mem.categories_, dsk.categories_):
         assert (a is None and b is None) or list(a) == list(b)
