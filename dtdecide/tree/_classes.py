@@ -184,11 +184,8 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             return X.drop(columns=present), X[present] if present else None
         return X, None
 
-    def _fit(self, X, y, sample_weight, costs, edits=None):
-        self._validate_params()
-        self.decision_overrides_ = {}
-        self.edits_ = []
-        matrix = self._check_matrix()
+    def _check_fit_options(self, matrix):
+        """Refuse the option combinations fit cannot honour (in memory and on Dask)."""
         if self.criterion == "profit":
             if matrix is None:
                 raise ValueError(
@@ -227,6 +224,13 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
                 'decision_rule="case" needs a decision_matrix (each case decides from its '
                 "leaf's posteriors and its own costs); got decision_matrix=None"
             )
+
+    def _fit(self, X, y, sample_weight, costs, edits=None):
+        self._validate_params()
+        self.decision_overrides_ = {}
+        self.edits_ = []
+        matrix = self._check_matrix()
+        self._check_fit_options(matrix)
         index = reference_index(X)
         check_same_index(y, index, "y")
         X_in, resolve_costs, cost_columns, cost_features = self._split_costs(X, costs, matrix)

@@ -22,6 +22,23 @@ and the client is small and never a row:
 4. **Decision statistics** (class counts, cost and consequence sums of every node) are
    per-partition :func:`~dtdecide.tree._leaf.compute_decision_stats` arrays, summed.
 
+The options follow the in-memory fit through the same kernels:
+
+* ``criterion="profit"`` (leaf rule): every partition turns its rows' realised
+  consequences into the money channels of :class:`~dtdecide.tree._profit.ProfitCriterion`
+  (prior class weights folded in), histogrammed and summed like class counts; the node
+  ``value`` (class frequencies, regression sums) is summed per partition after growth.
+* ``decision_rule="case"``: growth on Gini (variance) with the ``posterior_smoothing``
+  resolved from the merged class frequencies; the case-rule node profits that pruning
+  needs (:func:`~dtdecide.tree._caserule.case_node_sums`, each case's own best decision
+  at every node of its path) are summed per partition.
+* case-specific cost rows (``DecisionMatrix.from_cost_matrix()`` with ``costs=`` a Dask
+  DataFrame of the columns ``C_FP, C_FN, C_TP, C_TN``) are resolved per partition.
+
+Not on Dask yet (each raises ``NotImplementedError`` naming it): ``search="exact"``,
+ordinal targets, ``split_weights``, ``edits``, and case-specific consequences bound at
+construction.
+
 The fitted estimator is an ordinary in-memory tree. On data that fit both ways with the
 same bins it is the in-memory tree: the same splits and counts, and the same sums up to
 the order of floating-point additions (exactly the same when those sums are exact, e.g.
@@ -368,7 +385,7 @@ class _Part:
 
 
 def _prepare(k, part, spec, *, est, matrix, encoding, binner, classes, unit, shift,
-             hist_dtype):
+             hist_dtype, profit=None, class_weight=None):
     Xp, yp, wp, cp = _unpack(part, spec)
     from ..decision._kernels import encode_target
     from ._encode import encode
@@ -401,6 +418,11 @@ def _prepare(k, part, spec, *, est, matrix, encoding, binner, classes, unit, shi
                 f"partition {k} have a missing cost; the leaf averages of the costs need "
                 "every training case's costs (impute or drop them)"
             )
+    if profit is not None:
+        # criterion="profit": the money channels of every row, as grow_tree builds them
+        weight = F if class_weight is None else F * class_weight[t]
+        codes, weights = profit.row_channels(cons.q_actual(t), weight)
+        target = HistogramTarget(codes=codes, n_classes=profit.n_decisions, weights=weights)
     return _Part(Xb=Xb, target=target, F=F, t=t, cons=cons, cost_columns=cost_columns,
                  hist_dtype=hist_dtype, n=n)
 
@@ -448,11 +470,18 @@ def _add_pair(a, b):
 class DaskRows:
     """The grower's row source over persisted Dask partitions (see the module notes)."""
 
-    def __init__(self, dask, parts, layout, with_counts):
+    def __init__(self, dask, parts, layout, with_counts, n_classes=None):
         self.dask = dask
         self.parts = parts
         self.layout = layout
         self.with_counts = with_counts
+        self.n_classes = n_classes
+
+    def _sum(self, func, *args):
+        delayed = self.dask.delayed(func, pure=True)
+        items = [delayed(p, *args) for p in self.parts]
+        (total,) = self.dask.compute(_tree_reduce(self.dask, items, _add_arrays))
+        return total
 
     def _histograms(self, tree, slot_of_node, n_slots):
         delayed = self.dask.delayed(_part_hist, pure=True)
@@ -482,6 +511,53 @@ class DaskRows:
             out[1][...] = counts.reshape(out[1].shape)
         return None, None
 
+    def profit_node_values(self, ctx, n_nodes, parent, depth, left, right, feature):
+        """Node ``value`` of a tree grown on money channels, summed over partitions."""
+        from ._leaf import propagate_up
+
+        tree = ctx.nodes.routing_arrays(ctx.layout.max_width)
+        value = self._sum(_part_node_values, tree, n_nodes, self.n_classes)
+        value = propagate_up(value, parent, depth)
+        weighted_n = value.sum(axis=1) if self.n_classes is not None else value[:, 0].copy()
+        return value, weighted_n
+
+
+def _part_node_values(part, tree, n_nodes, n_classes):
+    """Per-leaf class frequencies (regression: ``[w, w*y, w*y**2]``) of one partition."""
+    from ._leaf import leaf_sums
+
+    if part.n == 0:
+        return None
+    node = _route(part, tree)
+    F = part.F
+    if n_classes is None:
+        y = np.asarray(part.t, dtype=_FLOAT)
+        return leaf_sums(node, np.column_stack([F, F * y, F * y * y]), n_nodes)
+    value = np.zeros((n_nodes, n_classes))
+    for c in range(n_classes):
+        value[:, c] = np.bincount(node, weights=F * (part.t == c), minlength=n_nodes)
+    return value
+
+
+def _add_arrays(a, b):
+    if a is None or b is None:
+        return b if a is None else a
+    return a + b
+
+
+def _part_case_sums(part, tree, parent, node_in, n_groups):
+    """Case-rule profit of every node from one partition's rows (see ``_caserule``)."""
+    from ._caserule import case_node_sums
+
+    if part.n == 0:
+        return None
+    node = _route(part, tree)
+    q = part.cons.q_actual(part.t)
+    if n_groups is None:
+        return case_node_sums(parent, node, node_in, part.cons, q, part.F)
+    return case_node_sums(parent, node, node_in, part.cons, q, part.F,
+                          group=np.asarray(part.t, dtype=np.intp), n_groups=n_groups)
+
 
 def _part_stats(part, tree, parent, depth, matrix):
     from . import _leaf
@@ -503,22 +579,27 @@ def _add_stats(a, b):
     out = type(a).__new__(type(a))
     for key, value in vars(a).items():
         other = getattr(b, key)
-        setattr(out, key, value + other if isinstance(value, np.ndarray) and
-                value.dtype.kind == "f" else value)
+        # every float array is a sum over rows, except the matrix rows (knots)
+        setattr(out, key, value + other if key != "rows" and isinstance(value, np.ndarray)
+                and value.dtype.kind == "f" else value)
     return out
 
 
 # ------------------------------------------------------------------ fit
-def _refuse(est, matrix):
-    """The options this first Dask version does not support, each named."""
+def _refuse(est, matrix, y, costs):
+    """The options the Dask fit does not support yet, each named."""
+    dtype = getattr(y, "dtype", None)
     checks = [
         (est.search != "greedy", f"search={est.search!r}"),
-        (est.criterion == "profit", 'criterion="profit"'),
-        (est.decision_rule == "case", 'decision_rule="case"'),
         (getattr(est, "ordinal", False), "ordinal=True"),
+        (est._is_classifier and isinstance(dtype, pd.CategoricalDtype) and bool(dtype.ordered),
+         "an ordinal target (y an ordered Categorical)"),
         (getattr(est, "split_weights", None) is not None,
          f"split_weights={getattr(est, 'split_weights', None)!r}"),
-        (matrix is not None and matrix.is_case_specific, "a case-specific decision_matrix"),
+        (matrix is not None and matrix.is_case_specific and costs is None,
+         "a case-specific decision_matrix without costs= (consequences bound at "
+         "construction; pass the cost rows as a Dask DataFrame costs= with the columns "
+         "C_FP, C_FN, C_TP, C_TN)"),
     ]
     for bad, what in checks:
         if bad:
@@ -546,9 +627,8 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
     if isinstance(costs, Mapping):
         raise TypeError("costs must be a Dask DataFrame when X is a Dask DataFrame; got a dict")
     matrix = est._check_matrix()
-    if est.criterion == "profit" and matrix is None:
-        raise ValueError('criterion="profit" needs a decision_matrix')
-    _refuse(est, matrix)
+    est._check_fit_options(matrix)
+    _refuse(est, matrix, y, costs)
     if matrix is None and costs is not None:
         raise ValueError("costs needs a decision_matrix; got decision_matrix=None")
     is_classifier = est._is_classifier
@@ -624,28 +704,40 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
         est.split_class_weight_ = None
 
     # the fitted attributes the in-memory fit sets (the refused options leave no choice)
-    est.split_criterion_ = est._growing_criterion(None)
-    if is_classifier:
-        est.posterior_smoothing_ = 0.0
+    est.split_criterion_ = est._split_criterion(None)
+    # "auto" smoothing reads the classes' training frequencies: ``freq`` as (codes, weights)
+    est.posterior_smoothing_ = est._resolve_posterior_smoothing(
+        matrix, None if freq is None else np.arange(len(freq)), freq)
+    profit = None
+    if est.split_criterion_ == "profit":
+        from ._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
+
+        profit = ProfitCriterion(matrix.n_decisions,
+                                 getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD))
     binner = _binner_from(summary, encoding, est.max_bins)
     unit = summary["unit"]
     hist_dtype = np.dtype(
-        np.float32 if is_classifier and unit and n < _FLOAT32_EXACT_LIMIT else np.float64
+        np.float32 if is_classifier and unit and n < _FLOAT32_EXACT_LIMIT and profit is None
+        else np.float64
     )
     prepare = dask.delayed(_prepare, pure=True)
     parts = [prepare(k, p, spec, est=est, matrix=matrix, encoding=encoding, binner=binner,
-                     classes=classes, unit=unit, shift=shift, hist_dtype=hist_dtype)
+                     classes=classes, unit=unit, shift=shift, hist_dtype=hist_dtype,
+                     profit=profit, class_weight=est.split_class_weight_)
              for k, p in enumerate(packed)]
     parts = list(dask.persist(*parts))
     layout = BinLayout.from_binner(binner)
-    source = DaskRows(dask, parts, layout, with_counts=not unit)
+    n_classes = len(classes) if is_classifier else None
+    # money channels never give row counts: counted separately, as in memory
+    source = DaskRows(dask, parts, layout, with_counts=not unit or profit is not None,
+                      n_classes=n_classes)
     tree = grow_from_source(
-        source, binner, n_samples=n, n_classes=len(classes) if is_classifier else None,
+        source, binner, n_samples=n, n_classes=n_classes,
         criterion=est._growing_criterion(None), class_weight=est.split_class_weight_,
         unit_weights=unit, hist_dtype=hist_dtype, shift=shift, max_depth=est.max_depth,
         min_samples_leaf=est.min_samples_leaf, min_samples_split=est.min_samples_split,
         min_impurity_decrease=est.min_impurity_decrease,
-        max_leaf_nodes=est.max_leaf_nodes,
+        max_leaf_nodes=est.max_leaf_nodes, profit=profit,
     )
     routing = source.routing
     est._full_tree_ = tree
@@ -658,6 +750,13 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
         tree = est._redecide(tree)
         est._full_tree_ = tree
     est._case_stats_ = None
+    if matrix is not None and est._case_rule():
+        # the case rule's node profits (pruning risk): each case's own best decision at
+        # every node of its path, summed per partition as the in-memory fit sums them
+        node_in = est._case_node_inputs(tree)
+        n_groups = len(classes) if is_classifier else None
+        S = source._sum(_part_case_sums, routing, tree.parent, node_in, n_groups)
+        est._case_stats_ = {"profit": S if is_classifier else S[:, 0], "matrix": matrix}
     est.tree_ = tree
     if est.ccp_alpha > 0:
         from . import _pruning

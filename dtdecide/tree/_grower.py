@@ -341,6 +341,9 @@ class _LocalRows:
         )
         return alive_rows, alive_slots
 
+    def profit_node_values(self, ctx, n_nodes, parent, depth, left, right, feature):
+        return _profit_node_values(ctx, n_nodes, parent, depth, left, right, feature)
+
 
 class _Partition:
     """Send one contiguous range of a level's rows to the children of their node.
@@ -833,7 +836,7 @@ def _layout_context(binner, **kw):
 def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_weight,
                      unit_weights, hist_dtype, shift, max_depth, min_samples_leaf,
                      min_samples_split, min_impurity_decrease, max_leaf_nodes,
-                     loss_matrix=None):
+                     loss_matrix=None, profit=None):
     """Grow a tree whose histograms come from ``source`` (rows kept elsewhere).
 
     ``source`` has ``root(ctx) -> (hist, counts, None, None)`` and ``children(ctx, level,
@@ -844,8 +847,17 @@ def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_w
     larger child as ``parent - smaller``, the frozen node arrays -- is :func:`grow_tree`'s.
     Inputs are trusted (the caller validated them); ``shift`` is the centring of a
     regression target. Used by the Dask fit (:mod:`dtdecide.tree._dask`).
+
+    ``profit`` (a :class:`~dtdecide.tree._profit.ProfitCriterion`) grows on money
+    channels (``criterion="profit"``; ``criterion`` and ``class_weight`` are then ignored,
+    the class weights being folded into the channels); ``source`` then also has
+    ``profit_node_values(ctx, n_nodes, parent, depth, left, right, feature) -> (value,
+    weighted_n)``, the node ``value`` summed from the rows, as
+    :func:`_profit_node_values` does for in-memory rows.
     """
-    is_classification = n_classes is not None
+    is_classification = n_classes is not None or profit is not None
+    if profit is not None:
+        criterion, class_weight, loss_matrix = profit, None, None
     ctx = _layout_context(
         binner,
         source=source,
@@ -853,14 +865,15 @@ def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_w
         criterion=criterion,
         loss_matrix=loss_matrix,
         class_weight=class_weight,
-        with_counts=not unit_weights,
+        # money channels are weighted sums: row counts never come from them
+        with_counts=profit is not None or not unit_weights,
         hist_dtype=np.dtype(hist_dtype),
         clip_subtraction=not (is_classification and unit_weights),
         min_samples_leaf=min_samples_leaf,
         min_samples_split=min_samples_split,
         min_impurity_decrease=float(min_impurity_decrease),
         max_depth=max_depth,
-        profit=None,
+        profit=profit,
         value_rows=None,
         max_leaf_nodes=max_leaf_nodes,
         pool=None,
@@ -955,7 +968,8 @@ def _freeze(ctx, shift):
     imp = impurity(ctx.crit_sums(sums), ctx.criterion, ctx.loss_matrix)
     weighted_n = ctx.weight_of(sums)
     if ctx.profit is not None:
-        value, weighted_n = _profit_node_values(ctx, n, parent, depth, left, right, feature)
+        value, weighted_n = ctx.source.profit_node_values(ctx, n, parent, depth, left, right,
+                                                          feature)
         # money impurity per unit of training frequency: weighted_n * impurity is the
         # node's W, so impurity decreases (feature importances) are money gains
         W = ctx.profit.weighted_impurity(sums)

@@ -142,8 +142,8 @@ def test_misaligned_and_unsupported_inputs():
                                                          costs={"offer": frame["offer"]})
     with pytest.raises(TypeError, match="y must be a Dask"):
         ProfitTreeClassifier().fit(ddf[COLS], frame["y"])
-    with pytest.raises(NotImplementedError, match='decision_rule="case"'):
-        ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case").fit(
+    with pytest.raises(NotImplementedError, match="search='exact'"):
+        ProfitTreeClassifier(decision_matrix=MATRIX, search="exact", max_depth=2).fit(
             ddf[COLS], ddf["y"], costs=ddf[["offer"]])
 
 

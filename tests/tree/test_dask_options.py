@@ -1,0 +1,160 @@
+"""The in-memory options on Dask: criterion="profit", the case rule, cost-row matrices."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+
+from test_dask_fit import COLS, MATRIX, assert_same_tree, table  # noqa: E402
+
+from dtdecide import DecisionMatrix  # noqa: E402
+from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor  # noqa: E402
+
+COST_ROWS = ["C_FP", "C_FN", "C_TP", "C_TN"]
+
+
+@pytest.fixture(autouse=True)
+def synchronous():
+    with dask.config.set(scheduler="synchronous"):
+        yield
+
+
+def frames(seed):
+    """The table of ``test_dask_fit`` (NaN, categoricals, weights, an empty partition)
+    with a 0/1 target, integer cost rows and an interval target with a cost column."""
+    frame, ddf = table(seed, n=1800)
+    rng = np.random.default_rng(seed + 100)
+    n = len(frame)
+    frame = frame.assign(
+        y01=(frame["y"] == "good").astype(int),
+        C_FP=rng.integers(1, 5, n).astype(float), C_FN=rng.integers(2, 30, n).astype(float),
+        C_TP=rng.integers(0, 2, n).astype(float), C_TN=0.0,
+        amt=(frame["b"] * 3 + frame["a"].fillna(7)).astype(float),
+        k=rng.integers(0, 3, n).astype(float),
+    )
+    return frame, dd.from_pandas(frame, npartitions=1).repartition(divisions=ddf.divisions)
+
+
+def fit_both(cls, kw, frame, ddf, target, costs=None, weight="w"):
+    def args(data):
+        return dict(sample_weight=None if weight is None else data[weight],
+                    costs=None if costs is None else data[costs])
+
+    mem = cls(**kw).fit(frame[COLS], frame[target], **args(frame))
+    dsk = cls(**kw).fit(ddf[COLS], ddf[target], **args(ddf))
+    assert mem.split_criterion_ == dsk.split_criterion_
+    for attr in ("posterior_smoothing_", "split_class_weight_"):
+        a, b = getattr(mem, attr, None), getattr(dsk, attr, None)
+        assert (a is None and b is None) or np.allclose(a, b, rtol=1e-12), attr
+    return mem, dsk
+
+
+def assert_same_case_stats(mem, dsk, exact=True):
+    a, b = mem._case_stats_, dsk._case_stats_
+    assert (a is None) == (b is None)
+    if a is not None:
+        assert a["matrix"] == b["matrix"]
+        check = np.array_equal if exact else (lambda x, y: np.allclose(x, y, rtol=1e-9))
+        assert check(a["profit"], b["profit"])
+
+
+@pytest.mark.parametrize("kw", [
+    {"criterion": "profit", "max_depth": 4},
+    {"criterion": "profit", "max_depth": None, "max_leaf_nodes": 8, "ccp_alpha": 1.0},
+])
+def test_profit_criterion_same_tree(kw):
+    frame, ddf = frames(0)
+    mem, dsk = fit_both(ProfitTreeClassifier, dict(decision_matrix=MATRIX, **kw), frame, ddf,
+                        "y", costs=["offer"])
+    assert mem.split_criterion_ == "profit"
+    assert mem.tree_.children_left.size > 5
+    # integer weights and costs: every money channel sum is exact, so bit for bit
+    assert_same_tree(mem.tree_, dsk.tree_)
+
+
+def test_profit_criterion_with_priors_folds_class_weights():
+    frame, ddf = frames(1)
+    m = DecisionMatrix({"call": [5.0, -1.0], "skip": [0.0, 0.0]}, levels=["good", "bad"],
+                       priors=[0.3, 0.7])
+    mem, dsk = fit_both(ProfitTreeClassifier, dict(decision_matrix=m, criterion="profit",
+                                                   max_depth=4), frame, ddf, "y", weight=None)
+    assert mem.split_class_weight_ is not None
+    # prior weights are not integers: the sums agree up to the order of additions
+    assert_same_tree(mem.tree_, dsk.tree_, exact=False)
+    assert np.array_equal(mem.tree_.feature, dsk.tree_.feature)
+
+
+@pytest.mark.parametrize("kw", [
+    {"decision_rule": "case", "max_depth": 4, "ccp_alpha": 1.0},
+    {"decision_rule": "case", "max_depth": 3, "posterior_smoothing": 3.0},
+])
+def test_case_rule_same_tree_node_profits_and_decide(kw):
+    frame, ddf = frames(2)
+    mem, dsk = fit_both(ProfitTreeClassifier, dict(decision_matrix=MATRIX, **kw), frame, ddf,
+                        "y", costs=["offer"])
+    assert mem._case_stats_ is not None
+    assert_same_tree(mem.tree_, dsk.tree_)
+    assert_same_case_stats(mem, dsk)
+    res = dsk.decide(ddf[COLS], y=ddf["y"], costs=ddf[["offer"]], sample_weight=ddf["w"])
+    ref = mem.decide(frame[COLS], y=frame["y"], costs=frame[["offer"]],
+                     sample_weight=frame["w"])
+    pd.testing.assert_frame_equal(res.cases.compute(), ref.cases)
+    assert np.allclose(res.summary.to_numpy(dtype=float), ref.summary.to_numpy(dtype=float),
+                       rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("kw", [
+    {"max_depth": 4},
+    {"criterion": "profit", "max_depth": 4},
+    {"decision_rule": "case", "max_depth": 4, "ccp_alpha": 0.5},
+])
+def test_cost_row_matrix_from_dask_costs(kw):
+    frame, ddf = frames(3)
+    est = dict(decision_matrix=DecisionMatrix.from_cost_matrix(), **kw)
+    mem, dsk = fit_both(ProfitTreeClassifier, est, frame, ddf, "y01", costs=COST_ROWS)
+    assert mem.tree_.children_left.size > 5
+    assert_same_tree(mem.tree_, dsk.tree_)
+    assert_same_case_stats(mem, dsk)
+    res = dsk.decide(ddf[COLS], y=ddf["y01"], costs=ddf[COST_ROWS])
+    ref = mem.decide(frame[COLS], y=frame["y01"], costs=frame[COST_ROWS])
+    pd.testing.assert_frame_equal(res.cases.compute(), ref.cases)
+    assert np.allclose(res.summary.to_numpy(dtype=float), ref.summary.to_numpy(dtype=float),
+                       rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("kw", [
+    {"max_depth": 4},
+    {"criterion": "profit", "max_depth": 4},
+    {"decision_rule": "case", "max_depth": 3, "ccp_alpha": 0.1},
+])
+def test_regressor_with_matrix(kw):
+    # the knots of the decision statistics are matrix rows, not sums over partitions
+    frame, ddf = frames(4)
+    m = DecisionMatrix({"lend": [-50.0, 100.0], "no": [0.0, 0.0]}, knots=[0.0, 100.0],
+                       kind="revenue", costs={"lend": "k"})
+    mem, dsk = fit_both(ProfitTreeRegressor, dict(decision_matrix=m, **kw), frame, ddf,
+                        "amt", costs=["k"])
+    assert mem.tree_.children_left.size > 5
+    assert_same_tree(mem.tree_, dsk.tree_, exact=False)
+    assert np.array_equal(mem.tree_.node_decision, dsk.tree_.node_decision)
+    assert_same_case_stats(mem, dsk, exact=False)
+
+
+def test_options_not_on_dask_yet_are_named():
+    frame, ddf = frames(5)
+    with pytest.raises(NotImplementedError, match="split_weights='loss'"):
+        ProfitTreeClassifier(decision_matrix=MATRIX, split_weights="loss").fit(
+            ddf[COLS], ddf["y"], costs=ddf[["offer"]])
+    with pytest.raises(NotImplementedError, match="ordinal=True"):
+        ProfitTreeClassifier(ordinal=True).fit(ddf[COLS], ddf["y"])
+    ordered = ddf["y"].astype(pd.CategoricalDtype(["bad", "good"], ordered=True))
+    with pytest.raises(NotImplementedError, match="ordered Categorical"):
+        ProfitTreeClassifier().fit(ddf[COLS], ordered)
+    with pytest.raises(NotImplementedError, match="case-specific decision_matrix without"):
+        ProfitTreeClassifier(decision_matrix=DecisionMatrix.from_cost_matrix(
+            frame[COST_ROWS].to_numpy())).fit(ddf[COLS], ddf["y01"])
+    # the in-memory fit's own refusals come first, with its messages
+    with pytest.raises(ValueError, match='decision_rule="case" needs a decision_matrix'):
+        ProfitTreeClassifier(decision_rule="case").fit(ddf[COLS], ddf["y"])
