@@ -48,6 +48,11 @@ Scoring (``predict``, ``predict_proba``, ``apply``, ``decide``) on a Dask DataFr
 per partition and keeps the index; ``decide`` returns the case table as a Dask DataFrame
 and the exact summary from per-partition sums.
 
+A pruning study (:class:`~dtdecide.PruningStudy`, :func:`~dtdecide.select_subtree`) on a Dask
+validation set scores every subtree from per-partition node sums of the validation rows
+(two passes: first the sums the row statistics depend on -- the levels' frequencies of the
+prior adjustment, a regression target's mean --, then the node sums), summed pairwise.
+
 Dask is imported only when a Dask collection is passed.
 """
 
@@ -95,40 +100,41 @@ def _import_dask():
 _Y, _W, _C = "__dtdecide_y__", "__dtdecide_weight__", "__dtdecide_cost__:"
 
 
-def _check_collection(name, obj, X):
+def _check_collection(name, obj, X, suffix=""):
+    x = "X" + suffix
     if not is_dask_collection(obj) or not hasattr(obj, "to_delayed"):
         raise TypeError(
-            f"{name} must be a Dask DataFrame/Series with the partitions of X when X is a "
-            f"Dask DataFrame; got {type(obj).__name__}"
+            f"{name} must be a Dask DataFrame/Series with the partitions of {x} when {x} "
+            f"is a Dask DataFrame; got {type(obj).__name__}"
         )
     if obj.npartitions != X.npartitions:
         raise ValueError(
-            f"{name} has {obj.npartitions} partitions and X has {X.npartitions}; give "
+            f"{name} has {obj.npartitions} partitions and {x} has {X.npartitions}; give "
             "them the same partitions (e.g. take them as columns of one Dask DataFrame)"
         )
     if X.known_divisions and obj.known_divisions and tuple(X.divisions) != tuple(
         obj.divisions
     ):
         raise ValueError(
-            f"{name} and X have different partition divisions; give them the same "
+            f"{name} and {x} have different partition divisions; give them the same "
             "partitions (e.g. take them as columns of one Dask DataFrame)"
         )
 
 
-def _pack(Xp, *others, names=(), partition_info=None):
+def _pack(Xp, *others, names=(), suffix="", partition_info=None):
     """One partition of X with y, weights and costs as extra columns (checked aligned)."""
     k = "?" if partition_info is None else partition_info.get("number", "?")
     frames = [Xp]
     for name, part in zip(names, others):
         if len(part) != len(Xp):
             raise ValueError(
-                f"{name} partition {k} has {len(part)} rows and X's has {len(Xp)}; the "
-                "collections must have the same partitions"
+                f"{name}{suffix} partition {k} has {len(part)} rows and X{suffix}'s has "
+                f"{len(Xp)}; the collections must have the same partitions"
             )
         if not part.index.equals(Xp.index):
             raise ValueError(
-                f"{name} partition {k} has another index than X's; the collections must "
-                "have the same partitions and index"
+                f"{name}{suffix} partition {k} has another index than X{suffix}'s; the "
+                "collections must have the same partitions and index"
             )
         if name == "costs":
             part = part.add_prefix(_C)
@@ -143,27 +149,28 @@ def _pack(Xp, *others, names=(), partition_info=None):
     return pd.concat(frames, axis=1) if len(frames) > 1 else Xp
 
 
-def _packed_parts(X, y=None, sample_weight=None, costs=None):
+def _packed_parts(X, y=None, sample_weight=None, costs=None, suffix=""):
     """Delayed partitions of X with the per-case collections packed in as columns.
 
     One graph for all of them, so that every collection keeps X's partitions (Dask may
     otherwise read a column projection of the same Parquet files in other partitions).
-    Returns the partitions and the spec :func:`_unpack` needs.
+    Returns the partitions and the spec :func:`_unpack` needs. ``suffix`` ends the
+    parameter names in messages (``"_valid"``: ``y_valid``, ...).
     """
     import dask.dataframe as dd
 
     given = [(n, o) for n, o in (("y", y), ("sample_weight", sample_weight),
                                  ("costs", costs)) if o is not None]
     for name, obj in given:
-        _check_collection(name, obj, X)
+        _check_collection(name + suffix, obj, X, suffix)
     spec = {"X": list(X.columns), "y": y is not None, "w": sample_weight is not None,
             "costs": None if costs is None else list(costs.columns)}
     if not given:
         return X.to_delayed(), spec
     names = tuple(n for n, _ in given)
-    meta = _pack(X._meta, *[o._meta for _, o in given], names=names)
-    packed = dd.map_partitions(_pack, X, *[o for _, o in given], names=names, meta=meta,
-                               align_dataframes=False)
+    meta = _pack(X._meta, *[o._meta for _, o in given], names=names, suffix=suffix)
+    packed = dd.map_partitions(_pack, X, *[o for _, o in given], names=names, suffix=suffix,
+                               meta=meta, align_dataframes=False)
     return packed.to_delayed(), spec
 
 
@@ -920,3 +927,80 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None):
         meta=cases_meta, divisions=X.divisions if X.known_divisions else None,
     )
     return DaskDecisionResult(cases, total)
+
+
+# ------------------------------------------------------------------ pruning studies
+def _part_scorer(part, spec, est, kind, pos_label, name, totals):
+    from ._study import _Scorer
+
+    Xp, yp, wp, cp = _unpack(part, spec)
+    if not len(Xp):
+        return None
+    return _Scorer(est, kind, Xp, yp, costs=cp, sample_weight=wp, pos_label=pos_label,
+                   name=name, totals=totals)
+
+
+def _part_totals(part, spec, est, kind, pos_label, name):
+    scorer = _part_scorer(part, spec, est, kind, pos_label, name, None)
+    return None if scorer is None else scorer.totals
+
+
+def _add_totals(a, b):
+    if a is None or b is None:
+        return b if a is None else a
+    return {key: a[key] + b[key] for key in a}
+
+
+def _part_node_sums(part, spec, est, kind, pos_label, name, totals):
+    """``(node sums, the scorer without its rows)`` of one validation partition."""
+    scorer = _part_scorer(part, spec, est, kind, pos_label, name, totals)
+    if scorer is None:
+        return None
+    Xp = _unpack(part, spec)[0]
+    sums = scorer.node_sums(est, Xp)
+    # the rows stay on the worker (an empty ``case`` still marks the case rule)
+    scorer.columns = None
+    if scorer.case is not None:
+        scorer.case = ()
+    return sums, scorer
+
+
+def _add_node_sums(a, b):
+    if a is None or b is None:
+        return b if a is None else a
+    return a[0] + b[0], a[1]
+
+
+def study_node_sums(est, kind, X, y, *, costs, sample_weight, pos_label, name):
+    """The pruning study's scorer and validation node sums over Dask partitions.
+
+    Two passes over the partitions: the sums the row statistics depend on (levels'
+    frequencies for the prior adjustment, the weighted mean of a regression target),
+    then every partition's node sums (:meth:`~dtdecide.tree._study._Scorer.node_sums`)
+    with those totals, summed pairwise. Returns the scorer (without rows) that turns the
+    sums into per-subtree measures, and the sums.
+    """
+    dask = _import_dask()
+    if not hasattr(X, "to_delayed") or not hasattr(X, "columns"):
+        raise TypeError(f"X{name} must be a Dask DataFrame; got {type(X).__name__}")
+    if isinstance(costs, Mapping):
+        raise TypeError(
+            f"costs{name} must be a Dask DataFrame when X{name} is a Dask DataFrame; got a "
+            "dict"
+        )
+    if not is_dask_collection(y):
+        raise TypeError(
+            f"y{name} must be a Dask Series with the partitions of X{name} when X{name} is "
+            f"a Dask DataFrame; got {type(y).__name__}"
+        )
+    packed, spec = _packed_parts(X, y, sample_weight, costs, suffix=name)
+    step = dask.delayed(_part_totals, pure=True)
+    items = [step(p, spec, est, kind, pos_label, name) for p in packed]
+    (totals,) = dask.compute(_tree_reduce(dask, items, _add_totals))
+    if totals is None:
+        raise ValueError(f"X{name} has no rows; every partition is empty")
+    step = dask.delayed(_part_node_sums, pure=True)
+    items = [step(p, spec, est, kind, pos_label, name, totals) for p in packed]
+    (total,) = dask.compute(_tree_reduce(dask, items, _add_node_sums))
+    sums, scorer = total
+    return scorer, sums

@@ -32,6 +32,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 
 from ..decision._validation import check_1d, check_sample_weight, reference_index
+from ._dask import is_dask_collection
 from ._leaf import propagate_up
 from ._pruning import (
     _RISK_RTOL,
@@ -128,9 +129,17 @@ class _Scorer:
     :meth:`node_values` turns the node sums of a given tree into per-node
     ``(s1, s2, weight, count)``: the sum of the rows' measure when the node is their leaf,
     the sum of its squares, the rows' (prior-adjusted) weight and their frequency.
+
+    Two row statistics depend on every row: the prior adjustment weights (the levels'
+    total frequencies) and the centre of a regressor's squared errors (the weighted mean
+    target). ``totals`` holds the sums they come from (``class_freq``; ``w`` and ``wy``),
+    as :attr:`totals` gives them for these rows; given the totals of a larger set of rows
+    whose part these rows are (the partitions of a Dask collection), the columns are those
+    of the larger set's rows, so that node sums of the parts add up to the whole's.
     """
 
-    def __init__(self, estimator, kind, X, y, *, costs, sample_weight, pos_label, name):
+    def __init__(self, estimator, kind, X, y, *, costs, sample_weight, pos_label, name,
+                 totals=None):
         n = _n_rows(X)
         index = reference_index(X)
         y = check_1d(y, f"y{name}", index=index, reference=f"X{name}")
@@ -146,6 +155,7 @@ class _Scorer:
         self.kind = kind
         self.n_samples = n
         self.nan_summary = False
+        self.totals = {}
         if kind in ("profit", "loss"):
             matrix = _decision_matrix(estimator)
             cons = matrix.resolve(_resolve_costs(estimator, X, costs), n_samples=n)
@@ -160,9 +170,14 @@ class _Scorer:
                 t = encode_target(y, matrix.levels)
                 paw = np.zeros(n)
                 ok = ~cons.has_missing
-                adj = prior_adjustment_weights(
-                    t[ok], F[ok], matrix.priors, len(matrix.levels)
-                )
+                L = len(matrix.levels)
+                self.totals["class_freq"] = np.bincount(t[ok], weights=F[ok], minlength=L)
+                if totals is None:
+                    adj = prior_adjustment_weights(t[ok], F[ok], matrix.priors, L)
+                else:  # the weights of the levels' total frequencies (one "case" a level)
+                    level_paw = prior_adjustment_weights(np.arange(L), totals["class_freq"],
+                                                         matrix.priors, L)
+                    adj = None if level_paw is None else level_paw[t[ok]]
                 if adj is None:
                     self.nan_summary = True
                     adj = np.ones(int(ok.sum()))
@@ -191,8 +206,10 @@ class _Scorer:
             yv = np.asarray(y, dtype=np.float64)
             if not np.all(np.isfinite(yv)):
                 raise ValueError(f"y{name} must be finite (no NaN or infinity)")
-            total = F.sum()
-            self.center = float((F * yv).sum() / total) if total > 0 else 0.0
+            self.totals["w"], self.totals["wy"] = float(F.sum()), float((F * yv).sum())
+            src = self.totals if totals is None else totals
+            total, wy = src["w"], src["wy"]
+            self.center = float(wy / total) if total > 0 else 0.0
             yc = yv - self.center
             self.columns = np.column_stack([F * yc**p for p in range(5)])
         if kind == "lift":
@@ -339,12 +356,12 @@ def _train_measure(estimator, path, kind, *, pos_label, depth_fraction):
     return total / weight
 
 
-def _score_path(estimator, path, scorer, X, *, depth_fraction):
-    """Per-subtree (average, se, sums) of ``scorer``'s rows under ``estimator``."""
+def _score_path(estimator, path, scorer, sums, *, depth_fraction):
+    """Per-subtree (average, se, sums) of ``scorer``'s rows under ``estimator``, from
+    their node sums ``sums`` (:meth:`_Scorer.node_sums`)."""
     tree = estimator.tree_
     n = path.n_subtrees
     start, stop = leaf_intervals(path.collapse_step, tree.parent, n)
-    sums = scorer.node_sums(estimator, X)
     if scorer.kind == "lift":
         counts = scorer.class_counts(estimator, tree)
         tot = counts.sum(axis=1)
@@ -584,7 +601,10 @@ class PruningStudy:
         Parameters
         ----------
         X_valid, y_valid : validation inputs and target, optional
-            Validation data (both or neither).
+            Validation data (both or neither). A Dask DataFrame ``X_valid`` takes
+            ``y_valid``, ``costs_valid`` and ``sample_weight_valid`` as Dask collections
+            with its partitions: each partition's node sums are computed where it lives
+            and summed (the same measures and selection as on the same data in pandas).
         costs_valid : DataFrame, dict or ndarray, optional
             The validation cases' cost variables (or case-specific consequences); cost
             columns left in ``X_valid`` are used when this is None.
@@ -616,10 +636,20 @@ class PruningStudy:
             est, path, kind, pos_label=self.pos_label, depth_fraction=self.depth_fraction
         )
         if X_valid is not None:
-            scorer = _Scorer(est, kind, X_valid, y_valid, costs=costs_valid,
-                             sample_weight=sample_weight_valid, pos_label=self.pos_label,
-                             name="_valid")
-            valid, _, _ = _score_path(est, path, scorer, X_valid,
+            if is_dask_collection(X_valid):
+                # per-partition node sums of the validation rows, summed (rows stay put)
+                from ._dask import study_node_sums
+
+                scorer, sums = study_node_sums(
+                    est, kind, X_valid, y_valid, costs=costs_valid,
+                    sample_weight=sample_weight_valid, pos_label=self.pos_label,
+                    name="_valid")
+            else:
+                scorer = _Scorer(est, kind, X_valid, y_valid, costs=costs_valid,
+                                 sample_weight=sample_weight_valid, pos_label=self.pos_label,
+                                 name="_valid")
+                sums = scorer.node_sums(est, X_valid)
+            valid, _, _ = _score_path(est, path, scorer, sums,
                                       depth_fraction=self.depth_fraction)
             table["valid_measure"] = valid
         if self.cv is not None:
@@ -666,6 +696,12 @@ class PruningStudy:
 
     def _cross_validate(self, path, kind, pruning_measure, X, y, costs, sample_weight):
         est = self.estimator
+        if is_dask_collection(X):
+            raise NotImplementedError(
+                "cv with Dask training data (X_train) is not supported yet: the folds refit "
+                "the tree in memory; pass pandas data, or a Dask validation set (X_valid, "
+                "y_valid) without cv"
+            )
         y_arr = check_1d(y, "y_train", index=reference_index(X), reference="X_train")
         splitter = _check_cv(self.cv, est, y_arr, self.random_state)
         scorer = _Scorer(est, kind, X, y_arr, costs=_resolve_costs(est, X, costs),
