@@ -55,11 +55,17 @@ def make_frame(n_rows, seed):
 
 
 def write_parquet(directory, n_rows, n_files):
+    """Write the dataset, or reuse one this script wrote with the same rows and files."""
+    marker = directory / "_complete"
+    if marker.exists() and marker.read_text() == f"{n_rows} {n_files}":
+        return sum(f.stat().st_size for f in directory.glob("*.parquet")), True
+    shutil.rmtree(directory, ignore_errors=True)
     directory.mkdir(parents=True, exist_ok=True)
     bounds = np.linspace(0, n_rows, n_files + 1).astype(int)
     for k, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
         make_frame(b - a, seed=k).to_parquet(directory / f"part-{k:04d}.parquet", index=False)
-    return sum(f.stat().st_size for f in directory.glob("*.parquet"))
+    marker.write_text(f"{n_rows} {n_files}")
+    return sum(f.stat().st_size for f in directory.glob("*.parquet")), False
 
 
 def estimator(max_depth, n_jobs=None):
@@ -97,7 +103,7 @@ def run_in_memory(directory, max_depth):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run_dask(directory, max_depth, memory_limit):
+def run_dask(directory, max_depth, memory_limit, storage):
     import dask
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
@@ -107,7 +113,8 @@ def run_dask(directory, max_depth, memory_limit):
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       memory_limit=memory_limit, dashboard_address=None) as cluster, \
-            Client(cluster) as client, dask.config.set(scheduler="distributed"):
+            Client(cluster) as client, dask.config.set(
+                {"scheduler": "distributed", "dtdecide.binned-storage": storage}):
         client.run(_import_dtdecide)  # workers up and imports done before the clock
         start = time.perf_counter()
         ddf = dd.read_parquet(str(directory))
@@ -120,25 +127,31 @@ def run_dask(directory, max_depth, memory_limit):
 
 def case_dask(args):
     base = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="bench_scale_"))
-    directory = base / f"rows_{args.rows}"
+    directory = base / f"rows_{args.rows}_files_{args.files}"
     try:
         start = time.perf_counter()
-        size = write_parquet(directory, args.rows, args.files)
-        print(f"wrote {args.rows:,} rows x {len(FEATURES)} features in {args.files} Parquet "
-              f"files ({size / 2**20:.0f} MiB) in {time.perf_counter() - start:.1f} s; "
-              f"load {os.getloadavg()[0]:.1f}")
-        mem = run_in_memory(directory, args.max_depth)
-        dsk = run_dask(directory, args.max_depth, args.memory_limit)
-        print(f"in-memory: {mem['seconds']:.1f} s (read {mem['read_seconds']:.1f} s), peak "
-              f"{mem['peak_mib']:.0f} MiB, {mem['n_nodes']} nodes")
-        print(f"dask (2 workers): {dsk['seconds']:.1f} s, peak per worker "
+        size, reused = write_parquet(directory, args.rows, args.files)
+        print(f"{'reused' if reused else 'wrote'} {args.rows:,} rows x {len(FEATURES)} "
+              f"features in {args.files} Parquet files ({size / 2**20:.0f} MiB) in "
+              f"{time.perf_counter() - start:.1f} s; load {os.getloadavg()[0]:.1f}",
+              flush=True)
+        mem = None
+        if not args.no_in_memory:
+            mem = run_in_memory(directory, args.max_depth)
+            print(f"in-memory: {mem['seconds']:.1f} s (read {mem['read_seconds']:.1f} s), "
+                  f"peak {mem['peak_mib']:.0f} MiB, {mem['n_nodes']} nodes", flush=True)
+        dsk = run_dask(directory, args.max_depth, args.memory_limit, args.storage)
+        print(f"dask (2 workers, binned-storage={args.storage}, memory_limit "
+              f"{args.memory_limit}): {dsk['seconds']:.1f} s, peak per worker "
               + ", ".join(f"{m:.0f}" for m in dsk["worker_peak_mib"])
               + f" MiB, client {dsk['client_peak_mib']:.0f} MiB, {dsk['n_nodes']} nodes")
-        print(f"ratio dask / in-memory time: {dsk['seconds'] / mem['seconds']:.2f}; "
-              f"largest worker peak / in-memory peak: "
-              f"{max(dsk['worker_peak_mib']) / mem['peak_mib']:.2f}; "
-              f"seconds per million rows: in-memory {mem['seconds'] / args.rows * 1e6:.2f}, "
-              f"dask {dsk['seconds'] / args.rows * 1e6:.2f}; load {os.getloadavg()[0]:.1f}")
+        line = (f"seconds per million rows: dask {dsk['seconds'] / args.rows * 1e6:.2f}")
+        if mem is not None:
+            line = (f"ratio dask / in-memory time: {dsk['seconds'] / mem['seconds']:.2f}; "
+                    f"largest worker peak / in-memory peak: "
+                    f"{max(dsk['worker_peak_mib']) / mem['peak_mib']:.2f}; " + line
+                    + f", in-memory {mem['seconds'] / args.rows * 1e6:.2f}")
+        print(f"{line}; load {os.getloadavg()[0]:.1f}")
     finally:
         if not args.keep:
             shutil.rmtree(directory, ignore_errors=True)
@@ -174,6 +187,10 @@ def main():
     parser.add_argument("--files", type=int, default=8, help="Parquet files (dask case)")
     parser.add_argument("--max-depth", type=int, default=8)
     parser.add_argument("--memory-limit", default="4GiB", help="per Dask worker")
+    parser.add_argument("--storage", choices=["memory", "disk", "auto"], default="memory",
+                        help="Dask configuration dtdecide.binned-storage (dask case)")
+    parser.add_argument("--no-in-memory", action="store_true",
+                        help="only the Dask fit (sizes the in-memory fit cannot hold)")
     parser.add_argument("--dir", default=None, help="where to write the Parquet data")
     parser.add_argument("--keep", action="store_true", help="keep the Parquet data")
     parser.add_argument("--repeat", type=int, default=2, help="n_jobs case")

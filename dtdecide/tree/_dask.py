@@ -62,6 +62,8 @@ import numpy as np
 import pandas as pd
 
 from .._dtypes import FLOAT_DTYPE as _FLOAT
+from . import _dask_storage as _storage
+from ._dask_storage import DiskPart
 from ._histogram import HistogramTarget, build_histograms
 
 __all__ = ["is_dask_collection", "fit_dask", "score_dask", "decide_dask"]
@@ -392,7 +394,7 @@ class _Part:
 
 
 def _prepare(k, part, spec, *, est, matrix, encoding, binner, classes, unit, shift,
-             hist_dtype, profit=None, class_weight=None):
+             hist_dtype, profit=None, class_weight=None, store=None):
     Xp, yp, wp, cp = _unpack(part, spec)
     from ..decision._kernels import encode_target
     from ._encode import encode
@@ -430,8 +432,27 @@ def _prepare(k, part, spec, *, est, matrix, encoding, binner, classes, unit, shi
         weight = F if class_weight is None else F * class_weight[t]
         codes, weights = profit.row_channels(cons.q_actual(t), weight)
         target = HistogramTarget(codes=codes, n_classes=profit.n_decisions, weights=weights)
-    return _Part(Xb=Xb, target=target, F=F, t=t, cons=cons, cost_columns=cost_columns,
+    part = _Part(Xb=Xb, target=target, F=F, t=t, cons=cons, cost_columns=cost_columns,
                  hist_dtype=hist_dtype, n=n)
+    if store is None:
+        return part
+    # bounded memory: the binned arrays go to this worker's disk, only a handle stays
+    return DiskPart.write(part, *store, k)
+
+
+def _with_part(func, part, *args):
+    """``func(part, *args)`` with the partition mapped back first if it is on disk."""
+    return func(part.load() if isinstance(part, DiskPart) else part, *args)
+
+
+def _per_part(dask, func, parts, places, *args):
+    """``func(part, *args)`` of every partition, delayed, each on its ``places`` worker."""
+    delayed = dask.delayed(_with_part, pure=True)
+    items = []
+    for k, part in enumerate(parts):
+        with _storage.on_worker(dask, None if places is None else places[k]):
+            items.append(delayed(func, part, *args))
+    return items
 
 
 def _part_hist(part, tree, slot_of_node, n_slots, layout, with_counts):
@@ -465,6 +486,9 @@ def _route(part, tree):
     start = getattr(part, "node", None)
     node = route_binned(part.Xb, *tree, start=start)
     part.node = node
+    save = getattr(part, "save_node", None)  # a partition kept on disk
+    if save is not None:
+        save(node)
     return node
 
 
@@ -477,25 +501,22 @@ def _add_pair(a, b):
 class DaskRows:
     """The grower's row source over persisted Dask partitions (see the module notes)."""
 
-    def __init__(self, dask, parts, layout, with_counts, n_classes=None):
+    def __init__(self, dask, parts, layout, with_counts, n_classes=None, places=None):
         self.dask = dask
         self.parts = parts
         self.layout = layout
         self.with_counts = with_counts
         self.n_classes = n_classes
+        self.places = places  # the worker of each partition kept on disk (or None)
 
-    def _sum(self, func, *args):
-        delayed = self.dask.delayed(func, pure=True)
-        items = [delayed(p, *args) for p in self.parts]
-        (total,) = self.dask.compute(_tree_reduce(self.dask, items, _add_arrays))
+    def _sum(self, func, *args, add=None):
+        items = _per_part(self.dask, func, self.parts, self.places, *args)
+        (total,) = self.dask.compute(_tree_reduce(self.dask, items, add or _add_arrays))
         return total
 
     def _histograms(self, tree, slot_of_node, n_slots):
-        delayed = self.dask.delayed(_part_hist, pure=True)
-        items = [delayed(p, tree, slot_of_node, n_slots, self.layout, self.with_counts)
-                 for p in self.parts]
-        (total,) = self.dask.compute(_tree_reduce(self.dask, items, _add_pair))
-        return total
+        return self._sum(_part_hist, tree, slot_of_node, n_slots, self.layout,
+                         self.with_counts, add=_add_pair)
 
     def root(self, ctx):
         hist, counts = self._histograms(None, None, 1)
@@ -727,43 +748,55 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
         np.float32 if is_classifier and unit and n < _FLOAT32_EXACT_LIMIT and profit is None
         else np.float64
     )
-    prepare = dask.delayed(_prepare, pure=True)
-    parts = [prepare(k, p, spec, est=est, matrix=matrix, encoding=encoding, binner=binner,
-                     classes=classes, unit=unit, shift=shift, hist_dtype=hist_dtype,
-                     profit=profit, class_weight=est.split_class_weight_)
-             for k, p in enumerate(packed)]
-    parts = list(dask.persist(*parts))
-    layout = BinLayout.from_binner(binner)
-    n_classes = len(classes) if is_classifier else None
-    # money channels never give row counts: counted separately, as in memory
-    source = DaskRows(dask, parts, layout, with_counts=not unit or profit is not None,
-                      n_classes=n_classes)
-    tree = grow_from_source(
-        source, binner, n_samples=n, n_classes=n_classes,
-        criterion=est._growing_criterion(None), class_weight=est.split_class_weight_,
-        unit_weights=unit, hist_dtype=hist_dtype, shift=shift, max_depth=est.max_depth,
-        min_samples_leaf=est.min_samples_leaf, min_samples_split=est.min_samples_split,
-        min_impurity_decrease=est.min_impurity_decrease,
-        max_leaf_nodes=est.max_leaf_nodes, profit=profit,
-    )
-    routing = source.routing
-    est._full_tree_ = tree
-    est._decision_stats_ = None
+    storage, directory = _storage.storage_options(dask)
+    n_row_floats = (0 if unit else 1) if is_classifier else 6
     if matrix is not None:
-        stat = dask.delayed(_part_stats, pure=True)
-        items = [stat(p, routing, tree.parent, tree.depth, matrix) for p in parts]
-        (stats,) = dask.compute(_tree_reduce(dask, items, _add_stats))
-        est._decision_stats_ = stats
-        tree = est._redecide(tree)
+        n_row_floats += 2 * matrix.n_decisions
+    storage = _storage.choose_storage(dask, storage, _storage.binned_nbytes(
+        n, len(encoding.feature_names), binner.binned_dtype_.itemsize, n_row_floats))
+    store = None if storage == "memory" else (_storage.new_folder_name(), directory)
+    prepare = dask.delayed(_prepare, pure=True)
+    try:
+        parts = [prepare(k, p, spec, est=est, matrix=matrix, encoding=encoding, binner=binner,
+                         classes=classes, unit=unit, shift=shift, hist_dtype=hist_dtype,
+                         profit=profit, class_weight=est.split_class_weight_, store=store)
+                 for k, p in enumerate(packed)]
+        parts = list(dask.persist(*parts))
+        # a partition on disk is read on the worker that wrote it
+        places = None if store is None else _storage.writers(dask, parts)
+        layout = BinLayout.from_binner(binner)
+        n_classes = len(classes) if is_classifier else None
+        # money channels never give row counts: counted separately, as in memory
+        source = DaskRows(dask, parts, layout, with_counts=not unit or profit is not None,
+                          n_classes=n_classes, places=places)
+        tree = grow_from_source(
+            source, binner, n_samples=n, n_classes=n_classes,
+            criterion=est._growing_criterion(None), class_weight=est.split_class_weight_,
+            unit_weights=unit, hist_dtype=hist_dtype, shift=shift, max_depth=est.max_depth,
+            min_samples_leaf=est.min_samples_leaf, min_samples_split=est.min_samples_split,
+            min_impurity_decrease=est.min_impurity_decrease,
+            max_leaf_nodes=est.max_leaf_nodes, profit=profit,
+        )
+        routing = source.routing
         est._full_tree_ = tree
-    est._case_stats_ = None
-    if matrix is not None and est._case_rule():
-        # the case rule's node profits (pruning risk): each case's own best decision at
-        # every node of its path, summed per partition as the in-memory fit sums them
-        node_in = est._case_node_inputs(tree)
-        n_groups = len(classes) if is_classifier else None
-        S = source._sum(_part_case_sums, routing, tree.parent, node_in, n_groups)
-        est._case_stats_ = {"profit": S if is_classifier else S[:, 0], "matrix": matrix}
+        est._decision_stats_ = None
+        if matrix is not None:
+            est._decision_stats_ = source._sum(_part_stats, routing, tree.parent, tree.depth,
+                                               matrix, add=_add_stats)
+            tree = est._redecide(tree)
+            est._full_tree_ = tree
+        est._case_stats_ = None
+        if matrix is not None and est._case_rule():
+            # the case rule's node profits (pruning risk): each case's own best decision at
+            # every node of its path, summed per partition as the in-memory fit sums them
+            node_in = est._case_node_inputs(tree)
+            n_groups = len(classes) if is_classifier else None
+            S = source._sum(_part_case_sums, routing, tree.parent, node_in, n_groups)
+            est._case_stats_ = {"profit": S if is_classifier else S[:, 0], "matrix": matrix}
+    finally:
+        parts = source = None  # release the persisted partitions (or their handles)
+        if store is not None:  # every pass over the rows is done: remove their files
+            _storage.cleanup(dask, *store)
     est.tree_ = tree
     if est.ccp_alpha > 0:
         from . import _pruning
