@@ -162,3 +162,25 @@ def test_disk_storage_on_a_local_cluster(tmp_path):
     mem = ProfitTreeClassifier(**kw).fit(frame[COLS], frame["y"], costs=frame[["offer"]])
     assert_identical(mem.tree_, dsk.tree_)
     assert left == []
+
+
+@pytest.mark.parametrize("kw", [{"criterion": "profit"}, {"decision_rule": "case"}])
+def test_disk_storage_profit_criterion_and_case_rule(tmp_path, kw):
+    frame, ddf = table(5)
+    est = dict(decision_matrix=MATRIX, max_depth=4, **kw)
+    fits = []
+    for storage in ("memory", "disk"):
+        with dask.config.set({"dtdecide.binned-storage": storage,
+                              "dtdecide.binned-directory": str(tmp_path)}):
+            fits.append(ProfitTreeClassifier(**est).fit(
+                ddf[COLS], ddf["y"], sample_weight=ddf["w"], costs=ddf[["offer"]]))
+    mem = ProfitTreeClassifier(**est).fit(frame[COLS], frame["y"], sample_weight=frame["w"],
+                                          costs=frame[["offer"]])
+    assert fits[1].tree_.children_left.size > 5
+    assert_identical(fits[0].tree_, fits[1].tree_)
+    assert_identical(mem.tree_, fits[1].tree_)
+    a, b = fits[0]._case_stats_, fits[1]._case_stats_
+    assert (a is None) == (b is None) == ("decision_rule" not in kw)
+    if a is not None:
+        assert np.array_equal(a["profit"], b["profit"])
+    assert files_under(tmp_path) == []
