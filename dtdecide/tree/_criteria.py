@@ -35,6 +35,7 @@ __all__ = [
     "check_loss_matrix",
     "training_loss_matrix",
     "split_loss_weights",
+    "ConsequenceSums",
 ]
 
 CLASSIFICATION_CRITERIA = ("gini", "entropy", "generalized_gini")
@@ -282,6 +283,60 @@ def impurity(sums, criterion, loss_matrix=None):
 
 
 # ------------------------------------------------------- decision-matrix split losses
+class ConsequenceSums:
+    """The frequency-weighted sums of the training consequences that
+    :func:`training_loss_matrix` reads: additive over rows, so the sums of the parts of a
+    data set (Dask partitions) add up to the whole's.
+
+    Attributes
+    ----------
+    base : ndarray of shape (n_levels, n_decisions)
+        The matrix's own consequences (profit orientation).
+    total : float
+        ``sum F``.
+    q_sum : ndarray of shape (n_levels, n_decisions) or None
+        ``sum_i F(i) Q(i, t, d)`` of case-specific consequences.
+    cost_sum : ndarray of shape (n_decisions,) or None
+        ``sum_i F(i) Cost(i, d)`` of additive case costs.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide import DecisionMatrix
+    >>> from dtdecide.tree._criteria import ConsequenceSums
+    >>> m = DecisionMatrix({"call": [9.0, 0.0], "skip": [0.0, 0.0]}, levels=["yes", "no"],
+    ...                    kind="revenue", costs={"call": "c"})
+    >>> cons = m.resolve({"c": np.array([1.0, 3.0])}, n_samples=2)
+    >>> F = np.array([1.0, 1.0])
+    >>> both = ConsequenceSums.of(cons.take([0]), F[:1]) + ConsequenceSums.of(cons.take([1]), F[1:])
+    >>> float(both.total), both.cost_sum.tolist()
+    (2.0, [4.0, 0.0])
+    """
+
+    def __init__(self, base, total, q_sum=None, cost_sum=None):
+        self.base = base
+        self.total = total
+        self.q_sum = q_sum
+        self.cost_sum = cost_sum
+
+    @classmethod
+    def of(cls, cons, F):
+        """The sums of the cases of ``cons`` with frequencies ``F``."""
+        F = np.asarray(F, dtype=np.float64)
+        return cls(
+            np.asarray(cons.base, dtype=np.float64), F.sum(),
+            None if cons.case_q is None else np.tensordot(F, cons.case_q, axes=1),
+            None if cons.case_costs is None else F @ np.asarray(cons.case_costs),
+        )
+
+    def __add__(self, other):
+        def add(a, b):
+            return None if a is None else a + b
+
+        return ConsequenceSums(self.base, self.total + other.total,
+                               add(self.q_sum, other.q_sum), add(self.cost_sum, other.cost_sum))
+
+
 def training_loss_matrix(matrix, cons, F):
     """Loss matrix ``L(t, d)`` of a decision matrix at its training averages.
 
@@ -294,8 +349,9 @@ def training_loss_matrix(matrix, cons, F):
     ----------
     matrix : DecisionMatrix
         A categorical decision matrix.
-    cons : Consequences
-        ``matrix.resolve(...)`` of the training cases.
+    cons : Consequences or ConsequenceSums
+        ``matrix.resolve(...)`` of the training cases, or their sums (then ``F`` is
+        not read).
     F : ndarray of shape (n_samples,)
         Training case frequencies.
 
@@ -303,15 +359,22 @@ def training_loss_matrix(matrix, cons, F):
     -------
     ndarray of shape (n_levels, n_decisions)
     """
-    if matrix.kind == "loss" and cons.case_costs is None and cons.case_q is None:
-        return np.asarray(matrix.values, dtype=np.float64)
-    # average consequences over the training cases (costs included)
-    if cons.case_q is not None:
-        q = np.tensordot(F, cons.case_q, axes=1) / F.sum()
+    sums = cons if isinstance(cons, ConsequenceSums) else None
+    if sums is None:
+        per_case = cons.case_costs is not None or cons.case_q is not None
     else:
-        q = np.asarray(cons.base, dtype=np.float64)
-        if cons.case_costs is not None:
-            q = q - (F @ np.asarray(cons.case_costs)) / F.sum()
+        per_case = sums.cost_sum is not None or sums.q_sum is not None
+    if matrix.kind == "loss" and not per_case:
+        return np.asarray(matrix.values, dtype=np.float64)
+    if sums is None:
+        sums = ConsequenceSums.of(cons, F)
+    # average consequences over the training cases (costs included)
+    if sums.q_sum is not None:
+        q = sums.q_sum / sums.total
+    else:
+        q = sums.base
+        if sums.cost_sum is not None:
+            q = q - sums.cost_sum / sums.total
     return regret_matrix(q)
 
 

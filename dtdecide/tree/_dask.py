@@ -34,10 +34,14 @@ The options follow the in-memory fit through the same kernels:
   at every node of its path) are summed per partition.
 * case-specific cost rows (``DecisionMatrix.from_cost_matrix()`` with ``costs=`` a Dask
   DataFrame of the columns ``C_FP, C_FN, C_TP, C_TN``) are resolved per partition.
+* ordinal targets (``ordinal=True`` or an ordered Categorical ``y``) and
+  ``split_weights="loss"``: the target is prepared by the in-memory code on the merged
+  distinct labels and their weights; the training loss matrix they read comes from the
+  partitions' frequency-weighted consequence sums
+  (:class:`~dtdecide.tree._criteria.ConsequenceSums`).
 
 Not on Dask yet (each raises ``NotImplementedError`` naming it): ``search="exact"``,
-ordinal targets, ``split_weights``, ``edits``, and case-specific consequences bound at
-construction.
+``edits``, and case-specific consequences bound at construction.
 
 The fitted estimator is an ordinary in-memory tree. On data that fit both ways with the
 same bins it is the in-memory tree: the same splits and counts, and the same sums up to
@@ -567,6 +571,13 @@ def _part_node_values(part, tree, n_nodes, n_classes):
     return value
 
 
+def _part_cons_sums(part):
+    """The frequency-weighted consequence sums of one partition (split search inputs)."""
+    from ._criteria import ConsequenceSums
+
+    return None if part.n == 0 else ConsequenceSums.of(part.cons, part.F)
+
+
 def _add_arrays(a, b):
     if a is None or b is None:
         return b if a is None else a
@@ -614,16 +625,10 @@ def _add_stats(a, b):
 
 
 # ------------------------------------------------------------------ fit
-def _refuse(est, matrix, y, costs):
+def _refuse(est, matrix, costs):
     """The options the Dask fit does not support yet, each named."""
-    dtype = getattr(y, "dtype", None)
     checks = [
         (est.search != "greedy", f"search={est.search!r}"),
-        (getattr(est, "ordinal", False), "ordinal=True"),
-        (est._is_classifier and isinstance(dtype, pd.CategoricalDtype) and bool(dtype.ordered),
-         "an ordinal target (y an ordered Categorical)"),
-        (getattr(est, "split_weights", None) is not None,
-         f"split_weights={getattr(est, 'split_weights', None)!r}"),
         (matrix is not None and matrix.is_case_specific and costs is None,
          "a case-specific decision_matrix without costs= (consequences bound at "
          "construction; pass the cost rows as a Dask DataFrame costs= with the columns "
@@ -656,7 +661,7 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
         raise TypeError("costs must be a Dask DataFrame when X is a Dask DataFrame; got a dict")
     matrix = est._check_matrix()
     est._check_fit_options(matrix)
-    _refuse(est, matrix, y, costs)
+    _refuse(est, matrix, costs)
     if matrix is None and costs is not None:
         raise ValueError("costs needs a decision_matrix; got decision_matrix=None")
     is_classifier = est._is_classifier
@@ -694,60 +699,34 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
     name = getattr(y, "name", None)
     est.target_name_ = str(name) if name is not None else "target"
 
-    classes, shift, freq = None, 0.0, None
+    classes, shift, freq, t_lab, label_weight = None, 0.0, None, None, None
     if is_classifier:
         labels, label_weight = summary["labels"]
-        if matrix is not None:
-            from ..decision._kernels import encode_target
-
-            classes = np.asarray(matrix.levels)
-            codes = encode_target(labels, classes)
-            freq = np.bincount(codes, weights=label_weight, minlength=len(classes))
-        else:
-            from sklearn.utils.multiclass import check_classification_targets
-
-            check_classification_targets(labels)
-            classes, freq = labels, label_weight
-        est.classes_ = classes
-        est.n_classes_ = len(classes)
-        est.is_ordinal_ = False
-        if matrix is not None and matrix.priors is not None and not matrix.is_interval:
-            absent = [lv for lv, p, s in zip(classes.tolist(), matrix.priors, freq > 0)
-                      if p > 0 and not s]
-            if absent:
-                import warnings
-
-                warnings.warn(
-                    "decision_matrix priors are positive for levels absent from the "
-                    f"training data ({absent!r}); the tree cannot estimate them and gives "
-                    "them posterior 0", UserWarning, stacklevel=3,
-                )
+        dtype = getattr(y, "dtype", None)
+        if isinstance(dtype, pd.CategoricalDtype) and _unknown_categories(dtype):
+            raise ValueError(
+                "y is a Categorical whose categories Dask does not know; make them known "
+                "(y.cat.as_known() or y.cat.set_categories(...))"
+            )
+        # the in-memory target preparation on the distinct labels with their weights:
+        # classes, ordinal flag and every check of the in-memory fit
+        t_lab = est._prepare_target(y._meta, labels, matrix, label_weight)
+        classes = est.classes_
+        freq = np.bincount(t_lab, weights=label_weight, minlength=len(classes))
     else:
         shift = summary["wy"] / summary["weight"]
-    if is_classifier:
-        est.use_priors_ = est._resolve_use_priors(matrix)
-        est.split_class_weight_ = _class_weight(est, matrix, freq)
-    else:
-        est.use_priors_ = False
-        est.split_class_weight_ = None
-
-    # the fitted attributes the in-memory fit sets (the refused options leave no choice)
-    est.split_criterion_ = est._split_criterion(None)
-    # "auto" smoothing reads the classes' training frequencies: ``freq`` as (codes, weights)
-    est.posterior_smoothing_ = est._resolve_posterior_smoothing(
-        matrix, None if freq is None else np.arange(len(freq)), freq)
-    profit = None
-    if est.split_criterion_ == "profit":
-        from ._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
-
-        profit = ProfitCriterion(matrix.n_decisions,
-                                 getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD))
+    # the split search's loss matrix and class weights read the training consequences
+    # (their frequency-weighted sums) only for split_weights and an ordinal matrix; those
+    # options never grow on money, whose channels need the class weights while binning
+    needs_sums = matrix is not None and not matrix.is_interval and (
+        getattr(est, "split_weights", None) is not None or getattr(est, "is_ordinal_", False)
+    )
+    if not needs_sums:
+        loss_matrix = est._split_search(matrix, None, t_lab, label_weight)
     binner = _binner_from(summary, encoding, est.max_bins)
     unit = summary["unit"]
-    hist_dtype = np.dtype(
-        np.float32 if is_classifier and unit and n < _FLOAT32_EXACT_LIMIT and profit is None
-        else np.float64
-    )
+    small = np.dtype(np.float32 if is_classifier and unit and n < _FLOAT32_EXACT_LIMIT
+                     else np.float64)
     storage, directory = _storage.storage_options(dask)
     n_row_floats = (0 if unit else 1) if is_classifier else 6
     if matrix is not None:
@@ -756,14 +735,39 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
         n, len(encoding.feature_names), binner.binned_dtype_.itemsize, n_row_floats))
     store = None if storage == "memory" else (_storage.new_folder_name(), directory)
     prepare = dask.delayed(_prepare, pure=True)
-    try:
-        parts = [prepare(k, p, spec, est=est, matrix=matrix, encoding=encoding, binner=binner,
-                         classes=classes, unit=unit, shift=shift, hist_dtype=hist_dtype,
-                         profit=profit, class_weight=est.split_class_weight_, store=store)
+
+    def prepare_parts(profit, class_weight, hist_dtype):
+        parts = [prepare(k, p, spec, est=est, matrix=matrix, encoding=encoding,
+                         binner=binner, classes=classes, unit=unit, shift=shift,
+                         hist_dtype=hist_dtype, profit=profit, class_weight=class_weight,
+                         store=store)
                  for k, p in enumerate(packed)]
         parts = list(dask.persist(*parts))
         # a partition on disk is read on the worker that wrote it
-        places = None if store is None else _storage.writers(dask, parts)
+        return parts, None if store is None else _storage.writers(dask, parts)
+
+    parts = source = None
+    try:
+        if needs_sums:
+            hist_dtype = small
+            parts, places = prepare_parts(None, None, hist_dtype)
+            items = _per_part(dask, _part_cons_sums, parts, places)
+            (sums,) = dask.compute(_tree_reduce(dask, items, _add_arrays))
+            loss_matrix = est._split_search(matrix, sums, t_lab, label_weight)
+        est.split_criterion_ = est._split_criterion(loss_matrix)
+        # "auto" smoothing reads the classes' training frequencies: ``freq`` as (codes,
+        # weights)
+        est.posterior_smoothing_ = est._resolve_posterior_smoothing(
+            matrix, None if freq is None else np.arange(len(freq)), freq)
+        profit = None
+        if est.split_criterion_ == "profit":
+            from ._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
+
+            profit = ProfitCriterion(matrix.n_decisions,
+                                     getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD))
+        if not needs_sums:
+            hist_dtype = small if profit is None else np.dtype(np.float64)
+            parts, places = prepare_parts(profit, est.split_class_weight_, hist_dtype)
         layout = BinLayout.from_binner(binner)
         n_classes = len(classes) if is_classifier else None
         # money channels never give row counts: counted separately, as in memory
@@ -771,7 +775,8 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
                           n_classes=n_classes, places=places)
         tree = grow_from_source(
             source, binner, n_samples=n, n_classes=n_classes,
-            criterion=est._growing_criterion(None), class_weight=est.split_class_weight_,
+            criterion=est._growing_criterion(loss_matrix),
+            class_weight=est.split_class_weight_, loss_matrix=loss_matrix,
             unit_weights=unit, hist_dtype=hist_dtype, shift=shift, max_depth=est.max_depth,
             min_samples_leaf=est.min_samples_leaf, min_samples_split=est.min_samples_split,
             min_impurity_decrease=est.min_impurity_decrease,
@@ -803,22 +808,6 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
 
         est.tree_ = _pruning.apply_ccp_alpha(est, est.ccp_alpha)
     return est
-
-
-def _class_weight(est, matrix, freq):
-    """``split_class_weight_`` from the classes' training frequencies (as in-memory)."""
-    if not est.use_priors_:
-        return None
-    rho = freq / freq.sum()
-    priors = np.asarray(matrix.priors, dtype=_FLOAT)
-    weight = np.divide(priors, rho, out=np.zeros_like(rho), where=rho > 0)
-    mean = float(weight @ rho)
-    if not mean > 0:
-        raise ValueError(
-            "use_priors: every training case would get weight 0 in the split search (the "
-            "classes present in y have zero prior in decision_matrix); use other priors"
-        )
-    return weight / mean
 
 
 # ------------------------------------------------------------------ scoring

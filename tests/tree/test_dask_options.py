@@ -142,19 +142,71 @@ def test_regressor_with_matrix(kw):
     assert_same_case_stats(mem, dsk, exact=False)
 
 
+def ordinal_frames(seed):
+    frame, ddf = frames(seed)
+    rng = np.random.default_rng(seed)
+    score = frame["a"].fillna(30) + frame["b"] * 2 + rng.normal(0, 8, len(frame))
+    level = pd.cut(score, [-np.inf, 25, 45, np.inf], labels=["low", "mid", "high"])
+    frame = frame.assign(r=level.astype(str), ro=pd.Categorical(
+        level.astype(str), categories=["low", "mid", "high"], ordered=True))
+    return frame, dd.from_pandas(frame, npartitions=1).repartition(divisions=ddf.divisions)
+
+
+SQUARE = DecisionMatrix(
+    {"low": [0.0, -2.0, -6.0], "mid": [-1.0, 0.0, -2.0], "high": [-5.0, -1.0, 0.0]},
+    levels=["low", "mid", "high"], kind="revenue", costs={"mid": "offer"})
+
+
+@pytest.mark.parametrize("kw, target", [
+    ({"ordinal": True}, "r"),
+    ({}, "ro"),  # an ordered Categorical target is ordinal whatever ``ordinal`` says
+    ({"ordinal": True, "decision_matrix": SQUARE}, "r"),  # the training regret as loss
+    ({"decision_matrix": SQUARE, "split_weights": "loss"}, "r"),
+], ids=["ordinal", "ordered_categorical", "ordinal_matrix", "split_weights"])
+def test_ordinal_targets_and_split_weights(kw, target):
+    frame, ddf = ordinal_frames(6)
+    costs = ["offer"] if "decision_matrix" in kw else None
+    mem, dsk = fit_both(ProfitTreeClassifier, dict(max_depth=4, **kw), frame, ddf, target,
+                        costs=costs)
+    assert dsk.is_ordinal_ == mem.is_ordinal_ == ("split_weights" not in kw)
+    assert list(dsk.classes_) == list(mem.classes_)
+    assert mem.tree_.children_left.size > 5
+    # the class counts are integers; the loss matrix and class weights come from sums of
+    # the costs of every partition (equal up to the order of additions)
+    assert_same_tree(mem.tree_, dsk.tree_, exact=costs is None)
+    assert np.array_equal(mem.tree_.feature, dsk.tree_.feature)
+
+
+def test_split_weights_with_cost_rows():
+    frame, ddf = frames(7)
+    est = dict(decision_matrix=DecisionMatrix.from_cost_matrix(), split_weights="loss",
+               max_depth=4)
+    mem, dsk = fit_both(ProfitTreeClassifier, est, frame, ddf, "y01", costs=COST_ROWS)
+    assert mem.split_class_weight_ is not None
+    assert_same_tree(mem.tree_, dsk.tree_, exact=False)
+    assert np.array_equal(mem.tree_.feature, dsk.tree_.feature)
+
+
 def test_options_not_on_dask_yet_are_named():
     frame, ddf = frames(5)
-    with pytest.raises(NotImplementedError, match="split_weights='loss'"):
-        ProfitTreeClassifier(decision_matrix=MATRIX, split_weights="loss").fit(
-            ddf[COLS], ddf["y"], costs=ddf[["offer"]])
-    with pytest.raises(NotImplementedError, match="ordinal=True"):
-        ProfitTreeClassifier(ordinal=True).fit(ddf[COLS], ddf["y"])
-    ordered = ddf["y"].astype(pd.CategoricalDtype(["bad", "good"], ordered=True))
-    with pytest.raises(NotImplementedError, match="ordered Categorical"):
-        ProfitTreeClassifier().fit(ddf[COLS], ordered)
     with pytest.raises(NotImplementedError, match="case-specific decision_matrix without"):
         ProfitTreeClassifier(decision_matrix=DecisionMatrix.from_cost_matrix(
             frame[COST_ROWS].to_numpy())).fit(ddf[COLS], ddf["y01"])
     # the in-memory fit's own refusals come first, with its messages
     with pytest.raises(ValueError, match='decision_rule="case" needs a decision_matrix'):
         ProfitTreeClassifier(decision_rule="case").fit(ddf[COLS], ddf["y"])
+
+
+def test_consequence_sums_pass_with_disk_storage(tmp_path):
+    # split_weights reads the partitions' consequence sums before growing: also from disk
+    frame, ddf = ordinal_frames(8)
+    est = dict(decision_matrix=SQUARE, split_weights="loss", max_depth=4)
+    fits = []
+    for storage in ("memory", "disk"):
+        with dask.config.set({"dtdecide.binned-storage": storage,
+                              "dtdecide.binned-directory": str(tmp_path)}):
+            fits.append(ProfitTreeClassifier(**est).fit(ddf[COLS], ddf["r"],
+                                                        costs=ddf[["offer"]]))
+    assert_same_tree(fits[0].tree_, fits[1].tree_)
+    assert np.array_equal(fits[0].split_class_weight_, fits[1].split_class_weight_)
+    assert list(tmp_path.iterdir()) == []
