@@ -50,7 +50,8 @@ integer weights and costs).
 
 Scoring (``predict``, ``predict_proba``, ``apply``, ``decide``) on a Dask DataFrame runs
 per partition and keeps the index; ``decide`` returns the case table as a Dask DataFrame
-and the exact summary from per-partition sums.
+and the exact summary from per-partition sums (with priors, each level's frequency and
+total too: the prior adjustment weights depend on the levels' total frequencies).
 
 A pruning study (:class:`~dtdecide.PruningStudy`, :func:`~dtdecide.select_subtree`) on a Dask
 validation set scores every subtree from per-partition node sums of the validation rows
@@ -883,6 +884,17 @@ def _part_summary(part, spec, est):
             s["misclassification_rate"] * wt if wt > 0 else 0.0
         )
         s["_weight_all"] = wt
+    m = est.decision_matrix_
+    if yp is not None and m is not None and not m.is_interval and m.priors is not None:
+        # the priors' adjustment weights depend on every partition's level frequencies:
+        # keep the frequency and the total of every level (cases without a missing cost)
+        from ..decision._kernels import encode_target
+
+        t = encode_target(yp.to_numpy(), m.levels)
+        by = res.summary_by(pd.Categorical.from_codes(t, categories=np.arange(m.n_levels)))
+        word = "loss" if m.sign < 0 else "profit"
+        s.attrs["by_level"] = (by["frequency"].to_numpy(dtype=_FLOAT),
+                               by[f"total_{word}"].to_numpy(dtype=_FLOAT))
     return s
 
 
@@ -891,12 +903,32 @@ def _add_summaries(a, b):
         return b if a is None else a
     out = a.copy()
     out.attrs["meta"] = a.attrs["meta"]
+    if "by_level" in a.attrs:
+        out.attrs["by_level"] = tuple(x + y for x, y in zip(a.attrs["by_level"],
+                                                             b.attrs["by_level"]))
     for key in a.index:
         if key in _ADDITIVE or key.startswith("total_") or key in (
             "misclassification_rate", "_weight_all"
         ) or key.startswith(("n_unseen_", "n_missing_")):
             out[key] = a[key] + b[key]
     return out
+
+
+def _adjusted(matrix, level_freq, level_total):
+    """The prior-adjusted total and average from every level's frequency and total.
+
+    The adjustment weight of a case is its level's ``Paw(t)`` (of the levels' total
+    frequencies), so the weighted sums over the cases are sums over the levels.
+    """
+    from ..decision._kernels import prior_adjustment_weights
+
+    L = matrix.n_levels
+    paw = prior_adjustment_weights(np.arange(L), level_freq, matrix.priors, L)
+    if paw is None:  # a level with a positive prior has no case
+        return np.nan, np.nan
+    adj_total = float(paw @ level_total) + 0.0
+    den = float(paw @ level_freq)
+    return adj_total, adj_total / den if den > 0 else np.nan
 
 
 def decide_dask(est, X, y=None, costs=None, sample_weight=None):
@@ -907,11 +939,6 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None):
     if not hasattr(X, "map_partitions") or not hasattr(X, "columns"):
         raise TypeError(f"X must be a Dask DataFrame; got {type(X).__name__}")
     m = est.decision_matrix_
-    if m is not None and m.priors is not None and y is not None:
-        raise NotImplementedError(
-            "decide on Dask collections with y and a matrix with priors (the "
-            "prior-adjusted summary) is not supported yet; decide on pandas data"
-        )
     packed, spec = _packed_parts(X, y, sample_weight, costs)
     summ = dask.delayed(_part_summary, pure=True)
     items = [summ(p, spec, est) for p in packed]
@@ -935,6 +962,10 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None):
     for key in ("n_cases", "n_missing"):
         if key in total.index:
             total[key] = int(total[key])
+    by_level = total.attrs.pop("by_level", None)
+    if by_level is not None:
+        total[f"adjusted_total_{word}"], total[f"adjusted_average_{word}"] = (
+            _adjusted(m, *by_level))
 
     import dask.dataframe as dd
 

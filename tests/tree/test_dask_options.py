@@ -210,3 +210,30 @@ def test_consequence_sums_pass_with_disk_storage(tmp_path):
     assert_same_tree(fits[0].tree_, fits[1].tree_)
     assert np.array_equal(fits[0].split_class_weight_, fits[1].split_class_weight_)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("rule", ["leaf", "case"])
+def test_decide_prior_adjusted_summary(rule):
+    frame, ddf = frames(11)
+    m = DecisionMatrix({"accept": [20.0, -10.0], "reject": [0.0, 0.0]},
+                       levels=["good", "bad"], kind="revenue", costs={"accept": "offer"},
+                       priors=[0.2, 0.8])
+    est = ProfitTreeClassifier(decision_matrix=m, max_depth=4, decision_rule=rule).fit(
+        frame[COLS], frame["y"], sample_weight=frame["w"], costs=frame[["offer"]])
+    costs = frame[["offer"]].copy()
+    costs.iloc[::37] = np.nan  # cases with a missing cost are left out of the figures
+    dcosts = dd.from_pandas(costs, npartitions=1).repartition(divisions=ddf.divisions)
+
+    def decide(data, c, only_bad):
+        if only_bad:  # a level with a positive prior absent: the adjusted figures are NaN
+            rows = data["y"] == "bad"
+            data, c = data[rows], c[rows]
+        return est.decide(data[COLS], y=data["y"], costs=c, sample_weight=data["w"])
+
+    for only_bad in (False, True):
+        ref, got = decide(frame, costs, only_bad), decide(ddf, dcosts, only_bad)
+        assert "adjusted_total_profit" in ref.summary.index
+        assert list(got.summary.index) == list(ref.summary.index)
+        assert np.allclose(got.summary.to_numpy(dtype=float),
+                           ref.summary.to_numpy(dtype=float), rtol=1e-12, equal_nan=True)
+        assert np.isnan(ref.summary["adjusted_total_profit"]) == only_bad
