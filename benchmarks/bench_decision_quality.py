@@ -435,7 +435,7 @@ def have_rpart():
 COST_COLUMNS = ["C_FP", "C_FN", "C_TP", "C_TN"]
 BANK_CALL_COST = 5.0  # a call
 BANK_SHARE, BANK_FLOOR = 0.2, 50.0  # a missed subscriber: 20 % of max(balance, 50)
-PROFIT_METHODS = ("cost_gini", "regret_gini", "profit", "profit_gini")
+PROFIT_METHODS = ("cost_gini", "cost_gini_money", "regret_gini", "profit", "profit_gini")
 N_SCORED_SUBTREES = 60  # subtrees scored per tree when choosing one by per-case decisions
 
 
@@ -470,10 +470,8 @@ def make_bank_balance(rep, quick=False):
     return EDCSetting("bank_balance", ["no", "yes"], out)
 
 
-def make_credit(rep, quick=False, n_samples=20000):
-    """Synthetic credit scoring with heavy-tailed loan amounts; positive level "bad"."""
-    n = n_samples // 2 if quick else n_samples
-    rng = np.random.default_rng(4000 + rep)
+def _credit_population(rng, n):
+    """Synthetic loan applications: inputs, "bad" flags, cost rows and the true P(bad)."""
     income = np.round(rng.lognormal(np.log(35000), 0.5, n), -2)
     age = rng.integers(21, 70, n).astype(float)
     debt = rng.beta(2.0, 5.0, n)
@@ -485,7 +483,8 @@ def make_credit(rep, quick=False, n_samples=20000):
     region = rng.choice([f"r{k}" for k in range(8)], n)
     logit = (-2.4 + 3.0 * debt + 0.6 * late - 0.8 * np.log(income / 35000)
              - 0.02 * (age - 40) - 0.06 * years + np.vectorize(offset.get)(purpose))
-    bad = rng.random(n) < 1.0 / (1.0 + np.exp(-logit))
+    p_bad = 1.0 / (1.0 + np.exp(-logit))
+    bad = rng.random(n) < p_bad
     # loan amounts: heavy-tailed, larger for higher incomes and for homes and businesses
     amount = np.round(income * rng.lognormal(np.log(0.4), 1.0, n)
                       * np.where(np.isin(purpose, ["home", "business"]), 3.0, 1.0), -2)
@@ -503,9 +502,43 @@ def make_credit(rep, quick=False, n_samples=20000):
     # defaulter the lost share of the loan
     costs = pd.DataFrame({"C_FP": rate * term * amount, "C_FN": lgd * amount,
                           "C_TP": 0.0, "C_TN": 0.0})
+    return X, bad, costs, p_bad
+
+
+def make_credit(rep, quick=False, n_samples=20000):
+    """Synthetic credit scoring with heavy-tailed loan amounts; positive level "bad"."""
+    n = n_samples // 2 if quick else n_samples
+    X, bad, costs, _ = _credit_population(np.random.default_rng(4000 + rep), n)
     y = np.where(bad, "bad", "good")
     return EDCSetting("credit", ["good", "bad"], _split3(X, y, costs,
                                                          np.random.default_rng(rep)))
+
+
+def credit_ceilings(n=400_000, reps=3):
+    """Savings of two oracle policies on large credit populations (mean over ``reps``).
+
+    Both know the true P(bad | inputs). ``per case``: refuse when
+    ``p C_FN >= (1 - p) C_FP`` with the loan's own costs (the best the case rule can do);
+    ``one decision per input profile``: the same with the costs expected from the inputs
+    alone (rate and loss share at their means, the term and amount known), the best any
+    one-decision-per-leaf tree can do on this population.
+    """
+    out = {"per case": [], "one decision per input profile": []}
+    for rep in range(reps):
+        X, bad, c, p = _credit_population(np.random.default_rng(4000 + rep), n)
+        amount, term = X["amount"].to_numpy(), X["term"].to_numpy()
+
+        def cost(refuse):
+            return float(np.where(refuse, np.where(bad, c["C_TP"], c["C_FP"]),
+                                  np.where(bad, c["C_FN"], c["C_TN"])).sum())
+
+        trivial = min(cost(np.ones(n, bool)), cost(np.zeros(n, bool)))
+        per_case = p * c["C_FN"].to_numpy() >= (1 - p) * c["C_FP"].to_numpy()
+        # E[lgd] = 4 / 7 for Beta(4, 3), E[rate] = 0.09 for U(0.03, 0.15)
+        profile = p * (4.0 / 7.0) * amount >= (1 - p) * 0.09 * term * amount
+        out["per case"].append(1.0 - cost(per_case) / trivial)
+        out["one decision per input profile"].append(1.0 - cost(profile) / trivial)
+    return {k: float(np.mean(v)) for k, v in out.items()}
 
 
 EDC_SETTINGS = {"bank_balance": make_bank_balance, "credit": make_credit}
@@ -576,6 +609,11 @@ def run_edc_dtdecide(setting, rep, criterion, method=None, smoothing=False):
     leaf = select_subtree(tree, Xv, yv, costs_valid=cv)
     out[label + " leaf"] = (leaf.predict_decision(Xt) == "predict 1",
                             leaf.get_n_leaves(), fit_s)
+    if criterion == "gini" and method is None:
+        # the issue's "today's gap": the same leaf-rule pruned tree, each case decided
+        # from its leaf's (raw) posteriors and its own costs
+        out[label + " leaf+decide"] = (per_case_flags(setting, leaf.predict_proba(Xt)[:, 1],
+                                                      "test"), leaf.get_n_leaves(), fit_s)
     if _has_case_rule():
         # the case rule on raw leaf shares; criterion="profit" would grow on the Gini of
         # the classes under the case rule: the private switch keeps the money-weighted
@@ -842,6 +880,10 @@ def main(argv=None):
         frames.append(raw)
         with pd.option_context("display.width", 200, "display.max_columns", 20):
             print(summarise_edc(raw).to_string(index=False))
+        if "credit" in edc:
+            ceil = credit_ceilings(n=100_000 if args.quick else 400_000)
+            print("credit, savings of oracle policies that know P(bad): "
+                  + ", ".join(f"{k} {v:.3f}" for k, v in ceil.items()))
     if args.csv:
         pd.concat(frames, ignore_index=True).to_csv(args.csv, index=False)
     print(f"total time {time.perf_counter() - t0:.0f} s")

@@ -122,6 +122,38 @@ class Consequences:
             out = out - self.case_costs
         return out
 
+    def stake(self):
+        """What the choice of decision can be worth to each case, over every target level.
+
+        ``stake(i) = sum_t (max_d Q(i, t, d) - min_d Q(i, t, d))``: the spread of the
+        case's consequences over the decisions, summed over the target levels. A
+        ``[C_FP, C_FN, C_TP, C_TN]`` cost row has the stake ``(C_FP - C_TN) + (C_FN -
+        C_TP)`` (for the usual signs). Categorical matrices only.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dtdecide.decision import DecisionMatrix
+        >>> m = DecisionMatrix.from_cost_matrix(levels=("good", "bad"))
+        >>> rows = np.array([[10.0, 50.0, 0.0, 0.0], [1.0, 3.0, 0.0, 0.0]])
+        >>> m.resolve(rows, n_samples=2).stake().tolist()
+        [60.0, 4.0]
+        """
+        if self.is_interval:
+            raise ValueError("stake is defined for categorical (level) matrices only")
+        if self.case_q is not None:
+            spread = self.case_q.max(axis=2) - self.case_q.min(axis=2)
+            return spread.sum(axis=1)
+        out = np.zeros(self.n_samples, dtype=_FLOAT)
+        for row in self.base:  # one target level at a time: (n, D) at most in memory
+            q = row[None, :] if self.case_costs is None else row[None, :] - self.case_costs
+            out += q.max(axis=1) - q.min(axis=1)
+        return out
+
     def expected(self, post):
         """Expected consequence ``A(i, d)`` of every decision.
 

@@ -39,7 +39,7 @@ from ._encode import encode, encode_apply, fit_encode, n_samples_of, warn_identi
 from ._grower import grow_tree
 from ._html import HTMLReprMixin
 from ._parallel import check_n_jobs, thread_pool
-from ._profit import DEFAULT_PROFIT_METHOD
+from ._profit import DEFAULT_PROFIT_METHOD, growth_consequences
 from ._tree import match_subtree_nodes
 
 __all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
@@ -281,7 +281,8 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
             case_profit = None
             if self.split_criterion_ == "profit":
                 # the realised profit of every decision for every training case
-                case_profit = cons.q_actual(target)
+                case_profit = growth_consequences(
+                    cons, target, getattr(self, "_profit_method", DEFAULT_PROFIT_METHOD))
             extra = {} if case_profit is None else {"case_profit": case_profit}
             tree = self._grow(X_codes, target, F, loss_matrix=loss_matrix, priors=priors, **extra)
 
@@ -1072,7 +1073,10 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         T(i), d)`` its own realised consequences (case costs, case-specific arrays and
         cost rows included; times ``prior / training proportion`` of its class when
         ``use_priors_``), labelled by its own best decision, and split on the Gini of
-        those weighted labels (user guide: "Growing on the money"). That is under the
+        those weighted labels (user guide: "Growing on the money"). With case costs the
+        weights are per unit of each case's stake ``sum_t (max_d Q(i,t,d) - min_d
+        Q(i,t,d))``, so a case weighs by how its costs tip it, not by its size (a few
+        huge cases would steer every split). That is under the
         leaf rule; under ``decision_rule="case"`` every case decides with its own costs
         from its leaf's posteriors, so ``"profit"`` grows on the Gini of the classes,
         which estimates those posteriors: on held-out profit it beat every

@@ -70,6 +70,7 @@ from .._dtypes import FLOAT_DTYPE as _FLOAT
 from . import _dask_storage as _storage
 from ._dask_storage import DiskPart
 from ._histogram import HistogramTarget, build_histograms
+from ._profit import growth_consequences
 
 __all__ = ["is_dask_collection", "fit_dask", "score_dask", "decide_dask"]
 
@@ -435,7 +436,8 @@ def _prepare(k, part, spec, *, est, matrix, encoding, binner, classes, unit, shi
     if profit is not None:
         # criterion="profit": the money channels of every row, as grow_tree builds them
         weight = F if class_weight is None else F * class_weight[t]
-        codes, weights = profit.row_channels(cons.q_actual(t), weight)
+        codes, weights = profit.row_channels(growth_consequences(cons, t, profit.method),
+                                             weight)
         target = HistogramTarget(codes=codes, n_classes=profit.n_decisions, weights=weights)
     part = _Part(Xb=Xb, target=target, F=F, t=t, cons=cons, cost_columns=cost_columns,
                  hist_dtype=hist_dtype, n=n)

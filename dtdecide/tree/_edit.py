@@ -244,16 +244,17 @@ def _node_impurity(est, data, node_of_row, nodes, value):
     criterion's impurity of the (class-weighted) value sums.
     """
     from ._criteria import impurity
-    from ._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
+    from ._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion, growth_consequences
 
     matrix, F, target = est.decision_matrix_, data["F"], data["target"]
     loss_matrix = est._loss_matrix(matrix, data["cons"], F)
     cw = getattr(est, "split_class_weight_", None)
     if est._grows_on_money(loss_matrix):
-        crit = ProfitCriterion(matrix.n_decisions,
-                               getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD))
+        method = getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD)
+        crit = ProfitCriterion(matrix.n_decisions, method)
         weight = F if cw is None else F * cw[np.asarray(target, dtype=np.intp)]
-        codes, amounts = crit.row_channels(data["cons"].q_actual(target), weight)
+        codes, amounts = crit.row_channels(growth_consequences(data["cons"], target, method),
+                                           weight)
         D = crit.n_decisions
         slot = np.full(est.tree_.n_nodes + len(nodes) + 1, -1, dtype=np.intp)
         slot[nodes] = np.arange(len(nodes))
@@ -576,7 +577,7 @@ def _grow_setup(est, data):
     from sklearn.utils import check_random_state
 
     from ._binning import Binner
-    from ._profit import DEFAULT_PROFIT_METHOD
+    from ._profit import DEFAULT_PROFIT_METHOD, growth_consequences
 
     # the binning of fit: the same seed drawn from random_state, the same weights
     seed = check_random_state(est.random_state).randint(np.iinfo(np.int32).max)
@@ -587,7 +588,8 @@ def _grow_setup(est, data):
     loss_matrix = est._loss_matrix(matrix, cons, F)
     case_profit = None
     if est._grows_on_money(loss_matrix):
-        case_profit = cons.q_actual(target)
+        case_profit = growth_consequences(
+            cons, target, getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD))
     return dict(
         X_binned=X_binned, binner=binner, y=target,
         n_classes=len(est.classes_) if est._is_classifier else None,

@@ -70,8 +70,9 @@ def test_profit_criterion_same_tree(kw):
                         "y", costs=["offer"])
     assert mem.split_criterion_ == "profit"
     assert mem.tree_.children_left.size > 5
-    # integer weights and costs: every money channel sum is exact, so bit for bit
-    assert_same_tree(mem.tree_, dsk.tree_)
+    # the money channels are per unit of each case's stake (not integers): the same
+    # splits, and sums that agree up to the order of additions
+    assert_same_tree(mem.tree_, dsk.tree_, exact=False)
 
 
 def test_profit_criterion_with_priors_folds_class_weights():
@@ -115,7 +116,9 @@ def test_cost_row_matrix_from_dask_costs(kw):
     est = dict(decision_matrix=DecisionMatrix.from_cost_matrix(), **kw)
     mem, dsk = fit_both(ProfitTreeClassifier, est, frame, ddf, "y01", costs=COST_ROWS)
     assert mem.tree_.children_left.size > 5
-    assert_same_tree(mem.tree_, dsk.tree_)
+    # criterion="profit" grows on consequences per unit of each case's stake (not
+    # integers): the same splits, sums equal up to the order of additions
+    assert_same_tree(mem.tree_, dsk.tree_, exact=kw.get("criterion") != "profit")
     assert_same_case_stats(mem, dsk)
     res = dsk.decide(ddf[COLS], y=ddf["y01"], costs=ddf[COST_ROWS])
     ref = mem.decide(frame[COLS], y=frame["y01"], costs=frame[COST_ROWS])

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor
 from dtdecide.tree._binning import Binner
 from dtdecide.tree._histogram import BinLayout, build_histograms
-from dtdecide.tree._profit import PROFIT_METHODS, TIE_BREAK, ProfitCriterion
+from dtdecide.tree._profit import PROFIT_METHODS, TIE_BREAK, ProfitCriterion, growth_consequences
 from dtdecide.tree._splitter import find_best_splits
 
 
@@ -33,7 +33,7 @@ def ref_w(q, w, method):
     def profit():  # profit of perfect per-case decisions minus the node's best decision
         return float(np.sum(w * best) - max(np.sum(w * q[:, d]) for d in range(D)))
 
-    if method == "cost_gini":
+    if method in ("cost_gini", "cost_gini_money"):  # the same W; they differ in q
         return cost_gini()
     if method == "profit":
         return profit()
@@ -224,9 +224,12 @@ def test_profit_tree_values_are_class_counts_and_decides():
         counts = [np.sum((leaves == leaf) & (y == c)) for c in tree.classes_]
         assert t.value[leaf].tolist() == counts
     assert t.value[0].sum() == len(y)
-    # impurity is the money impurity W per unit of frequency (importances are money gains)
+    # impurity is the impurity W per unit of frequency, of the consequences per unit of
+    # each case's stake (C_FP - C_TN) + (C_FN - C_TP)
     q = -DecisionMatrix.from_cost_matrix(costs.to_numpy()).case_values[
         np.arange(len(y)), (y == "yes").astype(int)]
+    c = costs.to_numpy()
+    q = q / ((c[:, 0] - c[:, 3]) + (c[:, 1] - c[:, 2]))[:, None]
     assert t.weighted_n_node_samples[0] * t.impurity[0] == pytest.approx(
         ref_w(q, np.ones(len(y)), "cost_gini"))
     res = tree.decide(X, y, costs=costs.to_numpy())
@@ -384,3 +387,68 @@ def test_unbound_cost_matrix_whole_path_reads_frames_by_name():
     with pytest.raises(ValueError, match="C_FN"):
         pruned.decide(X.iloc[new], y[new],
                       costs=shuffled.iloc[new].rename(columns={"C_FN": "C_FM"}))
+
+
+# ---------------------------------------------------------------- per unit of stake
+def _slow_stake(Q):
+    """sum over levels of (max - min over decisions), case by case."""
+    return np.array([sum(max(row) - min(row) for row in case) for case in Q])
+
+
+def test_stake_matches_slow_reference_for_every_matrix_form():
+    rng = np.random.default_rng(7)
+    n = 40
+    # additive: a revenue matrix with a cost variable per decision, three levels
+    m = DecisionMatrix({"a": [3.0, 1.0, -2.0], "b": [0.0, 2.0, 1.0], "c": [1.0, 1.0, 1.0]},
+                       levels=["x", "y", "z"], kind="revenue",
+                       costs={"a": "ca", "b": "cb", "c": 0.5})
+    frame = pd.DataFrame({"ca": rng.uniform(0, 3, n), "cb": rng.uniform(0, 3, n)})
+    cons = m.resolve(frame, n_samples=n)
+    Q = np.stack([cons.q_actual(np.full(n, t)) for t in range(3)], axis=1)
+    assert np.allclose(cons.stake(), _slow_stake(Q))
+    # case-specific arrays and cost rows
+    rows = rng.uniform(0, 10, size=(n, 4))
+    cons = DecisionMatrix.from_cost_matrix().resolve(rows, n_samples=n)
+    Q = np.stack([cons.q_actual(np.full(n, t)) for t in range(2)], axis=1)
+    assert np.allclose(cons.stake(), _slow_stake(Q))
+    assert np.allclose(cons.stake(), np.abs(rows[:, 0] - rows[:, 3])
+                       + np.abs(rows[:, 1] - rows[:, 2]))
+    # no case costs: every case has the matrix's stake
+    plain = DecisionMatrix({"a": [3.0, -1.0], "b": [0.0, 0.0]}, levels=["x", "y"])
+    assert plain.resolve(None, n_samples=3).stake().tolist() == [4.0, 4.0, 4.0]
+
+
+def test_growth_consequences_rescale_only_per_stake_methods_with_case_costs():
+    rng = np.random.default_rng(3)
+    rows = rng.uniform(1, 10, size=(30, 4))
+    rows[0] = 2.0  # no stake: every consequence equal
+    cons = DecisionMatrix.from_cost_matrix().resolve(rows, n_samples=30)
+    t = rng.integers(0, 2, 30)
+    q = cons.q_actual(t)
+    stake = cons.stake()
+    got = growth_consequences(cons, t, "cost_gini")
+    assert np.allclose(got[1:], q[1:] / stake[1:, None])
+    assert np.all(got[0] == 0.0)
+    for method in ("cost_gini_money", "profit", "profit_gini", "regret_gini"):
+        assert np.array_equal(growth_consequences(cons, t, method), q)
+    plain = DecisionMatrix({"a": [3.0, -1.0], "b": [0.0, 0.0]}, levels=["x", "y"])
+    cons = plain.resolve(None, n_samples=30)
+    assert np.array_equal(growth_consequences(cons, t, "cost_gini"), cons.q_actual(t))
+
+
+def test_cost_gini_tree_ignores_the_size_of_each_case():
+    # scaling every cost of a case by its own factor changes nothing the default method
+    # grows on; the money-weighted variant does see it
+    X, y, costs = _bank_like(800, seed=2)
+    factor = np.random.default_rng(5).lognormal(0.0, 1.5, len(y))
+    scaled = costs.mul(factor, axis=0)
+    shapes = {}
+    for method in ("cost_gini", "cost_gini_money"):
+        for name, c in (("raw", costs), ("scaled", scaled)):
+            tree = ProfitTreeClassifier(decision_matrix=_unbound(), criterion="profit",
+                                        max_depth=4, min_samples_leaf=10)
+            tree._profit_method = method
+            tree.fit(X, y, costs=c.to_numpy())
+            shapes[method, name] = _splits(tree)
+    assert shapes["cost_gini", "raw"] == shapes["cost_gini", "scaled"]
+    assert shapes["cost_gini_money", "raw"] != shapes["cost_gini_money", "scaled"]
