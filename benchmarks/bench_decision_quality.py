@@ -514,6 +514,12 @@ def make_credit(rep, quick=False, n_samples=20000):
                                                          np.random.default_rng(rep)))
 
 
+def _flag_cost(pred1, positive, c):
+    """Total cost of "predict 1" flags for cases with cost rows ``c``."""
+    return float(np.where(pred1, np.where(positive, c["C_TP"], c["C_FP"]),
+                          np.where(positive, c["C_FN"], c["C_TN"])).sum())
+
+
 def credit_ceilings(n=400_000, reps=3):
     """Savings of two oracle policies on large credit populations (mean over ``reps``).
 
@@ -528,16 +534,14 @@ def credit_ceilings(n=400_000, reps=3):
         X, bad, c, p = _credit_population(np.random.default_rng(4000 + rep), n)
         amount, term = X["amount"].to_numpy(), X["term"].to_numpy()
 
-        def cost(refuse):
-            return float(np.where(refuse, np.where(bad, c["C_TP"], c["C_FP"]),
-                                  np.where(bad, c["C_FN"], c["C_TN"])).sum())
-
-        trivial = min(cost(np.ones(n, bool)), cost(np.zeros(n, bool)))
+        trivial = min(_flag_cost(np.ones(n, bool), bad, c),
+                      _flag_cost(np.zeros(n, bool), bad, c))
         per_case = p * c["C_FN"].to_numpy() >= (1 - p) * c["C_FP"].to_numpy()
         # E[lgd] = 4 / 7 for Beta(4, 3), E[rate] = 0.09 for U(0.03, 0.15)
         profile = p * (4.0 / 7.0) * amount >= (1 - p) * 0.09 * term * amount
-        out["per case"].append(1.0 - cost(per_case) / trivial)
-        out["one decision per input profile"].append(1.0 - cost(profile) / trivial)
+        out["per case"].append(1.0 - _flag_cost(per_case, bad, c) / trivial)
+        out["one decision per input profile"].append(
+            1.0 - _flag_cost(profile, bad, c) / trivial)
     return {k: float(np.mean(v)) for k, v in out.items()}
 
 

@@ -23,13 +23,15 @@ MATRIX = DecisionMatrix({"accept": [20.0, -10.0], "reject": [0.0, 0.0]},
 COLS = ["a", "b", "c"]
 
 
-def assert_identical(a, b):
+def assert_identical(a, b, exact=True):
     for name in FIELDS:
         x, y = getattr(a, name), getattr(b, name)
         if x is None or y is None:
             assert x is None and y is None, name
-        else:
+        elif exact or x.dtype.kind != "f" or name == "threshold":
             assert np.array_equal(x, y, equal_nan=True), name
+        else:  # sums of non-integer amounts: equal up to the order of additions
+            assert np.allclose(x, y, rtol=1e-9, atol=1e-9, equal_nan=True), name
 
 
 def table(seed=0, n=1500):
@@ -178,7 +180,9 @@ def test_disk_storage_profit_criterion_and_case_rule(tmp_path, kw):
                                           costs=frame[["offer"]])
     assert fits[1].tree_.children_left.size > 5
     assert_identical(fits[0].tree_, fits[1].tree_)
-    assert_identical(mem.tree_, fits[1].tree_)
+    # criterion="profit" grows on amounts per unit of each case's stake (not integers):
+    # the in-memory sums are added in another order than the partitions'
+    assert_identical(mem.tree_, fits[1].tree_, exact="criterion" not in kw)
     a, b = fits[0]._case_stats_, fits[1]._case_stats_
     assert (a is None) == (b is None) == ("decision_rule" not in kw)
     if a is not None:
