@@ -41,7 +41,8 @@ The options follow the in-memory fit through the same kernels:
   (:class:`~dtdecide.tree._criteria.ConsequenceSums`).
 
 Not on Dask yet (each raises ``NotImplementedError`` naming it): ``search="exact"``,
-``edits``, and case-specific consequences bound at construction.
+``edits`` that split or regrow nodes (``set_decision`` and ``prune_node`` records are
+replayed), and case-specific consequences bound at construction.
 
 The fitted estimator is an ordinary in-memory tree. On data that fit both ways with the
 same bins it is the in-memory tree: the same splits and counts, and the same sums up to
@@ -652,8 +653,17 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
 
     dask = _import_dask()
     est._validate_params()
-    if edits:
-        raise NotImplementedError("edits are not supported on Dask collections yet")
+    if edits and not isinstance(edits, (str, bytes)) and hasattr(edits, "__iter__"):
+        from ._edit import _NEEDS_ROWS
+
+        ops = sorted({e["op"] for e in edits if isinstance(e, dict) and e.get("op")
+                      in _NEEDS_ROWS})
+        if ops:
+            raise NotImplementedError(
+                f"edits with {' and '.join(repr(o) for o in ops)} records (they regrow "
+                "nodes from the training rows) are not supported on Dask collections yet; "
+                "fit on a pandas DataFrame, or replay only set_decision / prune_node edits"
+            )
     if not hasattr(X, "to_delayed") or not hasattr(X, "columns"):
         raise TypeError(
             f"X must be a Dask DataFrame to fit on Dask; got {type(X).__name__}"
@@ -810,6 +820,11 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
         from . import _pruning
 
         est.tree_ = _pruning.apply_ccp_alpha(est, est.ccp_alpha)
+    if edits:
+        from ._edit import replay_edits
+
+        # set_decision and prune_node work on the node statistics alone
+        replay_edits(est, edits)
     return est
 
 

@@ -240,3 +240,28 @@ def test_decide_prior_adjusted_summary(rule):
         assert np.allclose(got.summary.to_numpy(dtype=float),
                            ref.summary.to_numpy(dtype=float), rtol=1e-12, equal_nan=True)
         assert np.isnan(ref.summary["adjusted_total_profit"]) == only_bad
+
+
+@pytest.mark.parametrize("rule", ["leaf", "case"])
+def test_edits_without_rows_are_replayed(rule):
+    frame, ddf = frames(12)
+    est = dict(decision_matrix=MATRIX, max_depth=4, decision_rule=rule)
+    base = ProfitTreeClassifier(**est).fit(frame[COLS], frame["y"], costs=frame[["offer"]])
+    edited = base.prune_node(int(np.flatnonzero(base.tree_.children_left >= 0)[1]))
+    if rule == "leaf":  # the case rule has no leaf decision to set
+        leaf = int(np.flatnonzero(edited.tree_.children_left < 0)[0])
+        other = 1 - int(edited.tree_.node_decision[leaf])
+        edited = edited.set_decision(leaf, edited.decisions_[other])
+    mem = ProfitTreeClassifier(**est).fit(frame[COLS], frame["y"], costs=frame[["offer"]],
+                                          edits=edited.edits_)
+    dsk = ProfitTreeClassifier(**est).fit(ddf[COLS], ddf["y"], costs=ddf[["offer"]],
+                                          edits=edited.edits_)
+    assert len(dsk.edits_) == (2 if rule == "leaf" else 1)
+    assert dsk.edits_ == mem.edits_
+    assert_same_tree(mem.tree_, dsk.tree_)
+    assert_same_tree(edited.tree_, dsk.tree_)
+    assert dsk.decision_overrides_ == mem.decision_overrides_
+    assert_same_case_stats(mem, dsk)
+    with pytest.raises(NotImplementedError, match="'split' records"):
+        ProfitTreeClassifier(**est).fit(ddf[COLS], ddf["y"], costs=ddf[["offer"]], edits=[
+            {"op": "split", "node": 0, "feature": "a", "threshold": 3.0}])
