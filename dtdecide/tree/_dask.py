@@ -33,16 +33,18 @@ The options follow the in-memory fit through the same kernels:
   needs (:func:`~dtdecide.tree._caserule.case_node_sums`, each case's own best decision
   at every node of its path) are summed per partition.
 * case-specific cost rows (``DecisionMatrix.from_cost_matrix()`` with ``costs=`` a Dask
-  DataFrame of the columns ``C_FP, C_FN, C_TP, C_TN``) are resolved per partition.
+  DataFrame of the columns ``C_FP, C_FN, C_TP, C_TN``) are resolved per partition;
+  consequences bound to the matrix at construction are taken by each partition from its
+  first row's position on (one pass counts the partitions' rows).
 * ordinal targets (``ordinal=True`` or an ordered Categorical ``y``) and
   ``split_weights="loss"``: the target is prepared by the in-memory code on the merged
   distinct labels and their weights; the training loss matrix they read comes from the
   partitions' frequency-weighted consequence sums
   (:class:`~dtdecide.tree._criteria.ConsequenceSums`).
 
-Not on Dask yet (each raises ``NotImplementedError`` naming it): ``search="exact"``,
+Not on Dask yet (each raises ``NotImplementedError`` naming it): ``search="exact"``, and
 ``edits`` that split or regrow nodes (``set_decision`` and ``prune_node`` records are
-replayed), and case-specific consequences bound at construction.
+replayed).
 
 The fitted estimator is an ordinary in-memory tree. On data that fit both ways with the
 same bins it is the in-memory tree: the same splits and counts, and the same sums up to
@@ -401,7 +403,7 @@ class _Part:
 
 
 def _prepare(k, part, spec, *, est, matrix, encoding, binner, classes, unit, shift,
-             hist_dtype, profit=None, class_weight=None, store=None):
+             hist_dtype, profit=None, class_weight=None, store=None, offset=None):
     Xp, yp, wp, cp = _unpack(part, spec)
     from ..decision._kernels import encode_target
     from ._encode import encode
@@ -410,6 +412,8 @@ def _prepare(k, part, spec, *, est, matrix, encoding, binner, classes, unit, shi
     n = len(X_in)
     if n == 0:
         return _Part(n=0)
+    if offset is not None:  # consequences bound to the matrix: this partition's rows
+        resolve_costs = matrix.case_values[offset : offset + n]
     X_codes = encode(X_in, encoding, estimator_name=type(est).__name__)
     Xb = binner.transform(X_codes)
     F = np.ones(n, dtype=_FLOAT) if wp is None else np.asarray(wp.to_numpy(), dtype=_FLOAT)
@@ -629,14 +633,30 @@ def _add_stats(a, b):
 
 
 # ------------------------------------------------------------------ fit
+def _bound_offsets(dask, packed, matrix, costs):
+    """First row of every partition when the consequences are bound to the matrix.
+
+    A case-specific matrix built with its cases' values (and no ``costs=``) holds them in
+    the order of all rows; partition ``k`` takes its rows from ``offsets[k]`` on. None
+    when the consequences come otherwise.
+    """
+    if matrix is None or not matrix.is_case_specific or matrix.case_values is None or (
+            costs is not None):
+        return None
+    lengths = dask.compute(*[dask.delayed(len, pure=True)(p) for p in packed])
+    n, bound = int(sum(lengths)), matrix.case_values.shape[0]
+    if n != bound:
+        raise ValueError(
+            f"costs: the decision_matrix holds consequences for {bound} cases and X has {n} "
+            "rows; pass the cases' consequences with costs="
+        )
+    return np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.intp).tolist()
+
+
 def _refuse(est, matrix, costs):
     """The options the Dask fit does not support yet, each named."""
     checks = [
         (est.search != "greedy", f"search={est.search!r}"),
-        (matrix is not None and matrix.is_case_specific and costs is None,
-         "a case-specific decision_matrix without costs= (consequences bound at "
-         "construction; pass the cost rows as a Dask DataFrame costs= with the columns "
-         "C_FP, C_FN, C_TP, C_TN)"),
     ]
     for bad, what in checks:
         if bad:
@@ -748,12 +768,13 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
         n, len(encoding.feature_names), binner.binned_dtype_.itemsize, n_row_floats))
     store = None if storage == "memory" else (_storage.new_folder_name(), directory)
     prepare = dask.delayed(_prepare, pure=True)
+    offsets = _bound_offsets(dask, packed, matrix, costs)
 
     def prepare_parts(profit, class_weight, hist_dtype):
         parts = [prepare(k, p, spec, est=est, matrix=matrix, encoding=encoding,
                          binner=binner, classes=classes, unit=unit, shift=shift,
                          hist_dtype=hist_dtype, profit=profit, class_weight=class_weight,
-                         store=store)
+                         store=store, offset=None if offsets is None else offsets[k])
                  for k, p in enumerate(packed)]
         parts = list(dask.persist(*parts))
         # a partition on disk is read on the worker that wrote it
@@ -887,10 +908,18 @@ def _part_decide(Xp, yp, cp, wp, est):
     return est.decide(Xp, y=yp, costs=cp, sample_weight=wp)
 
 
-def _part_summary(part, spec, est):
+def _bound_costs(est, cp, offset, n):
+    """``cp``, or the partition's rows of consequences bound to the matrix."""
+    if offset is None:
+        return cp
+    return est.decision_matrix_.case_values[offset : offset + n]
+
+
+def _part_summary(part, spec, est, offset=None):
     Xp, yp, wp, cp = _unpack(part, spec)
     if not len(Xp):
         return None
+    cp = _bound_costs(est, cp, offset, len(Xp))
     res = _part_decide(Xp, yp, cp, wp, est)
     s = res.summary.copy()
     s.attrs["meta"] = res.cases.iloc[:0]
@@ -958,7 +987,9 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None):
     m = est.decision_matrix_
     packed, spec = _packed_parts(X, y, sample_weight, costs)
     summ = dask.delayed(_part_summary, pure=True)
-    items = [summ(p, spec, est) for p in packed]
+    offsets = _bound_offsets(dask, packed, m, costs)
+    items = [summ(p, spec, est, None if offsets is None else offsets[k])
+             for k, p in enumerate(packed)]
     (total,) = dask.compute(_tree_reduce(dask, items, _add_summaries))
     if total is None:
         raise ValueError("X has no rows; every partition is empty")
@@ -986,14 +1017,16 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None):
 
     import dask.dataframe as dd
 
-    def cases_of(part):
+    def cases_of(part, offset):
         Xp, yp, wp, cp = _unpack(part, spec)
         if not len(Xp):
             return cases_meta.set_axis(Xp.index[:0])
+        cp = _bound_costs(est, cp, offset, len(Xp))
         return _part_decide(Xp, yp, cp, wp, est).cases
 
     cases = dd.from_delayed(
-        [dask.delayed(cases_of, pure=True)(p) for p in packed],
+        [dask.delayed(cases_of, pure=True)(p, None if offsets is None else offsets[k])
+         for k, p in enumerate(packed)],
         meta=cases_meta, divisions=X.divisions if X.known_divisions else None,
     )
     return DaskDecisionResult(cases, total)

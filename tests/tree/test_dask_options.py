@@ -190,11 +190,42 @@ def test_split_weights_with_cost_rows():
     assert np.array_equal(mem.tree_.feature, dsk.tree_.feature)
 
 
+def bound_matrices(frame):
+    rng = np.random.default_rng(13)
+    q = rng.integers(-20, 20, (len(frame), 2, 3)).astype(float)
+    return [
+        ("y01", DecisionMatrix.from_cost_matrix(frame[COST_ROWS].to_numpy())),
+        ("y", DecisionMatrix.case_specific(levels=["good", "bad"],
+                                           decisions=["a", "b", "c"], values=q)),
+    ]
+
+
+@pytest.mark.parametrize("kw", [
+    {"max_depth": 4},
+    {"criterion": "profit", "max_depth": 4},
+    {"decision_rule": "case", "max_depth": 3, "ccp_alpha": 0.5},
+])
+def test_consequences_bound_to_the_matrix(kw):
+    # every partition takes its own rows of the bound consequences
+    frame, ddf = frames(13)
+    for target, matrix in bound_matrices(frame):
+        mem, dsk = fit_both(ProfitTreeClassifier, dict(decision_matrix=matrix, **kw), frame,
+                            ddf, target)
+        assert mem.tree_.children_left.size > 5
+        assert_same_tree(mem.tree_, dsk.tree_)
+        assert_same_case_stats(mem, dsk)
+        ref = mem.decide(frame[COLS], y=frame[target], sample_weight=frame["w"])
+        got = dsk.decide(ddf[COLS], y=ddf[target], sample_weight=ddf["w"])
+        pd.testing.assert_frame_equal(got.cases.compute(), ref.cases)
+        assert np.allclose(got.summary.to_numpy(dtype=float),
+                           ref.summary.to_numpy(dtype=float), rtol=1e-12, equal_nan=True)
+    short = dd.from_pandas(frame.iloc[:100], npartitions=2)
+    with pytest.raises(ValueError, match="consequences for 1500 cases and X has 100 rows"):
+        ProfitTreeClassifier(decision_matrix=matrix).fit(short[COLS], short[target])
+
+
 def test_options_not_on_dask_yet_are_named():
     frame, ddf = frames(5)
-    with pytest.raises(NotImplementedError, match="case-specific decision_matrix without"):
-        ProfitTreeClassifier(decision_matrix=DecisionMatrix.from_cost_matrix(
-            frame[COST_ROWS].to_numpy())).fit(ddf[COLS], ddf["y01"])
     # the in-memory fit's own refusals come first, with its messages
     with pytest.raises(ValueError, match='decision_rule="case" needs a decision_matrix'):
         ProfitTreeClassifier(decision_rule="case").fit(ddf[COLS], ddf["y"])
