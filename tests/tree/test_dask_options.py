@@ -190,6 +190,13 @@ def test_split_weights_with_cost_rows():
     assert np.array_equal(mem.tree_.feature, dsk.tree_.feature)
 
 
+def assert_same_leaves(a, b, X):
+    """The same partition of the rows into leaves (whatever the leaves' ids)."""
+    pairs = pd.DataFrame({"a": a.apply(X), "b": b.apply(X)}).drop_duplicates()
+    assert pairs["a"].is_unique and pairs["b"].is_unique
+    assert a.get_n_leaves() == b.get_n_leaves()
+
+
 def bound_matrices(frame):
     rng = np.random.default_rng(13)
     q = rng.integers(-20, 20, (len(frame), 2, 3)).astype(float)
@@ -212,11 +219,20 @@ def test_consequences_bound_to_the_matrix(kw):
         mem, dsk = fit_both(ProfitTreeClassifier, dict(decision_matrix=matrix, **kw), frame,
                             ddf, target)
         assert mem.tree_.children_left.size > 5
-        assert_same_tree(mem.tree_, dsk.tree_)
-        assert_same_case_stats(mem, dsk)
         ref = mem.decide(frame[COLS], y=frame[target], sample_weight=frame["w"])
         got = dsk.decide(ddf[COLS], y=ddf[target], sample_weight=ddf["w"])
-        pd.testing.assert_frame_equal(got.cases.compute(), ref.cases)
+        if kw.get("criterion") == "profit":
+            # the channels are per unit of each case's stake (not integers): a split and
+            # its mirror image (left and right swapped) tie in exact arithmetic and the
+            # order of additions may pick either; the same leaves, decisions and figures
+            assert_same_leaves(mem, dsk, frame[COLS])
+            cases = got.cases.compute().drop(columns=["_LEAF_"], errors="ignore")
+            pd.testing.assert_frame_equal(
+                cases, ref.cases.drop(columns=["_LEAF_"], errors="ignore"))
+        else:
+            assert_same_tree(mem.tree_, dsk.tree_)
+            assert_same_case_stats(mem, dsk)
+            pd.testing.assert_frame_equal(got.cases.compute(), ref.cases)
         assert np.allclose(got.summary.to_numpy(dtype=float),
                            ref.summary.to_numpy(dtype=float), rtol=1e-12, equal_nan=True)
     short = dd.from_pandas(frame.iloc[:100], npartitions=2)
