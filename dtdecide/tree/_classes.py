@@ -866,7 +866,9 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         4     skip       0.00        0.0
         """
         if is_dask_collection(X):
-            return decide_dask(self, X, y=y, costs=costs, sample_weight=sample_weight)
+            return decide_dask(self, X, y=y, costs=costs, sample_weight=sample_weight,
+                               confidence=confidence, n_resamples=n_resamples,
+                               random_state=random_state)
         check_is_fitted(self, "tree_")
         matrix = self.decision_matrix_
         if matrix is None:

@@ -904,8 +904,9 @@ class DaskDecisionResult:
 _ADDITIVE = ("n_cases", "n_missing", "frequency", "do_nothing_frequency")
 
 
-def _part_decide(Xp, yp, cp, wp, est):
-    return est.decide(Xp, y=yp, costs=cp, sample_weight=wp)
+def _part_decide(Xp, yp, cp, wp, est, options=None):
+    # the confidence of every leaf is drawn at once (whatever leaves the partition holds)
+    return est.decide(Xp, y=yp, costs=cp, sample_weight=wp, **(options or {}))
 
 
 def _bound_costs(est, cp, offset, n):
@@ -915,12 +916,12 @@ def _bound_costs(est, cp, offset, n):
     return est.decision_matrix_.case_values[offset : offset + n]
 
 
-def _part_summary(part, spec, est, offset=None):
+def _part_summary(part, spec, est, offset=None, options=None):
     Xp, yp, wp, cp = _unpack(part, spec)
     if not len(Xp):
         return None
     cp = _bound_costs(est, cp, offset, len(Xp))
-    res = _part_decide(Xp, yp, cp, wp, est)
+    res = _part_decide(Xp, yp, cp, wp, est, options)
     s = res.summary.copy()
     s.attrs["meta"] = res.cases.iloc[:0]
     F = np.ones(len(Xp)) if wp is None else np.asarray(wp.to_numpy(), dtype=_FLOAT)
@@ -977,8 +978,12 @@ def _adjusted(matrix, level_freq, level_total):
     return adj_total, adj_total / den if den > 0 else np.nan
 
 
-def decide_dask(est, X, y=None, costs=None, sample_weight=None):
-    """:meth:`decide` on Dask collections; see :class:`DaskDecisionResult`."""
+def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
+    """:meth:`decide` on Dask collections; see :class:`DaskDecisionResult`.
+
+    ``options``: the keyword options of ``decide`` (``confidence``, ...), passed to every
+    partition's ``decide``.
+    """
     from ..decision._kernels import roi
 
     dask = _import_dask()
@@ -988,7 +993,7 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None):
     packed, spec = _packed_parts(X, y, sample_weight, costs)
     summ = dask.delayed(_part_summary, pure=True)
     offsets = _bound_offsets(dask, packed, m, costs)
-    items = [summ(p, spec, est, None if offsets is None else offsets[k])
+    items = [summ(p, spec, est, None if offsets is None else offsets[k], options)
              for k, p in enumerate(packed)]
     (total,) = dask.compute(_tree_reduce(dask, items, _add_summaries))
     if total is None:
@@ -1022,7 +1027,7 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None):
         if not len(Xp):
             return cases_meta.set_axis(Xp.index[:0])
         cp = _bound_costs(est, cp, offset, len(Xp))
-        return _part_decide(Xp, yp, cp, wp, est).cases
+        return _part_decide(Xp, yp, cp, wp, est, options).cases
 
     cases = dd.from_delayed(
         [dask.delayed(cases_of, pure=True)(p, None if offsets is None else offsets[k])

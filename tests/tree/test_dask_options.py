@@ -312,3 +312,14 @@ def test_edits_without_rows_are_replayed(rule):
     with pytest.raises(NotImplementedError, match="'split' records"):
         ProfitTreeClassifier(**est).fit(ddf[COLS], ddf["y"], costs=ddf[["offer"]], edits=[
             {"op": "split", "node": 0, "feature": "a", "threshold": 3.0}])
+
+
+def test_decide_confidence_columns():
+    frame, ddf = frames(14)
+    est = ProfitTreeClassifier(decision_matrix=MATRIX, max_depth=4).fit(
+        frame[COLS], frame["y"], sample_weight=frame["w"], costs=frame[["offer"]])
+    kw = dict(confidence=True, n_resamples=50, random_state=3)
+    ref = est.decide(frame[COLS], costs=frame[["offer"]], **kw)
+    got = est.decide(ddf[COLS], costs=ddf[["offer"]], **kw)
+    assert "CONF_y" in ref.cases.columns
+    pd.testing.assert_frame_equal(got.cases.compute(), ref.cases)
