@@ -11,7 +11,10 @@ and the client is small and never a row:
    that, so a feature with at most ``max_bins`` distinct values gets the exact bins of
    the in-memory fit). Summaries are merged pairwise in a tree.
 2. **Binned partitions** are built on the workers and persisted there (binned inputs,
-   class codes or regression channels, frequencies, resolved consequences).
+   class codes or regression channels, frequencies, resolved consequences), in the
+   workers' memory or, for bounded memory, written once to the workers' disks and mapped
+   back for each pass (:mod:`~dtdecide.tree._dask_storage`, Dask configuration
+   ``dtdecide.binned-storage``).
 3. **Growth**, level by level: the client sends the splits chosen so far (a few small
    node arrays); every partition routes its rows through them, builds the histograms of
    the children to be histogrammed with the in-memory kernel
@@ -489,7 +492,7 @@ def _route(part, tree):
 
     The tree only grows (splits are added to leaves, node ids never change), so the rows
     are routed on from the nodes they reached last time (kept on the partition object
-    where it lives, a worker). Any earlier assignment is a valid start -- each row's
+    where it lives, a worker, or in a file beside a partition on disk). Any earlier assignment is a valid start -- each row's
     node is an ancestor of its leaf -- so a stale or missing cache (a copy of the
     partition moved to another worker) only costs time.
     """
