@@ -11,6 +11,11 @@ to a Parquet dataset (``--files`` files) under ``--dir``, then
   ``LocalCluster(n_workers=2, threads_per_worker=1)``; peak resident memory of each
   worker (``ru_maxrss`` read on the workers) and of the client.
 
+``--storage disk`` keeps the Dask fit's binned partitions on the workers' disks (Dask
+configuration ``dtdecide.binned-storage``; bounded worker memory), ``--no-in-memory``
+skips the in-memory fit (for sizes it cannot hold). ``--keep`` keeps the Parquet data,
+and a later run with the same ``--dir``, ``--rows`` and ``--files`` reuses it.
+
 Both fits get the same bins only on data small enough for the in-memory binner's
 sub-sample (200,000 rows) to be the whole data; at larger sizes the Dask fit bins from
 merged quantile summaries of every row, so the trees may differ slightly. The trees'
@@ -24,6 +29,8 @@ Machines are shared and noisy: read the ratios, and look at the load printed wit
 Usage::
 
     python benchmarks/bench_scale.py --rows 2000000              # Dask vs in-memory
+    python benchmarks/bench_scale.py --rows 100000000 --files 100 --no-in-memory \
+        --storage disk --dir /big/disk                            # out of core
     python benchmarks/bench_scale.py --case n_jobs --rows 3000000 --repeat 3
 """
 
