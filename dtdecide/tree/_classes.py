@@ -33,7 +33,13 @@ from ..decision._validation import (
 from . import _leaf
 from ._binning import Binner
 from ._criteria import ordinal_loss_matrix, split_loss_weights, training_loss_matrix
-from ._dask import decide_dask, fit_dask, is_dask_collection, score_dask
+from ._dask import (
+    decide_dask,
+    fit_dask,
+    is_dask_collection,
+    predict_decision_dask,
+    score_dask,
+)
 from ._edit import EditMixin, apply_overrides, replay_edits
 from ._encode import encode, encode_apply, fit_encode, n_samples_of, warn_identifier_columns
 from ._grower import grow_tree
@@ -699,6 +705,11 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
             Entry ``[i, j]`` is 1 when case ``i`` passes through node ``j``.
         """
+        if is_dask_collection(X):
+            raise NotImplementedError(
+                "decision_path on Dask collections is not supported (a sparse matrix of "
+                "every row); use apply(X) for the leaf of every case, per partition"
+            )
         X_codes = self._encode_X(X)
         return self.tree_.decision_path(X_codes)
 
@@ -751,6 +762,8 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         return d, e
 
     def _predict_decision(self, X, costs):
+        if is_dask_collection(X):
+            return predict_decision_dask(self, X, costs)
         names = np.asarray(self.decisions_ if self.decisions_ is not None else (),
                            dtype=object)
         if not self._case_rule():

@@ -54,8 +54,8 @@ same bins it is the in-memory tree: the same splits and counts, and the same sum
 the order of floating-point additions (exactly the same when those sums are exact, e.g.
 integer weights and costs).
 
-Scoring (``predict``, ``predict_proba``, ``apply``, ``decide``) on a Dask DataFrame runs
-per partition and keeps the index; ``decide`` returns the case table as a Dask DataFrame
+Scoring (``predict``, ``predict_proba``, ``apply``, ``predict_decision``, ``decide`` with
+its options) on a Dask DataFrame runs per partition and keeps the index; ``decide`` returns the case table as a Dask DataFrame
 and the exact summary from per-partition sums (with priors, each level's frequency and
 total too: the prior adjustment weights depend on the levels' total frequencies).
 
@@ -78,7 +78,8 @@ from ._dask_storage import DiskPart
 from ._histogram import HistogramTarget, build_histograms
 from ._profit import growth_consequences
 
-__all__ = ["is_dask_collection", "fit_dask", "score_dask", "decide_dask"]
+__all__ = ["is_dask_collection", "fit_dask", "score_dask", "decide_dask",
+           "predict_decision_dask"]
 
 # largest number of (value, weight) points a numeric column's summary keeps
 _SUMMARY_POINTS = 1 << 14
@@ -883,6 +884,34 @@ def score_dask(est, method, X):
             return pd.Series(getattr(est, method)(part), index=part.index, name=method)
 
     return X.map_partitions(run, meta=meta)
+
+
+def predict_decision_dask(est, X, costs=None):
+    """``est.predict_decision(X, costs)`` per partition, lazily, keeping the index."""
+    dask = _import_dask()
+    import dask.dataframe as dd
+
+    if not hasattr(X, "map_partitions") or not hasattr(X, "columns"):
+        raise TypeError(f"X must be a Dask DataFrame; got {type(X).__name__}")
+    packed, spec = _packed_parts(X, None, None, costs)
+    offsets = None
+    if est._case_rule():  # each case decides with its own (possibly bound) consequences
+        offsets = _bound_offsets(dask, packed, est.decision_matrix_, costs)
+    meta = pd.Series(np.empty(0, dtype=object), name="predict_decision")
+
+    def run(part, offset):
+        Xp, _, _, cp = _unpack(part, spec)
+        if not len(Xp):
+            return meta.set_axis(Xp.index[:0])
+        cp = _bound_costs(est, cp, offset, len(Xp))
+        return pd.Series(est._predict_decision(Xp, cp), index=Xp.index, dtype=object,
+                         name="predict_decision")
+
+    return dd.from_delayed(
+        [dask.delayed(run, pure=True)(p, None if offsets is None else offsets[k])
+         for k, p in enumerate(packed)],
+        meta=meta, divisions=X.divisions if X.known_divisions else None,
+    )
 
 
 class DaskDecisionResult:

@@ -323,3 +323,24 @@ def test_decide_confidence_columns():
     got = est.decide(ddf[COLS], costs=ddf[["offer"]], **kw)
     assert "CONF_y" in ref.cases.columns
     pd.testing.assert_frame_equal(got.cases.compute(), ref.cases)
+
+
+@pytest.mark.parametrize("rule", ["leaf", "case"])
+def test_predict_decision_per_partition(rule):
+    frame, ddf = frames(15)
+    est = ProfitTreeClassifier(decision_matrix=MATRIX, max_depth=4, decision_rule=rule).fit(
+        frame[COLS], frame["y"], costs=frame[["offer"]])
+    costs = frame[["offer"]].copy()
+    costs.iloc[::41] = np.nan  # under the case rule such a case cannot decide: None
+    dcosts = dd.from_pandas(costs, npartitions=1).repartition(divisions=ddf.divisions)
+    got = est.predict_decision(ddf[COLS], costs=dcosts)
+    assert isinstance(got, dd.Series)
+    got = got.compute()
+    assert got.index.equals(frame.index)
+    ref = pd.Series(est.predict_decision(frame[COLS], costs=costs), index=frame.index)
+    # Dask may store the names as strings, the missing decisions as <NA>
+    assert got.isna().tolist() == ref.isna().tolist()
+    assert ref.isna().any() == (rule == "case")
+    assert got[got.notna()].tolist() == ref[ref.notna()].tolist()
+    with pytest.raises(NotImplementedError, match="decision_path on Dask"):
+        est.decision_path(ddf[COLS])
