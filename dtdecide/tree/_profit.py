@@ -114,6 +114,12 @@ def growth_consequences(cons, target, method=DEFAULT_PROFIT_METHOD):
             or (cons.case_costs is None and cons.case_q is None)):
         return q
     stake = cons.stake()
+    if not np.all(np.isfinite(stake)):
+        k = int(np.argmin(np.isfinite(stake)))
+        raise ValueError(
+            f"costs: the consequences of training case {k} span more than float64 can "
+            "hold (their spread overflows); rescale the costs (e.g. to thousands)"
+        )
     has = stake > 0
     factor = np.zeros_like(stake)
     factor[has] = 1.0 / stake[has]

@@ -452,3 +452,10 @@ def test_cost_gini_tree_ignores_the_size_of_each_case():
             shapes[method, name] = _splits(tree)
     assert shapes["cost_gini", "raw"] == shapes["cost_gini", "scaled"]
     assert shapes["cost_gini_money", "raw"] != shapes["cost_gini_money", "scaled"]
+
+
+def test_growth_consequences_refuse_a_stake_that_overflows():
+    rows = np.array([[1e308, 1e308, 0.0, 0.0], [1.0, 2.0, 0.0, 0.0]])
+    cons = DecisionMatrix.from_cost_matrix().resolve(rows, n_samples=2)
+    with pytest.raises(ValueError, match="costs: the consequences of training case 0"):
+        growth_consequences(cons, np.array([0, 1]), "cost_gini")
