@@ -63,6 +63,8 @@ A pruning study (:class:`~dtdecide.PruningStudy`, :func:`~dtdecide.select_subtre
 validation set scores every subtree from per-partition node sums of the validation rows
 (two passes: first the sums the row statistics depend on -- the levels' frequencies of the
 prior adjustment, a regression target's mean --, then the node sums), summed pairwise.
+Its cross-validation on Dask training data fits every fold's tree on Dask and scores the
+held-out rows the same way; only the target column comes to the client (fold assignment).
 
 Dask is imported only when a Dask collection is passed.
 """
@@ -164,13 +166,14 @@ def _pack(Xp, *others, names=(), suffix="", partition_info=None):
     return pd.concat(frames, axis=1) if len(frames) > 1 else Xp
 
 
-def _packed_parts(X, y=None, sample_weight=None, costs=None, suffix=""):
+def _packed_parts(X, y=None, sample_weight=None, costs=None, suffix="", frame=False):
     """Delayed partitions of X with the per-case collections packed in as columns.
 
     One graph for all of them, so that every collection keeps X's partitions (Dask may
     otherwise read a column projection of the same Parquet files in other partitions).
     Returns the partitions and the spec :func:`_unpack` needs. ``suffix`` ends the
-    parameter names in messages (``"_valid"``: ``y_valid``, ...).
+    parameter names in messages (``"_valid"``: ``y_valid``, ...); ``frame=True`` returns
+    the packed Dask DataFrame itself instead of its partitions.
     """
     import dask.dataframe as dd
 
@@ -181,12 +184,12 @@ def _packed_parts(X, y=None, sample_weight=None, costs=None, suffix=""):
     spec = {"X": list(X.columns), "y": y is not None, "w": sample_weight is not None,
             "costs": None if costs is None else list(costs.columns)}
     if not given:
-        return X.to_delayed(), spec
+        return (X if frame else X.to_delayed()), spec
     names = tuple(n for n, _ in given)
     meta = _pack(X._meta, *[o._meta for _, o in given], names=names, suffix=suffix)
     packed = dd.map_partitions(_pack, X, *[o for _, o in given], names=names, suffix=suffix,
                                meta=meta, align_dataframes=False)
-    return packed.to_delayed(), spec
+    return (packed if frame else packed.to_delayed()), spec
 
 
 def _unpack(part, spec):
@@ -1091,13 +1094,14 @@ def _add_totals(a, b):
     return {key: a[key] + b[key] for key in a}
 
 
-def _part_node_sums(part, spec, est, kind, pos_label, name, totals):
-    """``(node sums, the scorer without its rows)`` of one validation partition."""
+def _part_node_sums(part, spec, est, kind, pos_label, name, totals, fitted=None):
+    """``(node sums, the scorer without its rows)`` of one validation partition (node
+    sums under ``fitted``, default ``est``)."""
     scorer = _part_scorer(part, spec, est, kind, pos_label, name, totals)
     if scorer is None:
         return None
     Xp = _unpack(part, spec)[0]
-    sums = scorer.node_sums(est, Xp)
+    sums = scorer.node_sums(est if fitted is None else fitted, Xp)
     # the rows stay on the worker (an empty ``case`` still marks the case rule)
     scorer.columns = None
     if scorer.case is not None:
@@ -1111,16 +1115,7 @@ def _add_node_sums(a, b):
     return a[0] + b[0], a[1]
 
 
-def study_node_sums(est, kind, X, y, *, costs, sample_weight, pos_label, name):
-    """The pruning study's scorer and validation node sums over Dask partitions.
-
-    Two passes over the partitions: the sums the row statistics depend on (levels'
-    frequencies for the prior adjustment, the weighted mean of a regression target),
-    then every partition's node sums (:meth:`~dtdecide.tree._study._Scorer.node_sums`)
-    with those totals, summed pairwise. Returns the scorer (without rows) that turns the
-    sums into per-subtree measures, and the sums.
-    """
-    dask = _import_dask()
+def _check_study_data(X, y, costs, name):
     if not hasattr(X, "to_delayed") or not hasattr(X, "columns"):
         raise TypeError(f"X{name} must be a Dask DataFrame; got {type(X).__name__}")
     if isinstance(costs, Mapping):
@@ -1133,14 +1128,105 @@ def study_node_sums(est, kind, X, y, *, costs, sample_weight, pos_label, name):
             f"y{name} must be a Dask Series with the partitions of X{name} when X{name} is "
             f"a Dask DataFrame; got {type(y).__name__}"
         )
-    packed, spec = _packed_parts(X, y, sample_weight, costs, suffix=name)
+
+
+def _study_totals(dask, parts, spec, est, kind, pos_label, name):
     step = dask.delayed(_part_totals, pure=True)
-    items = [step(p, spec, est, kind, pos_label, name) for p in packed]
+    items = [step(p, spec, est, kind, pos_label, name) for p in parts]
     (totals,) = dask.compute(_tree_reduce(dask, items, _add_totals))
     if totals is None:
         raise ValueError(f"X{name} has no rows; every partition is empty")
+    return totals
+
+
+def _study_sums(dask, parts, spec, est, kind, pos_label, name, totals, fitted=None):
     step = dask.delayed(_part_node_sums, pure=True)
-    items = [step(p, spec, est, kind, pos_label, name, totals) for p in packed]
+    items = [step(p, spec, est, kind, pos_label, name, totals, fitted) for p in parts]
     (total,) = dask.compute(_tree_reduce(dask, items, _add_node_sums))
     sums, scorer = total
     return scorer, sums
+
+
+def _part_target(part, spec):
+    return np.asarray(_unpack(part, spec)[1].to_numpy())
+
+
+def _part_rows(part, keep):
+    return part[keep]
+
+
+def study_cv_sums(est, kind, X, y, *, costs, sample_weight, pos_label, splitter, measures,
+                  n_subtrees, verbose=0):
+    """Cross-validation of a pruning study on Dask training data.
+
+    The target column comes to the client for the fold assignment (``splitter(y)``, as
+    the in-memory study draws it); every fold's tree is fitted on Dask from the other
+    folds' rows, and its held-out rows are scored per partition with the row statistics
+    of the whole training set (:func:`study_node_sums`). ``measures(fold, scorer, sums)``
+    gives the fold's per-subtree sums. Returns their total and the scorer (no rows).
+    """
+    import sys
+    import time
+
+    from sklearn.base import clone
+
+    dask = _import_dask()
+    import dask.dataframe as dd
+
+    name = "_train"
+    _check_study_data(X, y, costs, name)
+    frame, spec = _packed_parts(X, y, sample_weight, costs, suffix=name, frame=True)
+    packed = frame.to_delayed()
+    targets = dask.compute(*[dask.delayed(_part_target, pure=True)(p, spec)
+                             for p in packed])
+    bounds = np.concatenate([[0], np.cumsum([t.shape[0] for t in targets])])
+    y_arr = np.concatenate(targets)
+    splits = list(splitter(y_arr).split(np.zeros((y_arr.shape[0], 1)), y_arr))
+    totals = _study_totals(dask, packed, spec, est, kind, pos_label, name)
+    rows = dask.delayed(_part_rows, pure=True)
+
+    def subset(idx):
+        keep = np.zeros(y_arr.shape[0], dtype=bool)
+        keep[idx] = True
+        return [rows(p, keep[bounds[k]:bounds[k + 1]]) for k, p in enumerate(packed)]
+
+    total, scorer = np.zeros((n_subtrees, 4)), None
+    started = time.perf_counter()
+    for i, (train, test) in enumerate(splits, start=1):
+        sub = dd.from_delayed(subset(train), meta=frame._meta)
+        kw = {}
+        if spec["w"]:
+            kw["sample_weight"] = sub[_W]
+        if spec["costs"] is not None:
+            kw["costs"] = sub[[_C + c for c in spec["costs"]]].rename(
+                columns={_C + c: c for c in spec["costs"]})
+        fold = clone(est)
+        if "ccp_alpha" in fold.get_params():
+            fold.set_params(ccp_alpha=0.0)
+        fold.fit(sub[spec["X"]], sub[_Y].rename(y.name), **kw)
+        scorer, sums = _study_sums(dask, subset(test), spec, est, kind, pos_label, name,
+                                   totals, fitted=fold)
+        total += measures(fold, scorer, sums)
+        if verbose:
+            print(
+                f"[PruningStudy] fold {i}/{len(splits)}: {int(fold.tree_.n_leaves)} leaves "
+                f"(Dask; elapsed {time.perf_counter() - started:.1f}s)",
+                file=sys.stdout, flush=True,
+            )
+    return total, scorer
+
+
+def study_node_sums(est, kind, X, y, *, costs, sample_weight, pos_label, name):
+    """The pruning study's scorer and validation node sums over Dask partitions.
+
+    Two passes over the partitions: the sums the row statistics depend on (levels'
+    frequencies for the prior adjustment, the weighted mean of a regression target),
+    then every partition's node sums (:meth:`~dtdecide.tree._study._Scorer.node_sums`)
+    with those totals, summed pairwise. Returns the scorer (without rows) that turns the
+    sums into per-subtree measures, and the sums.
+    """
+    dask = _import_dask()
+    _check_study_data(X, y, costs, name)
+    packed, spec = _packed_parts(X, y, sample_weight, costs, suffix=name)
+    totals = _study_totals(dask, packed, spec, est, kind, pos_label, name)
+    return _study_sums(dask, packed, spec, est, kind, pos_label, name, totals)

@@ -410,11 +410,17 @@ def _fit_fold(estimator, X, y, costs, sample_weight, train_idx, test_idx, scorer
     if costs is not None:
         kw["costs"] = _take(costs, train_idx)
     fold.fit(_take(X, train_idx), _take(y, train_idx), **kw)
+    sums = scorer.subset(test_idx).node_sums(fold, _take(X, test_idx))
+    picked = _fold_measures(fold, pruning_measure, scorer, sums, eval_alphas)
+    return picked, int(fold.tree_.n_leaves), time.perf_counter() - started
+
+
+def _fold_measures(fold, pruning_measure, scorer, sums, eval_alphas):
+    """Per-subtree (s1, s2, w, n) of a fold's tree at the evaluation alphas, from the
+    node sums ``sums`` of its test rows."""
     fold_path = pruning_path(fold, measure=pruning_measure)
-    fold_scorer = scorer.subset(test_idx)
     tree = fold.tree_
     start, stop = leaf_intervals(fold_path.collapse_step, tree.parent, fold_path.n_subtrees)
-    sums = fold_scorer.node_sums(fold, _take(X, test_idx))
     values = scorer.node_values(fold, tree, sums)
     per_subtree = sum_over_subtrees(values, start, stop, fold_path.n_subtrees)
     picks = np.array([
@@ -422,7 +428,7 @@ def _fit_fold(estimator, X, y, costs, sample_weight, train_idx, test_idx, scorer
         else subtree_index_for_alpha(fold_path.ccp_alphas, a)
         for a in eval_alphas
     ])
-    return per_subtree[picks], int(tree.n_leaves), time.perf_counter() - started
+    return per_subtree[picks]
 
 
 # --------------------------------------------------------------------- selection
@@ -611,7 +617,9 @@ class PruningStudy:
         sample_weight_valid : array-like, optional
             Validation frequencies.
         X_train, y_train, costs_train, sample_weight_train : optional
-            The training data, needed by cross-validation only.
+            The training data, needed by cross-validation only. As Dask collections
+            with the partitions of ``X_train``, the folds' trees are fitted and scored on
+            Dask (only the target column comes to the client, for the fold assignment).
 
         Returns
         -------
@@ -697,11 +705,22 @@ class PruningStudy:
     def _cross_validate(self, path, kind, pruning_measure, X, y, costs, sample_weight):
         est = self.estimator
         if is_dask_collection(X):
-            raise NotImplementedError(
-                "cv with Dask training data (X_train) is not supported yet: the folds refit "
-                "the tree in memory; pass pandas data, or a Dask validation set (X_valid, "
-                "y_valid) without cv"
-            )
+            # the folds are fitted and scored on Dask (only the target column comes to
+            # the client, for the fold assignment)
+            from ._dask import study_cv_sums
+
+            mid = _geometric_midpoints(path.ccp_alphas)
+            total, scorer = study_cv_sums(
+                est, kind, X, y, costs=costs, sample_weight=sample_weight,
+                pos_label=self.pos_label,
+                splitter=lambda y_arr: _check_cv(self.cv, est, y_arr, self.random_state),
+                measures=lambda fold, scorer, sums: _fold_measures(
+                    fold, pruning_measure, scorer, sums, mid),
+                n_subtrees=path.n_subtrees, verbose=self.verbose)
+            mean, se = _finish_sums(kind, total)
+            if scorer.nan_summary:
+                mean = np.full_like(mean, np.nan)
+            return mean, se, mid
         y_arr = check_1d(y, "y_train", index=reference_index(X), reference="X_train")
         splitter = _check_cv(self.cv, est, y_arr, self.random_state)
         scorer = _Scorer(est, kind, X, y_arr, costs=_resolve_costs(est, X, costs),

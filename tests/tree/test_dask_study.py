@@ -73,6 +73,28 @@ def test_select_subtree_and_dask_errors():
         select_subtree(est, dvalid[COLS], other["y"], costs_valid=dvalid[["offer"]])
     with pytest.raises(TypeError, match="y_valid must be a Dask Series"):
         select_subtree(est, dvalid[COLS], valid["y"], costs_valid=dvalid[["offer"]])
-    with pytest.raises(NotImplementedError, match="cv with Dask training data"):
-        select_subtree(est, cv=2, X_train=dvalid[COLS], y_train=dvalid["y"],
-                       costs_train=dvalid[["offer"]])
+
+
+@pytest.mark.parametrize("make, target, costs", [
+    (lambda: ProfitTreeClassifier(decision_matrix=MATRIX, max_depth=4), "y", ["offer"]),
+    # prior-adjusted: the folds' rows weigh by the levels' frequencies of all training rows
+    (lambda: ProfitTreeClassifier(decision_matrix=PRIORS, max_depth=4,
+                                  decision_rule="case"), "y", None),
+    (lambda: ProfitTreeRegressor(max_depth=4), "amt", None),
+], ids=["leaf", "case_priors", "regressor"])
+def test_cross_validation_on_dask_training_data(make, target, costs):
+    frame, ddf = frames(10)
+    est = make().fit(frame[COLS], frame[target], sample_weight=frame["w"],
+                     costs=None if costs is None else frame[costs])
+
+    def study(data):
+        return PruningStudy(est, cv=3, random_state=0).fit(
+            X_train=data[COLS], y_train=data[target], sample_weight_train=data["w"],
+            costs_train=None if costs is None else data[costs])
+
+    ref, got = study(frame), study(ddf)
+    assert ref.path_.n_subtrees > 2
+    for column in ("cv_mean", "cv_se"):
+        assert np.allclose(got.results_[column], ref.results_[column], rtol=1e-9,
+                           atol=1e-12, equal_nan=True), column
+    assert got.selected_index_ == ref.selected_index_
