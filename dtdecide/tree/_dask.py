@@ -1203,7 +1203,7 @@ def study_cv_sums(est, kind, X, y, *, costs, sample_weight, pos_label, splitter,
         fold = clone(est)
         if "ccp_alpha" in fold.get_params():
             fold.set_params(ccp_alpha=0.0)
-        fold.fit(sub[spec["X"]], sub[_Y].rename(y.name), **kw)
+        fold.fit(sub[spec["X"]], sub[_Y].rename(getattr(y, "name", None)), **kw)
         scorer, sums = _study_sums(dask, subset(test), spec, est, kind, pos_label, name,
                                    totals, fitted=fold)
         total += measures(fold, scorer, sums)
