@@ -660,7 +660,7 @@ def _bound_offsets(dask, packed, matrix, costs):
     return np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.intp).tolist()
 
 
-def _refuse(est, matrix, costs):
+def _refuse(est):
     """The options the Dask fit does not support yet, each named."""
     checks = [
         (est.search != "greedy", f"search={est.search!r}"),
@@ -701,7 +701,7 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
         raise TypeError("costs must be a Dask DataFrame when X is a Dask DataFrame; got a dict")
     matrix = est._check_matrix()
     est._check_fit_options(matrix)
-    _refuse(est, matrix, costs)
+    _refuse(est)
     if matrix is None and costs is not None:
         raise ValueError("costs needs a decision_matrix; got decision_matrix=None")
     is_classifier = est._is_classifier
