@@ -552,10 +552,7 @@ def edc_cost(setting, pred1, part):
     """Total realised cost of "predict 1" flags on a part, with each case's own row."""
     _, y, c = setting.parts[part]
     pos = np.asarray(y, dtype=object) == setting.levels[1]
-    pred1 = np.asarray(pred1, dtype=bool)
-    cost = np.where(pred1, np.where(pos, c["C_TP"], c["C_FP"]),
-                    np.where(pos, c["C_FN"], c["C_TN"]))
-    return float(cost.sum())
+    return _flag_cost(np.asarray(pred1, dtype=bool), pos, c)
 
 
 def trivial_cost(setting, part="test"):
