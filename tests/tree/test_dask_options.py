@@ -60,6 +60,13 @@ def assert_same_case_stats(mem, dsk, exact=True):
         assert check(a["profit"], b["profit"])
 
 
+def assert_same_decisions(res, ref):
+    """A Dask ``decide`` result equals the pandas one: case table and summary."""
+    pd.testing.assert_frame_equal(res.cases.compute(), ref.cases)
+    assert np.allclose(res.summary.to_numpy(dtype=float), ref.summary.to_numpy(dtype=float),
+                       rtol=1e-12, equal_nan=True)
+
+
 @pytest.mark.parametrize("kw", [
     {"criterion": "profit", "max_depth": 4},
     {"criterion": "profit", "max_depth": None, "max_leaf_nodes": 8, "ccp_alpha": 1.0},
@@ -101,9 +108,7 @@ def test_case_rule_same_tree_node_profits_and_decide(kw):
     res = dsk.decide(ddf[COLS], y=ddf["y"], costs=ddf[["offer"]], sample_weight=ddf["w"])
     ref = mem.decide(frame[COLS], y=frame["y"], costs=frame[["offer"]],
                      sample_weight=frame["w"])
-    pd.testing.assert_frame_equal(res.cases.compute(), ref.cases)
-    assert np.allclose(res.summary.to_numpy(dtype=float), ref.summary.to_numpy(dtype=float),
-                       rtol=1e-12, equal_nan=True)
+    assert_same_decisions(res, ref)
 
 
 @pytest.mark.parametrize("kw", [
@@ -122,9 +127,7 @@ def test_cost_row_matrix_from_dask_costs(kw):
     assert_same_case_stats(mem, dsk)
     res = dsk.decide(ddf[COLS], y=ddf["y01"], costs=ddf[COST_ROWS])
     ref = mem.decide(frame[COLS], y=frame["y01"], costs=frame[COST_ROWS])
-    pd.testing.assert_frame_equal(res.cases.compute(), ref.cases)
-    assert np.allclose(res.summary.to_numpy(dtype=float), ref.summary.to_numpy(dtype=float),
-                       rtol=1e-12, equal_nan=True)
+    assert_same_decisions(res, ref)
 
 
 @pytest.mark.parametrize("kw", [
