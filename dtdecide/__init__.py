@@ -78,6 +78,10 @@ _PUBLIC = {
     "load": "dtdecide.export",
     # bundled data
     "load_bank_marketing": "dtdecide.datasets",
+    # package settings (progress bars and other defaults)
+    "config_context": "dtdecide._config",
+    "get_config": "dtdecide._config",
+    "set_config": "dtdecide._config",
 }
 
 __all__ = sorted([*_PUBLIC, "__version__"])
