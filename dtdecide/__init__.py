@@ -76,6 +76,7 @@ _PUBLIC = {
     "plot_variable_importance": "dtdecide.export",
     "save": "dtdecide.export",
     "load": "dtdecide.export",
+    "score_file": "dtdecide.export",
     # bundled data
     "load_bank_marketing": "dtdecide.datasets",
     # package settings (progress bars and other defaults)

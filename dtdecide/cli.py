@@ -9,11 +9,12 @@ files, and 1 on an unexpected error.
 import argparse
 import gzip
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from dtdecide._progress import StatusLog
 
 __all__ = ["CLIError", "build_parser", "main", "pruning_study", "read_data", "read_decisions"]
 
@@ -66,19 +67,6 @@ class CLIError(Exception):
     ...     print(exc)
     data file 'no-such-file.csv' does not exist
     """
-
-
-class _Progress:
-    """Prints what is happening, with elapsed seconds, on stderr (silent with --quiet)."""
-
-    def __init__(self, quiet):
-        self.quiet = quiet
-        self.start = time.perf_counter()
-
-    def __call__(self, message):
-        if not self.quiet:
-            elapsed = time.perf_counter() - self.start
-            print(f"[{elapsed:6.1f}s] {message}", file=sys.stderr, flush=True)
 
 
 # --------------------------------------------------------------------------- input files
@@ -666,7 +654,7 @@ def _cmd_demo(args):
     from dtdecide.datasets import load_bank_marketing
     from dtdecide.export import export_rules, leaf_table, save, to_sql, write_leaf_table
 
-    progress = _Progress(args.quiet)
+    progress = StatusLog(args.quiet)
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     progress("loading the bundled bank-marketing data (train / validation / test)")
@@ -750,7 +738,7 @@ def _data_label(path, what="data"):
 
 
 def _cmd_fit(args):
-    progress = _Progress(args.quiet)
+    progress = StatusLog(args.quiet)
     progress(f"reading {args.data}")
     where = _data_label(args.data, "training data")
     frame = read_data(args.data, what="training data", sep=args.sep)
@@ -810,104 +798,36 @@ def _is_empty_column(col):
     return False
 
 
-def _plain_predictions(model, X, target):
-    """Predictions of a tree fitted without a decision matrix, as a frame on X's index."""
-    if model._is_classifier:
-        proba = model.predict_proba(X)
-        frame = pd.DataFrame(
-            proba, columns=[f"P_{target}_{c}" for c in model.classes_], index=X.index
-        )
-        frame.insert(0, f"I_{target}", model.predict(X))
-        return frame
-    return pd.DataFrame({f"P_{target}": model.predict(X)}, index=X.index)
-
-
-def _plain_summary(model, X, y):
-    pred = model.predict(X)
-    if model._is_classifier:
-        actual = np.asarray(y, dtype=object)
-        wrong = np.asarray([str(a) != str(p) for a, p in zip(actual, pred)])
-        stats = {"n_cases": len(actual), "misclassification_rate": float(wrong.mean())}
-    else:
-        actual = pd.to_numeric(y, errors="raise").to_numpy(dtype=float)
-        stats = {"n_cases": len(actual),
-                 "average_squared_error": float(np.mean((actual - pred) ** 2))}
-    return pd.DataFrame({"statistic": list(stats), "value": list(stats.values())})
-
-
 def _cmd_score(args):
-    from dtdecide.tree._classes import uses_case_rule
+    from dtdecide.export._score import _score_file
 
-    progress = _Progress(args.quiet)
+    progress = StatusLog(args.quiet)
     model = _apply_handle_unknown(_load_model(args.model, allow_pickle=args.allow_pickle), args)
-    progress(f"reading {args.data}")
-    where = _data_label(args.data)
-    frame = read_data(args.data, sep=args.sep)
-    X, costs = _model_frame(model, frame, where)
-    target = args.target
-    if target is None and getattr(model, "target_name_", None) in frame.columns:
-        target = model.target_name_
-    y = None
-    if target is not None:
-        _require_columns(frame, [target], where, "--target")
-        if _is_empty_column(frame[target]):
-            progress(f"the target column {target!r} is empty: decisions only")
-        elif frame[target].isna().any():
-            raise CLIError(
-                f"{where}: the target column {target!r} has {int(frame[target].isna().sum())} "
-                f"missing values of {len(frame)}; give the target for every row for profit "
-                "figures, or leave the column out (or empty) for decisions only"
-            )
-        else:
-            y = frame[target]
-    matrix = model.decision_matrix_
-    name = getattr(model, "target_name_", None) or "target"
-    case_rule = matrix is not None and uses_case_rule(model)
-    if case_rule and matrix.cost_variables and costs is None:
-        raise CLIError(
-            f"{where} lacks the cost column(s) {list(matrix.cost_variables)}: the model was "
-            "fitted with --decision-rule case, so every row decides with its own costs"
-        )
-    progress(f"scoring {len(frame):,} rows")
-    if matrix is None:
-        if getattr(args, "confidence", False):
-            raise CLIError("--confidence needs a model fitted with a decision data set")
-        cases = _plain_predictions(model, X, name)
-        summary = _plain_summary(model, X, y) if y is not None else None
-    else:
-        if y is not None and matrix.cost_variables and costs is None:
-            raise CLIError(
-                f"{where} lacks the cost column(s) {list(matrix.cost_variables)} needed for "
-                "the computed profit (leave out the target column for decisions only)"
-            )
-        extra = {}
-        if getattr(args, "confidence", False):
-            if case_rule:
-                raise CLIError(
-                    "--confidence gives the margin and confidence of a leaf's one decision; "
-                    "this model was fitted with --decision-rule case, where every row "
-                    "decides with its own costs"
-                )
-            extra["confidence"] = True
-        try:
-            result = model.decide(X, y, costs=costs if y is not None or case_rule else None,
-                                  **extra)
-        except (ValueError, TypeError) as exc:
-            raise CLIError(f"{where}: {_in_cli_words(exc)}") from exc
-        cases = result.cases
-        summary = _summary_frame(result.summary) if y is not None else None
-    if args.keep:
-        keep = _split_names(args.keep)
-        _require_columns(frame, keep, where, "--keep")
-        cases = pd.concat([frame[keep], cases], axis=1)
+    keep = _split_names(args.keep) if args.keep else None
+    progress(f"scoring {args.data} in chunks of {args.chunk_size:,} rows")
+    try:
+        summary = _score_file(
+            model, args.data, args.output if args.output else sys.stdout,
+            target=args.target, keep=keep, chunk_size=args.chunk_size, sep=args.sep,
+            confidence=getattr(args, "confidence", False), verbose=0 if args.quiet else 1,
+            args={"target": "--target", "keep": "--keep"})
+    except (ValueError, TypeError, FileNotFoundError, ImportError, OSError) as exc:
+        text = _in_cli_words(exc).replace("confidence=True", "--confidence")
+        text = text.replace("(sep=, on the command line --sep)", "with --sep")
+        raise CLIError(text) from exc
+    n = int(summary["n_cases"])
     if args.output:
-        _write_frame(cases, args.output)
-        print(f"wrote {len(cases):,} scored rows to {args.output}")
-    else:
-        print(cases.to_csv(index=_keeps_index(cases)), end="")
-    if summary is not None:
-        title = "Profit summary" if matrix is not None else "Assessment summary"
-        _print_table(title, summary)
+        print(f"wrote {n:,} scored rows to {args.output}")
+    realised = [k for k in summary.index if k.startswith(("total_profit", "total_loss"))
+                or k in ("misclassification_rate", "average_squared_error")]
+    if realised:
+        if model.decision_matrix_ is not None:
+            _print_table("Profit summary", _summary_frame(summary))
+        else:
+            table = pd.DataFrame({"statistic": list(summary.index),
+                                  "value": summary.to_list()})
+            _print_table("Assessment summary", table)
+    progress(f"scored {n:,} rows")
     return EXIT_OK
 
 
@@ -999,7 +919,7 @@ def _pruned_note(model):
 
 
 def _cmd_prune_study(args):
-    progress = _Progress(args.quiet)
+    progress = StatusLog(args.quiet)
     model = _load_model(args.model, allow_pickle=args.allow_pickle)
     progress(f"reading {args.validation}")
     where = _data_label(args.validation, "validation data")
@@ -1088,6 +1008,16 @@ def _apply_handle_unknown(model, args):
     if getattr(args, "handle_unknown", None) is not None:
         model.handle_unknown = args.handle_unknown  # setattr: old models lack the param
     return model
+
+
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
+    return value
 
 
 def _add_sep(parser):
@@ -1228,7 +1158,9 @@ def build_parser():
             "with an empty one) the rows get decisions only. A tree fitted without a "
             "decision data set gives its predicted level (I_) and posteriors (P_), or its "
             "prediction (P_) for an interval target. A non-default index of DATA (e.g. an "
-            "id kept by Parquet) is written with the rows."
+            "id kept by Parquet) is written with the rows. DATA is read, scored and written "
+            "in chunks (CSV by rows, Parquet by row groups), so a file larger than memory "
+            "can be scored; every chunk is checked as the whole file would be."
         ),
     )
     p.add_argument("model", help="model file written by 'dtdecide fit'")
@@ -1244,7 +1176,12 @@ def build_parser():
                         "the leaf's training cases keeping its decision), as in the leaf "
                         "table; leaf rule only")
     p.add_argument("--output", "-o", metavar="FILE",
-                   help="write the scored rows here (.csv, .parquet or .xlsx); default: stdout")
+                   help="write the scored rows here (.csv, .parquet or .xlsx); default: "
+                        "stdout. The file appears only when every row is scored (it is "
+                        "written beside it under a temporary name first)")
+    p.add_argument("--chunk-size", type=_positive_int, default=100_000, metavar="N",
+                   help="rows read, scored and written at a time: memory holds one chunk, "
+                        "whatever the size of DATA (default: 100000)")
     _add_sep(p)
     _add_allow_pickle(p)
     _add_common(p)

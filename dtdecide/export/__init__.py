@@ -11,6 +11,8 @@
   (the view a notebook shows for a fitted tree).
 - :func:`save` / :func:`load`: dtdecide's safe native model format (pickles only on
   explicit request).
+- :func:`score_file`: score a CSV or Parquet file of any size chunk by chunk, writing the
+  decisions as it goes (the engine of ``dtdecide score``).
 """
 
 from ._html import export_html
@@ -19,6 +21,7 @@ from ._leaf_table import leaf_table
 from ._persist import ModelFileError, load, save
 from ._plot import export_graphviz, plot_tree, plot_variable_importance, variable_importance
 from ._rules import export_rules
+from ._score import score_file
 from ._sql import to_sql
 
 __all__ = [
@@ -32,6 +35,7 @@ __all__ = [
     "plot_variable_importance",
     "read_leaf_table",
     "save",
+    "score_file",
     "to_sql",
     "variable_importance",
     "write_leaf_table",

@@ -1,0 +1,225 @@
+"""Scoring files chunk by chunk (:func:`dtdecide.export.score_file`, ``dtdecide score``).
+
+The chunked path must give the rows and the summary of the in-memory path (``decide``
+on the whole file), check every chunk as the whole file (an error names the chunk's
+first data row, or the file's line), and write its output atomically: a failed run
+leaves no partial output and an existing output untouched.
+"""
+
+import io
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor, config_context
+from dtdecide.cli import main
+from dtdecide.decision._result import SummaryTotals
+from dtdecide.export import save, score_file
+
+
+def _cases(n, seed, *, unseen=False):
+    rng = np.random.default_rng(seed)
+    age = rng.integers(18, 80, n).astype(float)
+    age[rng.random(n) < 0.05] = np.nan
+    regions = ["north", "south", "east"] + (["west"] if unseen else [])
+    region = rng.choice(regions, n)
+    logit = -1.0 + 0.05 * (np.nan_to_num(age, nan=45) - 45) + 0.6 * (region == "south")
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-logit)), "yes", "no")
+    cost = 1.0 + rng.integers(0, 3, n)
+    return pd.DataFrame({"id": np.arange(n) + 10_000, "age": age, "region": region,
+                         "cost": cost, "y": y})
+
+
+@pytest.fixture(scope="module")
+def model():
+    train = _cases(800, 0)
+    m = DecisionMatrix({"contact": [12.0, 0.0], "ignore": [0.0, 0.0]}, levels=["yes", "no"],
+                       kind="revenue", costs={"contact": "cost"}, priors=[0.3, 0.7])
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=4, min_samples_leaf=20)
+    return tree.fit(train[["age", "region"]], train["y"], costs=train[["cost"]])
+
+
+@pytest.fixture(scope="module")
+def new_csv(tmp_path_factory):
+    path = tmp_path_factory.mktemp("score_file") / "new.csv"
+    _cases(2_345, 1).to_csv(path, index=False)
+    return path
+
+
+def _in_memory(model, frame, target=True):
+    X = frame[["age", "region"]]
+    if not target:
+        return model.decide(X)
+    return model.decide(X, frame["y"], costs=frame[["cost"]])
+
+
+def test_summary_totals_add_up_to_the_whole(model):
+    frame = _cases(1_000, 3)
+    whole = _in_memory(model, frame).summary
+    totals = SummaryTotals()
+    for part in (frame.iloc[:1], frame.iloc[1:400], frame.iloc[400:]):
+        totals.add(_in_memory(model, part))
+    got = totals.summary()
+    assert list(got.index) == list(whole.index)
+    assert "adjusted_total_profit" in got.index and "roi" in got.index
+    np.testing.assert_allclose(got.to_numpy(), whole.to_numpy(), rtol=1e-12, equal_nan=True)
+    assert got.name == whole.name
+
+
+@pytest.mark.parametrize("chunk_size", [1_000, 10_000])
+def test_csv_chunks_give_the_in_memory_output(model, new_csv, tmp_path, chunk_size):
+    out = tmp_path / "scored.csv"
+    summary = score_file(model, new_csv, out, target="y", keep=["id"],
+                         chunk_size=chunk_size)
+    frame = pd.read_csv(new_csv)
+    expected = _in_memory(model, frame)
+    buffer = io.StringIO()
+    pd.concat([frame[["id"]], expected.cases], axis=1).to_csv(buffer, index=False)
+    assert out.read_text() == buffer.getvalue()  # byte for byte
+    assert list(summary.index) == list(expected.summary.index)
+    np.testing.assert_allclose(summary.to_numpy(), expected.summary.to_numpy(), rtol=1e-12,
+                               equal_nan=True)
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".part")]
+
+
+def test_parquet_row_groups_in_and_out(model, tmp_path):
+    pytest.importorskip("pyarrow")
+    frame = _cases(3_000, 2).set_index("id")
+    path = tmp_path / "new.parquet"
+    frame.to_parquet(path, row_group_size=700)
+    out = tmp_path / "scored.parquet"
+    summary = score_file(model, path, out, keep="region", chunk_size=500)
+    got = pd.read_parquet(out)
+    expected = _in_memory(model, frame)
+    assert got.index.tolist() == frame.index.tolist()  # the stored id index is kept
+    pd.testing.assert_frame_equal(got.drop(columns="region"), expected.cases,
+                                  check_categorical=False, check_index_type=False)
+    assert got["D_y"].tolist() == expected.cases["D_y"].tolist()
+    np.testing.assert_allclose(summary.to_numpy(), expected.summary.to_numpy(), rtol=1e-12,
+                               equal_nan=True)
+
+
+def test_decisions_only_and_plain_trees(model, new_csv, tmp_path):
+    frame = pd.read_csv(new_csv)
+    no_target = tmp_path / "no_target.csv"
+    frame.drop(columns="y").to_csv(no_target, index=False)
+    summary = score_file(model, no_target, tmp_path / "d.csv", chunk_size=700)
+    assert "total_profit" not in summary.index
+    expected = _in_memory(model, frame, target=False)
+    assert pd.read_csv(tmp_path / "d.csv")["D_y"].tolist() == (
+        expected.cases["D_y"].tolist())
+    np.testing.assert_allclose(summary.to_numpy(), expected.summary.to_numpy(), rtol=1e-12,
+                               equal_nan=True)
+    train = _cases(600, 4)
+    plain = ProfitTreeClassifier(max_depth=3).fit(train[["age", "region"]], train["y"])
+    summary = score_file(plain, new_csv, tmp_path / "p.csv", target="y", chunk_size=1_000)
+    wrong = plain.predict(frame[["age", "region"]]) != frame["y"].to_numpy()
+    assert summary["n_cases"] == len(frame)
+    assert summary["misclassification_rate"] == pytest.approx(wrong.mean())
+    reg = ProfitTreeRegressor(max_depth=3).fit(train[["age", "region"]], train["cost"])
+    summary = score_file(reg, new_csv, tmp_path / "r.csv", target="cost", chunk_size=1_000)
+    pred = reg.predict(frame[["age", "region"]])
+    np.testing.assert_allclose(pd.read_csv(tmp_path / "r.csv")["P_cost"], pred)
+    assert summary["average_squared_error"] == pytest.approx(
+        np.mean((frame["cost"] - pred) ** 2))
+
+
+def test_a_chunk_error_names_the_chunk(model, tmp_path):
+    frame = _cases(1_000, 5)
+    frame.loc[650:, "y"] = np.nan  # targets missing from data row 651 (chunk 7 at 100)
+    path = tmp_path / "late.csv"
+    frame.to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"late\.csv', chunk 7 \(from data row 601\).*"
+                                         r"missing values.*data row 651"):
+        score_file(model, path, tmp_path / "o.csv", target="y", chunk_size=100)
+    frame = _cases(1_000, 5)
+    frame["age"] = frame["age"].astype(object)
+    frame.loc[420, "age"] = "forty"  # text in a numeric input, chunk 5
+    frame.to_csv(path, index=False)
+    with pytest.raises(TypeError, match=r"chunk 5 \(from data row 401\).*'age'"):
+        score_file(model, path, None, chunk_size=100)
+
+
+def test_a_short_row_is_an_error_not_missing_values(model, tmp_path):
+    text = _cases(500, 6).to_csv(index=False).splitlines()
+    text[301] = text[301].rsplit(",", 2)[0]  # line 302 lacks the last two columns
+    path = tmp_path / "short.csv"
+    path.write_text("\n".join(text) + "\n")
+    with pytest.raises(ValueError, match=r"short\.csv': line 302 has 3 fields, but the "
+                                         "header has 5"):
+        score_file(model, path, tmp_path / "o.csv", chunk_size=100)
+    # quoted separators and line breaks are not fields; blank lines are skipped
+    frame = _cases(5, 6)
+    frame["region"] = ["north", "south", "east", "north", "south"]
+    quoted = frame.to_csv(index=False).replace("east", '"east"')
+    quoted = quoted.replace("id,age", '"i,\nd",age') + "\n\n"
+    (tmp_path / "quoted.csv").write_text(quoted)
+    summary = score_file(model, tmp_path / "quoted.csv", None, target="y")
+    assert summary["n_cases"] == 5
+
+
+def test_failure_leaves_no_output_and_keeps_the_old_file(model, tmp_path):
+    frame = _cases(1_000, 7)
+    frame.loc[900, "y"] = "maybe"  # not a level: the last chunk fails
+    path = tmp_path / "bad.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "scored.csv"
+    out.write_text("yesterday's scores\n")
+    with pytest.raises(ValueError, match="chunk 10"):
+        score_file(model, path, out, target="y", chunk_size=100)
+    assert out.read_text() == "yesterday's scores\n"
+    assert sorted(os.listdir(tmp_path)) == ["bad.csv", "scored.csv"]
+    new = tmp_path / "sub" / "dir" / "scored.parquet"
+    with pytest.raises(ValueError):
+        score_file(model, path, new, target="y", chunk_size=100)
+    assert not (tmp_path / "sub").exists()  # the folders made for it are removed too
+
+
+def test_interrupted_run_leaves_no_output(model, new_csv, tmp_path):
+    out = tmp_path / "scored.csv"
+    from dtdecide.export._score import _score_file
+
+    def interrupt(done):
+        if done >= 1_000:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        _score_file(model, new_csv, out, chunk_size=500, on_chunk=interrupt)
+    assert os.listdir(tmp_path) == []
+
+
+def test_bad_arguments_name_themselves(model, new_csv, tmp_path):
+    with pytest.raises(ValueError, match="chunk_size"):
+        score_file(model, new_csv, None, chunk_size=0)
+    with pytest.raises(ValueError, match="keep"):
+        score_file(model, new_csv, None, keep=["nope"])
+    with pytest.raises(FileNotFoundError, match="missing.csv"):
+        score_file(model, tmp_path / "missing.csv", None)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(NotADirectoryError, match="is a file, not a folder"):
+        score_file(model, new_csv, tmp_path / "file" / "out.csv")
+
+
+def test_progress_bar_with_rows_per_second(model, new_csv, capsys):
+    with config_context(progress=True):
+        score_file(model, new_csv, None, chunk_size=1_000, verbose=1)
+    err = capsys.readouterr().err
+    assert "scoring" in err and "2.35k" in err and "rows/s" in err
+    score_file(model, new_csv, None, chunk_size=1_000)
+    assert capsys.readouterr().err == ""
+
+
+def test_cli_score_streams_to_stdout_and_file(model, new_csv, tmp_path, capsys):
+    path = tmp_path / "m.dtdecide"
+    save(model, path)
+    assert main(["score", str(path), str(new_csv), "--target", "y", "--chunk-size", "500",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    scored = pd.read_csv(io.StringIO(out.split("\n== ")[0]))
+    expected = _in_memory(model, pd.read_csv(new_csv))
+    assert scored["D_y"].tolist() == expected.cases["D_y"].tolist()
+    assert "Profit summary" in out
+    code = main(["score", str(path), str(new_csv), "--chunk-size", "0", "--quiet"])
+    assert code == 2
