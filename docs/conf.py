@@ -54,6 +54,7 @@ API_SUBPACKAGES = {
     "dtdecide.tree": "Profit trees and pruning",
     "dtdecide.export": "Exports: leaf tables, rules, SQL, plots",
     "dtdecide.assess": "Profit charts and model comparison",
+    "dtdecide.policy": "Policies from logged campaigns",
     "dtdecide.models": "Benefit- and cost-based classifiers",
     "dtdecide.datasets": "Bundled data",
     "dtdecide.cli": "Command-line helpers",

@@ -32,6 +32,10 @@ _PUBLIC = {
     "select_subtree": "dtdecide.tree._study",
     "best_subtrees_by_size": "dtdecide.tree._study",
     "best_subtree_of_size": "dtdecide.tree._study",
+    # policies learnt from logged campaigns
+    "PolicyTree": "dtdecide.policy",
+    "policy_rewards": "dtdecide.policy",
+    "make_logged_campaign": "dtdecide.policy",
     # benefit- and cost-based classifiers
     "benefit_curve": "dtdecide.models",
     "benefit_metric": "dtdecide.models",

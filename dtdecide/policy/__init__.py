@@ -1,0 +1,13 @@
+"""dtdecide.policy: deciding from a logged campaign.
+
+Rewards of every decision from logged decisions and outcomes (doubly robust, inverse
+propensity weighting, direct method; cross-fitted nuisance models), a policy tree grown on
+them as case-specific consequences of a profit tree, and the value of any policy on
+held-out logged data with confidence intervals.
+"""
+
+from ._estimator import PolicyTree
+from ._rewards import Rewards, policy_rewards
+from ._simulate import make_logged_campaign
+
+__all__ = ["PolicyTree", "Rewards", "make_logged_campaign", "policy_rewards"]

@@ -1,0 +1,463 @@
+"""A profit tree that learns a policy from a logged campaign: :class:`PolicyTree`."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, check_random_state
+
+from ..decision import DecisionMatrix
+from ..decision._validation import check_same_index, reference_index
+from ..tree import ProfitTreeClassifier
+from ._rewards import check_costs, check_decisions, n_rows, policy_rewards, take_rows
+from ._search import bin_inputs, exact_policy_tree
+
+__all__ = ["PolicyTree"]
+
+LEVEL = "reward"  # the one level of the consequences: the reward of each decision
+TARGET = "policy"  # the target name of the decision tables (D_policy, EP_policy)
+
+
+def reward_matrix(decisions):
+    """The case-specific profit matrix a policy tree decides with."""
+    return DecisionMatrix.case_specific(levels=[LEVEL], decisions=list(decisions),
+                                        kind="profit")
+
+
+def _numeric_matrix(X):
+    """X as a float array when every input is numeric and none is missing, else None."""
+    if isinstance(X, pd.DataFrame):
+        if not all(pd.api.types.is_numeric_dtype(t) and not isinstance(
+                t, pd.CategoricalDtype) for t in X.dtypes):
+            return None
+        arr = X.to_numpy(dtype=float, na_value=np.nan)
+    else:
+        try:
+            arr = np.asarray(X, dtype=float)
+        except (TypeError, ValueError):
+            return None
+    if arr.ndim != 2 or not np.isfinite(arr).all():
+        return None
+    return arr
+
+
+def _split_records(est):
+    """The splits of a fitted profit tree, parents first: (node, feature, threshold,
+    categories, missing) with node ids as a replay numbers them."""
+    t = est.tree_
+    names = [str(f) for f in est.feature_names_in_]
+    out = []
+    queue = [(0, 0)]  # (node of est.tree_, id in the replayed tree)
+    next_id = 1
+    while queue:
+        node, new = queue.pop(0)
+        left, right = int(t.children_left[node]), int(t.children_right[node])
+        if left < 0:
+            continue
+        j = int(t.feature[node])
+        if t.is_categorical[node]:
+            labels = list(est.categories_[j])
+            codes = np.flatnonzero(np.asarray(t.cat_left[node])[: len(labels)])
+            rec = dict(threshold=None, categories=[labels[c] for c in codes])
+        else:
+            rec = dict(threshold=float(t.threshold[node]), categories=None)
+        rec.update(node=new, feature=names[j],
+                   missing="left" if t.missing_left[node] else "right")
+        out.append((rec, next_id, next_id + 1))
+        queue.append((left, next_id))
+        queue.append((right, next_id + 1))
+        next_id += 2
+    return out
+
+
+class PolicyTree(BaseEstimator):
+    """A policy tree learnt from a logged campaign: one decision per leaf.
+
+    ``fit`` estimates, for every logged case, the reward of every decision (doubly
+    robust by default, with cross-fitted outcome and propensity models, see
+    :func:`~dtdecide.policy.policy_rewards`), subtracts each decision's cost for that
+    case, and grows a :class:`~dtdecide.ProfitTreeClassifier` on these net rewards as
+    case-specific consequences: each leaf takes the decision with the largest total net
+    reward of its cases. The fitted profit tree (``profit_tree_``) is an ordinary one:
+    leaf tables, rules, SQL score code, pruning studies and plots work on it.
+
+    Parameters
+    ----------
+    decisions : sequence of str, default=None
+        The decisions in tie-break order; default: the distinct logged actions, sorted.
+    method : {"dr", "ipw", "dm"}, default="dr"
+        Rewards: doubly robust, inverse propensity weighting or direct method.
+    outcome_model, propensity_model : scikit-learn estimators, default=None
+        Nuisance models (see :func:`~dtdecide.policy.policy_rewards`).
+    cv : int, default=5
+        Cross-fitting folds of the nuisance models.
+    clip : float, default=0.01
+        Propensities are clipped to ``[clip, 1 - clip]`` (``n_clipped_`` counts them).
+    search : {"exact", "greedy"}, default="exact"
+        ``"exact"``: the tree of depth <= ``max_depth`` with the largest total net
+        reward. With numeric inputs without missing values and ``max_depth <= 2`` the
+        policy search of this module runs (two-dimensional histograms of every pair
+        of inputs; it honours ``min_action_support``); otherwise the profit tree's
+        own exact search (depth up to 3). ``"greedy"``: the profit tree's greedy
+        grower on the net rewards (``criterion="profit"``), any depth.
+    max_depth : int, default=2
+        Depth of the tree (the exact search of this module: 1 or 2).
+    min_samples_leaf : int, default=1
+        At least this many cases in every leaf.
+    min_action_support : int, default=0
+        At least this many cases *of every logged decision* in every leaf, so that each
+        leaf's rewards rest on cases that got each decision. The exact depth-<=2 search
+        enforces it in the search; the greedy grower (and the profit tree's exact
+        search) by pruning back every split that leaves a leaf short.
+    max_bins : int, default=255
+        Bins per input of the search.
+    honest : bool, default=False
+        Grow the tree on a random part of the cases (``1 - honest_fraction``) and set
+        its leaves' decisions and figures from the other part: the reported leaf
+        profits are then not the ones the search maximised. Splits that leave a side
+        of the estimation part empty are dropped.
+    honest_fraction : float, default=0.5
+        Share of the cases kept for the leaf estimates when ``honest``.
+    random_state : int, RandomState instance or None, default=None
+        Cross-fitting folds, nuisance models, binning sample and the honest split.
+
+    Attributes
+    ----------
+    decisions_ : tuple of str
+    rewards_ : DataFrame of shape (n_samples, n_decisions)
+        The estimated reward of every decision for every training case (before costs).
+    net_rewards_ : DataFrame of shape (n_samples, n_decisions)
+        ``rewards_`` minus the costs: what the tree maximised.
+    nuisance_ : Rewards
+        The cross-fitted nuisances (outcome predictions, propensities, folds).
+    n_clipped_ : int
+        Training cases whose propensity was clipped.
+    profit_tree_ : ProfitTreeClassifier
+        The fitted tree (target ``"policy"``, one level ``"reward"``).
+    search_profit_ : float
+        Total net reward of the training (growing) cases under the tree's decisions.
+    feature_names_in_, n_features_in_
+        As in scikit-learn.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LinearRegression, LogisticRegression
+    >>> from dtdecide.policy import PolicyTree, make_logged_campaign
+    >>> data = make_logged_campaign(2000, effect="step", random_state=0)
+    >>> policy = PolicyTree(decisions=data.decisions, outcome_model=LinearRegression(),
+    ...                     propensity_model=LogisticRegression(), max_depth=2,
+    ...                     random_state=0).fit(data.X, data.action, data.outcome)
+    >>> policy.profit_tree_.get_n_leaves()
+    4
+    >>> decided = policy.predict(data.X)
+    >>> round(float((decided == data.best).mean()), 2)
+    0.92
+    """
+
+    _parameter_constraints: dict = {
+        "decisions": ["array-like", None],
+        "method": [StrOptions({"dr", "ipw", "dm"})],
+        "outcome_model": [HasMethods(["fit", "predict"]), None],
+        "propensity_model": [HasMethods(["fit", "predict_proba"]), None],
+        "cv": [Interval(numbers.Integral, 2, None, closed="left")],
+        "clip": [Interval(numbers.Real, 0.0, 0.5, closed="left")],
+        "search": [StrOptions({"exact", "greedy"})],
+        "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
+        "min_samples_leaf": [Interval(numbers.Integral, 1, None, closed="left")],
+        "min_action_support": [Interval(numbers.Integral, 0, None, closed="left")],
+        "max_bins": [Interval(numbers.Integral, 2, 255, closed="both")],
+        "honest": ["boolean"],
+        "honest_fraction": [Interval(numbers.Real, 0.0, 1.0, closed="neither")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, *, decisions=None, method="dr", outcome_model=None,
+                 propensity_model=None, cv=5, clip=0.01, search="exact", max_depth=2,
+                 min_samples_leaf=1, min_action_support=0, max_bins=255, honest=False,
+                 honest_fraction=0.5, random_state=None):
+        self.decisions = decisions
+        self.method = method
+        self.outcome_model = outcome_model
+        self.propensity_model = propensity_model
+        self.cv = cv
+        self.clip = clip
+        self.search = search
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.min_action_support = min_action_support
+        self.max_bins = max_bins
+        self.honest = honest
+        self.honest_fraction = honest_fraction
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, action, outcome, *, costs=None, propensity=None, outcome_value=None,
+            rewards=None):
+        """Estimate the rewards and grow the policy tree.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The inputs (the columns seen in ``fit``).
+        action : array-like of shape (n_samples,)
+            The logged decision of each case.
+        outcome : array-like of shape (n_samples,)
+            The observed outcome (money), or a 0/1 response with ``outcome_value``.
+        costs : DataFrame, dict or ndarray, default=None
+            Per-case cost of every decision: a DataFrame / dict keyed by decision
+            (scalars or one value per case; absent decisions cost 0) or an
+            (n_samples, n_decisions) array.
+        propensity : array-like, default=None
+            Known probability of the logged decision (or of every decision).
+        outcome_value : float or array-like, default=None
+            Value of a response (binary ``outcome``).
+        rewards : DataFrame or array-like of shape (n_samples, n_decisions), default=None
+            Rewards computed elsewhere (for instance by
+            :func:`~dtdecide.policy.policy_rewards` once for several trees); the
+            nuisance models are then not fitted. ``outcome`` may then be None.
+
+        Returns
+        -------
+        self
+            The fitted policy tree.
+        """
+        self._validate_params()
+        n = n_rows(X)
+        index = reference_index(X)
+        rng = check_random_state(self.random_state)
+        seed_rewards = rng.randint(np.iinfo(np.int32).max)
+        seed_tree = rng.randint(np.iinfo(np.int32).max)
+        check_same_index(action, index, "action")
+        decisions, a_idx = check_decisions(np.asarray(action, dtype=object).reshape(-1),
+                                           self.decisions)
+        if a_idx.shape[0] != n:
+            raise ValueError(f"action must have one value per case ({n}); got {a_idx.shape[0]}")
+        if rewards is None:
+            nuis = policy_rewards(
+                X, action, outcome, decisions=decisions, method=self.method,
+                propensity=propensity, outcome_value=outcome_value,
+                outcome_model=self.outcome_model, propensity_model=self.propensity_model,
+                cv=self.cv, clip=self.clip, random_state=seed_rewards)
+            G = nuis.rewards.to_numpy()
+            self.nuisance_ = nuis
+            self.n_clipped_ = nuis.n_clipped
+        else:
+            if isinstance(rewards, pd.DataFrame):
+                check_same_index(rewards, index, "rewards")
+                missing = [d for d in decisions if d not in [str(c) for c in rewards.columns]]
+                if missing:
+                    raise ValueError(f"rewards: no column for the decisions {missing!r}")
+                G = rewards.rename(columns=str)[list(decisions)].to_numpy(dtype=float)
+            else:
+                G = np.asarray(rewards, dtype=float)
+            if G.shape != (n, len(decisions)):
+                raise ValueError(
+                    f"rewards must have shape (n_samples, n_decisions) = ({n}, "
+                    f"{len(decisions)}); got {G.shape}")
+            if not np.isfinite(G).all():
+                raise ValueError("rewards must be finite")
+            self.nuisance_ = None
+            self.n_clipped_ = 0
+        C = check_costs(costs, decisions, n, index)
+        Q = G - C
+        self.decisions_ = decisions
+        self.rewards_ = pd.DataFrame(G, columns=list(decisions), index=index)
+        self.net_rewards_ = pd.DataFrame(Q, columns=list(decisions), index=index)
+
+        grow_rows = est_rows = np.arange(n)
+        if self.honest:
+            perm = np.random.default_rng(seed_tree).permutation(n)
+            n_est = int(round(self.honest_fraction * n))
+            if n_est < 1 or n_est >= n:
+                raise ValueError(
+                    f"honest_fraction={self.honest_fraction} leaves no case to grow on or to "
+                    f"estimate with ({n} cases)")
+            est_rows, grow_rows = np.sort(perm[:n_est]), np.sort(perm[n_est:])
+        tree = self._grow(take_rows(X, grow_rows), Q[grow_rows], a_idx[grow_rows],
+                          len(decisions), seed_tree)
+        if self.honest:
+            tree = self._replay(tree, take_rows(X, est_rows), Q[est_rows])
+        self.profit_tree_ = tree
+        self.feature_names_in_ = tree.feature_names_in_
+        self.n_features_in_ = tree.n_features_in_
+        leaves = tree.apply(take_rows(X, grow_rows))
+        d_leaf = self._leaf_decision_index(tree)
+        self.search_profit_ = float(Q[grow_rows][np.arange(grow_rows.shape[0]),
+                                                 d_leaf[leaves]].sum())
+        return self
+
+    # ------------------------------------------------------------------ growing
+    def _tree(self, decisions, n, seed, **params):
+        base = dict(decision_matrix=reward_matrix(decisions), max_depth=self.max_depth,
+                    min_samples_leaf=self.min_samples_leaf, max_bins=self.max_bins,
+                    random_state=seed)
+        base.update(params)
+        return ProfitTreeClassifier(**base)
+
+    def _y(self, n, X):
+        return pd.Series(np.full(n, LEVEL, dtype=object), name=TARGET,
+                         index=reference_index(X))
+
+    def _grow(self, X, Q, a_idx, D, seed):
+        n = Q.shape[0]
+        y = self._y(n, X)
+        Q3 = Q[:, None, :]
+        arr = _numeric_matrix(X) if self.search == "exact" and self.max_depth <= 2 else None
+        if arr is not None:
+            Xb, edges = bin_inputs(arr, self.max_bins, random_state=seed)
+            _, nested = exact_policy_tree(
+                Xb, edges, Q, a_idx, n_actions=D, max_depth=self.max_depth,
+                min_samples_leaf=self.min_samples_leaf,
+                min_action_support=self.min_action_support)
+            tree = self._root_only(X, y, Q3, seed)
+            queue = [(nested, 0)]
+            next_id = 1
+            while queue:
+                node, at = queue.pop(0)
+                if node is None:
+                    continue
+                f, k, left, right = node
+                tree = tree.split(at, int(f), threshold=float(edges[f][k]), X=X, y=y,
+                                  costs=Q3)
+                queue += [(left, next_id), (right, next_id + 1)]
+                next_id += 2
+            return tree
+        if self.search == "exact":
+            tree = self._tree(self.decisions_, n, seed, search="exact").fit(X, y, costs=Q3)
+        else:
+            tree = self._tree(self.decisions_, n, seed, criterion="profit").fit(X, y, costs=Q3)
+        if self.min_action_support > 0:
+            tree = self._enforce_support(tree, X, a_idx, D)
+        return tree
+
+    def _root_only(self, X, y, Q3, seed):
+        n = Q3.shape[0]
+        tree = self._tree(self.decisions_, n, seed, max_depth=1,
+                          min_samples_split=n + 1).fit(X, y, costs=Q3)
+        # the structure comes from the splits replayed on it (its edits_)
+        return tree.set_params(max_depth=self.max_depth, min_samples_split=2)
+
+    def _enforce_support(self, tree, X, a_idx, D):
+        """Prune back every split that leaves a leaf short of a logged decision."""
+        while True:
+            leaves = tree.apply(X)
+            n_nodes = tree.tree_.n_nodes
+            counts = np.bincount(leaves * D + a_idx, minlength=n_nodes * D).reshape(n_nodes, D)
+            is_leaf = np.asarray(tree.tree_.children_left) < 0
+            short = np.flatnonzero(is_leaf & (counts < self.min_action_support).any(axis=1))
+            parents = sorted({int(tree.tree_.parent[s]) for s in short if s > 0})
+            if not short.size:
+                return tree
+            if not parents:
+                raise ValueError(
+                    f"min_action_support={self.min_action_support}: some logged decision has "
+                    "fewer cases than that in all the data")
+            tree = tree.prune_node(parents[-1])
+
+    def _replay(self, grown, X, Q):
+        """The splits of ``grown`` replayed on other cases (honest estimates)."""
+        y = self._y(Q.shape[0], X)
+        Q3 = Q[:, None, :]
+        tree = self._root_only(X, y, Q3, None)
+        ids = {0: 0}  # replay id of the grown tree's node -> id in the new tree
+        next_id = 1
+        for rec, left, right in _split_records(grown):
+            if rec["node"] not in ids:
+                continue
+            rec = dict(rec, node=ids[rec["node"]])
+            try:
+                tree = tree.split(X=X, y=y, costs=Q3, **rec)
+            except ValueError:
+                continue  # a side of the estimation part is empty: the node stays a leaf
+            ids[left], ids[right] = next_id, next_id + 1
+            next_id += 2
+        return tree
+
+    # ------------------------------------------------------------------ using it
+    def _leaf_decision_index(self, tree):
+        return np.asarray(tree.tree_.node_decision, dtype=np.intp)
+
+    def predict(self, X):
+        """The decision of every case (its leaf's).
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The inputs (the columns seen in ``fit``).
+
+        Returns
+        -------
+        ndarray of str, shape (n_samples,)
+            The decision of each case's leaf.
+        """
+        check_is_fitted(self, "profit_tree_")
+        return np.asarray(self.profit_tree_.predict_decision(X), dtype=object)
+
+    def apply(self, X):
+        """Leaf id of every case.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The inputs (the columns seen in ``fit``).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Node ids of ``profit_tree_.tree_`` (as the leaf table numbers the leaves).
+        """
+        check_is_fitted(self, "profit_tree_")
+        return self.profit_tree_.apply(X)
+
+    def decide(self, X, rewards=None, *, costs=None):
+        """Decisions and their expected net reward per case, as a decision table.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The inputs (the columns seen in ``fit``).
+        rewards : DataFrame or array-like of shape (n_samples, n_decisions), default=None
+            Rewards of these cases (for instance held-out doubly robust rewards from
+            :func:`~dtdecide.policy.policy_rewards`): the table then also holds each
+            case's realised net reward ``CP_policy`` and the best one ``BP_policy``.
+        costs : DataFrame, dict or ndarray, default=None
+            Per-case costs of the decisions, subtracted from ``rewards``.
+
+        Returns
+        -------
+        DecisionResult
+            ``cases`` with ``D_policy`` and ``EP_policy`` (the leaf's average net
+            reward of its decision), and the summary.
+        """
+        check_is_fitted(self, "profit_tree_")
+        if rewards is None:
+            if costs is not None:
+                raise ValueError("costs are subtracted from rewards: pass rewards= too")
+            return self.profit_tree_.decide(X)
+        n = n_rows(X)
+        G = _as_reward_array(rewards, self.decisions_, n, reference_index(X))
+        Q = G - check_costs(costs, self.decisions_, n, reference_index(X))
+        return self.profit_tree_.decide(X, self._y(n, X), costs=Q[:, None, :])
+
+
+def _as_reward_array(rewards, decisions, n, index, name="rewards"):
+    if hasattr(rewards, "rewards") and isinstance(rewards.rewards, pd.DataFrame):
+        rewards = rewards.rewards
+    if isinstance(rewards, pd.DataFrame):
+        check_same_index(rewards, index, name)
+        missing = [d for d in decisions if d not in [str(c) for c in rewards.columns]]
+        if missing:
+            raise ValueError(f"{name}: no column for the decisions {missing!r}")
+        G = rewards.rename(columns=str)[list(decisions)].to_numpy(dtype=float)
+    else:
+        G = np.asarray(rewards, dtype=float)
+    if G.shape != (n, len(decisions)):
+        raise ValueError(f"{name} must have shape (n_samples, n_decisions) = ({n}, "
+                         f"{len(decisions)}); got {G.shape}")
+    if not np.isfinite(G).all():
+        raise ValueError(f"{name} must be finite")
+    return G

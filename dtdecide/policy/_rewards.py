@@ -1,0 +1,434 @@
+"""Rewards of every decision from a logged campaign (design notes, section 8).
+
+Logged cases ``(x_i, a_i, y_i)``: the inputs, the decision that was taken and the
+outcome that followed. For every decision ``d`` the reward ``Gamma[i, d]`` estimates what
+case ``i`` would have brought under ``d``:
+
+* ``"dr"`` (doubly robust): ``mu_d(x_i) + 1{a_i = d} (y_i - mu_d(x_i)) / e_d(x_i)``;
+* ``"ipw"`` (inverse propensity weighting): ``1{a_i = d} y_i / e_d(x_i)``;
+* ``"dm"`` (direct method): ``mu_d(x_i)``.
+
+``mu_d`` is an outcome model fitted on the cases that got ``d``; ``e_d`` is the
+probability of the logged decision (given, or a classifier of the action). Both are
+*cross-fitted*: the rows are cut into ``cv`` folds and the models that score fold ``k``
+are fitted on the other folds, so that no case's reward uses a model that saw it.
+Propensities are clipped to ``[clip, 1 - clip]``; the number of clipped cases is kept.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone, is_classifier
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import Bunch
+from sklearn.utils.validation import check_random_state
+
+from ..decision._validation import check_1d, check_same_index, reference_index
+
+__all__ = ["Rewards", "policy_rewards", "check_costs", "check_decisions"]
+
+METHODS = ("dr", "ipw", "dm")
+
+
+# ------------------------------------------------------------------ input checks
+def n_rows(X):
+    """Number of cases of ``X`` (DataFrame or array-like)."""
+    if hasattr(X, "shape"):
+        return int(X.shape[0])
+    return len(X)
+
+
+def take_rows(X, rows):
+    """Rows of ``X`` by position (DataFrame kept a DataFrame)."""
+    if isinstance(X, pd.DataFrame):
+        return X.iloc[rows]
+    return np.asarray(X)[rows]
+
+
+def check_decisions(action, decisions):
+    """The decision labels (tuple of str) and each case's logged decision index.
+
+    ``decisions`` None: the distinct logged actions, sorted. Every logged action must be
+    one of ``decisions``.
+    """
+    a = np.asarray(action, dtype=object)
+    labels = np.array([str(v) for v in a], dtype=object)
+    if decisions is None:
+        decisions = tuple(sorted(set(labels.tolist())))
+    else:
+        if isinstance(decisions, str) or not hasattr(decisions, "__iter__"):
+            raise TypeError(f"decisions must be a sequence of decision names; got {decisions!r}")
+        decisions = tuple(str(d) for d in decisions)
+        if len(set(decisions)) != len(decisions):
+            raise ValueError(f"decisions must be distinct; got {list(decisions)!r}")
+    if len(decisions) < 2:
+        raise ValueError(
+            f"action: a policy chooses between at least 2 decisions; got {list(decisions)!r}"
+        )
+    pos = {d: k for k, d in enumerate(decisions)}
+    unknown = sorted({v for v in labels.tolist() if v not in pos})
+    if unknown:
+        raise ValueError(
+            f"action contains values that are not decisions: {unknown[:5]!r}; expected one "
+            f"of {list(decisions)!r}"
+        )
+    a_idx = np.fromiter((pos[v] for v in labels), dtype=np.intp, count=labels.shape[0])
+    return decisions, a_idx
+
+
+def check_costs(costs, decisions, n, index=None, name="costs"):
+    """Per-case costs of every decision as an (n, D) float array (zeros for None).
+
+    ``costs``: None; an (n, D) array in the order of ``decisions``; a DataFrame whose
+    columns are decisions (decisions without a column cost nothing); or a dict
+    ``{decision: scalar or (n,) array}``. Missing values are refused.
+    """
+    D = len(decisions)
+    out = np.zeros((n, D))
+    if costs is None:
+        return out
+    if isinstance(costs, pd.DataFrame):
+        check_same_index(costs, index, name)
+        costs = {str(c): costs[c].to_numpy() for c in costs.columns}
+    if isinstance(costs, dict):
+        unknown = [k for k in costs if str(k) not in decisions]
+        if unknown:
+            raise ValueError(
+                f"{name}: {unknown!r} are not decisions; expected keys among {list(decisions)!r}"
+            )
+        for k, v in costs.items():
+            d = decisions.index(str(k))
+            if isinstance(v, numbers.Real):
+                out[:, d] = float(v)
+                continue
+            check_same_index(v, index, f"{name}[{k!r}]")
+            arr = np.asarray(v, dtype=float).reshape(-1)
+            if arr.shape[0] != n:
+                raise ValueError(
+                    f"{name}[{k!r}] must have one value per case ({n}); got {arr.shape[0]}"
+                )
+            out[:, d] = arr
+    else:
+        arr = np.asarray(costs, dtype=float)
+        if arr.shape != (n, D):
+            raise ValueError(
+                f"{name} must be a DataFrame or dict keyed by decision, or an array of shape "
+                f"(n_samples, n_decisions) = ({n}, {D}); got shape {arr.shape}"
+            )
+        out[:] = arr
+    if not np.isfinite(out).all():
+        raise ValueError(f"{name}: every cost must be a finite number; found NaN or inf")
+    return out
+
+
+def _check_propensity(propensity, a_idx, decisions, index):
+    """Given propensities: (n,) probability of the logged decision, or (n, D) of all."""
+    n, D = a_idx.shape[0], len(decisions)
+    if isinstance(propensity, pd.DataFrame):
+        check_same_index(propensity, index, "propensity")
+        missing = [d for d in decisions if d not in [str(c) for c in propensity.columns]]
+        if missing:
+            raise ValueError(
+                f"propensity: a DataFrame of propensities needs one column per decision; "
+                f"missing {missing!r}"
+            )
+        propensity = propensity.rename(columns=str)[list(decisions)].to_numpy(dtype=float)
+    else:
+        check_same_index(propensity, index, "propensity")
+        propensity = np.asarray(propensity, dtype=float)
+    if propensity.ndim == 1:
+        if propensity.shape[0] != n:
+            raise ValueError(
+                f"propensity must have one value per case ({n}); got {propensity.shape[0]}"
+            )
+        logged = propensity
+        full = None
+    elif propensity.shape == (n, D):
+        full = propensity
+        logged = propensity[np.arange(n), a_idx]
+    else:
+        raise ValueError(
+            "propensity must be the probability of the logged decision (n_samples,) or of "
+            f"every decision (n_samples, n_decisions) = ({n}, {D}); got {propensity.shape}"
+        )
+    if not (np.isfinite(logged).all() and (logged > 0).all() and (logged <= 1).all()):
+        raise ValueError(
+            "propensity: the probability of each case's logged decision must be in (0, 1]"
+        )
+    return logged, full
+
+
+def _outcome_arrays(outcome, outcome_value, n, index):
+    """The outcome (float) and, for a binary response, the value of a response per case."""
+    check_same_index(outcome, index, "outcome")
+    y = check_1d(outcome, "outcome", n_samples=n)
+    if outcome_value is None:
+        try:
+            y = np.asarray(y, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(
+                "outcome must be numeric (or a binary response with outcome_value=)"
+            ) from None
+        if not np.isfinite(y).all():
+            raise ValueError("outcome: every logged case needs a finite outcome")
+        return y, None
+    yb = np.asarray(y)
+    if yb.dtype == bool:
+        yb = yb.astype(float)
+    try:
+        yb = yb.astype(float)
+    except (TypeError, ValueError):
+        raise TypeError("outcome with outcome_value= must be a 0/1 (or boolean) response") from None
+    if not np.isin(yb, (0.0, 1.0)).all():
+        raise ValueError(
+            "outcome with outcome_value= must be a binary response coded 0/1 (or False/True)"
+        )
+    if isinstance(outcome_value, numbers.Real):
+        value = np.full(n, float(outcome_value))
+    else:
+        check_same_index(outcome_value, index, "outcome_value")
+        value = np.asarray(check_1d(outcome_value, "outcome_value", n_samples=n), dtype=float)
+    if not np.isfinite(value).all():
+        raise ValueError("outcome_value: the value of a response must be finite for every case")
+    return yb, value
+
+
+# ------------------------------------------------------------------ the result
+class Rewards(Bunch):
+    """Rewards of every decision for every logged case (what :func:`policy_rewards` gives).
+
+    Keys (also attributes): ``rewards`` (DataFrame, one column per decision: the rewards
+    of ``method``), ``method``, ``decisions``, ``action`` (index of the logged decision),
+    ``outcome`` (the outcome in money: ``y`` or ``y * outcome_value``), ``outcome_pred``
+    (n, D) the cross-fitted ``mu_d(x_i)`` in money (None for ``"ipw"``), ``propensity``
+    (n,) the clipped probability of the logged decision (None for ``"dm"``),
+    ``n_clipped`` (cases whose propensity was clipped), ``fold`` (the cross-fitting fold
+    of each case).
+
+    :meth:`gamma` gives the reward array of any method that the fitted nuisances allow.
+    """
+
+    def gamma(self, method=None):
+        """Rewards by another method from the same nuisances.
+
+        Parameters
+        ----------
+        method : {"dr", "ipw", "dm"} or None, default=None
+            None: the method the rewards were computed with.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_decisions)
+        """
+        method = self["method"] if method is None else method
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}; got {method!r}")
+        n, D = self["outcome"].shape[0], len(self["decisions"])
+        hit = np.zeros((n, D))
+        hit[np.arange(n), self["action"]] = 1.0
+        mu, e, y = self["outcome_pred"], self["propensity"], self["outcome"]
+        if method != "ipw" and mu is None:
+            raise ValueError(f"method={method!r} needs the outcome models; these rewards "
+                             "were computed without them (method='ipw')")
+        if method != "dm" and e is None:
+            raise ValueError(f"method={method!r} needs propensities; these rewards were "
+                             "computed without them (method='dm')")
+        if method == "dm":
+            return mu.copy()
+        if method == "ipw":
+            return hit * (y / e)[:, None]
+        return mu + hit * ((y[:, None] - mu) / e[:, None])
+
+
+# ------------------------------------------------------------------ nuisance models
+def _default_outcome_model(binary):
+    from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
+
+    if binary:
+        return HistGradientBoostingClassifier(max_iter=100, early_stopping=False)
+    return HistGradientBoostingRegressor(max_iter=100, early_stopping=False)
+
+
+def _default_propensity_model():
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    return HistGradientBoostingClassifier(max_iter=100, early_stopping=False)
+
+
+def _seeded(model, seed):
+    if "random_state" in model.get_params():
+        model.set_params(random_state=seed)
+    return model
+
+
+def _fit_outcome(model, X, y, binary, seed):
+    """Fit the outcome model (a one-class binary response predicts its constant)."""
+    if binary:
+        classes = np.unique(y)
+        if classes.shape[0] < 2:
+            return ("constant", float(classes[0]))
+        if not is_classifier(model):
+            raise TypeError("outcome_model must be a classifier (predict_proba) for a binary "
+                            f"response; got {type(model).__name__}")
+    return _seeded(clone(model), seed).fit(X, y)
+
+
+def _predict_outcome(model, X, binary):
+    if isinstance(model, tuple):
+        return np.full(n_rows(X), model[1])
+    if binary:
+        proba = model.predict_proba(X)
+        classes = list(model.classes_)
+        return proba[:, classes.index(1.0)] if 1.0 in classes else np.zeros(n_rows(X))
+    return np.asarray(model.predict(X), dtype=float).reshape(-1)
+
+
+def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensity=None,
+                   outcome_value=None, outcome_model=None, propensity_model=None, cv=5,
+                   clip=0.01, random_state=None):
+    """Doubly robust (or IPW, or direct-method) rewards of every decision.
+
+    For each logged case and each decision ``d``, the estimated outcome (in money) had
+    ``d`` been taken: the reward matrix ``Gamma`` of section 8 of the design notes. The
+    outcome models (one per decision) and the propensity model are cross-fitted over
+    ``cv`` folds.
+
+    Parameters
+    ----------
+    X : DataFrame or array-like of shape (n_samples, n_features)
+        Inputs the nuisance models use (as the given models accept them).
+    action : array-like of shape (n_samples,)
+        The decision that was taken for each case.
+    outcome : array-like of shape (n_samples,)
+        What followed: money (revenue, spend), or a 0/1 response with ``outcome_value``.
+    decisions : sequence of str, default=None
+        The decisions, in tie-break order; default: the distinct logged actions, sorted.
+        Every decision must have been logged (its outcome model needs cases).
+    method : {"dr", "ipw", "dm"}, default="dr"
+        Doubly robust, inverse propensity weighting or direct method.
+    propensity : array-like of shape (n_samples,) or (n_samples, n_decisions), default=None
+        Known probability of the logged decision (randomised or logged-policy data), or a
+        DataFrame / array of the probabilities of every decision. None: estimated.
+    outcome_value : float or array-like of shape (n_samples,), default=None
+        Value of a response per case when ``outcome`` is a 0/1 response; the outcome
+        models are then classifiers and ``mu_d = outcome_value * P(response | x, d)``.
+    outcome_model : scikit-learn regressor (classifier for a binary response), default=None
+        Cloned and fitted per decision and fold; default: a histogram gradient boosting
+        model.
+    propensity_model : scikit-learn classifier, default=None
+        Classifier of the logged action (``predict_proba``); default: a histogram
+        gradient boosting classifier.
+    cv : int, default=5
+        Number of cross-fitting folds (at least 2).
+    clip : float, default=0.01
+        Propensities are clipped to ``[clip, 1 - clip]``.
+    random_state : int, RandomState instance or None, default=None
+        Folds and the models' own seeds.
+
+    Returns
+    -------
+    Rewards
+        ``rewards`` (DataFrame of shape (n_samples, n_decisions) indexed as ``X``) and the
+        nuisances (see :class:`Rewards`); ``n_clipped`` counts the clipped propensities.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LinearRegression, LogisticRegression
+    >>> from dtdecide.policy import policy_rewards
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(400, 2))
+    >>> action = np.where(rng.random(400) < 0.5, "mail", "none")
+    >>> outcome = 1.0 + 2.0 * (action == "mail") * (X[:, 0] > 0) + rng.normal(size=400)
+    >>> r = policy_rewards(X, action, outcome, propensity=np.full(400, 0.5),
+    ...                    outcome_model=LinearRegression(), random_state=0)
+    >>> list(r.rewards.columns), r.n_clipped
+    (['mail', 'none'], 0)
+    >>> gain = r.rewards["mail"] - r.rewards["none"]
+    >>> [round(float(gain[X[:, 0] > 0].mean()), 1), round(abs(float(gain[X[:, 0] <= 0].mean())), 1)]
+    [2.0, 0.0]
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
+    if isinstance(cv, bool) or not isinstance(cv, numbers.Integral) or cv < 2:
+        raise ValueError(f"cv must be an integer >= 2 (cross-fitting folds); got {cv!r}")
+    if not isinstance(clip, numbers.Real) or not 0 <= clip < 0.5:
+        raise ValueError(f"clip must be a number in [0, 0.5); got {clip!r}")
+    n = n_rows(X)
+    index = reference_index(X)
+    check_same_index(action, index, "action")
+    a_raw = check_1d(action, "action", n_samples=n)
+    decisions, a_idx = check_decisions(a_raw, decisions)
+    D = len(decisions)
+    y, value = _outcome_arrays(outcome, outcome_value, n, index)
+    binary = value is not None
+    money = y * value if binary else y
+    counts = np.bincount(a_idx, minlength=D)
+    never = [decisions[d] for d in range(D) if counts[d] == 0]
+    if never:
+        raise ValueError(
+            f"action: the decisions {never!r} were never logged; their rewards cannot be "
+            "estimated from these data (drop them from decisions)"
+        )
+    if counts.min() < cv:
+        d = decisions[int(np.argmin(counts))]
+        raise ValueError(
+            f"action: decision {d!r} was logged {int(counts.min())} time(s); cross-fitting "
+            f"over cv={cv} folds needs at least cv cases of every decision"
+        )
+    rng = check_random_state(random_state)
+    splitter = StratifiedKFold(n_splits=cv, shuffle=True,
+                               random_state=rng.randint(np.iinfo(np.int32).max))
+    fold = np.empty(n, dtype=np.intp)
+    for k, (_, test) in enumerate(splitter.split(np.zeros(n), a_idx)):
+        fold[test] = k
+    seed = rng.randint(np.iinfo(np.int32).max)
+
+    e_logged = None
+    if method != "dm":
+        if propensity is not None:
+            e_logged, _ = _check_propensity(propensity, a_idx, decisions, index)
+        else:
+            model = _default_propensity_model() if propensity_model is None else propensity_model
+            if not hasattr(model, "predict_proba"):
+                raise TypeError("propensity_model must be a classifier with predict_proba; "
+                                f"got {type(model).__name__}")
+            e_logged = np.empty(n)
+            for k in range(cv):
+                train, test = fold != k, fold == k
+                fitted = _seeded(clone(model), seed).fit(take_rows(X, train), a_idx[train])
+                proba = fitted.predict_proba(take_rows(X, test))
+                cols = {int(c): j for j, c in enumerate(fitted.classes_)}
+                e = np.zeros(int(test.sum()))
+                at = a_idx[test]
+                for d, j in cols.items():
+                    e[at == d] = proba[at == d, j]
+                e_logged[test] = e
+        clipped = (e_logged < clip) | (e_logged > 1 - clip)
+        n_clipped = int(np.count_nonzero(clipped))
+        e_logged = np.clip(e_logged, clip, 1 - clip) if clip > 0 else e_logged
+    else:
+        n_clipped = 0
+
+    mu = None
+    if method != "ipw":
+        model = _default_outcome_model(binary) if outcome_model is None else outcome_model
+        mu = np.empty((n, D))
+        for k in range(cv):
+            test = fold == k
+            X_test = take_rows(X, test)
+            for d in range(D):
+                train = (fold != k) & (a_idx == d)
+                fitted = _fit_outcome(model, take_rows(X, train), y[train], binary, seed)
+                mu[test, d] = _predict_outcome(fitted, X_test, binary)
+        if binary:
+            mu = mu * value[:, None]
+
+    out = Rewards(method=method, decisions=decisions, action=a_idx, outcome=money,
+                  outcome_pred=mu, propensity=e_logged, n_clipped=n_clipped, fold=fold,
+                  clip=float(clip))
+    out["rewards"] = pd.DataFrame(out.gamma(), columns=list(decisions), index=index)
+    return out

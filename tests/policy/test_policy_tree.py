@@ -1,0 +1,155 @@
+"""PolicyTree: exact search against its brute-force twin, regret, DR against IPW/DM,
+per-action support, honesty, costs, and the scikit-learn conventions."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.utils.estimator_checks import (
+    check_estimator_cloneable,
+    check_get_params_invariance,
+    check_no_attributes_set_in_init,
+    check_parameters_default_constructible,
+    check_set_params,
+)
+
+from dtdecide import leaf_table, to_sql
+from dtdecide.policy import PolicyTree, make_logged_campaign
+from dtdecide.policy._search import bin_inputs, brute_force_policy_tree, exact_policy_tree
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exact_search_equals_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    n, F, D = int(rng.integers(8, 26)), int(rng.integers(1, 4)), int(rng.integers(2, 4))
+    X = rng.integers(0, 6, size=(n, F)).astype(float)
+    Q = rng.normal(size=(n, D))
+    a = rng.integers(0, D, size=n)
+    Xb, edges = bin_inputs(X)
+    for depth, msl, mas in [(1, 1, 0), (2, 1, 0), (2, 2, 0), (2, 1, 1), (2, 3, 1)]:
+        want = brute_force_policy_tree(X, Q, a, n_actions=D, max_depth=depth,
+                                       min_samples_leaf=msl, min_action_support=mas)
+        if not np.isfinite(want):
+            with pytest.raises(ValueError, match="constraints"):
+                exact_policy_tree(Xb, edges, Q, a, n_actions=D, max_depth=depth,
+                                  min_samples_leaf=msl, min_action_support=mas)
+            continue
+        got, _ = exact_policy_tree(Xb, edges, Q, a, n_actions=D, max_depth=depth,
+                                   min_samples_leaf=msl, min_action_support=mas)
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+def test_fitted_tree_earns_the_search_value_on_given_rewards():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 5, size=(40, 3)).astype(float)
+    G = rng.normal(size=(40, 3))
+    a = rng.integers(0, 3, size=40).astype(str)
+    pt = PolicyTree(max_depth=2).fit(X, a, None, rewards=G)
+    want = brute_force_policy_tree(X, G, max_depth=2)
+    assert pt.search_profit_ == pytest.approx(want)
+    d = pt.predict(X)
+    idx = np.array([pt.decisions_.index(v) for v in d])
+    assert G[np.arange(40), idx].sum() == pytest.approx(want)
+    # the profit tree's own exact search agrees on the same net rewards
+    tree = PolicyTree(max_depth=2, search="exact")
+    mixed = pd.DataFrame(X, columns=["a", "b", "c"]).astype({"c": "category"})
+    other = tree.fit(mixed, a, None, rewards=G)
+    assert other.search_profit_ <= want + 1e-9
+
+
+def _regret(policy, test):
+    mu = test.expected.to_numpy()
+    idx = np.array([test.decisions.index(v) for v in policy.predict(test.X)])
+    return mu.max(axis=1).mean() - mu[np.arange(idx.shape[0]), idx].mean()
+
+
+def _fit(data, method, seed, n):
+    return PolicyTree(decisions=data.decisions, method=method, cv=3,
+                      outcome_model=LinearRegression(), propensity_model=LogisticRegression(),
+                      min_samples_leaf=max(5, n // 100), random_state=seed).fit(
+        data.X, data.action, data.outcome)
+
+
+@pytest.fixture(scope="module")
+def interaction_test():
+    return make_logged_campaign(10000, effect="interaction", random_state=999)
+
+
+def test_regret_shrinks_with_more_rows():
+    test = make_logged_campaign(10000, effect="step", random_state=999)
+    small, large = [], []
+    for seed in range(2):
+        for n, out in ((400, small), (6000, large)):
+            data = make_logged_campaign(n, effect="step", confounding=1.5, random_state=seed)
+            out.append(_regret(_fit(data, "dr", seed, n), test))
+    assert np.mean(large) < 0.5 * np.mean(small)
+    assert np.mean(large) < 0.05
+
+
+def test_dr_beats_ipw_and_dm_on_confounded_logs(interaction_test):
+    # the linear outcome model is misspecified (interaction effects), the logistic
+    # propensity model is right: DR corrects the direct method's bias and has less
+    # variance than IPW
+    regret = {m: [] for m in ("dr", "ipw", "dm")}
+    for seed in range(2):
+        data = make_logged_campaign(4000, effect="interaction", confounding=1.5,
+                                    random_state=seed)
+        for m in regret:
+            regret[m].append(_regret(_fit(data, m, seed, 4000), interaction_test))
+    dr, ipw, dm = (np.mean(regret[m]) for m in ("dr", "ipw", "dm"))
+    assert dr < ipw and dr < dm, regret
+
+
+def test_min_action_support_is_kept_in_every_leaf():
+    data = make_logged_campaign(600, effect="step", confounding=2.0, random_state=4)
+    for search, X in (("exact", data.X), ("greedy", data.X)):
+        pt = PolicyTree(decisions=data.decisions, search=search, max_depth=2,
+                        min_action_support=40, outcome_model=LinearRegression(),
+                        propensity_model=LogisticRegression(), cv=2, random_state=0)
+        pt.fit(X, data.action, data.outcome)
+        leaves = pt.apply(X)
+        for leaf in np.unique(leaves):
+            counts = pd.Series(data.action[leaves == leaf]).value_counts()
+            assert all(counts.get(d, 0) >= 40 for d in data.decisions)
+
+
+def test_costs_are_subtracted_per_case():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    a = rng.choice(["a", "b"], size=200)
+    G = np.column_stack([np.zeros(200), np.ones(200)])
+    cost_b = np.where(X[:, 0] > 0, 3.0, 0.0)
+    pt = PolicyTree(max_depth=1).fit(X, a, None, rewards=G, costs={"b": cost_b})
+    np.testing.assert_allclose(pt.net_rewards_["b"], 1 - cost_b)
+    assert set(pt.predict(X[X[:, 0] > 0.1])) == {"a"}
+    assert set(pt.predict(X[X[:, 0] < -0.1])) == {"b"}
+    with pytest.raises(ValueError, match="costs"):
+        PolicyTree().fit(X, a, None, rewards=G, costs={"c": 1.0})
+
+
+def test_honest_leaves_are_estimated_on_the_other_part():
+    data = make_logged_campaign(1000, effect="step", random_state=2)
+    pt = PolicyTree(decisions=data.decisions, honest=True, outcome_model=LinearRegression(),
+                    propensity_model=LogisticRegression(), cv=2, random_state=0)
+    pt.fit(data.X, data.action, data.outcome)
+    table = leaf_table(pt.profit_tree_)
+    assert table["n"].sum() == 500  # the estimation half
+    assert "CASE" in to_sql(pt.profit_tree_).upper()
+
+
+def test_sklearn_conventions():
+    est = PolicyTree()
+    name = type(est).__name__
+    check_parameters_default_constructible(name, est)
+    check_no_attributes_set_in_init(name, est)
+    check_get_params_invariance(name, est)
+    check_set_params(name, est)
+    check_estimator_cloneable(name, est)
+
+
+def test_bad_parameters_are_named():
+    X = np.zeros((10, 1))
+    with pytest.raises(ValueError, match="max_depth"):
+        PolicyTree(max_depth=0).fit(X, ["a", "b"] * 5, np.zeros(10))
+    with pytest.raises(ValueError, match="rewards"):
+        PolicyTree().fit(X, ["a", "b"] * 5, None, rewards=np.zeros((10, 3)))
