@@ -36,6 +36,7 @@ _PUBLIC = {
     "PolicyTree": "dtdecide.policy",
     "policy_rewards": "dtdecide.policy",
     "make_logged_campaign": "dtdecide.policy",
+    "policy_value": "dtdecide.policy",
     # benefit- and cost-based classifiers
     "benefit_curve": "dtdecide.models",
     "benefit_metric": "dtdecide.models",

@@ -9,5 +9,13 @@ held-out logged data with confidence intervals.
 from ._estimator import PolicyTree
 from ._rewards import Rewards, policy_rewards
 from ._simulate import make_logged_campaign
+from ._value import policy_decisions, policy_value
 
-__all__ = ["PolicyTree", "Rewards", "make_logged_campaign", "policy_rewards"]
+__all__ = [
+    "PolicyTree",
+    "Rewards",
+    "make_logged_campaign",
+    "policy_decisions",
+    "policy_rewards",
+    "policy_value",
+]

@@ -1,0 +1,186 @@
+"""The value of a policy on held-out logged data, with confidence intervals."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+from sklearn.utils.validation import check_random_state
+
+from ..decision._validation import check_1d, check_same_index, reference_index
+from ._rewards import Rewards, check_costs, check_decisions, n_rows, policy_rewards
+
+__all__ = ["policy_value", "policy_decisions"]
+
+
+def policy_decisions(policy, X, decisions, a_idx, name="policy"):
+    """Index of the decision a policy takes for every case.
+
+    ``policy``: a decision name (everyone gets it: "treat all", "treat none"), the
+    string ``"logged"`` (the decisions that were taken), a fitted model with ``predict``
+    (decision labels), or an array of decision labels.
+    """
+    n = a_idx.shape[0]
+    if isinstance(policy, str):
+        if policy == "logged" and "logged" not in decisions:
+            return a_idx.copy()
+        if policy not in decisions:
+            raise ValueError(
+                f"{name}={policy!r} is neither a decision ({list(decisions)!r}) nor 'logged'")
+        return np.full(n, decisions.index(policy), dtype=np.intp)
+    if hasattr(policy, "predict") and not isinstance(policy, (np.ndarray, pd.Series)):
+        if X is None:
+            raise ValueError(f"{name} is a model: pass X to let it decide")
+        labels = policy.predict(X)
+    else:
+        check_same_index(policy, reference_index(X) if X is not None else None, name)
+        labels = policy
+    labels = np.asarray(labels, dtype=object).reshape(-1)
+    if labels.shape[0] != n:
+        raise ValueError(f"{name} must give one decision per case ({n}); got {labels.shape[0]}")
+    pos = {d: k for k, d in enumerate(decisions)}
+    unknown = sorted({str(v) for v in labels if str(v) not in pos})
+    if unknown:
+        raise ValueError(f"{name} takes decisions {unknown[:5]!r} that are not among "
+                         f"{list(decisions)!r}")
+    return np.fromiter((pos[str(v)] for v in labels), dtype=np.intp, count=n)
+
+
+def _interval(scores, z, n_bootstrap, rng, level):
+    n = scores.shape[0]
+    value = float(scores.mean())
+    if n_bootstrap:
+        idx = rng.integers(0, n, size=(n_bootstrap, n))
+        boot = scores[idx].mean(axis=1)
+        se = float(boot.std(ddof=1))
+        lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2])
+        return value, se, float(lo), float(hi)
+    se = float(scores.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
+    return value, se, value - z * se, value + z * se
+
+
+def policy_value(policy, X, action, outcome, *, baseline=None, decisions=None, costs=None,
+                 propensity=None, outcome_value=None, rewards=None, methods=("dr", "ipw"),
+                 confidence=0.95, n_bootstrap=0, outcome_model=None, propensity_model=None,
+                 cv=5, clip=0.01, random_state=None):
+    """Estimated profit per case of a policy on logged data, with confidence intervals.
+
+    The value of policy ``pi`` is ``V = mean_i (Gamma[i, pi_i] - c(i, pi_i))`` over the
+    logged cases, ``Gamma`` the rewards by each method (see
+    :func:`~dtdecide.policy.policy_rewards`); its standard error is the standard
+    deviation of the per-case terms over ``sqrt(n)`` (analytic) or the standard
+    deviation of ``n_bootstrap`` resampled means (the nuisance models are kept; the
+    interval is then the bootstrap percentile interval). With ``baseline``, the
+    difference ``V(policy) - V(baseline)`` is estimated from the paired per-case
+    differences. Use cases the policy was *not* learnt from.
+
+    Parameters
+    ----------
+    policy : str, fitted model or array-like of shape (n_samples,)
+        A decision name (every case gets it: "treat all" / "treat none"), ``"logged"``
+        (the logged decisions), a model whose ``predict(X)`` gives decision labels (a
+        :class:`~dtdecide.policy.PolicyTree`, a profit tree's ``predict_decision`` is
+        reached through the policy tree), or the decision of every case.
+    X : DataFrame or array-like of shape (n_samples, n_features)
+        Inputs of the held-out logged cases.
+    action : array-like of shape (n_samples,)
+        Their logged decisions.
+    outcome : array-like of shape (n_samples,) or None
+        Their outcomes (None when ``rewards`` is given).
+    baseline : same types as ``policy``, default=None
+        A second policy; adds its value and the paired difference.
+    decisions : sequence of str, default=None
+        The decisions; default: a policy tree's own, else the logged ones, sorted.
+    costs : DataFrame, dict or ndarray, default=None
+        Per-case costs of the decisions (as :class:`~dtdecide.policy.PolicyTree`).
+    propensity, outcome_value, outcome_model, propensity_model, cv, clip
+        As in :func:`~dtdecide.policy.policy_rewards` (cross-fitted on these cases).
+    rewards : Rewards, default=None
+        Rewards of these cases computed once (by :func:`policy_rewards` with
+        ``method="dr"``, which also gives the IPW and direct-method rewards).
+    methods : sequence of {"dr", "ipw", "dm"}, default=("dr", "ipw")
+        One row per method.
+    confidence : float, default=0.95
+        Level of the intervals.
+    n_bootstrap : int, default=0
+        0: analytic (normal) intervals; else that many bootstrap resamples of the cases.
+    random_state : int, RandomState instance or None, default=None
+        Cross-fitting folds, models and bootstrap resamples.
+
+    Returns
+    -------
+    DataFrame
+        Indexed by method: ``value``, ``std_error``, ``ci_low``, ``ci_high``,
+        ``n_cases``, and with ``baseline`` also ``baseline_value``, ``difference``,
+        ``difference_std_error``, ``difference_ci_low``, ``difference_ci_high``.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from dtdecide.policy import make_logged_campaign, policy_value
+    >>> data = make_logged_campaign(4000, confounding=0.0, random_state=1)
+    >>> table = policy_value("mail", data.X, data.action, data.outcome,
+    ...                      baseline="none", propensity=data.propensity,
+    ...                      outcome_model=LinearRegression(), random_state=0)
+    >>> table[["value", "ci_low", "ci_high", "difference"]].round(1)
+            value  ci_low  ci_high  difference
+    method
+    dr        1.1     1.0      1.1         0.1
+    ipw       1.1     1.0      1.2         0.2
+    """
+    if not isinstance(confidence, numbers.Real) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1); got {confidence!r}")
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, numbers.Integral) or \
+            n_bootstrap < 0 or n_bootstrap == 1:
+        raise ValueError(f"n_bootstrap must be 0 (analytic) or an integer >= 2; got "
+                         f"{n_bootstrap!r}")
+    if isinstance(methods, str):
+        methods = (methods,)
+    methods = tuple(methods)
+    n = n_rows(X) if X is not None else len(action)
+    index = reference_index(X) if X is not None else None
+    if decisions is None and isinstance(rewards, Rewards):
+        decisions = rewards.decisions
+    if decisions is None:
+        decisions = getattr(policy, "decisions_", None) or getattr(
+            baseline, "decisions_", None)
+    check_same_index(action, index, "action")
+    decisions, a_idx = check_decisions(check_1d(action, "action", n_samples=n), decisions)
+    rng = check_random_state(random_state)
+    if rewards is None:
+        rewards = policy_rewards(
+            X, action, outcome, decisions=decisions, method="dr", propensity=propensity,
+            outcome_value=outcome_value, outcome_model=outcome_model,
+            propensity_model=propensity_model, cv=cv, clip=clip,
+            random_state=rng.randint(np.iinfo(np.int32).max))
+    elif not isinstance(rewards, Rewards):
+        raise TypeError("rewards must be what policy_rewards returns; got "
+                        f"{type(rewards).__name__}")
+    elif tuple(rewards.decisions) != tuple(decisions) or rewards.outcome.shape[0] != n:
+        raise ValueError("rewards were computed for other cases or decisions")
+    C = check_costs(costs, decisions, n, index)
+    pi = policy_decisions(policy, X, decisions, a_idx)
+    base = None if baseline is None else policy_decisions(baseline, X, decisions, a_idx,
+                                                          name="baseline")
+    z = float(norm.ppf((1 + confidence) / 2))
+    boot_rng = np.random.default_rng(rng.randint(np.iinfo(np.int32).max))
+    rows = {}
+    rows_i = np.arange(n)
+    for m in methods:
+        Q = rewards.gamma(m) - C
+        s = Q[rows_i, pi]
+        v, se, lo, hi = _interval(s, z, n_bootstrap, boot_rng, confidence)
+        row = {"value": v, "std_error": se, "ci_low": lo, "ci_high": hi, "n_cases": n}
+        if base is not None:
+            sb = Q[rows_i, base]
+            dv, dse, dlo, dhi = _interval(s - sb, z, n_bootstrap, boot_rng, confidence)
+            row.update(baseline_value=float(sb.mean()), difference=dv,
+                       difference_std_error=dse, difference_ci_low=dlo,
+                       difference_ci_high=dhi)
+        rows[m] = row
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "method"
+    out.attrs["n_clipped"] = rewards.n_clipped
+    return out
