@@ -62,9 +62,9 @@ def _interval(scores, z, n_bootstrap, rng, level):
 
 
 def policy_value(policy, X, action, outcome, *, baseline=None, decisions=None, costs=None,
-                 propensity=None, outcome_value=None, rewards=None, methods=("dr", "ipw"),
-                 confidence=0.95, n_bootstrap=0, outcome_model=None, propensity_model=None,
-                 cv=5, clip=0.01, random_state=None):
+                 propensity=None, outcome_value=None, outcome_model=None,
+                 propensity_model=None, cv=5, clip=0.01, rewards=None, methods=("dr", "ipw"),
+                 confidence=0.95, n_bootstrap=0, random_state=None):
     """Estimated profit per case of a policy on logged data, with confidence intervals.
 
     The value of policy ``pi`` is ``V = mean_i (Gamma[i, pi_i] - c(i, pi_i))`` over the
@@ -95,8 +95,18 @@ def policy_value(policy, X, action, outcome, *, baseline=None, decisions=None, c
         The decisions; default: a policy tree's own, else the logged ones, sorted.
     costs : DataFrame, dict or ndarray, default=None
         Per-case costs of the decisions (as :class:`~dtdecide.policy.PolicyTree`).
-    propensity, outcome_value, outcome_model, propensity_model, cv, clip
-        As in :func:`~dtdecide.policy.policy_rewards` (cross-fitted on these cases).
+    propensity : array-like of shape (n_samples,) or (n_samples, n_decisions), default=None
+        Known probability of the logged decision (or of every decision); None: estimated.
+    outcome_value : float or array-like of shape (n_samples,), default=None
+        Value of a response when ``outcome`` is 0/1.
+    outcome_model : scikit-learn regressor or classifier, default=None
+        Outcome model per decision (cross-fitted on these cases).
+    propensity_model : scikit-learn classifier, default=None
+        Model of the logged decision (cross-fitted on these cases).
+    cv : int, default=5
+        Cross-fitting folds.
+    clip : float, default=0.01
+        Propensities are clipped to ``[clip, 1 - clip]``.
     rewards : Rewards, default=None
         Rewards of these cases computed once (by :func:`policy_rewards` with
         ``method="dr"``, which also gives the IPW and direct-method rewards).
