@@ -5,6 +5,7 @@ from a decision matrix of profit, loss or revenue, optional case-level costs and
 priors. This subpackage imports nothing else from dtdecide.
 """
 
+from ._capacity import allocate
 from ._consequences import Consequences
 from ._engine import decide, mean_costs
 from ._estimator import DecisionEstimator, model_posteriors
@@ -26,6 +27,7 @@ __all__ = [
     "DecisionMatrix",
     "DecisionResult",
     "adjust_posteriors",
+    "allocate",
     "decide",
     "decide_arrays",
     "encode_target",

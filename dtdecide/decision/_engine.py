@@ -506,7 +506,7 @@ def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
 
 def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_costs=None,
            sample_weight=None, train_priors=None, target_name="target", threshold=None,
-           do_nothing="do nothing", chunk_size=None):
+           do_nothing="do nothing", chunk_size=None, capacity=None, budget=None):
     """Decide for every case and sum up the profit (or loss) of the decisions.
 
     For a categorical target, ``A(i,d) = sum_t Q(i,t,d) Post(i,t)`` and the decision
@@ -559,6 +559,13 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         Name of the implicit decision; must not be a matrix decision.
     chunk_size : int, default=None
         Rows processed at a time (memory bound); by default 32768.
+    capacity : dict, default=None
+        ``{decision: N}``: at most ``N`` cases may get that decision; the cases are
+        chosen to maximise the total expected profit (see :func:`allocate`). At least
+        one decision must stay unlimited.
+    budget : dict, default=None
+        ``{decision: B}``: the investment cost (revenue matrix) of the cases given that
+        decision is at most ``B``; solved exactly as a mixed-integer program.
 
     Returns
     -------
@@ -573,7 +580,11 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         ``adjusted_total_<w>`` and ``adjusted_average_<w>`` (Paw weights; NaN when a
         level with a positive prior has zero frequency); with a categorical target
         ``misclassification_rate`` (class = largest posterior, over all cases, never
-        prior-adjusted); with a threshold ``do_nothing_frequency``.
+        prior-adjusted); with a threshold ``do_nothing_frequency``. With ``capacity``
+        or ``budget``: ``unlimited_total_expected_<w>`` (without the limits),
+        ``used[<d>]`` (cases, or spend, of each limited decision) and
+        ``shadow_price[<d>]`` (the expected profit of one more unit of its limit); the
+        result's ``allocation`` holds them as a Bunch.
 
     See Also
     --------
@@ -614,6 +625,12 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
       D_target  EP_target  CP_target  IC_target
     0     mail        0.5       19.0        1.0
     1     skip        0.0        0.0        0.0
+
+    Only one letter may be sent: it goes to the case with the larger expected gain.
+
+    >>> res = decide(post, m, costs=pd.DataFrame({"cost": [0.5, 0.5]}), capacity={"mail": 1})
+    >>> res.cases["D_target"].tolist(), round(float(res.summary["shadow_price[mail]"]), 6)
+    (['mail', 'skip'], 0.0)
     """
     if not isinstance(matrix, DecisionMatrix):
         raise TypeError(f"matrix must be a DecisionMatrix; got {type(matrix).__name__}")
@@ -718,6 +735,18 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         if decision_given is not None:
             def decision_consequences(s, e):
                 return decision_given.take(slice(s, e))
+    if capacity is not None or budget is not None:
+        if threshold is not None or decision_costs is not None:
+            raise ValueError(
+                "capacity / budget do not combine with threshold or decision_costs; add "
+                "an explicit do-nothing decision to the matrix instead of a threshold"
+            )
+        from ._capacity import decide_limited
+
+        target = t_all if t_all is not None else (None if t_enc is None else t_enc.codes())
+        return decide_limited(P, matrix, rho=rho, target=target, costs=costs,
+                              sample_weight=F, capacity=capacity, budget=budget,
+                              index=index, target_name=target_name)
     missing = np.zeros(n, dtype=bool)
 
     # --- per-chunk decisions

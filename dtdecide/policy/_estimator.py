@@ -138,6 +138,9 @@ class PolicyTree(BaseEstimator):
         Training cases whose propensity was clipped.
     profit_tree_ : ProfitTreeClassifier
         The fitted tree (target ``"policy"``, one level ``"reward"``).
+    leaf_values_ : ndarray of shape (n_nodes, n_decisions)
+        Average net reward of every decision over the (estimating) cases of each leaf
+        (NaN for internal nodes): what :meth:`decide` ranks under a capacity.
     search_profit_ : float
         Total net reward of the training (growing) cases under the tree's decisions.
     feature_names_in_, n_features_in_
@@ -284,6 +287,13 @@ class PolicyTree(BaseEstimator):
         self.profit_tree_ = tree
         self.feature_names_in_ = tree.feature_names_in_
         self.n_features_in_ = tree.n_features_in_
+        leaves_est = tree.apply(take_rows(X, est_rows))
+        n_nodes = tree.tree_.n_nodes
+        sums = np.zeros((n_nodes, len(decisions)))
+        np.add.at(sums, leaves_est, Q[est_rows])
+        cnt = np.bincount(leaves_est, minlength=n_nodes)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            self.leaf_values_ = sums / cnt[:, None]
         leaves = tree.apply(take_rows(X, grow_rows))
         d_leaf = self._leaf_decision_index(tree)
         self.search_profit_ = float(Q[grow_rows][np.arange(grow_rows.shape[0]),
@@ -413,8 +423,14 @@ class PolicyTree(BaseEstimator):
         check_is_fitted(self, "profit_tree_")
         return self.profit_tree_.apply(X)
 
-    def decide(self, X, rewards=None, *, costs=None):
+    def decide(self, X, rewards=None, *, costs=None, capacity=None, budget=None):
         """Decisions and their expected net reward per case, as a decision table.
+
+        With ``capacity`` or ``budget`` the leaves' decisions give way to the best
+        assignment under the limits (:func:`~dtdecide.decision.allocate`) of the
+        leaves' average net rewards (``leaf_values_``): with one limited decision,
+        whole leaves are taken by gain per case over their best unlimited decision and
+        the boundary leaf is filled in the order of the cases given.
 
         Parameters
         ----------
@@ -425,15 +441,40 @@ class PolicyTree(BaseEstimator):
             :func:`~dtdecide.policy.policy_rewards`): the table then also holds each
             case's realised net reward ``CP_policy`` and the best one ``BP_policy``.
         costs : DataFrame, dict or ndarray, default=None
-            Per-case costs of the decisions, subtracted from ``rewards``.
+            Per-case costs of the decisions, subtracted from ``rewards``; with a
+            ``budget``, the spend of each decision per case.
+        capacity : dict, default=None
+            ``{decision: N}``: at most ``N`` of these cases get that decision.
+        budget : dict, default=None
+            ``{decision: B}``: the spend (``costs``) of the cases given that decision
+            is at most ``B``.
 
         Returns
         -------
         DecisionResult
             ``cases`` with ``D_policy`` and ``EP_policy`` (the leaf's average net
-            reward of its decision), and the summary.
+            reward of the decision), and the summary; under limits also the
+            ``shadow_price[<d>]`` and ``used[<d>]`` figures and ``allocation``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dtdecide.policy import PolicyTree
+        >>> X = np.arange(8.0).reshape(-1, 1)
+        >>> G = np.column_stack([np.zeros(8), [-1, -1, 1, 1, 2, 2, 3, 3]])
+        >>> pt = PolicyTree(decisions=["skip", "call"], max_depth=2)
+        >>> pt = pt.fit(X, ["skip", "call"] * 4, None, rewards=G)
+        >>> pt.predict(X).tolist()
+        ['skip', 'skip', 'call', 'call', 'call', 'call', 'call', 'call']
+        >>> res = pt.decide(X, capacity={"call": 3})
+        >>> res.cases["D_policy"].tolist()
+        ['skip', 'skip', 'call', 'call', 'call', 'skip', 'skip', 'skip']
+        >>> float(res.summary["shadow_price[call]"])
+        2.0
         """
         check_is_fitted(self, "profit_tree_")
+        if capacity is not None or budget is not None:
+            return self._decide_limited(X, rewards, costs, capacity, budget)
         if rewards is None:
             if costs is not None:
                 raise ValueError("costs are subtracted from rewards: pass rewards= too")
@@ -442,6 +483,34 @@ class PolicyTree(BaseEstimator):
         G = _as_reward_array(rewards, self.decisions_, n, reference_index(X))
         Q = G - check_costs(costs, self.decisions_, n, reference_index(X))
         return self.profit_tree_.decide(X, self._y(n, X), costs=Q[:, None, :])
+
+
+    def _decide_limited(self, X, rewards, costs, capacity, budget):
+        from ..decision._capacity import allocate, with_allocation
+        from ..decision._result import build_decision_result
+
+        if rewards is not None:
+            raise ValueError(
+                "rewards: under a capacity or budget the decisions follow the leaves' "
+                "expected net rewards; evaluate them on logged cases with "
+                "policy_value(result.cases['D_policy'], ...)")
+        n = n_rows(X)
+        index = reference_index(X)
+        leaves = self.apply(X)
+        V = self.leaf_values_[leaves]
+        spend = None
+        if budget is not None:
+            if costs is None:
+                raise ValueError("budget needs costs= (the spend of each decision per case)")
+            spend = check_costs(costs, self.decisions_, n, index)
+        elif costs is not None:
+            raise ValueError("costs are used as the spend of a budget; give budget= too")
+        alloc = allocate(V, capacity, budget=budget, spend=spend, decisions=self.decisions_)
+        dec = np.asarray(alloc.decision, dtype=np.intp)
+        res = build_decision_result(
+            reward_matrix(self.decisions_), dec, V[np.arange(n), dec],
+            index=pd.RangeIndex(n) if index is None else index, target_name=TARGET)
+        return with_allocation(res, alloc)
 
 
 def _as_reward_array(rewards, decisions, n, index, name="rewards"):
