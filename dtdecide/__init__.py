@@ -68,6 +68,8 @@ _PUBLIC = {
     "what_if_curves": "dtdecide.assess",
     "balanced_sample": "dtdecide.assess",
     "misclassification_rates": "dtdecide.assess",
+    "uplift_curve": "dtdecide.assess",
+    "UpliftCurveDisplay": "dtdecide.assess",
     # exports: leaf tables, rules, SQL, pictures, persistence
     "leaf_table": "dtdecide.export",
     "write_leaf_table": "dtdecide.export",

@@ -11,11 +11,13 @@ from ._profit_curve import best_depth, best_threshold, profit_curve
 from ._rare import balanced_sample, misclassification_rates
 from ._scoring import redecide
 from ._threshold import binary_threshold, diagonal_form, equivalent_priors
+from ._uplift import UpliftCurveDisplay, uplift_curve
 from ._whatif import what_if, what_if_curves
 
 __all__ = [
     "ImplicitDoNothingWarning",
     "ProfitCurveDisplay",
+    "UpliftCurveDisplay",
     "balanced_sample",
     "best_depth",
     "best_threshold",
@@ -28,6 +30,7 @@ __all__ = [
     "profit_curve",
     "profit_curves",
     "redecide",
+    "uplift_curve",
     "what_if",
     "what_if_curves",
 ]
