@@ -38,7 +38,7 @@ html_theme = "alabaster"
 html_static_path = ["_static"]
 html_title = f"dtdecide {release}"
 templates_path = []
-exclude_patterns = ["_build", "_generated_help/*", "dev", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_generated_help/*", "dev/*.md", "Thumbs.db", ".DS_Store"]
 root_doc = "index"
 
 autosummary_generate = False

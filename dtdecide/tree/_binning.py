@@ -32,6 +32,7 @@ import numbers
 import numpy as np
 
 from .._dtypes import X_BINNED_DTYPE_LARGE, X_BINNED_DTYPE_SMALL
+from .._jit import use_compiled
 from ..decision._validation import check_sample_weight
 from ._parallel import feature_groups
 
@@ -433,6 +434,8 @@ class Binner:
                     out[start : start + _BLOCK, j] = b
             return None
 
+        if use_compiled():
+            bin_features = self._compiled_binner(X, out)
         n_features = self.n_features_in_
         if pool is None or n_features < 2:
             groups = [np.arange(n_features)]
@@ -447,6 +450,46 @@ class Binner:
                 "use NaN for missing"
             )
         return out
+
+    def _compiled_binner(self, X, out):
+        """``bin_features(features)`` with the compiled kernel (the same result).
+
+        Each column is read straight from ``X`` (either memory order, block of rows by
+        block of rows) and written to its column of ``out``. Reports the same inf as the
+        block-wise NumPy version: the first block of rows holding one, its first such
+        column.
+        """
+        from ._kernels import _compiled
+
+        numeric = [np.asarray(e, dtype=np.float64) for e, c in
+                   zip(self.bin_thresholds_, self.is_categorical_) if not c]
+        sizes = [0 if c else e.size for e, c in zip(self.bin_thresholds_, self.is_categorical_)]
+        edges = np.concatenate(numeric) if numeric else np.zeros(1)
+        edge_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+        is_cat = np.ascontiguousarray(self.is_categorical_, dtype=np.bool_)
+        n_bins = np.asarray(self.n_bins_, dtype=np.intp)
+        missing = self.missing_bin_idx_
+        n_features = len(self.bin_thresholds_)
+        grid_lo = np.zeros(n_features)
+        grid_scale = np.zeros(n_features)  # 0: no grid
+        grid_tables = np.zeros((n_features, _GRID_CELLS + 2), dtype=np.intp)
+        for j, grid in enumerate(self._grids):
+            if grid is not None:
+                grid_lo[j], grid_scale[j], grid_tables[j] = grid[0], grid[1], grid[2]
+
+        def bin_features(features):
+            first_inf = np.full(X.shape[1], -1, dtype=np.intp)
+            features = np.asarray(features, dtype=np.intp)
+            _compiled.bin_columns(X, features, is_cat, edges, edge_offsets, n_bins, missing,
+                                  grid_lo, grid_scale, grid_tables, _BLOCK, out, first_inf)
+            hit = first_inf[features]
+            if not (hit >= 0).any():
+                return None
+            block_of = np.where(hit >= 0, (hit // _BLOCK) * _BLOCK, np.iinfo(np.intp).max)
+            k = int(np.argmin(block_of))  # first block, then the first column in it
+            return int(block_of[k]), int(features[k])
+
+        return bin_features
 
     def fit_transform(self, X_encoded, is_categorical=None, sample_weight=None,
                       check_input=True, pool=None):

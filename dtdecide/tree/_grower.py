@@ -39,6 +39,7 @@ import numpy as np
 
 from .._dtypes import COUNT_DTYPE
 from .._dtypes import ROW_INDEX_DTYPE as _ROW_INT
+from .._jit import use_compiled
 from ..decision._validation import check_sample_weight
 from ._criteria import (
     CLASSIFICATION_CRITERIA,
@@ -360,6 +361,8 @@ class _Partition:
         del self.__dict__["self"]
 
     def __call__(self, bounds):
+        if use_compiled():
+            return self._compiled(bounds)
         lo, hi = bounds
         X_binned, level, table, feat = self.X_binned, self.level, self.table, self.feat
         k = self.k_of_slot.take(level.slots[lo:hi])
@@ -399,6 +402,28 @@ class _Partition:
             (row_slot >= 0) & ((row_slot < self.n_small_cont) | (row_slot >= n_built))
         )
         return rows.take(built), row_slot.take(built), rows.take(alive), row_slot.take(alive)
+
+    def _compiled(self, bounds):
+        """The same with the compiled twin (one pass over the range, no temporaries)."""
+        from ._kernels import _compiled
+
+        lo, hi = bounds
+        level = self.level
+        use_rows = level.rows is not None
+        level_rows = level.rows if use_rows else np.zeros(1, dtype=_ROW_INT)
+        size = hi - lo
+        built_rows, built_slots, alive_rows, alive_slots = (
+            np.empty(size, dtype=_ROW_INT) for _ in range(4))
+        nb, na = _compiled.partition_range(
+            np.asfortranarray(self.X_binned), np.asarray(level_rows, dtype=_ROW_INT),
+            use_rows, np.asarray(level.slots, dtype=_ROW_INT),
+            np.asarray(self.k_of_slot, dtype=_ROW_INT), np.asarray(self.feat, dtype=np.intp),
+            np.ascontiguousarray(self.table), np.asarray(self.slot_of_child, dtype=_ROW_INT),
+            self.n_built, self.n_small_cont, lo, hi, built_rows, built_slots, alive_rows,
+            alive_slots,
+        )
+        return (built_rows[:nb].copy(), built_slots[:nb].copy(), alive_rows[:na].copy(),
+                alive_slots[:na].copy())
 
 
 _ASSEMBLE_BATCH = 32  # nodes per batch: bounds the temporaries of the subtraction

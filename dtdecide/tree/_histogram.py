@@ -29,6 +29,7 @@ to the feature's own last cell while histogramming. A uniform width (every featu
 import numpy as np
 
 from .._dtypes import BIN_COUNT_DTYPE, HIST_DTYPE, HIST_DTYPE_SMALL_COUNTS
+from .._jit import use_compiled
 from ._parallel import feature_groups
 
 __all__ = ["BinLayout", "HistogramTarget", "build_histograms"]
@@ -268,8 +269,13 @@ def build_histograms(
         if counts is not None:
             counts = counts.reshape(flat_shape)
     n_rows = X_binned.shape[0] if rows is None else rows.shape[0]
+    compiled = _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts) \
+        if use_compiled() and n_rows else None
 
     def accumulate(features):
+        if compiled is not None:
+            compiled(np.asarray(features, dtype=np.intp))
+            return
         for start in range(0, n_rows, chunk_size):
             stop = min(start + chunk_size, n_rows)
             sel = slice(start, stop) if rows is None else rows[start:stop]
@@ -290,6 +296,44 @@ def build_histograms(
         if counts is not None:
             counts = counts.reshape(n_slots, n_features, layout.max_width)
     return hist, counts
+
+
+def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts):
+    """``accumulate(features)`` running the compiled twin of :func:`_accumulate_chunk`.
+
+    The compiled kernel visits every row once per feature, in row order, and adds into
+    ``hist``/``counts`` directly (no chunks, no index temporaries).
+    """
+    from ._kernels import _compiled
+
+    # one dtype per argument: each combination of types is one compilation
+    use_rows = rows is not None
+    rows_ = np.asarray(rows, dtype=np.int32) if use_rows else np.zeros(1, dtype=np.int32)
+    slots = np.asarray(slots, dtype=np.int32)
+    X_binned = np.asfortranarray(X_binned)
+    if counts is None:
+        counts_ = np.zeros((1, 1), dtype=BIN_COUNT_DTYPE)
+    else:
+        counts_ = counts
+    with_counts = counts is not None
+    offsets, widths = layout.offsets, layout.widths
+    if target.is_classification:
+        codes = np.asarray(target.codes, dtype=np.intp)
+        weights = target.weights
+        weights = (np.zeros((0, 1), dtype=np.float64) if weights is None
+                   else np.ascontiguousarray(weights, dtype=np.float64))
+
+        def run(features):
+            _compiled.hist_classes(X_binned, rows_, use_rows, slots, codes, weights,
+                                   target.n_classes, features, offsets, widths, hist,
+                                   counts_, with_counts)
+    else:
+        chan = target._channels_by_row
+
+        def run(features):
+            _compiled.hist_channels(X_binned, rows_, use_rows, slots, chan, features,
+                                    offsets, widths, hist, counts_, with_counts)
+    return run
 
 
 def _local_bins(X_binned, sel, j, width, max_width):

@@ -1,0 +1,198 @@
+"""Compiled (Numba) kernels of the histogram tree grower.
+
+Each function here is the twin of a NumPy implementation that stays the reference (named
+in its docstring); tests compare the two on random inputs. Every kernel is compiled with
+``nogil=True``, so it releases the GIL for its whole loop: the callers run them on the
+threads of :mod:`dtdecide.tree._parallel`, each thread on its own features (histograms,
+binning) or its own contiguous range of rows (partition, apply). Within a kernel rows are
+visited in increasing order and every float sum is accumulated in that order, so a result
+does not depend on how the work is shared among threads.
+
+Importing this module imports Numba; callers import it only when
+:func:`dtdecide._jit.use_compiled` says so. Kernels compile on their first call with a
+given combination of argument types and are cached on disk (``cache=True``).
+"""
+
+import numba
+import numpy as np
+
+__all__ = [
+    "hist_classes",
+    "hist_channels",
+    "partition_range",
+    "bin_columns",
+]
+
+_jit = numba.njit(nogil=True, cache=True)
+
+
+@_jit
+def hist_classes(X, rows, use_rows, slots, codes, weights, n_classes, features, offsets,
+                 widths, hist, counts, with_counts):
+    """Class histograms of the rows into ``hist`` (twin of ``_accumulate_chunk``).
+
+    ``X`` (n_samples, n_features) binned, Fortran order; ``rows`` the included rows
+    (ignored unless ``use_rows``: then row ``i`` is row ``i``); ``slots`` the slot of each
+    included row; ``codes`` class code per sample; ``weights`` (n_groups, n_samples),
+    zero groups for unweighted counts; ``hist`` (n_slots, n_cells, n_channels) and
+    ``counts`` (n_slots, n_cells) are added to, cells ``offsets[j] + b`` of ``features``
+    only. Binned values ``>= widths[j] - 1`` (the shared missing code) go to the
+    feature's last cell.
+    """
+    n = slots.shape[0]
+    n_groups = weights.shape[0]
+    for jj in range(features.shape[0]):
+        j = features[jj]
+        top = widths[j] - 1
+        lo = offsets[j]
+        col = X[:, j]
+        for i in range(n):
+            r = rows[i] if use_rows else i
+            b = col[r]
+            if b > top:
+                b = top
+            cell = lo + b
+            s = slots[i]
+            c = codes[r]
+            if n_groups == 0:
+                hist[s, cell, c] += 1.0
+            else:
+                for k in range(n_groups):
+                    hist[s, cell, k * n_classes + c] += weights[k, r]
+            if with_counts:
+                counts[s, cell] += 1
+
+
+@_jit
+def hist_channels(X, rows, use_rows, slots, channels, features, offsets, widths, hist,
+                  counts, with_counts):
+    """Regression histograms: ``hist[s, cell, c] += channels[c, r]`` (see hist_classes).
+
+    ``channels`` is channel-major (n_channels, n_samples).
+    """
+    n = slots.shape[0]
+    n_channels = channels.shape[0]
+    for jj in range(features.shape[0]):
+        j = features[jj]
+        top = widths[j] - 1
+        lo = offsets[j]
+        col = X[:, j]
+        for i in range(n):
+            r = rows[i] if use_rows else i
+            b = col[r]
+            if b > top:
+                b = top
+            cell = lo + b
+            s = slots[i]
+            for c in range(n_channels):
+                hist[s, cell, c] += channels[c, r]
+            if with_counts:
+                counts[s, cell] += 1
+
+
+@_jit
+def partition_range(X, level_rows, use_rows, level_slots, k_of_slot, feat, table,
+                    slot_of_child, n_built, n_small_cont, lo, hi, built_rows, built_slots,
+                    alive_rows, alive_slots):
+    """Send the level's rows ``lo:hi`` to the children of their node (twin of
+    ``_Partition.__call__`` in the grower).
+
+    Row ``level_rows[p]`` (or ``p`` unless ``use_rows``) of slot ``level_slots[p]`` belongs
+    to split pair ``k = k_of_slot[slot]`` (-1: its node is not split); it goes to child
+    ``2 k`` when ``table[k, X[row, feat[k]]]`` (go left), else ``2 k + 1``, whose new slot
+    is ``slot_of_child[child]`` (-1: not kept). Rows of slots ``< n_built`` are written to
+    ``built_*``, rows of slots ``< n_small_cont`` or ``>= n_built`` to ``alive_*``, each in
+    row order. Returns the numbers written ``(n_built_rows, n_alive_rows)``.
+    """
+    nb = 0
+    na = 0
+    for p in range(lo, hi):
+        k = k_of_slot[level_slots[p]]
+        if k < 0:
+            continue
+        r = level_rows[p] if use_rows else p
+        child = 2 * k
+        if not table[k, X[r, feat[k]]]:
+            child += 1
+        s = slot_of_child[child]
+        if s < 0:
+            continue
+        if s < n_built:
+            built_rows[nb] = r
+            built_slots[nb] = s
+            nb += 1
+        if s < n_small_cont or s >= n_built:
+            alive_rows[na] = r
+            alive_slots[na] = s
+            na += 1
+    return nb, na
+
+
+@_jit
+def bin_columns(X, features, is_categorical, edges, edge_offsets, n_bins, missing,
+                grid_lo, grid_scale, grid_tables, block, out, first_inf):
+    """Bin the columns ``features`` of ``X`` into ``out`` (twin of ``Binner.transform``).
+
+    Rows are taken ``block`` at a time and, within a block, column by column, so that
+    each cache line of ``X`` is read once whatever its memory order. Numeric column ``j``
+    (edges ``edges[edge_offsets[j]:edge_offsets[j + 1]]``, the last ``+inf``): a value
+    goes to ``searchsorted(edges_j, v, side="left")``, NaN to ``missing``; the bin is read
+    from the lookup grid ``grid_tables[j]`` (cells of width ``1 / grid_scale[j]`` from
+    ``grid_lo[j]``; ``grid_scale[j] == 0``: no grid) and checked against the two edges
+    around it, else found by binary search. Categorical column ``j``: code ``v`` when it
+    is an integer in ``[0, n_bins[j])``, else ``missing``. ``first_inf[j]`` receives the
+    first row of a numeric column holding an infinite value (-1: none); binning stops
+    after the first block holding one.
+    """
+    n = X.shape[0]
+    n_cells = grid_tables.shape[1] - 2
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        found = False
+        for jj in range(features.shape[0]):
+            j = features[jj]
+            if is_categorical[j]:
+                top = n_bins[j]
+                for i in range(start, stop):
+                    v = X[i, j]
+                    if v >= 0 and v < top and v == np.floor(v):
+                        out[i, j] = np.int64(v)
+                    else:
+                        out[i, j] = missing
+                continue
+            e0 = edge_offsets[j]
+            n_edges = edge_offsets[j + 1] - e0
+            scale = grid_scale[j]
+            lo_v = grid_lo[j]
+            for i in range(start, stop):
+                v = X[i, j]
+                if np.isnan(v):
+                    out[i, j] = missing
+                    continue
+                if np.isinf(v):
+                    if first_inf[j] < 0:
+                        first_inf[j] = i
+                    found = True
+                    continue
+                if scale > 0.0:
+                    c = (v - lo_v) * scale + 1.0
+                    if c < 0.0:
+                        c = 0.0
+                    if c > n_cells + 1:
+                        c = n_cells + 1
+                    b = grid_tables[j, np.intp(c)]
+                    if edges[e0 + b] >= v and (b == 0 or edges[e0 + b - 1] < v):
+                        out[i, j] = b
+                        continue
+                base = 0
+                length = n_edges
+                while length > 1:
+                    half = length >> 1
+                    if edges[e0 + base + half] < v:
+                        base += half
+                    length -= half
+                if edges[e0 + base] < v:
+                    base += 1
+                out[i, j] = base
+        if found:
+            return

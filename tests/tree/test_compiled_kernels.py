@@ -1,0 +1,219 @@
+"""The compiled (Numba) kernels against their NumPy twins (``DTDECIDE_KERNELS``).
+
+Integer counts must be equal; float sums equal to a relative 1e-12 (the compiled
+histogram adds the rows of a cell one by one in row order, the NumPy twin per chunk of
+``chunk_size`` rows: on one chunk the two are the same sums in the same order, hence
+bit for bit equal); trees grown on the same data are the same, node for node, for every
+criterion, both decision rules, categorical inputs and missing values.
+"""
+
+import os
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_n_jobs import assert_same_tree
+
+from dtdecide import DecisionMatrix
+from dtdecide._jit import kernels_mode, use_compiled
+from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
+from dtdecide.tree._binning import Binner
+from dtdecide.tree._histogram import BinLayout, HistogramTarget, build_histograms
+from dtdecide.tree._parallel import ThreadPool
+
+pytest.importorskip("numba")
+
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@contextmanager
+def kernels(mode):
+    old = os.environ.get("DTDECIDE_KERNELS")
+    os.environ["DTDECIDE_KERNELS"] = mode
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["DTDECIDE_KERNELS"]
+        else:
+            os.environ["DTDECIDE_KERNELS"] = old
+
+
+def both(fn):
+    """``fn()`` under the NumPy twins, then under the compiled kernels."""
+    with kernels("numpy"):
+        a = fn()
+    with kernels("compiled"):
+        assert use_compiled()
+        b = fn()
+    return a, b
+
+
+def test_switch_reads_the_environment_at_call_time():
+    with kernels("numpy"):
+        assert kernels_mode() == "numpy" and not use_compiled()
+    with kernels(" Compiled "):
+        assert kernels_mode() == "compiled"
+    with kernels("fortran"), pytest.raises(ValueError, match="DTDECIDE_KERNELS"):
+        kernels_mode()
+
+
+@st.composite
+def histogram_case(draw):
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n = draw(st.integers(1, 400))
+    widths = np.array(draw(st.lists(st.integers(2, 40), min_size=1, max_size=5)))
+    layout = BinLayout(widths)
+    dtype = np.uint16 if draw(st.booleans()) else np.uint8
+    Xb = np.column_stack([rng.integers(0, w - 1, size=n) for w in widths]).astype(dtype)
+    Xb[rng.random(Xb.shape) < 0.1] = layout.max_width - 1  # the shared missing code
+    Xb = np.asfortranarray(Xb)
+    use_rows = draw(st.booleans())
+    rows = np.sort(rng.choice(n, size=rng.integers(0, n + 1), replace=False)) \
+        if use_rows else None
+    n_rows = n if rows is None else rows.size
+    n_slots = draw(st.integers(1, 4))
+    slots = rng.integers(0, n_slots, size=n_rows).astype(np.int32)
+    kind = draw(st.sampled_from(["counts", "weights", "groups", "channels"]))
+    if kind == "channels":
+        y, w = rng.normal(size=n), rng.uniform(0.5, 2.0, size=n)
+        target = HistogramTarget(channels=np.column_stack([w, w * y, w * y * y]))
+    else:
+        n_classes = draw(st.integers(2, 4))
+        weights = {"counts": None, "weights": rng.uniform(0.0, 3.0, size=n),
+                   "groups": rng.normal(size=(3, n))}[kind]
+        target = HistogramTarget(codes=rng.integers(0, n_classes, size=n),
+                                 n_classes=n_classes, weights=weights)
+    return Xb, rows, slots, n_slots, layout, target, draw(st.booleans()), \
+        draw(st.sampled_from([7, 1 << 18]))
+
+
+@SETTINGS
+@given(histogram_case())
+def test_histograms_equal_numpy_twin(case):
+    Xb, rows, slots, n_slots, layout, target, with_counts, chunk = case
+    (ha, ca), (hb, cb) = both(lambda: build_histograms(
+        Xb, rows, slots, n_slots, layout, target, with_counts=with_counts, chunk_size=chunk))
+    assert ha.dtype == hb.dtype and ha.shape == hb.shape
+    if target.is_classification and target.weights is None:
+        assert np.array_equal(ha, hb)  # integer counts
+    elif chunk > Xb.shape[0]:
+        assert np.array_equal(ha, hb)  # one chunk: the same sums in the same order
+    else:
+        np.testing.assert_allclose(hb, ha, rtol=1e-12, atol=1e-12 * np.abs(ha).max())
+    if with_counts:
+        assert np.array_equal(ca, cb)
+    else:
+        assert ca is None and cb is None
+
+
+def test_histograms_threads_and_out_buffers():
+    rng = np.random.default_rng(0)
+    layout = BinLayout([5, 9, 3, 7])
+    Xb = np.asfortranarray(np.column_stack(
+        [rng.integers(0, w, size=3000) for w in layout.widths]).astype(np.uint8))
+    rows = np.sort(rng.choice(3000, 2000, replace=False)).astype(np.int32)
+    slots = rng.integers(0, 3, size=2000).astype(np.int32)
+    target = HistogramTarget(codes=rng.integers(0, 2, size=3000), n_classes=2,
+                             weights=rng.random(3000))
+    expect, expect_counts = build_histograms(Xb, rows, slots, 3, layout, target,
+                                             with_counts=True)
+    with kernels("compiled"), ThreadPool(2) as pool:
+        out = (np.full_like(expect, 7.0), np.full_like(expect_counts, 7))
+        build_histograms(Xb, rows, slots, 3, layout, target, with_counts=True, out=out,
+                         pool=pool)
+    assert np.array_equal(out[0], expect) and np.array_equal(out[1], expect_counts)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 3000),
+       max_bins=st.integers(2, 300), fortran=st.booleans())
+def test_binning_equals_numpy_twin(seed, n, max_bins, fortran):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)) * 10.0 ** rng.uniform(-3, 3)
+    X[:, 1] = np.round(X[:, 1])
+    X[:, 3] = rng.integers(0, 40, size=n)  # categorical codes
+    X[rng.random(X.shape) < 0.1] = np.nan
+    is_cat = np.array([False, False, False, True])
+    binner = Binner(max_bins=max_bins, random_state=0).fit(X, is_cat)
+    for Xt in (X, X * 1.7 - 0.5, X[::3]):  # unseen values, codes and a strided view
+        Xt = np.asfortranarray(Xt) if fortran else np.ascontiguousarray(Xt)
+        a, b = both(lambda Xt=Xt: binner.transform(Xt))
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+        assert b.flags.f_contiguous
+
+
+def test_binning_inf_error_is_the_numpy_twins():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(20000, 3))
+    binner = Binner(random_state=0).fit(X)
+    X[15000, 0], X[3000, 2] = np.inf, -np.inf
+    for mode in ("numpy", "compiled"):
+        with kernels(mode), pytest.raises(ValueError, match="column 2 contains infinite"):
+            binner.transform(X)
+
+
+def data(seed, n):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({
+        "a": rng.normal(size=n),
+        "b": rng.exponential(size=n).round(2),
+        "c": pd.Categorical(rng.choice(list("pqrstuvw"), size=n)),
+        "d": rng.integers(0, 5, size=n).astype(float),
+    })
+    X.loc[rng.random(n) < 0.1, "a"] = np.nan
+    X.loc[rng.random(n) < 0.08, "c"] = np.nan
+    signal = X["a"].fillna(0.5) - X["b"] + (X["c"].cat.codes % 3 == 1) + rng.normal(size=n)
+    return X, signal.to_numpy(), rng
+
+
+MATRIX = DecisionMatrix({"accept": [20.0, -10.0], "reject": [0.0, 0.0]},
+                        levels=["good", "bad"], kind="revenue", costs={"accept": "offer"})
+
+CLASSIFIER_CASES = {
+    "gini": dict(criterion="gini"),
+    "entropy": dict(criterion="entropy"),
+    "profit": dict(criterion="profit", decision_matrix=MATRIX),
+    "case-rule": dict(criterion="profit", decision_matrix=MATRIX, decision_rule="case",
+                      posterior_smoothing=0),
+    "best-first": dict(criterion="gini", max_depth=None, max_leaf_nodes=9),
+}
+
+
+@pytest.mark.parametrize("case", list(CLASSIFIER_CASES))
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), weighted=st.booleans(), n_jobs=st.sampled_from([1, 2]))
+def test_same_classifier_tree(case, seed, weighted, n_jobs):
+    X, signal, rng = data(seed, 600)
+    y = np.where(signal > 0.0, "good", "bad")
+    costs = pd.DataFrame({"offer": rng.uniform(1, 5, size=y.size)})
+    w = rng.integers(1, 4, size=y.size).astype(float) if weighted else None
+    kw = {"max_depth": 5, "min_samples_leaf": 3, "random_state": 0, "n_jobs": n_jobs,
+          **CLASSIFIER_CASES[case]}
+    fit_kw = {"sample_weight": w}
+    if "decision_matrix" in kw:
+        fit_kw["costs"] = costs
+    a, b = both(lambda: ProfitTreeClassifier(**kw).fit(X, y, **fit_kw))
+    assert_same_tree(a.tree_, b.tree_)
+    assert np.array_equal(a.predict(X), b.predict(X))
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_same_ordinal_and_regression_trees(seed):
+    X, signal, rng = data(seed, 500)
+    y = np.digitize(signal, [-1.0, 0.5])
+    ordinal = DecisionMatrix([[5.0, 0.0, -1.0], [0.0, 3.0, 0.0], [-4.0, 0.0, 6.0]],
+                             levels=[0, 1, 2], decisions=["x", "y", "z"])
+    a, b = both(lambda: ProfitTreeClassifier(decision_matrix=ordinal, ordinal=True,
+                                             max_depth=4, random_state=0).fit(X, y))
+    assert_same_tree(a.tree_, b.tree_)
+    w = rng.uniform(0.5, 2.0, size=signal.size)
+    a, b = both(lambda: ProfitTreeRegressor(max_depth=5, random_state=0, n_jobs=2).fit(
+        X, signal, sample_weight=w))
+    assert_same_tree(a.tree_, b.tree_)
