@@ -17,6 +17,11 @@ progress : {"auto", True, False}, default "auto"
     standard error is a terminal or the code runs in a Jupyter notebook (a script whose
     output goes to a file stays silent), ``True`` always (a log file then gets the bar's
     text lines), ``False`` never.
+kernels : {"auto", "compiled", "numpy"}, default "auto"
+    Which kernels bin, histogram and partition the rows: ``"compiled"`` the Numba
+    kernels (they release the GIL; :mod:`dtdecide._jit`), ``"numpy"`` their NumPy twins
+    (same results, no compilation), ``"auto"`` what the environment variable
+    ``DTDECIDE_KERNELS`` says (``compiled`` when unset).
 
 To add a key: a default in ``_DEFAULTS``, a checker in ``_CHECKS``, and a keyword of the
 same name on :func:`set_config` and :func:`config_context` (documented there).
@@ -41,8 +46,15 @@ def _check_progress(value):
     raise ValueError(f"progress must be 'auto', True or False, got {value!r}")
 
 
-_DEFAULTS = {"verbose": 0, "progress": "auto"}
-_CHECKS = {"verbose": _check_verbose, "progress": _check_progress}
+def _check_kernels(value):
+    if isinstance(value, str) and value in ("auto", "compiled", "numpy"):
+        return value
+    raise ValueError(f"kernels must be 'auto', 'compiled' or 'numpy', got {value!r}")
+
+
+_DEFAULTS = {"verbose": 0, "progress": "auto", "kernels": "auto"}
+_CHECKS = {"verbose": _check_verbose, "progress": _check_progress,
+           "kernels": _check_kernels}
 
 _global = dict(_DEFAULTS)
 _lock = threading.Lock()
@@ -67,9 +79,11 @@ def get_config():
     -------
     dict
         One entry per key: ``verbose`` (the default of every ``verbose=None``
-        parameter: 0 silent, 1 progress bars for long steps, 2 also for inner steps)
-        and ``progress`` (``"auto"``: bars only on a terminal or in a notebook;
-        ``True`` always; ``False`` never). A copy: changing it changes nothing.
+        parameter: 0 silent, 1 progress bars for long steps, 2 also for inner steps),
+        ``progress`` (``"auto"``: bars only on a terminal or in a notebook;
+        ``True`` always; ``False`` never) and ``kernels`` (``"compiled"``,
+        ``"numpy"`` or ``"auto"``: as ``DTDECIDE_KERNELS`` says). A copy: changing it
+        changes nothing.
 
     See Also
     --------
@@ -80,7 +94,7 @@ def get_config():
     --------
     >>> from dtdecide import get_config
     >>> get_config()
-    {'verbose': 0, 'progress': 'auto'}
+    {'verbose': 0, 'progress': 'auto', 'kernels': 'auto'}
     """
     config = dict(_global)
     for layer in _overrides():
@@ -88,7 +102,7 @@ def get_config():
     return config
 
 
-def set_config(verbose=None, progress=None):
+def set_config(verbose=None, progress=None, kernels=None):
     """Change the package's process-wide default settings.
 
     A key left at None keeps its value. Inside a :func:`config_context` block the
@@ -104,6 +118,10 @@ def set_config(verbose=None, progress=None):
         Where the bars asked for by ``verbose`` are drawn: ``"auto"`` only when
         standard error is a terminal or in a Jupyter notebook, ``True`` always (log
         files get the bars' text lines), ``False`` never.
+    kernels : {"auto", "compiled", "numpy"}, default=None
+        The kernels that bin, histogram and partition rows: the compiled (Numba) ones,
+        their NumPy twins, or ``"auto"`` (the environment variable ``DTDECIDE_KERNELS``,
+        ``compiled`` when unset).
 
     Returns
     -------
@@ -127,13 +145,13 @@ def set_config(verbose=None, progress=None):
     1
     >>> set_config(verbose=0)
     """
-    changes = _checked({"verbose": verbose, "progress": progress})
+    changes = _checked({"verbose": verbose, "progress": progress, "kernels": kernels})
     with _lock:
         _global.update(changes)
 
 
 @contextmanager
-def config_context(*, verbose=None, progress=None):
+def config_context(*, verbose=None, progress=None, kernels=None):
     """Settings for the duration of a ``with`` block, in the current thread.
 
     The previous settings come back when the block ends, also on an exception. Blocks
@@ -147,6 +165,11 @@ def config_context(*, verbose=None, progress=None):
     progress : {"auto", True, False}, default=None
         Where progress bars are drawn inside the block: ``"auto"`` only on a terminal
         or in a notebook, ``True`` always, ``False`` never.
+    kernels : {"auto", "compiled", "numpy"}, default=None
+        The kernels inside the block (``"numpy"``: the NumPy twins of the compiled
+        kernels; ``"auto"``: as ``DTDECIDE_KERNELS`` says). Worker threads that the
+        package starts inside the block follow it (the choice is made in the calling
+        thread).
 
     Yields
     ------
@@ -167,11 +190,11 @@ def config_context(*, verbose=None, progress=None):
     >>> from dtdecide import config_context, get_config
     >>> with config_context(verbose=1, progress=False):
     ...     print(get_config())
-    {'verbose': 1, 'progress': False}
+    {'verbose': 1, 'progress': False, 'kernels': 'auto'}
     >>> get_config()["verbose"]
     0
     """
-    layer = _checked({"verbose": verbose, "progress": progress})
+    layer = _checked({"verbose": verbose, "progress": progress, "kernels": kernels})
     stack = _overrides()
     stack.append(layer)
     try:

@@ -21,11 +21,11 @@ class _Terminal(io.StringIO):
 
 
 def test_defaults_and_context_restore():
-    assert get_config() == {"verbose": 0, "progress": "auto"}
+    assert get_config() == {"verbose": 0, "progress": "auto", "kernels": "auto"}
     with config_context(verbose=2):
         assert get_config()["verbose"] == 2
         with config_context(progress=False):
-            assert get_config() == {"verbose": 2, "progress": False}
+            assert get_config() == {"verbose": 2, "progress": False, "kernels": "auto"}
         assert get_config()["progress"] == "auto"
     assert get_config()["verbose"] == 0
     with pytest.raises(RuntimeError), config_context(verbose=1):
@@ -60,14 +60,14 @@ def test_context_is_local_to_its_thread():
 
 @pytest.mark.parametrize(("key", "value"), [
     ("verbose", -1), ("verbose", 1.5), ("verbose", "1"), ("verbose", True),
-    ("progress", "yes"), ("progress", 1),
+    ("progress", "yes"), ("progress", 1), ("kernels", "fast"), ("kernels", True),
 ])
 def test_bad_values_name_the_key(key, value):
     with pytest.raises(ValueError, match=key):
         set_config(**{key: value})
     with pytest.raises(ValueError, match=key), config_context(**{key: value}):
         pass
-    assert get_config() == {"verbose": 0, "progress": "auto"}
+    assert get_config() == {"verbose": 0, "progress": "auto", "kernels": "auto"}
 
 
 def test_public_names():

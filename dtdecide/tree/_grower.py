@@ -359,9 +359,10 @@ class _Partition:
                  n_built, n_small_cont):
         self.__dict__.update(locals())
         del self.__dict__["self"]
+        self.compiled = use_compiled()  # read here, in the calling thread (config_context)
 
     def __call__(self, bounds):
-        if use_compiled():
+        if self.compiled:
             return self._compiled(bounds)
         lo, hi = bounds
         X_binned, level, table, feat = self.X_binned, self.level, self.table, self.feat

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_n_jobs import assert_same_tree
 
-from dtdecide import DecisionMatrix
+from dtdecide import DecisionMatrix, config_context
 from dtdecide._jit import kernels_mode, use_compiled
 from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
 from dtdecide.tree._binning import Binner
@@ -56,10 +56,25 @@ def both(fn):
 def test_switch_reads_the_environment_at_call_time():
     with kernels("numpy"):
         assert kernels_mode() == "numpy" and not use_compiled()
+        with config_context(kernels="compiled"):  # the setting wins over the variable
+            assert kernels_mode() == "compiled" and use_compiled()
     with kernels(" Compiled "):
         assert kernels_mode() == "compiled"
+        with config_context(kernels="numpy"):
+            assert not use_compiled()
     with kernels("fortran"), pytest.raises(ValueError, match="DTDECIDE_KERNELS"):
         kernels_mode()
+
+
+def test_config_context_reaches_the_worker_threads():
+    """The choice is made in the calling thread; the fit's threads follow it."""
+    X, signal, _ = data(0, 400)
+    y = (signal > 0).astype(int)
+    with config_context(kernels="numpy"):
+        a = ProfitTreeClassifier(max_depth=4, random_state=0, n_jobs=2).fit(X, y)
+    with config_context(kernels="compiled"):
+        b = ProfitTreeClassifier(max_depth=4, random_state=0, n_jobs=2).fit(X, y)
+    assert_same_tree(a.tree_, b.tree_)
 
 
 @st.composite
