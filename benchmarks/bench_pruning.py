@@ -22,7 +22,7 @@ import pandas as pd
 from sklearn.tree import DecisionTreeClassifier
 
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, PruningStudy
-from dtdecide.tree._pruning import pruning_path
+from dtdecide.tree._estimator._pruning import pruning_path
 
 
 def make_data(n, seed=0, n_features=10):

@@ -74,7 +74,7 @@ def run_case(case, args):
     from sklearn.tree import DecisionTreeClassifier
 
     from dtdecide import ProfitTreeClassifier
-    from dtdecide.tree._encode import encode_apply
+    from dtdecide.tree._structure._encode import encode_apply
 
     counts = () if case == "numeric" else CATEGORY_COUNTS
     n_numeric = 15 if case == "numeric" else 10

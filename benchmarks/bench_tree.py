@@ -70,8 +70,8 @@ def ours_estimator(depth):
 
 
 def fit_kernels(X, y, depth):
-    from dtdecide.tree._binning import Binner
-    from dtdecide.tree._grower import grow_tree
+    from dtdecide.tree._algorithms._grower import grow_tree
+    from dtdecide.tree._kernels._binning import Binner
 
     binner = Binner(random_state=0)
     X_binned = binner.fit_transform(X)
@@ -105,9 +105,9 @@ def make_categorical_data(n_rows, n_numeric=10, n_categories=CATEGORY_COUNTS, na
 
 def fit_kernels_categorical(X, y, is_categorical, depth, uniform=False):
     """Binner + grow_tree; ``uniform`` forces one histogram width (the old layout)."""
-    import dtdecide.tree._grower as grower_module
-    from dtdecide.tree._binning import Binner
-    from dtdecide.tree._histogram import BinLayout
+    import dtdecide.tree._algorithms._grower as grower_module
+    from dtdecide.tree._kernels._binning import Binner
+    from dtdecide.tree._kernels._histogram import BinLayout
 
     binner = Binner(random_state=0)
     X_binned = binner.fit_transform(X, is_categorical)
@@ -144,7 +144,7 @@ def main_categorical(args):
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.tree import DecisionTreeClassifier
 
-    import dtdecide.tree._grower  # noqa: F401  (import time stays out of the timings)
+    import dtdecide.tree._algorithms._grower  # noqa: F401  (import time stays out of the timings)
 
     X, y, is_cat = make_categorical_data(args.rows)
     n_num = int((~is_cat).sum())
@@ -160,8 +160,8 @@ def main_categorical(args):
     print(f"dtdecide Binner+grow_tree fit, one width (before) {t_old:8.2f} s  "
           f"(same tree: {tree == tree_old}; before / after = {t_old / t_new:.2f}x)")
     del tree_old
-    from dtdecide.tree._binning import Binner
-    from dtdecide.tree._histogram import BinLayout
+    from dtdecide.tree._kernels._binning import Binner
+    from dtdecide.tree._kernels._histogram import BinLayout
 
     layout = BinLayout.from_binner(Binner(random_state=0).fit(X[:50_000], is_cat))
     cells_flat = layout.n_cells
@@ -228,7 +228,7 @@ def main_categorical(args):
     t_apply, leaves = timed(lambda: tree.apply(Xs))
     print(f"score {Xs.shape[0]:,} rows: TreeStructure.apply (fixed)     {t_apply:7.2f} s"
           f"  (sklearn DT / ours = {t_sk / t_apply:.2f})")
-    from dtdecide.tree._tree import _APPLY_BLOCK
+    from dtdecide.tree._structure._tree import _APPLY_BLOCK
 
     def level_by_level():
         return np.concatenate([tree._route_block(Xs[s : s + _APPLY_BLOCK])
@@ -266,7 +266,7 @@ def main(argv=None):
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.tree import DecisionTreeClassifier
 
-    import dtdecide.tree._grower  # noqa: F401  (import time stays out of the timings)
+    import dtdecide.tree._algorithms._grower  # noqa: F401  (import time stays out of the timings)
 
     X, y = make_data(args.rows)
     print(f"data: {X.shape[0]:,} rows x {X.shape[1]} features, 3 classes, depth {args.depth}")

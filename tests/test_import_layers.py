@@ -21,19 +21,62 @@ pytest.importorskip("importlinter")
 pytestmark = pytest.mark.skipif(not PYPROJECT.exists(), reason="needs the source tree")
 
 
-def _contract():
+def _contract(container="dtdecide"):
+    """The ``layers`` contract whose container is ``container``."""
     tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
     config = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]
-    (contract,) = config["contracts"]
+    (contract,) = [c for c in config["contracts"]
+                   if c["type"] == "layers" and c.get("containers") == [container]]
     return contract
+
+
+def _placed(contract):
+    return {name.strip() for layer in contract["layers"]
+            for name in layer.replace(":", "|").split("|")}
 
 
 def test_every_subpackage_has_a_layer():
     # a new subpackage outside every layer would escape the contract unnoticed
-    placed = {name.strip() for layer in _contract()["layers"]
-              for name in layer.replace(":", "|").split("|")}
     top_level = {info.name for info in pkgutil.iter_modules(dtdecide.__path__)}
+    placed = _placed(_contract())
     assert top_level <= placed, sorted(top_level - placed)
+
+
+def test_every_tree_module_sits_in_a_tree_layer():
+    # dtdecide.tree holds its public __init__ and the six layer sub-packages, nothing else:
+    # a module beside them would escape the tree's layers contract
+    import dtdecide.tree
+
+    inside = {info.name for info in pkgutil.iter_modules(dtdecide.tree.__path__)}
+    assert inside == _placed(_contract("dtdecide.tree")), sorted(inside)
+
+
+def test_readers_cannot_import_private_tree_modules():
+    # the forbidden contract covers every subpackage outside dtdecide.tree and every
+    # private layer inside it
+    tomllib = pytest.importorskip("tomllib")
+    config = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]
+    (contract,) = [c for c in config["contracts"] if c["type"] == "forbidden"]
+    top_level = {info.name for info in pkgutil.iter_modules(dtdecide.__path__)}
+    assert {f"dtdecide.{name}" for name in top_level - {"tree"}} == set(
+        contract["source_modules"])
+    assert {f"dtdecide.tree.{name}" for name in _placed(_contract("dtdecide.tree"))} == set(
+        contract["forbidden_modules"])
+
+
+def test_no_import_cycle():
+    # no module imports (directly or through others) a module that imports it back,
+    # counting imports inside functions too
+    grimp = pytest.importorskip("grimp")
+    graph = grimp.build_graph("dtdecide", cache_dir=None)
+    cycles = []
+    for module in sorted(graph.modules):
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported.startswith(module + ".") or module.startswith(imported + "."):
+                continue  # a package and its own modules
+            if graph.chain_exists(imported=module, importer=imported):
+                cycles.append((module, imported))
+    assert not cycles, cycles[:10]
 
 
 def test_import_layers_are_kept():

@@ -106,12 +106,12 @@ def test_surface_covers_estimators_and_displays():
     # the walk over classes must find the methods the brief names, or the
     # parametrized check below would silently check less than it should
     for name in [
-        "dtdecide.tree._classes.ProfitTreeClassifier.fit",
-        "dtdecide.tree._classes.ProfitTreeRegressor.predict_decision",
-        "dtdecide.tree._classes.ProfitTreeClassifier.apply",  # defined on the base class
+        "dtdecide.tree._estimator._classes.ProfitTreeClassifier.fit",
+        "dtdecide.tree._estimator._classes.ProfitTreeRegressor.predict_decision",
+        "dtdecide.tree._estimator._classes.ProfitTreeClassifier.apply",  # defined on the base class
         "dtdecide.decision._estimator.DecisionEstimator.decide",
         "dtdecide.assess._display.ProfitCurveDisplay.from_estimator",
-        "dtdecide.tree._pruning_display.PruningStudyDisplay.plot",
+        "dtdecide.tree._studies._pruning_display.PruningStudyDisplay.plot",
         "dtdecide.models._naive_bayes.CostSensitiveNaiveBayes.expected_cost",
         "dtdecide.decision._matrix.DecisionMatrix.read_csv",
     ]:

@@ -29,8 +29,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..decision._kernels import interpolate_knots
-from ..tree._caserule import node_inputs
-from ..tree._classes import uses_case_rule
 from ._common import format_number
 
 __all__ = ["COST_ROW_COLUMNS", "CaseForm", "case_form", "case_text", "is_case_rule"]
@@ -41,7 +39,7 @@ COST_ROW_COLUMNS = ("C_FP", "C_FN", "C_TP", "C_TN")
 
 def is_case_rule(view):
     """Whether the viewed tree decides case by case."""
-    return view.has_decisions and uses_case_rule(view.estimator)
+    return view.has_decisions and view.case_rule
 
 
 def is_cost_rows(matrix):
@@ -68,11 +66,10 @@ def case_form(view):
     arrays, not columns.
     """
     matrix = view.matrix
-    tree = view.tree
     # what a case decides from at every node (the public node view, empty nodes filled
     # from their parent), as the estimator's case rule does
     values = view.posteriors if view.is_classifier else view.mean
-    node_in = np.asarray(node_inputs(values, tree.parent, tree.depth), dtype=np.float64)
+    node_in = np.asarray(view.fitted.node_inputs(values), dtype=np.float64)
     n_nodes = node_in.shape[0]
     D = matrix.n_decisions
     if getattr(matrix, "is_case_specific", False):

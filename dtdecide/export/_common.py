@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..tree._nodeview import node_statistics
-
 __all__ = ["Condition", "TreeView", "format_label", "format_number", "tree_view"]
 
 
@@ -99,6 +97,12 @@ class TreeView:
     node_expected: object = None  # (n_nodes, D) user's sign or None
     # leaves whose decision was set by hand: node -> the tree's own decision index
     overrides: dict = field(default_factory=dict)
+    # whether every case decides for itself (decision_rule="case")
+    case_rule: bool = False
+    # per input: whether training data had missing values (None: unknown)
+    missing_seen: object = None
+    # the estimator's public FittedTreeView this view was read from
+    fitted: object = None
     _paths: dict = field(default_factory=dict)
 
     @property
@@ -170,7 +174,7 @@ class TreeView:
         missing_left = bool(tree.missing_left[parent])
         if j not in conds:
             is_cat = bool(self.is_categorical[j])
-            seen = getattr(self.estimator, "has_missing_in_fit_", None)
+            seen = self.missing_seen
             conds[j] = Condition(
                 j,
                 self.feature_names[j],
@@ -240,32 +244,30 @@ def tree_view(estimator):
             f"estimator must be fitted before export; this {type(estimator).__name__} "
             "has no tree_ (call fit first)"
         )
-    names = [str(n) for n in estimator.feature_names_in_]
-    is_cat = np.asarray(
-        getattr(estimator, "is_categorical_", np.zeros(len(names), dtype=bool)), dtype=bool
-    )
-    cats = list(getattr(estimator, "categories_", None) or [None] * len(names))
-    classes = getattr(estimator, "classes_", None)
-    is_classifier = classes is not None
-    matrix = getattr(estimator, "decision_matrix_", None)
-    decisions = getattr(estimator, "decisions_", None)
-    target = getattr(estimator, "target_name_", None) or "target"
-    view = TreeView(
+    if not hasattr(estimator, "get_tree_view"):
+        raise TypeError(
+            "estimator must be a fitted ProfitTreeClassifier or ProfitTreeRegressor; "
+            f"got {type(estimator).__name__}"
+        )
+    fitted = estimator.get_tree_view()
+    return TreeView(
         estimator=estimator,
-        tree=tree,
-        feature_names=names,
-        is_categorical=is_cat,
-        categories=cats,
-        is_classifier=is_classifier,
-        classes=None if classes is None else np.asarray(classes),
-        matrix=matrix,
-        decisions=None if decisions is None else tuple(str(d) for d in decisions),
-        target_name=str(target),
+        tree=fitted.tree,
+        feature_names=list(fitted.feature_names),
+        is_categorical=fitted.is_categorical,
+        categories=list(fitted.categories),
+        is_classifier=fitted.is_classifier,
+        classes=fitted.classes,
+        matrix=fitted.decision_matrix,
+        decisions=fitted.decisions,
+        target_name=fitted.target_name,
+        posteriors=fitted.posteriors,
+        mean=fitted.mean,
+        sd=fitted.sd,
+        node_decision=fitted.node_decision,
+        node_expected=fitted.node_expected if fitted.node_decision is not None else None,
+        overrides=fitted.overrides if fitted.node_decision is not None else {},
+        case_rule=fitted.case_rule,
+        missing_seen=fitted.missing_seen,
+        fitted=fitted,
     )
-    nodes = node_statistics(estimator)
-    view.posteriors, view.mean, view.sd = nodes.posteriors, nodes.mean, nodes.sd
-    if nodes.node_decision is not None:
-        view.node_decision = nodes.node_decision
-        view.node_expected = nodes.node_expected
-        view.overrides = nodes.overrides
-    return view

@@ -3,7 +3,6 @@
 import os
 from pathlib import Path
 
-from ..tree._html import tree_html
 from ._common import tree_view
 
 __all__ = ["export_html"]
@@ -86,8 +85,7 @@ def export_html(
     view = tree_view(tree)  # checks that ``tree`` is a fitted tree estimator
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or path-like; got {type(path).__name__}")
-    markup = tree_html(
-        view.estimator,
+    markup = view.estimator._tree_html(
         X_valid,
         y_valid,
         costs_valid,

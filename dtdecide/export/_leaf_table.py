@@ -54,11 +54,9 @@ def _confidence_columns(view, out, ep, d_idx, n_resamples, random_state):
     """``margin`` and bootstrap ``confidence`` of every leaf's decision."""
     if len(view.decisions) < 2:
         return
-    from ..tree._confidence import leaf_margin
-
     # ``ep`` is in the user's sign (expected losses for a loss matrix): the margin is in
     # profit orientation, so never negative for the leaf's own decision
-    out["margin"] = leaf_margin(np.asarray(ep, dtype=np.float64) * view.sign, d_idx)
+    out["margin"] = view.fitted.leaf_margin(np.asarray(ep, dtype=np.float64) * view.sign, d_idx)
     boot = getattr(view.estimator, "_leaf_confidence", None)
     if boot is not None and n_resamples:
         out["confidence"] = boot(view.leaves, n_resamples=n_resamples,
@@ -299,7 +297,7 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
       less the decision loses) and ``confidence`` (the share of ``n_resamples``
       bootstrap resamples of the leaf's training cases in which the same decision stays
       best, seeded by ``random_state``; computed from the class counts and sums the
-      tree stores, see :mod:`dtdecide.tree._confidence`: exact for constant
+      tree stores, see :mod:`dtdecide.tree._structure._confidence`: exact for constant
       consequences and unit weights, case costs held at their class averages; interval
       targets resample the leaf mean). A leaf with a small margin and a confidence near
       0.5 decides by a hair;

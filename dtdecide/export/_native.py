@@ -46,11 +46,11 @@ MANIFEST = "dtdecide-model.json"
 ALLOWED_CLASSES = {
     "DecisionMatrix": ("dtdecide.decision._matrix", "DecisionMatrix"),
     "DecisionEstimator": ("dtdecide.decision._estimator", "DecisionEstimator"),
-    "ProfitTreeClassifier": ("dtdecide.tree._classes", "ProfitTreeClassifier"),
-    "ProfitTreeRegressor": ("dtdecide.tree._classes", "ProfitTreeRegressor"),
-    "TreeStructure": ("dtdecide.tree._tree", "TreeStructure"),
-    "FeatureEncoding": ("dtdecide.tree._encode", "FeatureEncoding"),
-    "DecisionStats": ("dtdecide.tree._leaf", "DecisionStats"),
+    "ProfitTreeClassifier": ("dtdecide.tree", "ProfitTreeClassifier"),
+    "ProfitTreeRegressor": ("dtdecide.tree", "ProfitTreeRegressor"),
+    "TreeStructure": ("dtdecide.tree", "TreeStructure"),
+    "FeatureEncoding": ("dtdecide.tree", "FeatureEncoding"),
+    "DecisionStats": ("dtdecide.tree", "DecisionStats"),
     "BenefitWeightedLogisticRegression": (
         "dtdecide.models._benefit_lr", "BenefitWeightedLogisticRegression"
     ),

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..tree._html import DECISION_PALETTE
+from ..tree import DECISION_PALETTE
 from ._caserule import is_case_rule
 from ._common import format_number, tree_view
 

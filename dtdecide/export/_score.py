@@ -453,15 +453,14 @@ class _Scorer:
     """The per-chunk work: checks, decisions, the rows to write, the running totals."""
 
     def __init__(self, model, *, target, keep, confidence, where, args):
-        from ..tree._classes import uses_case_rule
-
         self.model = model
         self.where = where
         self.args = args
         self.features = [str(n) for n in model.feature_names_in_]
         self.matrix = getattr(model, "decision_matrix_", None)
         self.cost_names = list(self.matrix.cost_variables) if self.matrix is not None else []
-        self.case_rule = self.matrix is not None and uses_case_rule(model)
+        self.case_rule = (self.matrix is not None and hasattr(model, "get_tree_view")
+                          and model.get_tree_view().case_rule)
         self.target = target
         self.target_given = target is not None
         self.keep = keep

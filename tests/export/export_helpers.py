@@ -13,7 +13,7 @@ import pandas as pd
 
 from dtdecide import DecisionMatrix
 from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
-from dtdecide.tree._tree import TreeStructure
+from dtdecide.tree._structure._tree import TreeStructure
 
 JOBS = ["admin", "tech", "retired", "o'neil", 'say "hi"', "a|b"]
 

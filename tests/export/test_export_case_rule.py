@@ -190,7 +190,7 @@ def test_case_rule_html_and_plot_say_the_decision_is_per_case():
     """The HTML view and the tree plot do not show a case-rule tree's leaf decision as the
     decision of its cases: they say it is the one at the cases' average training costs."""
     from dtdecide.export import plot_tree
-    from dtdecide.tree._html import tree_html
+    from dtdecide.tree._estimator._html import tree_html
 
     est = _tree(TWO, depth=2)
     page = tree_html(est)

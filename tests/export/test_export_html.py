@@ -18,7 +18,7 @@ import sklearn
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor
 from dtdecide.datasets import load_bank_marketing
 from dtdecide.export import export_html, leaf_table
-from dtdecide.tree._html import _Stats, _validation, tree_html
+from dtdecide.tree._estimator._html import _Stats, _validation, tree_html
 
 
 class _Nodes(html.parser.HTMLParser):

@@ -16,7 +16,7 @@ from test_export_sql import compare, db_frame, run_sqlite
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor
 from dtdecide.datasets import load_bank_marketing
 from dtdecide.export import export_rules, leaf_table, to_sql
-from dtdecide.tree._html import tree_html
+from dtdecide.tree._estimator._html import tree_html
 
 PARAMS = dict(max_depth=3, min_samples_leaf=40)
 

@@ -6,8 +6,8 @@ import pytest
 
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor
 from dtdecide.export import leaf_table
-from dtdecide.tree import _leaf
-from dtdecide.tree._confidence import leaf_margin
+from dtdecide.tree._structure import _leaf
+from dtdecide.tree._structure._confidence import leaf_margin
 
 M = DecisionMatrix({"call": [10.0, -2.0], "skip": [0.0, 0.0]}, levels=["yes", "no"])
 

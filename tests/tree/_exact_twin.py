@@ -9,7 +9,7 @@ import itertools
 
 import numpy as np
 
-from dtdecide.tree import _leaf
+from dtdecide.tree._structure import _leaf
 
 
 class Twin:

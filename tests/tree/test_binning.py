@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from dtdecide.tree._binning import Binner, numeric_bin_edges
+from dtdecide.tree._kernels._binning import Binner, numeric_bin_edges
 
 
 def slow_bin(values, edges, missing):

@@ -394,7 +394,7 @@ def test_exact_search_refuses_the_case_rule():
 def test_case_rule_pruning_on_the_tree_structure_takes_the_case_profits():
     """The tree-level pruning functions give the estimator's case-rule path when handed
     the nodes' case-rule profits, and the leaf-rule path without them."""
-    from dtdecide.tree._pruning import prune_tree, tree_pruning_path
+    from dtdecide.tree._algorithms._pruning import prune_tree, tree_pruning_path
 
     X, y, costs = _bank_like(400, 3)
     kw = dict(decision_matrix=MATRIX, max_depth=4, random_state=0)

@@ -20,9 +20,9 @@ from test_n_jobs import assert_same_tree
 from dtdecide import DecisionMatrix, config_context
 from dtdecide._jit import kernels_mode, use_compiled
 from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
-from dtdecide.tree._binning import Binner
-from dtdecide.tree._histogram import BinLayout, HistogramTarget, build_histograms
-from dtdecide.tree._parallel import ThreadPool
+from dtdecide.tree._kernels._binning import Binner
+from dtdecide.tree._kernels._histogram import BinLayout, HistogramTarget, build_histograms
+from dtdecide.tree._kernels._parallel import ThreadPool
 
 pytest.importorskip("numba")
 

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from dtdecide.tree._criteria import (
+from dtdecide.tree._kernels._criteria import (
     channel_sum,
     check_loss_matrix,
     impurity,

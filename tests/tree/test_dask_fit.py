@@ -9,8 +9,8 @@ dd = pytest.importorskip("dask.dataframe")
 
 from dtdecide import DecisionMatrix  # noqa: E402
 from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor  # noqa: E402
-from dtdecide.tree._binning import Binner  # noqa: E402
-from dtdecide.tree._dask import _SUMMARY_POINTS, _compress, _merge_points  # noqa: E402
+from dtdecide.tree._backends._dask import _SUMMARY_POINTS, _compress, _merge_points  # noqa: E402
+from dtdecide.tree._kernels._binning import Binner  # noqa: E402
 
 FIELDS = (
     "children_left", "children_right", "parent", "depth", "feature", "threshold",

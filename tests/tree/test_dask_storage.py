@@ -9,7 +9,7 @@ import pytest
 dask = pytest.importorskip("dask")
 dd = pytest.importorskip("dask.dataframe")
 
-import dtdecide.tree._dask_storage as _dask_storage  # noqa: E402
+import dtdecide.tree._backends._dask_storage as _dask_storage  # noqa: E402
 from dtdecide import DecisionMatrix  # noqa: E402
 from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor  # noqa: E402
 
@@ -98,7 +98,7 @@ def test_disk_storage_regressor_matches_memory_storage(tmp_path):
 
 
 def test_disk_files_removed_when_the_fit_fails(tmp_path, monkeypatch):
-    from dtdecide.tree import _dask
+    from dtdecide.tree._backends import _dask
 
     frame, ddf = table(2)
     seen = []
@@ -117,7 +117,7 @@ def test_disk_files_removed_when_the_fit_fails(tmp_path, monkeypatch):
 
 
 def test_disk_part_maps_arrays_back_and_keeps_node_ids(tmp_path):
-    from dtdecide.tree._dask import _Part
+    from dtdecide.tree._backends._dask import _Part
 
     Xb = np.asfortranarray(np.arange(24, dtype=np.uint8).reshape(8, 3))
     part = _Part(Xb=Xb, F=np.linspace(0, 1, 8), t=np.arange(8) % 2, empty=np.zeros(0),

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtdecide.tree._encode import encode, fit_encode
+from dtdecide.tree._structure._encode import encode, fit_encode
 
 
 def frame():
@@ -346,7 +346,7 @@ def test_tree_scoring_equals_apply_on_reference_codes(pair, seed):
 @settings(max_examples=30, deadline=None)
 @given(pair=frame_pairs(), block_rows=st.integers(1, 7))
 def test_block_scoring_equals_apply_on_the_whole_matrix(pair, block_rows):
-    from dtdecide.tree._encode import encode_apply
+    from dtdecide.tree._structure._encode import encode_apply
 
     fit_frame, new_frame = pair
     _, enc = fit_encode(fit_frame)
@@ -365,7 +365,7 @@ def test_block_scoring_equals_apply_on_the_whole_matrix(pair, block_rows):
 
 
 def test_block_scoring_checks_every_column_before_scoring():
-    from dtdecide.tree._encode import encode_apply
+    from dtdecide.tree._structure._encode import encode_apply
 
     _, enc = fit_encode(pd.DataFrame({"s": ["a", "b"], "f": [1.0, 2.0]}))
     calls = []
@@ -376,7 +376,7 @@ def test_block_scoring_checks_every_column_before_scoring():
 
 
 def test_block_rows_must_be_positive():
-    from dtdecide.tree._encode import encode_apply
+    from dtdecide.tree._structure._encode import encode_apply
 
     _, enc = fit_encode(pd.DataFrame({"s": ["a", "b"]}))
     with pytest.raises(ValueError, match="block_rows must be a positive integer; got 0"):
@@ -385,7 +385,7 @@ def test_block_rows_must_be_positive():
 
 def test_estimator_scores_in_blocks_like_one_matrix(monkeypatch):
     from dtdecide import DecisionMatrix, ProfitTreeClassifier
-    from dtdecide.tree import _encode
+    from dtdecide.tree._structure import _encode
 
     rng = np.random.default_rng(3)
     n = 300
@@ -408,7 +408,7 @@ def test_estimator_scores_in_blocks_like_one_matrix(monkeypatch):
 
 
 def test_fit_encode_through_small_blocks_is_c_ordered_and_exact(monkeypatch):
-    from dtdecide.tree import _encode
+    from dtdecide.tree._structure import _encode
 
     rng = np.random.default_rng(5)
     n = 50

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor
-from dtdecide.tree._criteria import ordinal_loss_matrix, regret_matrix
+from dtdecide.tree._kernels._criteria import ordinal_loss_matrix, regret_matrix
 
 
 def mixed_frame(n=400, seed=0, nan=True):

@@ -8,8 +8,8 @@ from _exact_twin import Twin
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor
 from dtdecide.decision._kernels import encode_target
 from dtdecide.export import export_rules, leaf_table, to_sql
-from dtdecide.tree import _pruning
-from dtdecide.tree._binning import Binner
+from dtdecide.tree._estimator import _pruning
+from dtdecide.tree._kernels._binning import Binner
 
 
 def _twin(est, X, y, *, F=None, costs=None, cost_columns=None, all_subsets=False):

@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtdecide.tree._binning import Binner
-from dtdecide.tree._criteria import impurity
-from dtdecide.tree._grower import grow_tree
+from dtdecide.tree._algorithms._grower import grow_tree
+from dtdecide.tree._kernels._binning import Binner
+from dtdecide.tree._kernels._criteria import impurity
 
 
 def make_data(seed, n=400, n_classes=3, nan_rate=0.1, n_cat=5):
@@ -252,7 +252,7 @@ def test_weighted_best_first_with_categorical_and_missing():
 
 def test_ordinal_generalized_gini_grows_and_routes():
     X, y, is_cat, _ = make_data(10, n=600)
-    from dtdecide.tree._criteria import ordinal_loss_matrix
+    from dtdecide.tree._kernels._criteria import ordinal_loss_matrix
 
     tree = fit(X, y, is_cat, criterion="generalized_gini", loss_matrix=ordinal_loss_matrix(3),
                n_classes=3, max_depth=4)
@@ -291,8 +291,8 @@ def test_per_feature_widths_grow_the_padded_uniform_tree(monkeypatch, criterion,
                                                          max_leaf_nodes):
     """The flat per-feature layout grows exactly the tree of the old uniform layout (every
     feature as wide as the widest, the slow twin), and routes the training rows as split."""
-    import dtdecide.tree._grower as grower_module
-    from dtdecide.tree._histogram import BinLayout
+    import dtdecide.tree._algorithms._grower as grower_module
+    from dtdecide.tree._kernels._histogram import BinLayout
 
     X, score, is_cat, rng = _mixed_width_data(3)
     y = score if criterion == "variance" else np.digitize(score, np.quantile(score, [0.3, 0.7]))
@@ -319,7 +319,7 @@ def test_per_feature_widths_grow_the_padded_uniform_tree(monkeypatch, criterion,
 
 def test_level_histograms_scale_with_the_sum_of_widths(monkeypatch):
     """Node histograms hold sum(n_bins_ + 1) cells, not n_features * max width."""
-    import dtdecide.tree._grower as grower_module
+    import dtdecide.tree._algorithms._grower as grower_module
 
     X, score, is_cat, _ = _mixed_width_data(4)
     y = np.digitize(score, [0.0])

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtdecide.tree._histogram import BinLayout, HistogramTarget, build_histograms
+from dtdecide.tree._kernels._histogram import BinLayout, HistogramTarget, build_histograms
 
 
 def slow_histograms(X_binned, rows, slots, n_slots, B, codes=None, n_classes=None,
@@ -191,7 +191,7 @@ def test_flat_layout_is_the_padded_uniform_histogram_without_padding(seed, width
 
 
 def test_layout_from_binner_and_cell_index():
-    from dtdecide.tree._binning import Binner
+    from dtdecide.tree._kernels._binning import Binner
 
     X = np.array([[0.0, 1.0], [2.0, 3.5], [1.0, np.nan], [np.nan, 7.0]])
     binner = Binner().fit(X, np.array([True, False]))

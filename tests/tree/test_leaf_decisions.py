@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtdecide.decision import DecisionMatrix, interpolate_knots
-from dtdecide.tree import _leaf
+from dtdecide.tree._structure import _leaf
 
 
 # --------------------------------------------------------------------- helpers

@@ -6,10 +6,10 @@ import pytest
 
 from dtdecide import DecisionMatrix
 from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
-from dtdecide.tree._binning import Binner
-from dtdecide.tree._grower import grow_tree
-from dtdecide.tree._histogram import BinLayout, HistogramTarget, build_histograms
-from dtdecide.tree._parallel import ThreadPool, check_n_jobs, feature_groups
+from dtdecide.tree._algorithms._grower import grow_tree
+from dtdecide.tree._kernels._binning import Binner
+from dtdecide.tree._kernels._histogram import BinLayout, HistogramTarget, build_histograms
+from dtdecide.tree._kernels._parallel import ThreadPool, check_n_jobs, feature_groups
 
 NODE_FIELDS = (
     "children_left", "children_right", "parent", "depth", "feature", "threshold",

@@ -9,10 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor
-from dtdecide.tree._binning import Binner
-from dtdecide.tree._histogram import BinLayout, build_histograms
-from dtdecide.tree._profit import PROFIT_METHODS, TIE_BREAK, ProfitCriterion, growth_consequences
-from dtdecide.tree._splitter import find_best_splits
+from dtdecide.tree._kernels._binning import Binner
+from dtdecide.tree._kernels._histogram import BinLayout, build_histograms
+from dtdecide.tree._kernels._profit import (
+    PROFIT_METHODS,
+    TIE_BREAK,
+    ProfitCriterion,
+    growth_consequences,
+)
+from dtdecide.tree._kernels._splitter import find_best_splits
 
 
 # ------------------------------------------------------------------ slow reference
@@ -85,7 +90,7 @@ def vectorised_best(x, q, w, method, is_cat, msl):
     Xb = binner.transform(X)
     crit = ProfitCriterion(q.shape[1], method)
     codes, weights = crit.row_channels(q, w)
-    from dtdecide.tree._histogram import HistogramTarget
+    from dtdecide.tree._kernels._histogram import HistogramTarget
 
     target = HistogramTarget(codes=codes, n_classes=q.shape[1], weights=weights)
     layout = BinLayout.from_binner(binner)

@@ -7,18 +7,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtdecide.tree._pruning import (
-    apply_ccp_alpha,
+from dtdecide.tree._algorithms._pruning import (
     keep_as_leaf_mask,
     leaf_intervals,
-    node_risk,
-    prune_estimator,
-    pruning_path,
     subtree_index_for_alpha,
     sum_over_subtrees,
     weakest_link_sequence,
 )
-from dtdecide.tree._tree import TreeStructure
+from dtdecide.tree._estimator._pruning import (
+    apply_ccp_alpha,
+    node_risk,
+    prune_estimator,
+    pruning_path,
+)
+from dtdecide.tree._structure._tree import TreeStructure
 
 # ----------------------------------------------------------------------------- helpers
 LEVELS = np.array(["no", "yes"], dtype=object)

@@ -22,8 +22,8 @@ from dtdecide import (
     best_subtrees_by_size,
     select_subtree,
 )
-from dtdecide.tree._pruning import pruning_path
-from dtdecide.tree._study import (
+from dtdecide.tree._estimator._pruning import pruning_path
+from dtdecide.tree._studies._study import (
     _geometric_midpoints,
     _lift_per_subtree,
     _min_plus,
@@ -344,7 +344,7 @@ def test_best_subtrees_by_size_matches_brute_force(data):
     X, y, _, _ = data
     est = ProfitTreeClassifier(decision_matrix=REVENUE, max_depth=3).fit(X, y)
     table = best_subtrees_by_size(est)
-    from dtdecide.tree._pruning import node_risk
+    from dtdecide.tree._estimator._pruning import node_risk
 
     risk, _ = node_risk(est)
     t = est.tree_
@@ -364,7 +364,7 @@ def test_best_subtrees_by_size_matches_brute_force(data):
 def test_best_subtree_of_size_reaches_the_brute_force_optimum(data):
     X, y, _, _ = data
     est = ProfitTreeClassifier(decision_matrix=REVENUE, max_depth=3).fit(X, y)
-    from dtdecide.tree._pruning import node_risk
+    from dtdecide.tree._estimator._pruning import node_risk
 
     risk, _ = node_risk(est)
     t = est.tree_

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtdecide.tree._criteria import ordinal_loss_matrix
-from dtdecide.tree._splitter import find_best_splits
+from dtdecide.tree._kernels._criteria import ordinal_loss_matrix
+from dtdecide.tree._kernels._splitter import find_best_splits
 
 
 def node_w(sums, criterion, L=None):
@@ -236,7 +236,7 @@ def test_property_gain_matches_brute_force(seed, n_classes):
 
 def _flat_and_padded(rng, m, widths, C, is_clf):
     """A flat histogram over per-feature widths and its zero-padded uniform 4-D twin."""
-    from dtdecide.tree._histogram import BinLayout
+    from dtdecide.tree._kernels._histogram import BinLayout
 
     layout = BinLayout(widths)
     B = layout.max_width
@@ -320,7 +320,7 @@ def test_per_feature_splits_contain_the_best_split(seed, widths, criterion):
 
 
 def test_flat_layout_shape_errors():
-    from dtdecide.tree._histogram import BinLayout
+    from dtdecide.tree._kernels._histogram import BinLayout
 
     hist = np.zeros((1, 5, 2))
     kw = dict(is_classification=True, criterion="gini", is_categorical=np.array([False]))

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dtdecide.tree._tree import TreeStructure
+from dtdecide.tree._structure._tree import TreeStructure
 
 
 def random_tree(rng, n_features=3, n_cat=4, max_nodes=15, categorical=True):
@@ -256,7 +256,7 @@ def test_fixed_step_categorical_routing_matches_both_twins(seed, n_cat, n_featur
 
 def test_fixed_step_routing_over_many_blocks():
     """More rows than one apply block: every block routes like the level-by-level twin."""
-    from dtdecide.tree._tree import _APPLY_BLOCK
+    from dtdecide.tree._structure._tree import _APPLY_BLOCK
 
     rng = np.random.default_rng(11)
     tree = random_tree(rng, n_features=3, n_cat=30, max_nodes=60)

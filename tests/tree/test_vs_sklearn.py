@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
-from dtdecide.tree._binning import Binner
-from dtdecide.tree._grower import grow_tree
+from dtdecide.tree._algorithms._grower import grow_tree
+from dtdecide.tree._kernels._binning import Binner
 
 
 def weighted_impurity(y, w, criterion, n_classes):

@@ -3,7 +3,7 @@
 Each function here is the twin of a NumPy implementation that stays the reference (named
 in its docstring); tests compare the two on random inputs. Every kernel is compiled with
 ``nogil=True``, so it releases the GIL for its whole loop: the callers run them on the
-threads of :mod:`dtdecide.tree._parallel`, each thread on its own features (histograms,
+threads of :mod:`dtdecide.tree._kernels._parallel`, each thread on its own features (histograms,
 binning) or its own contiguous range of rows (partition, apply). Within a kernel rows are
 visited in increasing order and every float sum is accumulated in that order, so a result
 does not depend on how the work is shared among threads.

@@ -2,7 +2,7 @@
 
 :func:`find_best_splits` scans every feature of every node (vectorised over nodes and bins;
 the only Python loop is over features) and returns, per node, the split with the largest
-gain ``W(parent) - W(left) - W(right)`` (:mod:`dtdecide.tree._criteria`).
+gain ``W(parent) - W(left) - W(right)`` (:mod:`dtdecide.tree._kernels._criteria`).
 
 Candidate splits of a feature, over its non-missing bins taken in some *order*:
 "the first ``s + 1`` bins of the order go left", for every ``s``. Missing values (the
@@ -26,6 +26,8 @@ with the larger training weight (ties: left).
 
 A candidate is valid when each child has at least ``min_samples_leaf`` rows and positive
 weight.
+
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import numpy as np
@@ -152,7 +154,7 @@ def find_best_splits(
     Parameters
     ----------
     hist : ndarray
-        Raw sums, see :mod:`dtdecide.tree._histogram`: shape (n_nodes, n_features,
+        Raw sums, see :mod:`dtdecide.tree._kernels._histogram`: shape (n_nodes, n_features,
         n_bins_total, n_channels) (uniform widths, missing bin last) when ``layout`` is
         None, else the flat (n_nodes, layout.n_cells, n_channels).
     counts : ndarray or None
@@ -160,7 +162,7 @@ def find_best_splits(
         equal the weights (all case weights 1).
     is_classification : bool
     criterion : str
-        See :mod:`dtdecide.tree._criteria`.
+        See :mod:`dtdecide.tree._kernels._criteria`.
     loss_matrix : ndarray or None
         Symmetric loss matrix for ``generalized_gini``.
     class_weight : ndarray of shape (n_classes,) or None
@@ -189,7 +191,7 @@ def find_best_splits(
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._splitter import find_best_splits
+    >>> from dtdecide.tree._kernels._splitter import find_best_splits
     >>> hist = np.zeros((1, 1, 4, 2))  # one node, one feature, 3 bins + missing
     >>> hist[0, 0, :3] = [[2, 0], [1, 1], [0, 2]]
     >>> counts = hist.sum(-1)

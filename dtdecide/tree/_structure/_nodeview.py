@@ -2,8 +2,10 @@
 
 Read once from a fitted estimator's public attributes (``tree_``, ``node_posteriors_``,
 ``decision_matrix_``, ``decisions_``) and its hand-set decisions; shared by the HTML view
-(:mod:`._html`) and the exporters (``dtdecide.export``), so that both show the same
+(:mod:`dtdecide.tree._estimator._html`) and the exporters (``dtdecide.export``), so that both show the same
 numbers.
+
+Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["NodeStatistics", "node_statistics"]
+__all__ = ["NodeStatistics", "natural_decisions", "node_statistics"]
 
 
 @dataclass
@@ -41,6 +43,13 @@ def node_mean_sd(value):
     return mean, np.sqrt(np.clip(var, 0.0, None))
 
 
+def natural_decisions(est):
+    """The decision of every node of ``tree_`` without the overrides (intp array)."""
+    if not getattr(est, "decision_overrides_", None):
+        return np.asarray(est.tree_.node_decision, dtype=np.intp)
+    return np.asarray(est._redecide(est.tree_, overrides=False).node_decision, dtype=np.intp)
+
+
 def node_statistics(est):
     """The :class:`NodeStatistics` of a fitted profit tree."""
     tree = est.tree_
@@ -59,8 +68,6 @@ def node_statistics(est):
         out.node_decision = np.asarray(node_decision, dtype=np.intp)
         out.node_expected = np.asarray(tree.node_expected, dtype=np.float64) * out.sign
         if getattr(est, "decision_overrides_", None):
-            from ._edit import natural_decisions
-
             natural = natural_decisions(est)
             out.overrides = {
                 int(n): int(natural[n]) for n in np.flatnonzero(natural != out.node_decision)

@@ -28,14 +28,16 @@ What is stored, and why
 * case-specific consequence arrays: the per-node sums of ``F(j) Q(j,t,d)`` by class
   (categorical) or of ``F(j) Q(j,k,d)`` by knot (interval). These can be re-decided with
   new priors, but not with a new matrix.
+
+Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._dtypes import STAT_DTYPE
-from ..decision._kernels import _segments, decide_arrays, interpolate_knots
+from ..._dtypes import STAT_DTYPE
+from ...decision._kernels import _segments, decide_arrays, interpolate_knots
 
 __all__ = [
     "DecisionStats",

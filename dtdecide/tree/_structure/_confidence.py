@@ -9,12 +9,14 @@ Both work from the per-node statistics a fitted tree stores (no training data ne
   counts ``n* ~ Multinomial(n, n_t / n)`` (categorical target); each class keeps its
   average weight, cost variables and case-specific consequences, so class ``t``'s sums
   are scaled by ``n*_t / n_t``, and the resample is re-decided by the tree's own leaf rule
-  (:func:`dtdecide.tree._leaf.node_decisions`, priors relative to the training root).
+  (:func:`dtdecide.tree._structure._leaf.node_decisions`, priors relative to the training root).
   With constant consequences and unit weights this is exactly the bootstrap of the leaf's
   cases; varying case costs within a class are held at their class average. Interval
   targets resample the leaf mean from its normal approximation
   ``N(mean, sd / sqrt(n))`` (costs at their leaf averages). Vectorised over leaves and
   resamples.
+
+Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
 """
 
 import numpy as np

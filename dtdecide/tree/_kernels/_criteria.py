@@ -19,6 +19,8 @@ Impurities ``I(p)``:
   special case ``L = 1 - identity``); for ordinal targets with ``L(t, d) = |t - d|`` it
   equals ``2 sum_k F_k (1 - F_k)`` over cumulative proportions ``F_k`` (rpartScore);
 * variance ``S2/W - (S1/W)**2``.
+
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import numpy as np
@@ -59,7 +61,7 @@ def check_loss_matrix(loss_matrix, n_classes):
 
     Examples
     --------
-    >>> from dtdecide.tree._criteria import check_loss_matrix
+    >>> from dtdecide.tree._kernels._criteria import check_loss_matrix
     >>> check_loss_matrix([[0, 1], [3, 0]], 2).tolist()
     [[0.0, 2.0], [2.0, 0.0]]
     """
@@ -81,7 +83,7 @@ def regret_matrix(profit):
 
     Examples
     --------
-    >>> from dtdecide.tree._criteria import regret_matrix
+    >>> from dtdecide.tree._kernels._criteria import regret_matrix
     >>> regret_matrix([[5, 1], [0, 2]]).tolist()
     [[0.0, 4.0], [2.0, 0.0]]
     """
@@ -96,7 +98,7 @@ def ordinal_loss_matrix(n_classes):
 
     Examples
     --------
-    >>> from dtdecide.tree._criteria import ordinal_loss_matrix
+    >>> from dtdecide.tree._kernels._criteria import ordinal_loss_matrix
     >>> ordinal_loss_matrix(3).tolist()
     [[0.0, 1.0, 2.0], [1.0, 0.0, 1.0], [2.0, 1.0, 0.0]]
     """
@@ -117,7 +119,7 @@ def channel_sum(sums):
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._criteria import channel_sum
+    >>> from dtdecide.tree._kernels._criteria import channel_sum
     >>> channel_sum(np.array([[1.0, 2.0], [3.0, 4.0]])).tolist()
     [3.0, 7.0]
     """
@@ -138,7 +140,7 @@ def weighted_impurity(sums, criterion, loss_matrix=None):
     sums : ndarray of shape (..., n_channels)
         Class sums (classification) or ``[W, S1, S2]`` (variance).
     criterion : {"gini", "entropy", "generalized_gini", "variance"} or ProfitCriterion
-        A :class:`~dtdecide.tree._profit.ProfitCriterion` computes its own ``W``.
+        A :class:`~dtdecide.tree._kernels._profit.ProfitCriterion` computes its own ``W``.
     loss_matrix : ndarray of shape (T, T) or None
         Symmetric loss matrix, required for ``generalized_gini``.
 
@@ -150,7 +152,7 @@ def weighted_impurity(sums, criterion, loss_matrix=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._criteria import weighted_impurity
+    >>> from dtdecide.tree._kernels._criteria import weighted_impurity
     >>> float(weighted_impurity(np.array([3.0, 1.0]), "gini"))  # 4 * (1 - 10/16)
     1.5
     >>> float(weighted_impurity(np.array([4.0, 6.0, 20.0]), "variance"))  # 20 - 36/4
@@ -222,7 +224,7 @@ def split_gain(left, parent, criterion, loss_matrix=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._criteria import split_gain
+    >>> from dtdecide.tree._kernels._criteria import split_gain
     >>> float(split_gain(np.array([[[2.0, 0.0]]]), np.array([[2.0, 2.0]]), "gini")[0, 0])
     2.0
     """
@@ -270,7 +272,7 @@ def impurity(sums, criterion, loss_matrix=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._criteria import impurity
+    >>> from dtdecide.tree._kernels._criteria import impurity
     >>> float(impurity(np.array([1.0, 1.0]), "entropy"))
     1.0
     """
@@ -303,7 +305,7 @@ class ConsequenceSums:
     --------
     >>> import numpy as np
     >>> from dtdecide import DecisionMatrix
-    >>> from dtdecide.tree._criteria import ConsequenceSums
+    >>> from dtdecide.tree._kernels._criteria import ConsequenceSums
     >>> m = DecisionMatrix({"call": [9.0, 0.0], "skip": [0.0, 0.0]}, levels=["yes", "no"],
     ...                    kind="revenue", costs={"call": "c"})
     >>> cons = m.resolve({"c": np.array([1.0, 3.0])}, n_samples=2)

@@ -11,7 +11,7 @@ prior ratio ``pi / rho`` of its class, when the split search uses priors). From 
 * ``s(i) = max_d q(i, d) - min_d q(i, d)``, what the worst wrong decision costs it.
 
 Histogram channels are sums of per-case amounts grouped by ``b(i)`` (a
-:class:`~dtdecide.tree._histogram.HistogramTarget` with weight groups; each group is
+:class:`~dtdecide.tree._kernels._histogram.HistogramTarget` with weight groups; each group is
 ``D`` channels wide), so they are additive over rows like the class counts of Gini:
 
 * group ``A``: ``A(d) = sum_{b(i) = d} w(i) s(i)``, always present;
@@ -56,6 +56,8 @@ Categorical inputs are scanned in the order of ``A(1) / (A(0) + A(1))`` for two
 decisions (the share of the money at stake that prefers the second decision; exact for
 ``cost_gini``, ``profit`` and ``profit_gini``, which are concave in the two channels),
 and of each decision's share for more.
+
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import numpy as np
@@ -102,7 +104,7 @@ def growth_consequences(cons, target, method=DEFAULT_PROFIT_METHOD):
     --------
     >>> import numpy as np
     >>> from dtdecide.decision import DecisionMatrix
-    >>> from dtdecide.tree._profit import growth_consequences
+    >>> from dtdecide.tree._kernels._profit import growth_consequences
     >>> m = DecisionMatrix.from_cost_matrix(levels=("good", "bad"))
     >>> cons = m.resolve(np.array([[10.0, 50.0, 0, 0], [1.0, 3.0, 0, 0]]), n_samples=2)
     >>> q = growth_consequences(cons, np.array([1, 0]))  # stakes 60 and 4
@@ -139,7 +141,7 @@ class ProfitCriterion:
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._profit import ProfitCriterion
+    >>> from dtdecide.tree._kernels._profit import ProfitCriterion
     >>> crit = ProfitCriterion(2, "profit")
     >>> q = np.array([[5.0, 0.0], [-1.0, 0.0], [-1.0, 0.0]])  # 1 responder, 2 not
     >>> codes, weights = crit.row_channels(q, np.ones(3))

@@ -24,12 +24,14 @@ keeps the Binner's shared missing code ``missing_bin_idx_ = max_width - 1``; it 
 to the feature's own last cell while histogramming. A uniform width (every feature
 ``n_bins_total`` cells) is the special case where the flat axis reshapes to
 ``(n_features, n_bins_total)``.
+
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import numpy as np
 
-from .._dtypes import BIN_COUNT_DTYPE, HIST_DTYPE, HIST_DTYPE_SMALL_COUNTS
-from .._jit import use_compiled
+from ..._dtypes import BIN_COUNT_DTYPE, HIST_DTYPE, HIST_DTYPE_SMALL_COUNTS
+from ..._jit import use_compiled
 from ._parallel import feature_groups
 
 __all__ = ["BinLayout", "HistogramTarget", "build_histograms"]
@@ -62,7 +64,7 @@ class BinLayout:
 
     Examples
     --------
-    >>> from dtdecide.tree._histogram import BinLayout
+    >>> from dtdecide.tree._kernels._histogram import BinLayout
     >>> layout = BinLayout([3, 5])
     >>> layout.offsets.tolist(), layout.n_cells, layout.max_width
     ([0, 3, 8], 8, 5)
@@ -98,7 +100,7 @@ class BinLayout:
 
     @classmethod
     def from_binner(cls, binner):
-        """Layout of a fitted :class:`~dtdecide.tree._binning.Binner`."""
+        """Layout of a fitted :class:`~dtdecide.tree._kernels._binning.Binner`."""
         return cls(np.asarray(binner.n_bins_, dtype=np.intp) + 1)
 
     def gather(self, flat, nodes, features):
@@ -143,7 +145,7 @@ class HistogramTarget:
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._histogram import HistogramTarget
+    >>> from dtdecide.tree._kernels._histogram import HistogramTarget
     >>> HistogramTarget(codes=np.array([0, 1]), n_classes=2).n_channels
     2
     """
@@ -221,7 +223,7 @@ def build_histograms(
         Preallocated outputs of the shapes below (``counts`` None unless
         ``with_counts``); they are overwritten.
     pool : ThreadPool or None
-        Threads to share the features among (see :mod:`dtdecide.tree._parallel`);
+        Threads to share the features among (see :mod:`dtdecide.tree._kernels._parallel`);
         each feature's cells are computed exactly as without threads, so the result is
         identical.
 
@@ -235,7 +237,7 @@ def build_histograms(
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._histogram import BinLayout, HistogramTarget, build_histograms
+    >>> from dtdecide.tree._kernels._histogram import BinLayout, HistogramTarget, build_histograms
     >>> Xb = np.array([[0], [1], [1], [0]], dtype=np.uint8)
     >>> t = HistogramTarget(codes=np.array([0, 1, 1, 1]), n_classes=2)
     >>> hist, _ = build_histograms(Xb, None, np.array([0, 0, 1, 1]), 2, 3, t)
@@ -304,7 +306,7 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts):
     The compiled kernel visits every row once per feature, in row order, and adds into
     ``hist``/``counts`` directly (no chunks, no index temporaries).
     """
-    from ._kernels import _compiled
+    from . import _compiled
 
     # one dtype per argument: each combination of types is one compilation
     use_rows = rows is not None

@@ -10,6 +10,8 @@ Decision overrides are kept in ``decision_overrides_`` (node id of the reference
 which is ``tree_`` right after an edit -> decision index) and applied by ``_redecide`` whenever the tree is re-decided with its
 own matrix and priors; every reader of ``tree_.node_decision`` (``decide``, the leaf
 table, rules, SQL, plots, the HTML view) therefore follows them.
+
+Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architecture page.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ import numbers
 import numpy as np
 import pandas as pd
 
-from ._tree import match_subtree_nodes
+from .._structure._nodeview import natural_decisions
+from .._structure._tree import match_subtree_nodes
 
-__all__ = ["EditMixin", "apply_overrides", "natural_decisions", "replay_edits"]
+__all__ = ["EditMixin", "apply_overrides", "replay_edits"]
 
 _OPS = ("set_decision", "prune_node", "split", "regrow")
 _KEYS = {
@@ -92,13 +95,6 @@ def apply_overrides(fields, overrides, nodes):
     return {**fields, "node_decision": decision}
 
 
-def natural_decisions(est):
-    """The decision of every node of ``tree_`` without the overrides (intp array)."""
-    if not getattr(est, "decision_overrides_", None):
-        return np.asarray(est.tree_.node_decision, dtype=np.intp)
-    return np.asarray(est._redecide(est.tree_, overrides=False).node_decision, dtype=np.intp)
-
-
 def _to_json_label(value):
     """A label as a plain JSON value (numpy scalars unwrapped)."""
     if isinstance(value, np.generic):
@@ -163,13 +159,13 @@ def _prune_node(est, node):
 
 def _training_arrays(est, X, y, costs, sample_weight, what="split"):
     """The training rows as ``fit`` saw them, checked against the fitted tree."""
-    from ..decision._validation import (
+    from ...decision._validation import (
         check_1d,
         check_same_index,
         check_sample_weight,
         reference_index,
     )
-    from ._encode import encode
+    from .._structure._encode import encode
 
     if X is None or y is None:
         raise ValueError(
@@ -201,7 +197,7 @@ def _training_arrays(est, X, y, costs, sample_weight, what="split"):
 
 def _node_values(est, node_of_row, data, n_nodes, parent, depth):
     """Per-node ``value`` sums (classes: weighted counts; regression: [W, S1, S2])."""
-    from . import _leaf
+    from .._structure import _leaf
 
     F, target = data["F"], data["target"]
     if getattr(est, "classes_", None) is not None:
@@ -217,7 +213,7 @@ def _node_values(est, node_of_row, data, n_nodes, parent, depth):
 def _check_training_rows(est, data, what):
     """Leaf of every training row; refuses rows other than those the tree was fitted on
     (the fitted node counts and class sums / target sums must agree)."""
-    from . import _leaf
+    from .._structure import _leaf
 
     tree = est.tree_
     node_of_row = tree.apply(data["X"])
@@ -240,11 +236,11 @@ def _node_impurity(est, data, node_of_row, nodes, value):
 
     ``value`` holds the nodes' value sums. Under ``criterion="profit"`` the impurity is
     the node's money impurity ``W`` per unit of training frequency, from the cases'
-    money channels (:class:`~dtdecide.tree._profit.ProfitCriterion`); otherwise the
+    money channels (:class:`~dtdecide.tree._kernels._profit.ProfitCriterion`); otherwise the
     criterion's impurity of the (class-weighted) value sums.
     """
-    from ._criteria import impurity
-    from ._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion, growth_consequences
+    from .._kernels._criteria import impurity
+    from .._kernels._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion, growth_consequences
 
     matrix, F, target = est.decision_matrix_, data["F"], data["target"]
     loss_matrix = est._loss_matrix(matrix, data["cons"], F)
@@ -279,8 +275,8 @@ def _install(est, fields, node_of_row, data, impurity, *, value=None, drop_overr
     the leaf of every row in the new structure), the decision statistics too; the
     override of ``drop_override`` (a node that stopped being a leaf) is dropped.
     """
-    from . import _leaf
-    from ._tree import TreeStructure
+    from .._structure import _leaf
+    from .._structure._tree import TreeStructure
 
     parent, depth = fields["parent"], fields["depth"]
     n_total = parent.shape[0]
@@ -436,7 +432,7 @@ _REGROW_PARAMS = ("criterion", "max_depth", "min_samples_leaf", "min_samples_spl
 def _search_weight(setup):
     """Per-row weight of the split search's total (``min_impurity_decrease`` is relative
     to the sum of it over the training rows, as the grower's ``total_weight``)."""
-    from ._profit import ProfitCriterion
+    from .._kernels._profit import ProfitCriterion
 
     F, cw = setup["sample_weight"], setup["class_weight"]
     w = F if cw is None else F * cw[np.asarray(setup["y"], dtype=np.intp)]
@@ -549,7 +545,7 @@ def _regrow(est, node, params, *, data):
         if name != "parent" and name != "depth":
             out[node] = new[0]
         fields[name] = out
-    from ._tree import TreeStructure
+    from .._structure._tree import TreeStructure
 
     routed = TreeStructure(
         **fields, n_node_samples=np.zeros(n + k - 1, dtype=tree.n_node_samples.dtype),
@@ -571,13 +567,13 @@ def _regrow(est, node, params, *, data):
 def _grow_setup(est, data):
     """The binned training rows and the split search of ``fit``, as ``_grow`` sets them.
 
-    Returns the keyword arguments of :func:`~dtdecide.tree._grower.grow_tree` that fix
+    Returns the keyword arguments of :func:`~dtdecide.tree._algorithms._grower.grow_tree` that fix
     the split search (binned matrix, binner, target, weights, criterion and its inputs).
     """
     from sklearn.utils import check_random_state
 
-    from ._binning import Binner
-    from ._profit import DEFAULT_PROFIT_METHOD, growth_consequences
+    from .._kernels._binning import Binner
+    from .._kernels._profit import DEFAULT_PROFIT_METHOD, growth_consequences
 
     # the binning of fit: the same seed drawn from random_state, the same weights
     seed = check_random_state(est.random_state).randint(np.iinfo(np.int32).max)
@@ -614,7 +610,7 @@ def _reaching(tree, node_of_row, node):
 
 def _stack_stats(parts):
     """Node statistics of several computations, one after another (rows kept)."""
-    from ._leaf import DecisionStats
+    from .._structure._leaf import DecisionStats
 
     first = parts[0]
     fields = {}
@@ -635,7 +631,7 @@ def _child_profits(est, data, rows, go_left, base, node):
     rule, or under the case rule for a tree with ``decision_rule="case"`` (posteriors
     smoothed as the tree's: the node's own, the children's toward it).
     """
-    from . import _leaf
+    from .._structure import _leaf
 
     m = est.decision_matrix_
     child = np.where(go_left, 0, 1)
@@ -653,7 +649,7 @@ def _child_profits(est, data, rows, go_left, base, node):
     exp = np.asarray(fields["node_expected"])[1:]
     if est._case_rule():
         # each case decides from the node's posteriors (prediction) and its own costs
-        from ._caserule import case_node_sums
+        from .._structure._caserule import case_node_sums
 
         if m.is_interval:
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -681,7 +677,7 @@ def _child_profits(est, data, rows, go_left, base, node):
 
 
 def _split_candidates(est, node, data, n, by):
-    from . import _leaf
+    from .._structure import _leaf
     from ._grower import node_split_candidates
 
     tree = est.tree_

@@ -27,6 +27,8 @@ Python work: each column is written once, contiguously, into a column-major resu
 integer codes and mapped to training codes through a lookup table of the column's
 distinct labels with one ``np.take``). A float64 numpy array is not copied at all.
 :func:`fit_encode` hands the grower a C-ordered matrix, as it always did.
+
+Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_array
 
-from .._dtypes import X_DTYPE
+from ..._dtypes import X_DTYPE
 
 __all__ = [
     "FeatureEncoding",
@@ -140,7 +142,7 @@ def identifier_columns(X):
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> from dtdecide.tree._encode import identifier_columns
+    >>> from dtdecide.tree._structure._encode import identifier_columns
     >>> X = pd.DataFrame({"client": np.arange(100, 130), "age": np.arange(30) % 7,
     ...                   "ref": [f"r{i}" for i in range(30)]})
     >>> identifier_columns(X)
@@ -472,7 +474,7 @@ def fit_encode(X):
     Examples
     --------
     >>> import pandas as pd
-    >>> from dtdecide.tree._encode import fit_encode
+    >>> from dtdecide.tree._structure._encode import fit_encode
     >>> X = pd.DataFrame({"age": [30, 41, None], "job": ["b", "a", "b"]})
     >>> codes, enc = fit_encode(X)
     >>> codes.tolist()
@@ -713,7 +715,7 @@ def encode(X, encoding, *, estimator_name="estimator", handle_unknown=None,
     Examples
     --------
     >>> import pandas as pd
-    >>> from dtdecide.tree._encode import fit_encode, encode
+    >>> from dtdecide.tree._structure._encode import fit_encode, encode
     >>> _, enc = fit_encode(pd.DataFrame({"job": ["a", "b"]}))
     >>> encode(pd.DataFrame({"job": ["b", "zzz", None]}), enc).ravel().tolist()
     [1.0, nan, nan]
@@ -754,7 +756,7 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
     Examples
     --------
     >>> import pandas as pd
-    >>> from dtdecide.tree._encode import fit_encode, encode_apply
+    >>> from dtdecide.tree._structure._encode import fit_encode, encode_apply
     >>> X = pd.DataFrame({"job": ["a", "b", "a"], "age": [30.0, 41.0, None]})
     >>> _, enc = fit_encode(X)
     >>> encode_apply(X, enc, lambda block: block[:, 0] + 10, block_rows=2).tolist()

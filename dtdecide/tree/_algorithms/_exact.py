@@ -8,8 +8,8 @@ objective* over every split the binning allows:
 * with a decision matrix of at least two decisions: the training profit of the leaf
   decisions (profit orientation, so minus the loss for a loss matrix), prior-adjusted when
   the matrix has priors -- exactly minus the risk that cost-complexity pruning uses
-  (:func:`dtdecide.tree._pruning.node_risk`). Each leaf takes the decision the fitted tree
-  gives it (:func:`dtdecide.tree._leaf.node_decisions`, the leaf rule);
+  (:func:`dtdecide.tree._estimator._pruning.node_risk`). Each leaf takes the decision the fitted tree
+  gives it (:func:`dtdecide.tree._structure._leaf.node_decisions`, the leaf rule);
 * without one: the weighted number of correctly classified training cases (classifier)
   or minus the sum of squared errors (regressor).
 
@@ -36,6 +36,8 @@ bound left). Bounds: a child's depth-2 value is at most the sum over its rows of
 decision for each row; when the leaf decision maximises the leaf's own objective, a child
 ``S'`` whose neighbour ``S`` on the same root feature was solved also satisfies
 ``V(S') <= V(S) - lo(S \\ S') + hi(S' \\ S)`` (per-row worst and best contributions).
+
+Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architecture page.
 """
 
 from __future__ import annotations
@@ -44,11 +46,11 @@ import time
 
 import numpy as np
 
-from .._dtypes import FLOAT_DTYPE as _FLOAT
-from . import _leaf
-from ._criteria import impurity as _impurity
-from ._histogram import BinLayout
-from ._tree import TreeStructure
+from ..._dtypes import FLOAT_DTYPE as _FLOAT
+from .._kernels._criteria import impurity as _impurity
+from .._kernels._histogram import BinLayout
+from .._structure import _leaf
+from .._structure._tree import TreeStructure
 
 __all__ = ["Objective", "ExactSearch", "exact_tree"]
 
@@ -68,8 +70,8 @@ class Objective:
       the objective under that decision; the leaf value is the largest sum. ``keyscale``
       (one more channel) divides the key differences.
     * ``"sse"``: ``[w, w*y, w*y**2]`` (centred ``y``); value ``S1**2 / W - S2``.
-    * ``"generic"``: the per-row :class:`~dtdecide.tree._leaf.DecisionStats` fields, the
-      value through :func:`~dtdecide.tree._leaf.node_decisions`.
+    * ``"generic"``: the per-row :class:`~dtdecide.tree._structure._leaf.DecisionStats` fields, the
+      value through :func:`~dtdecide.tree._structure._leaf.node_decisions`.
     """
 
     def __init__(self, channels, kind, *, n_main, argmax_rule, key_mode, generic=None):

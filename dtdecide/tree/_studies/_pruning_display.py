@@ -1,4 +1,7 @@
-"""Plot of a pruning study: the measure of every subtree against its number of leaves."""
+"""Plot of a pruning study: the measure of every subtree against its number of leaves.
+
+Layer 6 (studies and displays) of :mod:`dtdecide.tree` (``_studies``); see the architecture page.
+"""
 
 import numpy as np
 

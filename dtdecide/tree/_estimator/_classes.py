@@ -4,6 +4,8 @@ The estimators glue the stages together: raw inputs are encoded (:mod:`._encode`
 binned and grown into frozen node arrays (:mod:`._binning`, :mod:`._grower`,
 :mod:`._tree`), and every node gets its decision statistics (:mod:`._leaf`) so that
 each leaf carries one decision, chosen as section 3 of the design notes says.
+
+Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
 """
 
 from __future__ import annotations
@@ -20,33 +22,35 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
-from .._dtypes import FLOAT_DTYPE as _FLOAT
-from ..decision import DecisionMatrix
-from ..decision._kernels import encode_target
-from ..decision._result import build_decision_result, realised_profits
-from ..decision._validation import (
+from ..._dtypes import FLOAT_DTYPE as _FLOAT
+from ...decision import DecisionMatrix
+from ...decision._kernels import encode_target
+from ...decision._result import build_decision_result, realised_profits
+from ...decision._validation import (
     check_1d,
     check_same_index,
     check_sample_weight,
     reference_index,
 )
-from . import _leaf
-from ._binning import Binner
-from ._criteria import ordinal_loss_matrix, split_loss_weights, training_loss_matrix
-from ._dask import (
-    decide_dask,
-    fit_dask,
-    is_dask_collection,
-    predict_decision_dask,
-    score_dask,
+from .._algorithms._edit import EditMixin, apply_overrides, replay_edits
+from .._algorithms._grower import grow_tree
+from .._backends._dask import is_dask_collection
+from .._kernels._binning import Binner
+from .._kernels._criteria import ordinal_loss_matrix, split_loss_weights, training_loss_matrix
+from .._kernels._parallel import check_n_jobs, thread_pool
+from .._kernels._profit import DEFAULT_PROFIT_METHOD, growth_consequences
+from .._structure import _leaf
+from .._structure._encode import (
+    encode,
+    encode_apply,
+    fit_encode,
+    n_samples_of,
+    warn_identifier_columns,
 )
-from ._edit import EditMixin, apply_overrides, replay_edits
-from ._encode import encode, encode_apply, fit_encode, n_samples_of, warn_identifier_columns
-from ._grower import grow_tree
+from .._structure._tree import match_subtree_nodes
+from .._structure._view import tree_view_of
+from ._dask import decide_dask, fit_dask, predict_decision_dask, score_dask
 from ._html import HTMLReprMixin
-from ._parallel import check_n_jobs, thread_pool
-from ._profit import DEFAULT_PROFIT_METHOD, growth_consequences
-from ._tree import match_subtree_nodes
 
 __all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
 
@@ -314,7 +318,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
 
             self.tree_ = _pruning.apply_ccp_alpha(self, self.ccp_alpha)
         if edits:
-            from ._edit import _training_arrays
+            from .._algorithms._edit import _training_arrays
 
             data = None
             if any(isinstance(e, dict) and e.get("op") in ("split", "regrow") for e in edits):
@@ -376,9 +380,9 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         """The tree of depth <= max_depth with the largest training objective.
 
         Sets ``search_profit_``, ``search_bound_`` and ``search_gap_`` (see
-        :mod:`dtdecide.tree._exact`).
+        :mod:`dtdecide.tree._algorithms._exact`).
         """
-        from . import _exact
+        from .._algorithms import _exact
 
         if self.max_depth is None:
             raise ValueError(
@@ -464,7 +468,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         Posteriors (prior-adjusted with the matrix priors) for a classifier, the
         prediction for a regressor; nodes without training weight take their parent's.
         """
-        from ._caserule import node_inputs
+        from .._structure._caserule import node_inputs
 
         t = self.tree_ if structure is None else structure
         return node_inputs(self._node_values(t), t.parent, t.depth)
@@ -477,7 +481,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         d_j)``, ``d_j`` the case's own best decision from the node's posteriors; and
         the ``matrix`` it was computed with (pruning refuses other matrices).
         """
-        from ._caserule import case_node_sums
+        from .._structure._caserule import case_node_sums
 
         node_in = self._case_node_inputs(tree)
         q = cons.q_actual(target)
@@ -522,7 +526,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
     def _decide_case_rule(self, leaves, *, y, costs, F, index):
         """``dtdecide.decide`` on the cases' leaf posteriors (predictions) with their
         own costs: the case rule."""
-        from ..decision import decide as engine_decide
+        from ...decision import decide as engine_decide
 
         matrix = self.decision_matrix_
         self._check_case_costs(matrix, costs)
@@ -591,9 +595,9 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
     def _leaf_confidence(self, nodes, *, n_resamples=200, random_state=0):
         """Bootstrap confidence of the decisions of ``nodes`` of ``tree_``.
 
-        See :mod:`dtdecide.tree._confidence`; NaN without decision statistics.
+        See :mod:`dtdecide.tree._structure._confidence`; NaN without decision statistics.
         """
-        from . import _confidence
+        from .._structure import _confidence
 
         check_is_fitted(self, "tree_")
         nodes = np.asarray(nodes, dtype=np.intp)
@@ -735,6 +739,20 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         """
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
+
+    def get_tree_view(self):
+        """The read-only view of the fitted tree that readers (exports, charts) use.
+
+        Returns
+        -------
+        FittedTreeView
+            The node arrays, input names and categories, target levels, decision
+            matrix, whether cases decide for themselves, and the per-node posteriors
+            (or mean and standard deviation), decisions and expected profits in the
+            user's sign (see :class:`dtdecide.tree.FittedTreeView`).
+        """
+        check_is_fitted(self, "tree_")
+        return tree_view_of(self)
 
     @property
     def feature_importances_(self):
@@ -958,7 +976,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
 
     def _confidence_columns(self, cases, leaves, n_resamples, random_state):
         """``MARGIN_``/``CONF_`` of each case's leaf, inserted after ``EP_``/``EL_``."""
-        from ._confidence import leaf_margin
+        from .._structure._confidence import leaf_margin
 
         tree = self.tree_
         all_leaves = np.flatnonzero(tree.children_left < 0)
@@ -983,7 +1001,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         Parameters
         ----------
         **kwargs
-            Passed to :func:`dtdecide.tree._pruning.pruning_path`; its only option is
+            Passed to :func:`dtdecide.tree._estimator._pruning.pruning_path`; its only option is
             ``measure`` (``None``, ``"decision"``, ``"misclassification"`` or ``"ase"``).
 
         Returns
@@ -1015,7 +1033,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         Parameters
         ----------
         **kwargs
-            Passed to :func:`dtdecide.tree._pruning.prune_estimator`: exactly one of
+            Passed to :func:`dtdecide.tree._estimator._pruning.prune_estimator`: exactly one of
             ``ccp_alpha``, ``n_leaves`` or ``subtree_index``, and optionally ``measure``.
 
         Returns

@@ -10,6 +10,8 @@ adds "expand all", "collapse all" and "open to depth" buttons (hidden when scrip
 run). Every node element carries ``data-node`` (its id in ``tree_``), ``data-leaf``,
 ``data-depth`` and ``data-decision``; every label is HTML-escaped. No network resource is
 used: styles and script are inline.
+
+Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
 """
 
 from __future__ import annotations
@@ -20,22 +22,11 @@ import math
 
 import numpy as np
 
-from ._nodeview import node_statistics
+from .._structure._nodeview import node_statistics
+from .._structure._view import DECISION_PALETTE
 
-__all__ = ["DECISION_PALETTE", "HTMLReprMixin", "decision_colour", "tree_html"]
+__all__ = ["HTMLReprMixin", "decision_colour", "tree_html"]
 
-# Colour-blind friendly qualitative palette (Okabe-Ito), one colour per decision in the
-# matrix's order; shared with the matplotlib plot so both views colour alike.
-DECISION_PALETTE = (
-    "#E69F00",
-    "#56B4E9",
-    "#009E73",
-    "#F0E442",
-    "#0072B2",
-    "#D55E00",
-    "#CC79A7",
-    "#999999",
-)
 _NO_DECISION = "#BBBBBB"
 
 # a page may hold several views (a notebook): their element ids must differ
@@ -161,7 +152,7 @@ class _Stats:
 
 def _validation(est, stats, X, y, costs, sample_weight):
     """Per-node figures of validation cases: counts, class shares or mean, profit."""
-    from ..decision._validation import check_1d, check_sample_weight, reference_index
+    from ...decision._validation import check_1d, check_sample_weight, reference_index
 
     ind = est.decision_path(X).tocsc()  # (n_samples, n_nodes)
     n_rows = ind.shape[0]
@@ -495,6 +486,12 @@ class HTMLReprMixin:
             '<details class="dtd-params"><summary style="cursor:pointer;font-size:12px">'
             "parameters</summary>" + params + "</details>"
         )
+
+    def _tree_html(self, X_valid=None, y_valid=None, costs_valid=None,
+                   sample_weight_valid=None, **options):
+        """The HTML markup of this fitted tree (see :func:`tree_html`); what
+        ``dtdecide.export.export_html`` writes to a file."""
+        return tree_html(self, X_valid, y_valid, costs_valid, sample_weight_valid, **options)
 
     @property
     def _repr_html_(self):

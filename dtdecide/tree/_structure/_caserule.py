@@ -14,14 +14,16 @@ every (case, node on its path) pair is visited once, one vectorised step per lev
 the path (:func:`path_steps`), and summed into the node with ``np.bincount``.
 
 Pure array code: no pandas, no estimator.
+
+Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._dtypes import NODE_DTYPE, STAT_DTYPE
-from ..decision._kernels import decide_arrays
+from ..._dtypes import NODE_DTYPE, STAT_DTYPE
+from ...decision._kernels import decide_arrays
 
 __all__ = ["node_inputs", "path_steps", "case_node_sums"]
 

@@ -8,7 +8,7 @@ costs (sums the estimator computed at fit, see :mod:`._caserule`).
 Without a decision matrix, or with fewer than two decisions, the risk falls back to the
 weighted number of misclassified cases (classifiers) or the sum of squared errors
 (regressors). Nothing here refits a tree: everything is computed from the statistics that
-:class:`~dtdecide.tree._tree.TreeStructure` stores for every node.
+:class:`~dtdecide.tree._structure._tree.TreeStructure` stores for every node.
 
 The nested subtree sequence is encoded by one integer per node, ``collapse_step``: the
 index of the first subtree in which the node is a leaf (``0`` for the leaves of the full
@@ -19,21 +19,17 @@ is a leaf of subtree ``k`` exactly when
 Per-subtree sums of any per-node quantity are then a difference array over these
 intervals (:func:`sum_over_subtrees`), which is how training and validation measures of
 every subtree are computed without a Python loop over subtrees or rows.
+
+Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architecture page.
 """
 
-import copy
 import heapq
 import numbers
 
 import numpy as np
-from sklearn.base import is_classifier
 from sklearn.utils import Bunch
 
 __all__ = [
-    "pruning_path",
-    "prune_estimator",
-    "apply_ccp_alpha",
-    "node_risk",
     "prune_tree",
     "tree_node_risk",
     "tree_pruning_path",
@@ -57,11 +53,6 @@ _MEASURE_ALIASES = {
     "misclassification": "misclassification",
     "ase": "ase",
 }
-
-
-# ---------------------------------------------------------------------------- risks
-def _decision_matrix(estimator):
-    return getattr(estimator, "decision_matrix_", None)
 
 
 def _resolve_measure(tree, matrix, classifier, measure):
@@ -93,45 +84,6 @@ def _resolve_measure(tree, matrix, classifier, measure):
     if measure == "misclassification" and not classifier:
         raise ValueError("measure='misclassification' needs a classifier; use 'ase'")
     return measure
-
-
-def _case_rule(estimator):
-    """Whether the estimator decides case by case (``decision_rule="case"``)."""
-    from ._classes import uses_case_rule
-
-    return uses_case_rule(estimator)
-
-
-def _tree_inputs(estimator, tree, measure):
-    """The keyword arguments of :func:`tree_node_risk` for a fitted estimator's ``tree``.
-
-    Under the case rule the nodes' case-rule training profits (statistics the estimator
-    computed at fit) are passed as ``case_profit`` when the measure is the decision's.
-    """
-    matrix = _decision_matrix(estimator)
-    classes = getattr(estimator, "classes_", None)
-    classifier = _is_classifier(estimator)
-    case_profit = None
-    if _case_rule(estimator) and _resolve_measure(tree, matrix, classifier, measure) in (
-        "profit", "loss"
-    ):
-        case_profit = estimator._case_node_profit(tree)
-    return dict(matrix=matrix, classes=classes, classifier=classifier, measure=measure,
-                case_profit=case_profit)
-
-
-def _is_classifier(estimator):
-    if getattr(estimator, "classes_", None) is not None:
-        return True
-    try:
-        return is_classifier(estimator)
-    except AttributeError:  # not a scikit-learn estimator
-        return False
-
-
-def _training_level_weights(estimator, tree):
-    """:func:`level_weights` of an estimator's matrix and classes."""
-    return level_weights(tree, _decision_matrix(estimator), getattr(estimator, "classes_", None))
 
 
 def level_weights(tree, matrix, classes):
@@ -172,47 +124,6 @@ def _key(value):
     if isinstance(value, np.generic):
         value = value.item()
     return value
-
-
-def node_risk(estimator, tree=None, *, measure=None):
-    """Risk of every node of a fitted tree as if it were a leaf.
-
-    Parameters
-    ----------
-    estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
-        Supplies the decision matrix, its priors and ``classes_``.
-    tree : TreeStructure, optional
-        The node arrays; ``estimator.tree_`` by default.
-    measure : {None, "decision", "misclassification", "ase"}, default=None
-        None picks ``"decision"`` when the estimator has a decision matrix with at least
-        two decisions, otherwise ``"misclassification"`` (classifier) or ``"ase"``
-        (regressor).
-
-    Returns
-    -------
-    risk : ndarray of shape (n_nodes,)
-        ``-`` training profit under the node's own decision (prior-adjusted), weighted
-        misclassified count, or sum of squared errors. Lower is better.
-    measure : str
-        ``"profit"``, ``"loss"``, ``"misclassification"`` or ``"ase"``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dtdecide.tree._tree import TreeStructure
-    >>> from dtdecide.tree._pruning import node_risk
-    >>> class Stub:  # a fitted classifier without decision matrix
-    ...     classes_ = np.array([0, 1]); decision_matrix_ = None
-    >>> Stub.tree_ = TreeStructure.from_arrays(children_left=[1, -1, -1],
-    ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
-    ...     value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
-    >>> risk, measure = node_risk(Stub())
-    >>> risk.tolist(), measure
-    ([4.0, 1.0, 1.0], 'misclassification')
-    """
-    tree = estimator.tree_ if tree is None else tree
-    return tree_node_risk(tree, **_tree_inputs(estimator, tree, measure))
 
 
 def tree_node_risk(tree, *, matrix=None, classes=None, classifier=None, measure=None,
@@ -315,7 +226,7 @@ def weakest_link_sequence(children_left, children_right, risk):
 
     Examples
     --------
-    >>> from dtdecide.tree._pruning import weakest_link_sequence
+    >>> from dtdecide.tree._algorithms._pruning import weakest_link_sequence
     >>> seq = weakest_link_sequence([1, 3, -1, -1, -1], [2, 4, -1, -1, -1],
     ...                             [10.0, 4.0, 3.0, 1.0, 1.0])
     >>> seq.ccp_alphas.tolist(), seq.n_leaves.tolist(), seq.total_risk.tolist()
@@ -430,7 +341,7 @@ def leaf_intervals(collapse_step, parent, n_subtrees):
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._pruning import leaf_intervals
+    >>> from dtdecide.tree._algorithms._pruning import leaf_intervals
     >>> start, stop = leaf_intervals(np.array([2, 1, 0, 0, 0]),
     ...                              np.array([-1, 0, 0, 1, 1]), 3)
     >>> start.tolist(), stop.tolist()
@@ -462,7 +373,7 @@ def sum_over_subtrees(node_values, start, stop, n_subtrees):
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._pruning import sum_over_subtrees
+    >>> from dtdecide.tree._algorithms._pruning import sum_over_subtrees
     >>> sum_over_subtrees(np.array([10.0, 4.0, 3.0, 1.0, 1.0]),
     ...                   np.array([2, 1, 0, 0, 0]), np.array([3, 2, 2, 1, 1]), 3).tolist()
     [5.0, 7.0, 10.0]
@@ -484,7 +395,7 @@ def keep_as_leaf_mask(collapse_step, subtree_index):
 
     Examples
     --------
-    >>> from dtdecide.tree._pruning import keep_as_leaf_mask
+    >>> from dtdecide.tree._algorithms._pruning import keep_as_leaf_mask
     >>> keep_as_leaf_mask([2, 1, 0, 0, 0], 1).tolist()
     [False, True, True, True, True]
     """
@@ -499,7 +410,7 @@ def subtree_index_for_alpha(ccp_alphas, ccp_alpha):
 
     Examples
     --------
-    >>> from dtdecide.tree._pruning import subtree_index_for_alpha
+    >>> from dtdecide.tree._algorithms._pruning import subtree_index_for_alpha
     >>> subtree_index_for_alpha([0.0, 0.0, 2.0, 3.0], 0.0)
     1
     >>> subtree_index_for_alpha([0.0, 0.0, 2.0, 3.0], 2.5)
@@ -508,62 +419,6 @@ def subtree_index_for_alpha(ccp_alphas, ccp_alpha):
     alphas = np.asarray(ccp_alphas, dtype=np.float64)
     slack = _RISK_RTOL * max(abs(float(ccp_alpha)), float(np.abs(alphas).max(initial=0.0)))
     return int(np.searchsorted(alphas, ccp_alpha + slack, side="right") - 1)
-
-
-# -------------------------------------------------------------------- public API
-def _check_fitted_tree(estimator):
-    tree = getattr(estimator, "tree_", None)
-    if tree is None:
-        raise ValueError(
-            f"{type(estimator).__name__} is not fitted: it has no tree_; call fit first"
-        )
-    return tree
-
-
-def pruning_path(estimator, *, measure=None):
-    """Weakest-link pruning path of a fitted profit tree, without refitting.
-
-    Parameters
-    ----------
-    estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
-    measure : {None, "decision", "misclassification", "ase"}, default=None
-        Risk that drives the pruning. None uses the decision matrix (average profit)
-        when it has at least two decisions, otherwise misclassification (classifier) or
-        average squared error (regressor).
-
-    Returns
-    -------
-    sklearn.utils.Bunch
-        One entry per subtree of the nested sequence, from the full tree (index 0) to the
-        root alone:
-
-        - ``ccp_alphas``: non-decreasing alphas (units: total training profit, or total
-          misclassified weight / squared error, per leaf removed);
-        - ``n_leaves``: number of leaves;
-        - ``train_total``, ``train_average``: training measure of the subtree (total and
-          per unit of frequency), in the user's orientation (a loss matrix gives losses);
-        - ``measure``: ``"profit"``, ``"loss"``, ``"misclassification"`` or ``"ase"``;
-        - ``higher_is_better``: True only for profit;
-        - ``collapse_step`` (per node): first subtree in which the node is a leaf;
-        - ``node_risk`` (per node) and ``n_subtrees``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dtdecide.tree._tree import TreeStructure
-    >>> from dtdecide.tree._pruning import pruning_path
-    >>> class Stub:
-    ...     classes_ = np.array([0, 1]); decision_matrix_ = None
-    >>> Stub.tree_ = TreeStructure.from_arrays(children_left=[1, -1, -1],
-    ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
-    ...     value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
-    >>> path = pruning_path(Stub())
-    >>> path.ccp_alphas.tolist(), path.n_leaves.tolist(), path.train_average.tolist()
-    ([0.0, 2.0], [2, 1], [0.2, 0.4])
-    """
-    tree = _check_fitted_tree(estimator)
-    return tree_pruning_path(tree, **_tree_inputs(estimator, tree, measure))
 
 
 def tree_pruning_path(tree, *, matrix=None, classes=None, classifier=None, measure=None,
@@ -638,98 +493,6 @@ def _select_index(path, *, ccp_alpha=None, n_leaves=None, subtree_index=None):
 
 def _materialise(tree, path, k):
     return tree.subtree(keep_as_leaf_mask(path.collapse_step, k))
-
-
-def prune_estimator(estimator, *, ccp_alpha=None, n_leaves=None, subtree_index=None,
-                    measure=None):
-    """A pruned copy of a fitted profit tree, without refitting.
-
-    Exactly one of ``ccp_alpha``, ``n_leaves`` or ``subtree_index`` picks a subtree of
-    the weakest-link sequence of :func:`pruning_path`. The leaves of the copy keep the
-    decision each node already stores for itself as a leaf (``node_decision``, computed
-    from the node's own training statistics), so no data is needed.
-
-    Parameters
-    ----------
-    estimator : fitted ProfitTreeClassifier or ProfitTreeRegressor
-    ccp_alpha : float, optional
-        Smallest subtree whose alpha is at most ``ccp_alpha``. ``0`` removes exactly the
-        splits that add no training profit.
-    n_leaves : int, optional
-        Largest subtree with at most ``n_leaves`` leaves.
-    subtree_index : int, optional
-        Position in the sequence (0 = the full tree, -1 = the root alone).
-    measure : {None, "decision", "misclassification", "ase"}, default=None
-        Risk driving the sequence, as in :func:`pruning_path`.
-
-    Returns
-    -------
-    estimator
-        A deep copy whose ``tree_`` is the chosen subtree; ``ccp_alpha`` (when the
-        estimator has that parameter) is set to the subtree's alpha and
-        ``pruning_subtree_index_`` records the position.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dtdecide.tree._tree import TreeStructure
-    >>> from dtdecide.tree._pruning import prune_estimator
-    >>> class Stub:
-    ...     classes_ = np.array([0, 1]); decision_matrix_ = None
-    >>> est = Stub()
-    >>> est.tree_ = TreeStructure.from_arrays(children_left=[1, -1, -1],
-    ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
-    ...     value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
-    >>> prune_estimator(est, n_leaves=1).tree_.n_leaves, est.tree_.n_leaves
-    (1, 2)
-    """
-    tree = _check_fitted_tree(estimator)
-    path = pruning_path(estimator, measure=measure)
-    k = _select_index(path, ccp_alpha=ccp_alpha, n_leaves=n_leaves, subtree_index=subtree_index)
-    pruned = copy.deepcopy(estimator)
-    pruned.tree_ = _materialise(tree, path, k)
-    if "ccp_alpha" in getattr(pruned, "__dict__", {}):
-        pruned.ccp_alpha = float(path.ccp_alphas[k])
-    pruned.pruning_subtree_index_ = k
-    return pruned
-
-
-def apply_ccp_alpha(estimator, ccp_alpha, *, measure=None):
-    """The estimator's tree pruned at ``ccp_alpha`` (called at the end of ``fit``).
-
-    Parameters
-    ----------
-    estimator : estimator with a fitted ``tree_``
-    ccp_alpha : float or None
-        None returns ``estimator.tree_`` unchanged. ``0`` removes the splits that change
-        no training profit (and hence, with profit-maximising leaf decisions, no
-        decision); larger values prune more.
-    measure : {None, "decision", "misclassification", "ase"}, default=None
-
-    Returns
-    -------
-    TreeStructure
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from dtdecide.tree._tree import TreeStructure
-    >>> from dtdecide.tree._pruning import apply_ccp_alpha
-    >>> class Stub:
-    ...     classes_ = np.array([0, 1]); decision_matrix_ = None
-    >>> est = Stub()
-    >>> est.tree_ = TreeStructure.from_arrays(children_left=[1, -1, -1],
-    ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
-    ...     value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
-    >>> apply_ccp_alpha(est, 1.0).n_leaves, apply_ccp_alpha(est, 2.0).n_leaves
-    (2, 1)
-    """
-    tree = _check_fitted_tree(estimator)
-    if ccp_alpha is None:
-        return tree
-    return prune_tree(tree, ccp_alpha, **_tree_inputs(estimator, tree, measure))
 
 
 def prune_tree(tree, ccp_alpha, *, matrix=None, classes=None, classifier=None, measure=None,

@@ -2,8 +2,8 @@
 
 How the estimators call it (nothing else is needed)::
 
-    from dtdecide.tree._binning import Binner
-    from dtdecide.tree._grower import grow_tree
+    from dtdecide.tree._kernels._binning import Binner
+    from dtdecide.tree._algorithms._grower import grow_tree
 
     binner = Binner(max_bins=255, random_state=rs).fit(X_encoded, is_categorical,
                                                        sample_weight)
@@ -30,6 +30,8 @@ Stopping rules (scikit-learn semantics): a node is split only when its depth is 
 its impurity is above machine epsilon, a split leaving at least ``min_samples_leaf`` rows
 (and positive weight) in each child exists, and the weighted impurity decrease
 ``(W(parent) - W(left) - W(right)) / total weight`` is at least ``min_impurity_decrease``.
+
+Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architecture page.
 """
 
 import heapq
@@ -37,11 +39,11 @@ import numbers
 
 import numpy as np
 
-from .._dtypes import COUNT_DTYPE
-from .._dtypes import ROW_INDEX_DTYPE as _ROW_INT
-from .._jit import use_compiled
-from ..decision._validation import check_sample_weight
-from ._criteria import (
+from ..._dtypes import COUNT_DTYPE
+from ..._dtypes import ROW_INDEX_DTYPE as _ROW_INT
+from ..._jit import use_compiled
+from ...decision._validation import check_sample_weight
+from .._kernels._criteria import (
     CLASSIFICATION_CRITERIA,
     CRITERIA,
     channel_sum,
@@ -49,10 +51,10 @@ from ._criteria import (
     impurity,
     split_gain,
 )
-from ._histogram import DEFAULT_CHUNK_SIZE, BinLayout, HistogramTarget, build_histograms
-from ._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
-from ._splitter import SplitResult, find_best_splits
-from ._tree import TreeStructure
+from .._kernels._histogram import DEFAULT_CHUNK_SIZE, BinLayout, HistogramTarget, build_histograms
+from .._kernels._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
+from .._kernels._splitter import SplitResult, find_best_splits
+from .._structure._tree import TreeStructure
 
 __all__ = [
     "grow_tree", "grow_from_source", "route_binned", "Level", "NodeSplits",
@@ -76,7 +78,7 @@ class Level:
         Depth of these nodes (best-first: of the single node).
     hist : ndarray, shape (m, n_cells, n_channels)
         Their histograms, flat over the per-feature bins of a
-        :class:`~dtdecide.tree._histogram.BinLayout` (``n_cells = sum(n_bins_ + 1)``).
+        :class:`~dtdecide.tree._kernels._histogram.BinLayout` (``n_cells = sum(n_bins_ + 1)``).
     counts : ndarray, shape (m, n_cells) or None
         Their row counts per bin.
     rows : ndarray of intp or None
@@ -406,7 +408,7 @@ class _Partition:
 
     def _compiled(self, bounds):
         """The same with the compiled twin (one pass over the range, no temporaries)."""
-        from ._kernels import _compiled
+        from .._kernels import _compiled
 
         lo, hi = bounds
         level = self.level
@@ -510,7 +512,7 @@ def grow_tree(
     X_binned : ndarray of uint8 or uint16, shape (n_samples, n_features)
         Output of ``binner.transform``.
     binner : Binner
-        The fitted :class:`~dtdecide.tree._binning.Binner` (bin edges, categorical flags).
+        The fitted :class:`~dtdecide.tree._kernels._binning.Binner` (bin edges, categorical flags).
     y : array-like of shape (n_samples,)
         Class codes in ``[0, n_classes)`` (classification) or float targets (variance).
     n_classes : int or None
@@ -519,7 +521,7 @@ def grow_tree(
         Non-negative case weights (frequencies).
     criterion : {"gini", "entropy", "generalized_gini", "variance", "profit"}, default="gini"
         ``"profit"`` grows on the cases' own consequences ``case_profit`` (see
-        :mod:`dtdecide.tree._profit`); ``y`` then only fills the node ``value``: class
+        :mod:`dtdecide.tree._kernels._profit`); ``y`` then only fills the node ``value``: class
         codes when ``n_classes`` is given, else float targets (regression ``value``).
     loss_matrix : array-like of shape (n_classes, n_classes) or None
         Loss ``L(t, d)`` of the generalized Gini ``sum_t sum_d L(t, d) p_t p_d``; required
@@ -545,12 +547,12 @@ def grow_tree(
         for every case (profit orientation). ``class_weight`` (classification) multiplies
         each case's weight by its class's entry.
     profit_method : str, default=DEFAULT_PROFIT_METHOD
-        ``criterion="profit"`` only: one of :data:`dtdecide.tree._profit.PROFIT_METHODS`.
+        ``criterion="profit"`` only: one of :data:`dtdecide.tree._kernels._profit.PROFIT_METHODS`.
     check_input : bool, default=True
         Validate ``y`` and ``sample_weight``. The estimators validate their inputs once
         and pass False (as scikit-learn's trees do).
     pool : ThreadPool or None
-        Threads that share the histograms' features (:mod:`dtdecide.tree._parallel`,
+        Threads that share the histograms' features (:mod:`dtdecide.tree._kernels._parallel`,
         the estimators' ``n_jobs``); the tree does not depend on it.
 
     Returns
@@ -563,8 +565,8 @@ def grow_tree(
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._binning import Binner
-    >>> from dtdecide.tree._grower import grow_tree
+    >>> from dtdecide.tree._kernels._binning import Binner
+    >>> from dtdecide.tree._algorithms._grower import grow_tree
     >>> X = np.array([[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]])
     >>> y = np.array([0, 0, 0, 1, 1, 1])
     >>> binner = Binner().fit(X, np.array([False]))
@@ -780,7 +782,7 @@ def node_split_candidates(X_binned, binner, rows, *, y, n_classes=None, sample_w
 
     Takes the arguments of :func:`grow_tree` (those that matter to one split) and the
     training ``rows`` that reach the node; builds the node's histogram exactly as the
-    grower does and scans it with :func:`~dtdecide.tree._splitter.find_best_splits`
+    grower does and scans it with :func:`~dtdecide.tree._kernels._splitter.find_best_splits`
     (``per_feature=True``), so the entry of the input the grower picked is the grower's
     split.
 
@@ -791,8 +793,8 @@ def node_split_candidates(X_binned, binner, rows, *, y, n_classes=None, sample_w
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._binning import Binner
-    >>> from dtdecide.tree._grower import node_split_candidates
+    >>> from dtdecide.tree._kernels._binning import Binner
+    >>> from dtdecide.tree._algorithms._grower import node_split_candidates
     >>> X = np.array([[1.0, 5.0], [2.0, 4.0], [3.0, 6.0], [4.0, 1.0]])
     >>> y = np.array([0, 0, 1, 1])
     >>> binner = Binner().fit(X, np.array([False, False]))
@@ -872,9 +874,9 @@ def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_w
     ``ctx.nodes.routing_arrays``. Everything else -- split search, stopping rules, the
     larger child as ``parent - smaller``, the frozen node arrays -- is :func:`grow_tree`'s.
     Inputs are trusted (the caller validated them); ``shift`` is the centring of a
-    regression target. Used by the Dask fit (:mod:`dtdecide.tree._dask`).
+    regression target. Used by the Dask fit (:mod:`dtdecide.tree._backends._dask`).
 
-    ``profit`` (a :class:`~dtdecide.tree._profit.ProfitCriterion`) grows on money
+    ``profit`` (a :class:`~dtdecide.tree._kernels._profit.ProfitCriterion`) grows on money
     channels (``criterion="profit"``; ``criterion`` and ``class_weight`` are then ignored,
     the class weights being folded into the channels); ``source`` then also has
     ``profit_node_values(ctx, n_nodes, parent, depth, left, right, feature) -> (value,
@@ -957,7 +959,7 @@ def route_binned(X_binned, left, right, feature, tables, start=None):
 
 def _profit_node_values(ctx, n_nodes, parent, depth, left, right, feature):
     """``value`` and frequency of every node of a tree grown on money channels."""
-    from ._leaf import leaf_sums, propagate_up
+    from .._structure._leaf import leaf_sums, propagate_up
 
     y_value, F, n_classes = ctx.value_rows
     node = _route_binned(ctx, n_nodes, left, right, feature)

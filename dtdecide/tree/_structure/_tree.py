@@ -1,6 +1,6 @@
 """Frozen flat node arrays of a fitted tree (:class:`TreeStructure`).
 
-The grower (:mod:`dtdecide.tree._grower`) emits one :class:`TreeStructure`; every reader
+The grower (:mod:`dtdecide.tree._algorithms._grower`) emits one :class:`TreeStructure`; every reader
 (estimators, pruning, exports, plots, SQL) only reads it. Node ``0`` is the root and a
 child always has a larger id than its parent, so a loop ``for node in range(n_nodes)``
 visits parents before children.
@@ -14,16 +14,18 @@ Routing rules (used by :meth:`TreeStructure.apply` and, bin for bin, by the grow
 
 A numeric threshold can be ``+inf``: the split then separates the non-missing values
 (left) from the missing ones (right, ``missing_left`` False). Thresholds are midpoints
-between two training values (see :mod:`dtdecide.tree._binning`).
+between two training values (see :mod:`dtdecide.tree._kernels._binning`).
 
 Leaves have ``feature == -1``, ``children_left == children_right == -1``, ``threshold ==
 NaN``, ``is_categorical == False``, an all-False ``cat_left`` row and ``missing_left ==
 False``.
+
+Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
 """
 
 import numpy as np
 
-from .._dtypes import COUNT_DTYPE, FLAG_DTYPE, NODE_DTYPE, STAT_DTYPE, THRESHOLD_DTYPE
+from ..._dtypes import COUNT_DTYPE, FLAG_DTYPE, NODE_DTYPE, STAT_DTYPE, THRESHOLD_DTYPE
 
 __all__ = ["TreeStructure"]
 
@@ -127,7 +129,7 @@ class TreeStructure:
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._tree import TreeStructure
+    >>> from dtdecide.tree._structure._tree import TreeStructure
     >>> tree = TreeStructure.from_arrays(
     ...     children_left=[1, -1, -1], children_right=[2, -1, -1],
     ...     feature=[0, -1, -1], threshold=[0.5, np.nan, np.nan],
@@ -225,7 +227,7 @@ class TreeStructure:
 
         Examples
         --------
-        >>> from dtdecide.tree._tree import TreeStructure
+        >>> from dtdecide.tree._structure._tree import TreeStructure
         >>> t = TreeStructure.from_arrays(children_left=[-1], children_right=[-1],
         ...     feature=[-1], threshold=[float("nan")], n_node_samples=[3],
         ...     value=[[1.0, 2.0]], impurity=[0.44])

@@ -19,21 +19,23 @@ consecutive distinct observed values:
 
 Categorical features: bin ``b`` is category code ``b``; codes that are negative,
 non-integer, NaN or beyond the largest code seen in :meth:`Binner.fit` go to the missing
-bin, exactly as :meth:`TreeStructure.apply <dtdecide.tree._tree.TreeStructure.apply>`
+bin, exactly as :meth:`TreeStructure.apply <dtdecide.tree._structure._tree.TreeStructure.apply>`
 sends them to the ``missing_left`` side. Memory note: the grower's histograms give each
-feature its own ``n_bins_[j] + 1`` cells (:class:`~dtdecide.tree._histogram.BinLayout`),
+feature its own ``n_bins_[j] + 1`` cells (:class:`~dtdecide.tree._kernels._histogram.BinLayout`),
 so a node histogram has ``sum(n_bins_ + 1) * n_classes`` cells (4 or 8 bytes each): a
 categorical feature with ``k`` categories costs ``k + 1`` cells, not ``k + 1`` per feature.
 The shared missing code of the binned matrix is remapped while histogramming.
+
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import numbers
 
 import numpy as np
 
-from .._dtypes import X_BINNED_DTYPE_LARGE, X_BINNED_DTYPE_SMALL
-from .._jit import use_compiled
-from ..decision._validation import check_sample_weight
+from ..._dtypes import X_BINNED_DTYPE_LARGE, X_BINNED_DTYPE_SMALL
+from ..._jit import use_compiled
+from ...decision._validation import check_sample_weight
 from ._parallel import feature_groups
 
 __all__ = ["Binner"]
@@ -130,7 +132,7 @@ def numeric_bin_edges(values, weights, max_bins):
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._binning import numeric_bin_edges
+    >>> from dtdecide.tree._kernels._binning import numeric_bin_edges
     >>> numeric_bin_edges(np.array([3.0, 1.0, 2.0, 2.0]), None, 255).tolist()
     [1.5, 2.5, inf]
     """
@@ -155,7 +157,7 @@ def edges_from_counts(distinct, counts, max_bins):
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._binning import edges_from_counts
+    >>> from dtdecide.tree._kernels._binning import edges_from_counts
     >>> edges_from_counts(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.0, 1.0]), 255).tolist()
     [1.5, 2.5, inf]
     """
@@ -209,7 +211,7 @@ class Binner:
     Examples
     --------
     >>> import numpy as np
-    >>> from dtdecide.tree._binning import Binner
+    >>> from dtdecide.tree._kernels._binning import Binner
     >>> X = np.array([[1.0, 0.0], [2.0, 1.0], [np.nan, 2.0], [3.0, np.nan]])
     >>> b = Binner().fit(X, is_categorical=[False, True])
     >>> b.bin_thresholds_[0].tolist(), b.n_bins_.tolist(), b.missing_bin_idx_
@@ -271,7 +273,7 @@ class Binner:
         check_input : bool, default=True
             Validate ``sample_weight``; the estimators validate it once and pass False.
         pool : ThreadPool or None
-            Threads that share the columns (:mod:`dtdecide.tree._parallel`); the bins do
+            Threads that share the columns (:mod:`dtdecide.tree._kernels._parallel`); the bins do
             not depend on it.
 
         Returns
@@ -386,7 +388,7 @@ class Binner:
         X_encoded : ndarray of shape (n_samples, n_features)
             Same encoding as in :meth:`fit`.
         pool : ThreadPool or None
-            Threads that share the columns (:mod:`dtdecide.tree._parallel`); the result
+            Threads that share the columns (:mod:`dtdecide.tree._kernels._parallel`); the result
             does not depend on it.
 
         Returns
@@ -459,7 +461,7 @@ class Binner:
         block-wise NumPy version: the first block of rows holding one, its first such
         column.
         """
-        from ._kernels import _compiled
+        from . import _compiled
 
         numeric = [np.asarray(e, dtype=np.float64) for e, c in
                    zip(self.bin_thresholds_, self.is_categorical_) if not c]

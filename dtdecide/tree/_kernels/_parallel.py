@@ -9,6 +9,8 @@ tree grown with ``n_jobs=2`` is bit for bit the tree grown with ``n_jobs=1``.
 
 ``n_jobs`` follows scikit-learn: None means 1 (unless a ``joblib.parallel_config``
 context says otherwise), -1 every core, -2 all but one, and so on.
+
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import contextlib
@@ -25,7 +27,7 @@ def check_n_jobs(n_jobs, name="n_jobs"):
 
     Examples
     --------
-    >>> from dtdecide.tree._parallel import check_n_jobs
+    >>> from dtdecide.tree._kernels._parallel import check_n_jobs
     >>> check_n_jobs(None), check_n_jobs(3)
     (1, 3)
     """
@@ -45,7 +47,7 @@ class ThreadPool:
 
     Examples
     --------
-    >>> from dtdecide.tree._parallel import ThreadPool
+    >>> from dtdecide.tree._kernels._parallel import ThreadPool
     >>> with ThreadPool(2) as pool:
     ...     pool.map_groups(sum, [[1, 2], [3]])
     [3, 3]
@@ -94,7 +96,7 @@ def feature_groups(costs, n_groups):
 
     Examples
     --------
-    >>> from dtdecide.tree._parallel import feature_groups
+    >>> from dtdecide.tree._kernels._parallel import feature_groups
     >>> [g.tolist() for g in feature_groups([5, 1, 1, 3], 2)]
     [[0], [1, 2, 3]]
     """
