@@ -45,6 +45,16 @@ def _numeric_matrix(X):
     return arr
 
 
+def _midpoint(x, edge):
+    """Threshold halfway between ``edge`` and the next larger value of ``x`` (the same
+    partition of these cases; new values in the gap split as the middle says)."""
+    above = x[x > edge]
+    if not above.size:
+        return float(edge)
+    mid = (float(edge) + float(above.min())) / 2
+    return mid if edge < mid < above.min() else float(edge)
+
+
 def _split_records(est):
     """The splits of a fitted profit tree, parents first: (node, feature, threshold,
     categories, missing) with node ids as a replay numbers them."""
@@ -331,8 +341,8 @@ class PolicyTree(BaseEstimator):
                 if node is None:
                     continue
                 f, k, left, right = node
-                tree = tree.split(at, int(f), threshold=float(edges[f][k]), X=X, y=y,
-                                  costs=Q3)
+                tree = tree.split(at, int(f), threshold=_midpoint(arr[:, f], edges[f][k]),
+                                  X=X, y=y, costs=Q3)
                 queue += [(left, next_id), (right, next_id + 1)]
                 next_id += 2
             return tree
@@ -484,6 +494,53 @@ class PolicyTree(BaseEstimator):
         Q = G - check_costs(costs, self.decisions_, n, reference_index(X))
         return self.profit_tree_.decide(X, self._y(n, X), costs=Q[:, None, :])
 
+
+    def pruning_study(self, X, rewards, *, costs=None, **params):
+        """A pruning study of ``profit_tree_`` scored by held-out policy value.
+
+        Every subtree of the profit-driven weakest-link sequence is scored by the
+        average net reward of its decisions on held-out logged cases, that is their
+        doubly robust policy value when ``rewards`` are doubly robust rewards of those
+        cases (:func:`~dtdecide.policy.policy_rewards`); the study selects a subtree by
+        it as for any profit tree, and its plot's y-axis is that value.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            Inputs of the held-out cases.
+        rewards : Rewards, DataFrame or array-like of shape (n_samples, n_decisions)
+            Their rewards (for instance ``policy_rewards(X, action, outcome, ...)``).
+        costs : DataFrame, dict or ndarray, default=None
+            Their per-case costs of the decisions.
+        **params : dict
+            Parameters of :class:`~dtdecide.PruningStudy` (``selection``, ...).
+
+        Returns
+        -------
+        PruningStudy
+            Fitted; ``best_estimator_`` is the chosen profit tree.
+
+        Examples
+        --------
+        >>> from dtdecide.policy import PolicyTree, make_logged_campaign, policy_rewards
+        >>> train = make_logged_campaign(2000, random_state=0)
+        >>> held = make_logged_campaign(2000, random_state=1)
+        >>> pt = PolicyTree(decisions=train.decisions, search="greedy", max_depth=4,
+        ...                 min_samples_leaf=20).fit(train.X, train.action, None,
+        ...                                          rewards=train.expected)
+        >>> study = pt.pruning_study(held.X, held.expected)
+        >>> study.best_estimator_.get_n_leaves() <= pt.profit_tree_.get_n_leaves()
+        True
+        """
+        from ..tree import PruningStudy
+
+        check_is_fitted(self, "profit_tree_")
+        n = n_rows(X)
+        index = reference_index(X)
+        G = _as_reward_array(rewards, self.decisions_, n, index)
+        Q = G - check_costs(costs, self.decisions_, n, index)
+        study = PruningStudy(self.profit_tree_, **params)
+        return study.fit(X, self._y(n, X), costs_valid=Q[:, None, :])
 
     def _decide_limited(self, X, rewards, costs, capacity, budget):
         from ..decision._capacity import allocate, with_allocation

@@ -12,8 +12,10 @@ when there are fewer); a case goes left at a split ``x <= edge``. For every pair
 logged decision) over (bin of f, bin of g) gives, through prefix sums along both axes,
 the channel sums of the four leaves of *every* tree "root on f, both children on g" at
 once; the best tree keeps, for each root threshold on ``f``, the best child split of each
-side over every ``g``. Work: one pass over the rows per pair (``n F (F + 1) / 2``
-histogram updates in total) plus ``O(F^2 B^2 C)`` for the scans, independent of ``n``.
+side over every ``g``. The histogram of ``(g, f)`` is the transpose of that of ``(f, g)``,
+so one pass over the rows per unordered pair serves both (``F (F + 1) / 2`` passes) plus
+``O(F^2 B^2 C)`` for the scans, independent of ``n``. Ties keep the first tree found
+(roots by feature, then threshold).
 """
 
 from __future__ import annotations
@@ -175,32 +177,39 @@ def exact_policy_tree(Xb, edges, Q, action=None, *, n_actions=0, sample_weight=N
             if k[0] >= 0 and v[0] > best[0]:
                 best = (float(v[0]), (f, int(k[0]), None, None))
         return best
-    # depth 2: for each root feature f, per root threshold t, the best child of each side
+    # depth 2: for each root feature f, per root threshold t, the best child of each side;
+    # one histogram per unordered pair {f, g} serves "root f, children g" and (transposed)
+    # "root g, children f"
+    bestL = [np.full(max(w - 1, 0), neg) for w in widths]
+    bestR = [np.full(max(w - 1, 0), neg) for w in widths]
+    argL = [[None] * max(w - 1, 0) for w in widths]
+    argR = [[None] * max(w - 1, 0) for w in widths]
+
+    def scan(f, g, H):
+        """Update root feature f's best children split on g from H (Wf, Wg, C)."""
+        P = np.cumsum(np.cumsum(H, axis=0), axis=1)  # 2-D prefix sums
+        Lp = P[:-1]                      # left child of root threshold t: bins <= t
+        Rp = P[-1][None] - P[:-1]        # right child
+        for side, best_arr, arg in ((Lp, bestL[f], argL[f]), (Rp, bestR[f], argR[f])):
+            v, k = side_best(side)
+            upd = v > best_arr
+            for t in np.flatnonzero(upd):
+                arg[t] = (g, int(k[t]))
+            best_arr[upd] = v[upd]
+
     for f in range(F):
-        Wf = widths[f]
-        if Wf < 2:
+        for g in range(f, F):
+            if widths[f] < 2 and widths[g] < 2:
+                continue
+            H = _hist2(Xb[:, f], Xb[:, g], widths[f], widths[g], wQ, counts_idx, n_count)
+            if widths[f] >= 2:
+                scan(f, g, H)
+            if g != f and widths[g] >= 2:
+                scan(g, f, H.transpose(1, 0, 2))
+    for f in range(F):
+        if widths[f] < 2:
             continue
-        bestL = np.full(Wf - 1, neg)
-        bestR = np.full(Wf - 1, neg)
-        argL = [None] * (Wf - 1)
-        argR = [None] * (Wf - 1)
-        for g in range(F):
-            Wg = widths[g]
-            H = _hist2(Xb[:, f], Xb[:, g], Wf, Wg, wQ, counts_idx, n_count)
-            P = np.cumsum(np.cumsum(H, axis=0), axis=1)  # (Wf, Wg, C) 2-D prefix sums
-            Lp = P[:-1]                      # left child of root threshold t: bins <= t
-            Rp = P[-1][None] - P[:-1]        # right child
-            vl, kl = side_best(Lp)
-            vr, kr = side_best(Rp)
-            upd = vl > bestL
-            for t in np.flatnonzero(upd):
-                argL[t] = (g, int(kl[t]))
-            bestL = np.where(upd, vl, bestL)
-            upd = vr > bestR
-            for t in np.flatnonzero(upd):
-                argR[t] = (g, int(kr[t]))
-            bestR = np.where(upd, vr, bestR)
-        val = bestL + bestR
+        val = bestL[f] + bestR[f]
         if not np.isfinite(val).any():
             continue
         t = int(np.argmax(val))
@@ -208,7 +217,7 @@ def exact_policy_tree(Xb, edges, Q, action=None, *, n_actions=0, sample_weight=N
             def child(arg):
                 g, k = arg
                 return None if k < 0 else (g, k, None, None)
-            best = (float(val[t]), (f, t, child(argL[t]), child(argR[t])))
+            best = (float(val[t]), (f, t, child(argL[f][t]), child(argR[f][t])))
     return best
 
 

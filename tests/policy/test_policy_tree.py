@@ -153,3 +153,20 @@ def test_bad_parameters_are_named():
         PolicyTree(max_depth=0).fit(X, ["a", "b"] * 5, np.zeros(10))
     with pytest.raises(ValueError, match="rewards"):
         PolicyTree().fit(X, ["a", "b"] * 5, None, rewards=np.zeros((10, 3)))
+
+
+def test_pruning_study_scores_subtrees_by_held_out_policy_value():
+    train = make_logged_campaign(1500, effect="interaction", random_state=0)
+    held = make_logged_campaign(1500, effect="interaction", random_state=1)
+    pt = PolicyTree(decisions=train.decisions, search="greedy", max_depth=4,
+                    min_samples_leaf=20).fit(train.X, train.action, None,
+                                             rewards=train.expected)
+    study = pt.pruning_study(held.X, held.expected, costs={"call": 0.1})
+    best = study.best_estimator_
+    chosen = np.asarray(best.predict_decision(held.X), dtype=object)
+    net = held.expected.to_numpy() - np.array([0, 0, 0.1])
+    idx = np.array([train.decisions.index(v) for v in chosen])
+    value = net[np.arange(idx.shape[0]), idx].mean()
+    row = study.results_.loc[study.results_["selected"]].iloc[0]
+    assert row["valid_measure"] == pytest.approx(value)
+    assert row["valid_measure"] == pytest.approx(study.results_["valid_measure"].max())
