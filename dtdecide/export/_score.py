@@ -155,26 +155,21 @@ class _FieldCounter:
 
     def _scan(self, data):
         a = np.frombuffer(data, dtype=np.uint8)
-        quote = a == 34
-        outside = None
-        if quote.any():
+        ends = np.flatnonzero(a == 10)
+        seps = np.flatnonzero(a == self.sep)
+        if self.in_quote or data.find(b'"') >= 0:
+            # separators and line breaks inside quotes do not count
+            quote = a == 34
             inside = (np.cumsum(quote) + self.in_quote) % 2 == 1
             self.in_quote = bool(inside[-1])
-            outside = ~inside | quote
-        elif self.in_quote:
-            outside = np.zeros(a.shape[0], dtype=bool)
-        newline = a == 10
-        seps = a == self.sep
-        if outside is not None:
-            newline &= outside
-            seps &= outside
-        ends = np.flatnonzero(newline)
+            ends = ends[~inside[ends]]
+            seps = seps[~inside[seps]]
         if ends.size == 0:
-            self.count += int(np.count_nonzero(seps))
+            self.count += seps.size
             if self.blank and data.strip():
                 self.blank = False
             return
-        before = np.cumsum(seps)[ends]
+        before = np.searchsorted(seps, ends)
         counts = np.diff(before, prepend=0)
         counts[0] += self.count
         blank = np.zeros(ends.size, dtype=bool)
@@ -183,9 +178,8 @@ class _FieldCounter:
             blank[k] = not data[starts[k]:ends[k]].strip() and (k > 0 or self.blank)
         self._check(counts, blank, self.line)
         self.line += ends.size
-        tail = data[ends[-1] + 1:]
-        self.count = int(np.count_nonzero(seps[ends[-1] + 1:]))
-        self.blank = not tail.strip()
+        self.count = int(seps.size - before[-1])
+        self.blank = not data[ends[-1] + 1:].strip()
 
 
 def _csv_chunks(path, sep, chunk_size, where):
