@@ -73,23 +73,40 @@ def fit_model(path):
     return tree
 
 
+_CHILD = """
+import sys
+from dtdecide.cli import main
+code = main(sys.argv[1:])
+status = open("/proc/self/status").read().split("\\n")
+peak = next((line.split()[1] for line in status if line.startswith("VmHWM")), "0")
+print(f"VmHWM {peak}", file=sys.stderr)
+sys.exit(code)
+"""
+
+
 def run_child(argv):
-    """Run ``argv``; returns (wall seconds, CPU seconds, peak RSS in MiB, stdout)."""
+    """Run ``dtdecide`` with ``argv`` in a child process; returns (wall seconds, CPU
+    seconds, peak RSS in MiB, stdout). The peak is the child's own ``VmHWM`` (its
+    memory's high-water mark since its exec), not ``ru_maxrss``, which on Linux also
+    counts the parent's pages at the fork."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen([sys.executable, "-c", _CHILD, *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
     out = proc.stdout.read()
-    err = proc.stderr.read()
+    err = proc.stderr.read().decode()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}):\n{err.decode()}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out.decode()
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise SystemExit(f"dtdecide {' '.join(argv)} failed ({code}):\n{err}")
+    peak = next((int(line.split()[1]) for line in err.splitlines()
+                 if line.startswith("VmHWM")), 0)
+    return wall, usage.ru_utime + usage.ru_stime, peak / 1024, out.decode()
 
 
 def score_argv(model, data, output, chunk_size):
-    return [sys.executable, "-m", "dtdecide", "score", str(model), str(data), "-o",
-            str(output), "--target", "y", "--chunk-size", str(chunk_size), "--quiet"]
+    return ["score", str(model), str(data), "-o", str(output), "--target", "y",
+            "--chunk-size", str(chunk_size), "--quiet"]
 
 
 def check_same_output(model_path, tree, folder, n_rows, chunk_size):
@@ -131,12 +148,13 @@ def main():
     print(f"same output as in memory on {args.check_rows:,} rows: bytes equal {same}, "
           f"summary equal {close}")
 
-    data = folder / "big.csv"
+    data = folder / f"big_{args.rows}.csv"
     start = time.perf_counter()
-    write_csv(data, args.rows, seed=1)
+    if not data.exists():  # kept with --keep-files: reused by the next run in --dir
+        write_csv(data, args.rows, seed=1)
     size = data.stat().st_size / 2**30
-    print(f"wrote {args.rows:,} rows x 20 columns: {size:.2f} GiB CSV "
-          f"in {time.perf_counter() - start:.0f} s")
+    print(f"{args.rows:,} rows x 20 columns: {size:.2f} GiB CSV "
+          f"(written in {time.perf_counter() - start:.0f} s)")
 
     load_before = os.getloadavg()[0]
     out = folder / "big_scored.csv"
@@ -148,6 +166,7 @@ def main():
           f"{os.cpu_count()} CPUs)")
     print(f"output {out.stat().st_size / 2**30:.2f} GiB; "
           + " ".join(line.strip() for line in stdout.splitlines() if "total_profit" in line))
+    out.unlink()
     if not args.keep_files:
         for p in folder.iterdir():
             p.unlink()

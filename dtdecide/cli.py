@@ -325,6 +325,28 @@ def _load_model(path, *, allow_pickle=False):
     return model
 
 
+def _check_output(path, option, *, folder=False):
+    """Refuse an output path that cannot be written before any work is done: a path
+    under a file (its "folder" is a file), a folder given for a file, or a file given
+    for a folder (exit status 2, naming the option and the path)."""
+    if path is None:
+        return None
+    path = Path(path)
+    shown = f"{option} {str(path)!r}"
+    if folder:
+        if path.exists() and not path.is_dir():
+            raise CLIError(f"{shown} is a file; give a folder (it is created if missing)")
+    elif path.is_dir():
+        raise CLIError(f"{shown} is a folder; give a file name")
+    ancestor = path if folder else path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if ancestor.exists() and not ancestor.is_dir():
+        raise CLIError(f"{shown}: {str(ancestor)!r} is a file, not a folder, so nothing can "
+                       "be written under it")
+    return path
+
+
 def _save_model(model, path, *, allow_pickle=False):
     """Write a model: the safe native format, or a pickle for a pickle suffix if allowed."""
     from dtdecide.export import save
@@ -655,7 +677,7 @@ def _cmd_demo(args):
     from dtdecide.export import export_rules, leaf_table, save, to_sql, write_leaf_table
 
     progress = StatusLog(args.quiet)
-    out = Path(args.output)
+    out = _check_output(args.output, "--output", folder=True)
     out.mkdir(parents=True, exist_ok=True)
     progress("loading the bundled bank-marketing data (train / validation / test)")
     train = load_bank_marketing(split="train")
@@ -739,6 +761,7 @@ def _data_label(path, what="data"):
 
 def _cmd_fit(args):
     progress = StatusLog(args.quiet)
+    _check_output(args.output, "--output")
     progress(f"reading {args.data}")
     where = _data_label(args.data, "training data")
     frame = read_data(args.data, what="training data", sep=args.sep)
@@ -802,6 +825,7 @@ def _cmd_score(args):
     from dtdecide.export._score import _score_file
 
     progress = StatusLog(args.quiet)
+    _check_output(args.output, "--output")
     model = _apply_handle_unknown(_load_model(args.model, allow_pickle=args.allow_pickle), args)
     keep = _split_names(args.keep) if args.keep else None
     progress(f"scoring {args.data} in chunks of {args.chunk_size:,} rows")
@@ -879,6 +903,7 @@ def _cmd_leaf_table(args):
 
     if args.precision < 1:
         raise CLIError(f"--precision must be at least 1 significant digit; got {args.precision}")
+    _check_output(args.output, "--output")
     model = _load_model(args.model, allow_pickle=args.allow_pickle)
     X = y = costs = None
     if args.data is not None:
@@ -920,6 +945,9 @@ def _pruned_note(model):
 
 def _cmd_prune_study(args):
     progress = StatusLog(args.quiet)
+    for option, value in (("--output", args.output), ("--plot", args.plot),
+                          ("--model-out", args.model_out)):
+        _check_output(value, option)
     model = _load_model(args.model, allow_pickle=args.allow_pickle)
     progress(f"reading {args.validation}")
     where = _data_label(args.validation, "validation data")
@@ -1272,6 +1300,16 @@ def main(argv=None):
             raise
         print(f"dtdecide {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except OSError as exc:
+        if args.traceback:
+            raise
+        if exc.filename:  # a file or folder the command could not read or write
+            print(f"dtdecide {args.command}: error: {exc.strerror or exc}: "
+                  f"{str(exc.filename)!r}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        print(f"dtdecide {args.command}: unexpected {type(exc).__name__}: {exc} "
+              "(run again with --traceback for details)", file=sys.stderr)
+        return EXIT_ERROR
     except Exception as exc:  # anything else is a bug or an environment problem
         if args.traceback:
             raise

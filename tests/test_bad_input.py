@@ -545,6 +545,21 @@ CASES = [
      ["path", "/nonexistent/model.joblib"]),
     ("read-leaf-table-missing", lambda f: dt.read_leaf_table("/nonexistent/leaves.csv"),
      FileNotFoundError, ["path", "/nonexistent/leaves.csv"]),
+    ("leaf-table-negative-precision", lambda f: dt.leaf_table(f.tree, precision=-2),
+     ValueError, ["precision", "positive int", "significant digits", "-2"]),
+    ("leaf-table-float-precision", lambda f: dt.leaf_table(f.tree, precision=2.5),
+     ValueError, ["precision", "positive int", "2.5"]),
+    ("leaf-table-negative-resamples", lambda f: dt.leaf_table(f.tree, n_resamples=-1),
+     ValueError, ["n_resamples", ">= 0", "-1"]),
+    ("score-file-missing", lambda f: dt.score_file(f.tree, "/nonexistent/new.csv"),
+     FileNotFoundError, ["data file", "/nonexistent/new.csv", "does not exist"]),
+    ("score-file-chunk-size", lambda f: dt.score_file(f.tree, "/nonexistent/new.csv",
+                                                      chunk_size=0),
+     ValueError, ["chunk_size", "positive int", "0"]),
+    ("score-file-unknown-suffix", lambda f: dt.score_file(f.tree, __file__), ValueError,
+     ["data file", "unknown file type", "'.py'"]),
+    ("score-file-unfitted", lambda f: dt.score_file(dt.ProfitTreeClassifier(), __file__),
+     NotFittedError, ["ProfitTreeClassifier", "not fitted"]),
 ]
 
 # every estimator hyper-parameter with a declared constraint, one invalid value each

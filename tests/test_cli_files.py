@@ -272,3 +272,52 @@ def test_readme_command_line_example_runs(tmp_path, capsys, monkeypatch):
         assert code == 0, (argv, err)
     assert Path("model.dtdecide").exists() and Path("scored.csv").exists()
     assert Path("leaves.md").exists() and Path("pruning.png").exists()
+
+
+@pytest.mark.parametrize("command", ["fit", "score", "leaf-table", "prune-out", "prune-plot",
+                                     "prune-model", "demo"])
+def test_output_under_a_file_exits_2_naming_the_path(files, capsys, command):
+    """An output path whose folder is a file: exit 2 with the option and the path named
+    (was: exit 1, 'unexpected FileExistsError'), before any work is done."""
+    model = files["root"] / "dec.dtdecide"
+    if not model.exists():
+        _fit(files, capsys, model, "--decisions", files["decisions"])
+    blocker = files["root"] / "blocker.txt"
+    blocker.write_text("a file, not a folder\n")
+    bad = blocker / "sub" / "out.csv"
+    argv = {
+        "fit": ["fit", files["train"], "--target", "y", "-o", blocker / "m.dtdecide"],
+        "score": ["score", model, files["valid"], "-o", bad],
+        "leaf-table": ["leaf-table", model, "-o", bad],
+        "prune-out": ["prune-study", model, "--validation", files["valid"], "-o", bad],
+        "prune-plot": ["prune-study", model, "--validation", files["valid"], "--plot",
+                       blocker / "p.png"],
+        "prune-model": ["prune-study", model, "--validation", files["valid"], "--model-out",
+                        blocker / "c.dtdecide"],
+        "demo": ["demo", "--output", blocker],
+    }[command]
+    code, _, err = _run([*argv, "--quiet"], capsys)
+    assert code == 2, err
+    assert "blocker.txt" in err and "unexpected" not in err
+    assert "is a file" in err
+    # a folder given where a file is expected
+    if command == "score":
+        code, _, err = _run(["score", model, files["valid"], "-o", files["root"], "--quiet"],
+                            capsys)
+        assert code == 2 and "is a folder" in err
+
+
+def test_unwritable_output_is_exit_2(files, capsys, monkeypatch):
+    """An OSError naming a file (permission denied, a full disk) is a problem with the
+    user's paths: exit 2 naming it, not an 'unexpected' crash."""
+    model = files["root"] / "dec.dtdecide"
+    if not model.exists():
+        _fit(files, capsys, model, "--decisions", files["decisions"])
+
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(files["root"] / "locked.md"))
+
+    monkeypatch.setattr("dtdecide.export.write_leaf_table", denied)
+    code, _, err = _run(["leaf-table", model, "-o", files["root"] / "locked.md", "--quiet"],
+                        capsys)
+    assert code == 2 and "Permission denied" in err and "locked.md" in err

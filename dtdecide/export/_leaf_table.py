@@ -367,6 +367,18 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
     [['age <= 37.5', 4, 'ignore', 0.0, 0.0], ['age > 37.5', 4, 'mail', 9.0, 36.0]]
     """
     view = tree_view(estimator)
+    if precision is not None and (isinstance(precision, (bool, np.bool_)) or not isinstance(
+            precision, (int, np.integer)) or precision < 1):
+        raise ValueError(
+            f"precision must be a positive int (significant digits of the rule thresholds) "
+            f"or None; got {precision!r}"
+        )
+    if isinstance(n_resamples, (bool, np.bool_)) or not isinstance(
+            n_resamples, (int, np.integer)) or n_resamples < 0:
+        raise ValueError(
+            f"n_resamples must be an int >= 0 (bootstrap resamples per leaf for "
+            f"'confidence'; 0 leaves the column out); got {n_resamples!r}"
+        )
     if y is not None and X is None:
         raise ValueError("y needs X: pass the validation inputs X together with y")
     if (costs is not None or sample_weight is not None) and X is None:

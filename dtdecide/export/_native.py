@@ -29,7 +29,9 @@ referenced by id (``{"t": "ref", "id": k}``), so identity survives the round tri
 import io
 import json
 import math
+import os
 import zipfile
+import zlib
 from importlib import import_module
 
 import numpy as np
@@ -71,6 +73,18 @@ ALLOWED_CLASSES = {
 # bytes, text, datetime64, timedelta64
 _NPY_KINDS = set("biufcSUMm")
 _MAX_ARRAY_MEMBERS = 1_000_000
+#: the largest manifest (JSON) and array member read; a fitted tree's arrays are far
+#: smaller, so a member declaring more is damaged or crafted, and refused before reading
+_MAX_MANIFEST_BYTES = 256 * 2**20
+_MAX_MEMBER_BYTES = 16 * 2**30
+#: deflate cannot expand data by more than about 1032 times: a member declaring a larger
+#: uncompressed size than that of its compressed bytes is refused before it is read
+_MAX_DEFLATE_RATIO = 1100
+_READ_BLOCK = 1 << 24
+# what reading a damaged member can raise (a bad CRC, a broken deflate stream, a
+# truncated archive, an encrypted or unknown-method member)
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
+               NotImplementedError, RuntimeError)
 
 
 class ModelFileError(ValueError):
@@ -422,6 +436,114 @@ def is_native_file(path):
         return False
 
 
+def _member_info(zf, name, shown, what, cap, archive_size):
+    """The member's ZipInfo, its declared sizes checked before anything is read."""
+    try:
+        info = zf.getinfo(name)
+    except KeyError:
+        raise ModelFileError(f"model file {shown}: {what} is missing") from None
+    if info.flag_bits & 0x1:
+        raise ModelFileError(f"model file {shown}: {what} is encrypted")
+    if info.compress_size > archive_size:
+        raise ModelFileError(
+            f"model file {shown}: {what} declares {info.compress_size:,} compressed bytes, "
+            f"more than the whole file ({archive_size:,}); the file is damaged or truncated"
+        )
+    if info.file_size > cap:
+        raise ModelFileError(
+            f"model file {shown}: {what} declares {info.file_size:,} bytes, more than the "
+            f"{cap:,} a model file's member may hold; the file is damaged or not a model"
+        )
+    limit = info.compress_size * _MAX_DEFLATE_RATIO + 1024
+    if info.compress_type == zipfile.ZIP_STORED:
+        limit = info.compress_size
+    if info.file_size > limit:
+        raise ModelFileError(
+            f"model file {shown}: {what} declares {info.file_size:,} bytes from "
+            f"{info.compress_size:,} stored bytes, which no compression gives; the file is "
+            "damaged or crafted"
+        )
+    return info
+
+
+def _read_exactly(fh, out, shown, what):
+    """Fill the bytes of ``out`` from ``fh`` (no more is read)."""
+    view = memoryview(out).cast("B")
+    done = 0
+    while done < len(view):
+        n = fh.readinto(view[done:done + _READ_BLOCK])
+        if not n:
+            raise ModelFileError(
+                f"model file {shown}: {what} ends after {done:,} of its {len(view):,} bytes; "
+                "the file is damaged or truncated"
+            )
+        done += n
+
+
+def _read_manifest(zf, shown, archive_size):
+    what = f"its {MANIFEST}"
+    info = _member_info(zf, MANIFEST, shown, what, _MAX_MANIFEST_BYTES, archive_size)
+    try:
+        with zf.open(info) as fh:
+            data = bytearray(info.file_size)
+            _read_exactly(fh, data, shown, what)
+            if fh.read(1):
+                raise ModelFileError(f"model file {shown}: {what} is longer than declared")
+        return json.loads(data.decode("utf-8"))
+    except ModelFileError:
+        raise
+    except (UnicodeDecodeError, RecursionError, *_ZIP_ERRORS) as exc:
+        raise ModelFileError(
+            f"model file {shown}: {what} cannot be read ({type(exc).__name__}: {exc}); the "
+            "file is damaged or truncated"
+        ) from exc
+
+
+def _read_array(zf, name, shown, archive_size):
+    """One ``.npy`` member; its header's shape and dtype are checked against the member's
+    declared size (and that against its stored bytes and a cap) before the array is
+    allocated, and the data are read straight into it (the member is never held twice)."""
+    from numpy.lib import format as npy
+
+    what = f"array member {name!r}"
+    info = _member_info(zf, name, shown, what, _MAX_MEMBER_BYTES, archive_size)
+    try:
+        with zf.open(info) as fh:
+            version = npy.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dtype = npy.read_array_header_1_0(fh)
+            elif version in ((2, 0), (3, 0)):
+                shape, fortran, dtype = npy.read_array_header_2_0(fh) if version == (
+                    2, 0) else npy._read_array_header(fh, version)
+            else:
+                raise ValueError(f"unknown .npy format version {version}")
+            if dtype.hasobject:
+                raise ValueError("an object array (refused: it would need a pickle)")
+            header = fh.tell()
+            count = math.prod(shape)
+            nbytes = count * dtype.itemsize
+            if header + nbytes != info.file_size:
+                raise ModelFileError(
+                    f"model file {shown}: {what} declares shape {tuple(shape)} of "
+                    f"{dtype.str} ({nbytes:,} bytes), but the member holds "
+                    f"{info.file_size - header:,} bytes of data; the file is damaged or "
+                    "crafted"
+                )
+            out = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
+            if nbytes:
+                _read_exactly(fh, out.reshape(-1, order="A").view(np.uint8), shown, what)
+            if fh.read(1):
+                raise ModelFileError(f"model file {shown}: {what} is longer than declared")
+        return out
+    except ModelFileError:
+        raise
+    except (MemoryError, OverflowError, *_ZIP_ERRORS) as exc:
+        raise ModelFileError(
+            f"model file {shown}: {what} cannot be read ({type(exc).__name__}: {exc}); the "
+            "file is damaged or truncated"
+        ) from exc
+
+
 def read_model(path, *, dtdecide_version):
     """Read a native model file; every problem is a :class:`ModelFileError` naming it."""
     shown = str(path)
@@ -433,20 +555,14 @@ def read_model(path, *, dtdecide_version):
             f"expected; it may be truncated or of another kind): {exc}"
         ) from exc
     with zf:
+        archive_size = os.path.getsize(path)
         names = set(zf.namelist())
         if MANIFEST not in names:
             raise ModelFileError(
                 f"model file {shown} is a zip archive without {MANIFEST}: not a dtdecide "
                 "model file"
             )
-        try:
-            manifest = json.loads(zf.read(MANIFEST).decode("utf-8"))
-        except (ValueError, UnicodeDecodeError, zipfile.BadZipFile, EOFError, OSError,
-                RecursionError) as exc:
-            raise ModelFileError(
-                f"model file {shown}: its {MANIFEST} cannot be read ({type(exc).__name__}: "
-                f"{exc}); the file is damaged or truncated"
-            ) from exc
+        manifest = _read_manifest(zf, shown, archive_size)
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
             raise ModelFileError(f"model file {shown} is not a dtdecide model file")
         version = manifest.get("format_version")
@@ -470,19 +586,7 @@ def read_model(path, *, dtdecide_version):
             raise ModelFileError(f"model file {shown}: malformed array list")
 
         def loader(name):
-            def load():
-                try:
-                    data = zf.read(name)
-                    return np.load(io.BytesIO(data), allow_pickle=False)
-                except KeyError as exc:
-                    raise ModelFileError(
-                        f"model file {shown}: array member {name!r} is missing"
-                    ) from exc
-                except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-                    raise ModelFileError(
-                        f"model file {shown}: array member {name!r} cannot be read ({exc})"
-                    ) from exc
-            return load
+            return lambda: _read_array(zf, name, shown, archive_size)
 
         arrays = {name: loader(name) for name in members if isinstance(name, str)}
         decoder = _Decoder(arrays, shown)
