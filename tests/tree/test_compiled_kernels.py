@@ -232,3 +232,32 @@ def test_same_ordinal_and_regression_trees(seed):
     a, b = both(lambda: ProfitTreeRegressor(max_depth=5, random_state=0, n_jobs=2).fit(
         X, signal, sample_weight=w))
     assert_same_tree(a.tree_, b.tree_)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), with_costs=st.booleans(),
+       grouped=st.booleans(), squares=st.booleans())
+def test_case_node_sums_equal_numpy_twin(seed, n, with_costs, grouped, squares):
+    from dtdecide.tree._caserule import case_node_sums
+
+    rng = np.random.default_rng(seed)
+    n_nodes = 15  # a full binary tree of depth 3
+    parent = np.array([-1] + [(v - 1) // 2 for v in range(1, n_nodes)])
+    leaf = rng.integers(0, n_nodes, size=n)  # cases may stop at inner nodes too
+    post = rng.dirichlet(np.ones(3), size=n_nodes)
+    post[rng.random(n_nodes) < 0.1] = np.nan  # a node without inputs: no decision
+    costs = pd.DataFrame({"c": rng.uniform(0, 4, size=n)}) if with_costs else None
+    if with_costs:
+        costs.loc[rng.random(n) < 0.1, "c"] = np.nan  # missing costs: weight 0
+        m = DecisionMatrix({"a": [9.0, 1.0, -3.0], "b": [0.0, 2.0, 0.5], "c": [1.0, 1.0, 1.0]},
+                           levels=[0, 1, 2], kind="revenue", costs={"a": "c"})
+    else:
+        m = DecisionMatrix({"a": [9.0, 1.0, -3.0], "b": [0.0, 2.0, 0.5]}, levels=[0, 1, 2])
+    cons = m.resolve(costs, n_samples=n)
+    q = cons.q_actual(rng.integers(0, 3, size=n))
+    w = rng.uniform(0, 2, size=n)
+    group = rng.integers(0, 3, size=n) if grouped else None
+    kw = dict(group=group, n_groups=3 if grouped else 1, squares=squares)
+    a, b = both(lambda: case_node_sums(parent, leaf, post, cons, q, w, **kw))
+    for x, y in zip(a, b) if squares else [(a, b)]:
+        np.testing.assert_allclose(y, x, rtol=1e-12, atol=1e-9)

@@ -196,3 +196,74 @@ def bin_columns(X, features, is_categorical, edges, edge_offsets, n_bins, missin
                 out[i, j] = base
         if found:
             return
+
+
+@_jit
+def case_node_sums(parent, leaf, node_in, base, case_costs, use_costs, q, weight, group,
+                   n_groups, squares, S, S2):
+    """Per node, the weighted profit of its cases under their own best decisions (twin of
+    :func:`dtdecide.tree._structure._caserule.case_node_sums` for a categorical matrix with
+    optional per-case costs).
+
+    Case ``i`` at node ``v`` (every node on its path) takes the first decision of largest
+    ``A(i, d) = sum_t node_in[v, t] base[t, d] - case_costs[i, d] sum_t node_in[v, t]``
+    (no decision when an ``A`` is NaN: it adds ``q[i, 0]``, with weight 0 for such
+    cases) and adds ``weight[i] q[i, d]`` (and its square times the weight) to
+    ``S[v, group[i]]``. The sums are taken level by level up the paths (step ``k``: the
+    node ``k`` levels above each case's leaf), each step's sums in case order and then
+    added into ``S``: the order of the NumPy twin's ``bincount`` steps.
+    """
+    n = leaf.shape[0]
+    n_levels = base.shape[0]
+    n_dec = base.shape[1]
+    size = S.shape[0]
+    node = leaf.copy()
+    step = np.zeros(size)
+    step2 = np.zeros(size)
+    a = np.empty(n_dec)
+    alive = n
+    while alive > 0:
+        step[:] = 0.0
+        if squares:
+            step2[:] = 0.0
+        alive = 0
+        for i in range(n):
+            v = node[i]
+            if v < 0:
+                continue
+            rs = 0.0
+            for t in range(n_levels):
+                rs += node_in[v, t]
+            best = -1
+            bad = False
+            for d in range(n_dec):
+                x = 0.0
+                for t in range(n_levels):
+                    x += node_in[v, t] * base[t, d]
+                if use_costs:
+                    x -= case_costs[i, d] * rs
+                if np.isnan(x):
+                    bad = True
+                a[d] = x
+            if bad:
+                best = 0
+            else:
+                best = 0
+                for d in range(1, n_dec):
+                    if a[d] > a[best]:
+                        best = d
+            val = q[i, best]
+            key = v * n_groups + group[i]
+            wv = weight[i] * val
+            step[key] += wv
+            if squares:
+                step2[key] += wv * val
+            up = parent[v]
+            node[i] = up
+            if up >= 0:
+                alive += 1
+        for k in range(size):
+            S[k] += step[k]
+        if squares:
+            for k in range(size):
+                S2[k] += step2[k]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtypes import NODE_DTYPE, STAT_DTYPE
+from ..._jit import use_compiled
 from ...decision._kernels import decide_arrays
 
 __all__ = ["node_inputs", "path_steps", "case_node_sums"]
@@ -139,6 +140,23 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
     ok = ~cons.has_missing
     q = np.where(ok[:, None], q, 0.0)
     weight = np.where(ok, weight, 0.0)
+    if use_compiled() and not cons.is_interval and cons.case_q is None:
+        from .._kernels import _compiled
+
+        use_costs = cons.case_costs is not None
+        _compiled.case_node_sums(
+            np.asarray(parent, dtype=NODE_DTYPE), np.asarray(leaf, dtype=NODE_DTYPE),
+            np.ascontiguousarray(np.asarray(node_in, dtype=STAT_DTYPE).reshape(n_nodes, -1)),
+            np.ascontiguousarray(cons.base, dtype=STAT_DTYPE),
+            np.ascontiguousarray(cons.case_costs, dtype=STAT_DTYPE) if use_costs
+            else np.zeros((1, 1)), use_costs, np.ascontiguousarray(q, dtype=STAT_DTYPE),
+            np.ascontiguousarray(weight, dtype=STAT_DTYPE),
+            np.zeros(np.shape(leaf), dtype=NODE_DTYPE) if group is None
+            else np.asarray(group, dtype=NODE_DTYPE), n_groups, squares, S,
+            S2 if squares else np.zeros(1),
+        )
+        S = S.reshape(n_nodes, n_groups)
+        return (S, S2.reshape(n_nodes, n_groups)) if squares else S
     for rows, nodes in path_steps(parent, leaf):
         d = case_decisions(node_in, nodes, cons.take(rows))
         d = np.maximum(d, 0)  # missing cases: weight 0
