@@ -372,6 +372,20 @@ def _user_sign(x, sign):
     return x
 
 
+_DECISION_DTYPES = {}
+
+
+def _decision_dtype(decisions):
+    """The categorical dtype of a decision column, built once per tuple of decisions
+    (validating the categories costs more than the rest of scoring one row)."""
+    dtype = _DECISION_DTYPES.get(decisions)
+    if dtype is None:
+        if len(_DECISION_DTYPES) >= 256:
+            _DECISION_DTYPES.clear()
+        dtype = _DECISION_DTYPES[decisions] = pd.CategoricalDtype(list(decisions))
+    return dtype
+
+
 def build_decision_result(matrix, decision, expected, *, computed=None, best=None,
                           investment=None, roi_values=None, missing=None,
                           sample_weight=None, target_codes=None, misclassified=None,
@@ -430,7 +444,7 @@ def build_decision_result(matrix, decision, expected, *, computed=None, best=Non
     decision = decision.astype(code_dtype(len(decisions)), copy=False)
     has_y = computed is not None
     cols = {
-        f"D_{target_name}": pd.Categorical.from_codes(decision, categories=list(decisions)),
+        f"D_{target_name}": pd.Categorical.from_codes(decision, dtype=_decision_dtype(decisions)),
         f"E{letter}_{target_name}": _user_sign(expected, sign),
     }
     if has_y:

@@ -261,3 +261,21 @@ def test_case_node_sums_equal_numpy_twin(seed, n, with_costs, grouped, squares):
     a, b = both(lambda: case_node_sums(parent, leaf, post, cons, q, w, **kw))
     for x, y in zip(a, b) if squares else [(a, b)]:
         np.testing.assert_allclose(y, x, rtol=1e-12, atol=1e-9)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), fortran=st.booleans())
+def test_apply_equals_numpy_twin(seed, fortran):
+    """Leaves of unseen rows: NaN, unseen and fractional codes, infinities."""
+    X, signal, rng = data(seed % 1000, 400)
+    est = ProfitTreeClassifier(max_depth=5, min_samples_leaf=2, random_state=0).fit(
+        X, signal > 0)
+    tree = est.tree_
+    Xe = rng.normal(size=(300, 4)) * 2
+    Xe[:, 2] = rng.integers(-2, 11, size=300) + np.where(rng.random(300) < 0.1, 0.5, 0.0)
+    Xe[rng.random(Xe.shape) < 0.1] = np.nan
+    Xe[rng.random(Xe.shape) < 0.02] = np.inf
+    Xe = np.asfortranarray(Xe) if fortran else Xe
+    a, b = both(lambda: tree.apply(Xe))
+    assert np.array_equal(a, b)
+    assert np.array_equal(tree._route_block(Xe), b)  # the level-by-level twin

@@ -1068,9 +1068,12 @@ def _with_label_counts(result, label_counts):
         extra[f"n_unseen_{name}"] = float(n_unseen)
         extra[f"n_missing_{name}"] = float(n_missing)
     summary = result.summary
-    summary = pd.concat([summary, pd.Series(extra, dtype=summary.dtype)])
-    summary.name = result.summary.name
-    result.summary = summary
+    result.summary = pd.Series(  # one Series, not a concat (scoring one row pays per call)
+        np.concatenate([summary.to_numpy(), np.fromiter(extra.values(), dtype=summary.dtype,
+                                                        count=len(extra))]),
+        index=summary.index.append(pd.Index(list(extra), dtype=summary.index.dtype)),
+        name=summary.name,
+    )
     return result
 
 

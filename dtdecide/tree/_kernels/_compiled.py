@@ -267,3 +267,30 @@ def case_node_sums(parent, leaf, node_in, base, case_costs, use_costs, q, weight
         if squares:
             for k in range(size):
                 S2[k] += step2[k]
+
+
+@_jit
+def apply_rows(X, left, right, feature, threshold, is_categorical, cat_left, missing_left,
+               out):
+    """Leaf of every row of ``X`` (twin of ``TreeStructure._route_block``).
+
+    At a numeric node a row goes left when ``x <= threshold`` and by ``missing_left``
+    when ``x`` is NaN; at a categorical node by ``cat_left[node, x]`` when ``x`` is an
+    integer code in ``[0, n_cat)``, else by ``missing_left``.
+    """
+    n_cat = cat_left.shape[1]
+    for i in range(X.shape[0]):
+        node = 0
+        while left[node] >= 0:
+            x = X[i, feature[node]]
+            if is_categorical[node]:
+                if x >= 0 and x < n_cat and x == np.floor(x):
+                    go_left = cat_left[node, np.intp(x)]
+                else:
+                    go_left = missing_left[node]
+            elif np.isnan(x):
+                go_left = missing_left[node]
+            else:
+                go_left = x <= threshold[node]
+            node = left[node] if go_left else right[node]
+        out[i] = node

@@ -310,8 +310,36 @@ def _numeric_values(col, name):
     return values
 
 
+# Per training category array: a dict from string label to position (None when a label
+# is not a str). Scoring a few rows then matches their labels without building a pandas
+# Index per column and call. Keyed by id; the entry holds the array, so the id stays
+# its own while the entry lives.
+_STR_LOOKUPS = {}
+_STR_LOOKUPS_MAX = 512
+# Per (categorical dtype's labels, training categories): the code table of
+# :func:`_code_table` (both are immutable; the entry holds them so the ids stay theirs).
+_CODE_TABLES = {}
+
+
+def _str_lookup(categories):
+    hit = _STR_LOOKUPS.get(id(categories))
+    if hit is not None and hit[0] is categories:
+        return hit[1]
+    lookup = None
+    if all(type(c) is str for c in categories):
+        lookup = {c: k for k, c in enumerate(categories)}
+    if len(_STR_LOOKUPS) >= _STR_LOOKUPS_MAX:
+        _STR_LOOKUPS.clear()
+    _STR_LOOKUPS[id(categories)] = (categories, lookup)
+    return lookup
+
+
 def _indexer(categories, labels):
     """Position of every label in ``categories``, -1 where it is absent (or missing)."""
+    if len(labels) <= 64 and all(type(v) is str for v in labels):
+        lookup = _str_lookup(categories)
+        if lookup is not None:  # strings only: dict and pandas matching agree
+            return np.array([lookup.get(v, -1) for v in labels], dtype=np.intp)
     try:
         return np.asarray(pd.Index(categories).get_indexer(labels), dtype=np.intp)
     except (TypeError, ValueError):
@@ -327,12 +355,22 @@ def _code_table(labels, categories):
     it) and the extra last entry is NaN, so that the missing-value code ``-1`` of
     pandas reads NaN through ``np.take(table, codes, mode="wrap")``.
     """
+    cacheable = isinstance(labels, pd.Index)  # immutable: a categorical dtype's labels
+    if cacheable:
+        hit = _CODE_TABLES.get((id(labels), id(categories)))
+        if hit is not None and hit[0] is labels and hit[1] is categories:
+            return hit[2]
     # labels as Python objects, as the values of an object column would be: matching
     # then follows Python equality whatever dtype pandas inferred for the labels
     idx = _indexer(categories, np.asarray(labels, dtype=object))
     table = np.full(len(idx) + 1, np.nan, dtype=X_DTYPE)
     found = idx >= 0
     table[:-1][found] = idx[found]
+    if cacheable:
+        if len(_CODE_TABLES) >= _STR_LOOKUPS_MAX:
+            _CODE_TABLES.clear()
+        table.setflags(write=False)
+        _CODE_TABLES[(id(labels), id(categories))] = (labels, categories, table)
     return table
 
 
@@ -348,8 +386,8 @@ def _category_source(col, categories, name):
     """
     dtype = col.dtype
     if isinstance(dtype, pd.CategoricalDtype):
-        codes = col.cat.codes.to_numpy()
-        labels = col.cat.categories
+        codes = np.asarray(col.array.codes)  # the Categorical's own codes: no Series
+        labels = dtype.categories
     elif isinstance(dtype, np.dtype) and dtype.kind == "b":
         codes = col.to_numpy().view(np.uint8)
         labels = np.array([False, True], dtype=object)
@@ -434,8 +472,7 @@ def _frame_columns(frame, encoding, *, fitting=False):
     """Validate every column of ``frame`` against ``encoding`` and return ``_Columns``."""
     sources = []
     labels = [None] * frame.shape[1]
-    for j in range(frame.shape[1]):
-        col = frame.iloc[:, j]
+    for j, (_, col) in enumerate(frame.items()):  # cheaper than frame.iloc[:, j]
         name = encoding.feature_names[j]
         if encoding.is_categorical[j]:
             codes, table, labels[j] = _category_source(col, encoding.categories[j], name)

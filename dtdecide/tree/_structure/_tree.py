@@ -26,6 +26,7 @@ Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architectu
 import numpy as np
 
 from ..._dtypes import COUNT_DTYPE, FLAG_DTYPE, NODE_DTYPE, STAT_DTYPE, THRESHOLD_DTYPE
+from ..._jit import use_compiled
 
 __all__ = ["TreeStructure"]
 
@@ -567,6 +568,13 @@ class TreeStructure:
         X = self._check_X(X_encoded)
         n = X.shape[0]
         out = np.empty(n, dtype=NODE_DTYPE)
+        if use_compiled() and n:
+            from .._kernels import _compiled
+
+            _compiled.apply_rows(X, self.children_left, self.children_right, self.feature,
+                                 self.threshold, self.is_categorical, self.cat_left,
+                                 self.missing_left, out)
+            return out
         for start in range(0, n, _APPLY_BLOCK):
             stop = min(start + _APPLY_BLOCK, n)
             block = X[start:stop]
