@@ -238,7 +238,7 @@ def test_same_ordinal_and_regression_trees(seed):
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), with_costs=st.booleans(),
        grouped=st.booleans(), squares=st.booleans())
 def test_case_node_sums_equal_numpy_twin(seed, n, with_costs, grouped, squares):
-    from dtdecide.tree._caserule import case_node_sums
+    from dtdecide.tree._structure._caserule import case_node_sums
 
     rng = np.random.default_rng(seed)
     n_nodes = 15  # a full binary tree of depth 3
