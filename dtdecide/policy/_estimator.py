@@ -495,6 +495,87 @@ class PolicyTree(BaseEstimator):
         return self.profit_tree_.decide(X, self._y(n, X), costs=Q[:, None, :])
 
 
+    def capacity_plan(self, X, capacity):
+        """Leaf priorities for one limited decision, as constants for scoring code.
+
+        Under the leaf rule a capacity of ``N`` cases for one decision is met by taking
+        whole leaves by their gain per case (the leaf's average net reward of the
+        limited decision minus that of its best unlimited one), best first, and
+        filling the boundary leaf with its first cases; this is the plan
+        :meth:`decide` follows for the cases ``X``. The table gives every leaf its
+        priority and quota, and ``attrs["sql"]`` a ``CASE`` expression of the priority
+        on the ``_LEAF_`` column of :func:`~dtdecide.to_sql`'s output: score the
+        table, order by the priority, and give the limited decision to the first
+        ``N`` rows with a positive gain.
+
+        Parameters
+        ----------
+        X : DataFrame or array-like of shape (n_samples, n_features)
+            The cases the capacity is shared among.
+        capacity : dict
+            ``{decision: N}`` for one decision.
+
+        Returns
+        -------
+        DataFrame
+            One row per leaf, by priority: ``leaf``, ``priority`` (1 = first),
+            ``n`` (cases of ``X`` in it), ``gain`` (per case), ``taken`` (cases that
+            get the limited decision), ``decision`` (the limited decision where all
+            are taken, the best unlimited one where none are, ``"boundary"``
+            otherwise). ``attrs``: ``decision``, ``capacity``, ``gain_threshold`` (the
+            gain of the last leaf with a taken case: leaves with a larger gain are
+            taken whole), ``shadow_price`` and ``sql``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from dtdecide.policy import PolicyTree
+        >>> X = np.arange(8.0).reshape(-1, 1)
+        >>> G = np.column_stack([np.zeros(8), [-1, -1, 1, 1, 2, 2, 3, 3]])
+        >>> pt = PolicyTree(decisions=["skip", "call"], max_depth=2)
+        >>> pt = pt.fit(X, ["skip", "call"] * 4, None, rewards=G)
+        >>> plan = pt.capacity_plan(X, {"call": 3})
+        >>> plan[["leaf", "priority", "n", "gain", "taken", "decision"]]
+           leaf  priority  n  gain  taken  decision
+        0     4         1  6   2.0      3  boundary
+        1     1         2  1  -1.0      0      skip
+        2     3         3  1  -1.0      0      skip
+        >>> print(plan.attrs["sql"])
+        CASE "_LEAF_" WHEN 4 THEN 1 WHEN 1 THEN 2 WHEN 3 THEN 3 END AS "_PRIORITY_"
+        """
+        check_is_fitted(self, "profit_tree_")
+        if not isinstance(capacity, dict) or len(capacity) != 1:
+            raise ValueError("capacity must be a dict {decision: N} for one decision; got "
+                             f"{capacity!r}")
+        res = self.decide(X, capacity=capacity)
+        ((name, N),) = capacity.items()
+        d = self.decisions_.index(str(name))
+        leaves = self.apply(X)
+        V = self.leaf_values_
+        free = [k for k in range(len(self.decisions_)) if k != d]
+        present = np.unique(leaves)
+        gain = V[present, d] - V[present][:, free].max(axis=1)
+        alt = np.asarray(free)[np.argmax(V[present][:, free], axis=1)]
+        order = np.argsort(-gain, kind="stable")
+        chosen = res.cases["D_policy"].to_numpy() == self.decisions_[d]
+        n = np.bincount(leaves, minlength=V.shape[0])[present]
+        taken = np.bincount(leaves[chosen], minlength=V.shape[0])[present]
+        label = np.where(taken == n, self.decisions_[d], np.where(
+            taken == 0, np.asarray(self.decisions_, dtype=object)[alt], "boundary"))
+        plan = pd.DataFrame({
+            "leaf": present[order], "priority": np.arange(1, present.size + 1),
+            "n": n[order], "gain": gain[order], "taken": taken[order],
+            "decision": label[order]})
+        took = plan["taken"] > 0
+        plan.attrs.update(
+            decision=self.decisions_[d], capacity=int(N),
+            gain_threshold=float(plan.loc[took, "gain"].min()) if took.any() else np.inf,
+            shadow_price=float(res.summary[f"shadow_price[{self.decisions_[d]}]"]),
+            sql='CASE "_LEAF_" ' + " ".join(
+                f"WHEN {int(leaf)} THEN {int(p)}"
+                for leaf, p in zip(plan["leaf"], plan["priority"])) + ' END AS "_PRIORITY_"')
+        return plan
+
     def pruning_study(self, X, rewards, *, costs=None, **params):
         """A pruning study of ``profit_tree_`` scored by held-out policy value.
 

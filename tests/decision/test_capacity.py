@@ -121,3 +121,22 @@ def test_policy_tree_decide_under_capacity():
         allocate(V, {"1": 5, "2": 4}).total)
     with pytest.raises(ValueError, match="policy_value"):
         pt.decide(X, G, capacity={"mail": 5})
+
+
+def test_capacity_plan_matches_the_decisions_and_ranks_leaves_by_gain():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 2))
+    G = np.column_stack([np.zeros(200), X[:, 0] + 0.3 * X[:, 1]])
+    pt = PolicyTree(decisions=["skip", "call"], max_depth=2).fit(
+        X, rng.choice(["skip", "call"], 200), None, rewards=G)
+    plan = pt.capacity_plan(X, {"call": 30})
+    res = pt.decide(X, capacity={"call": 30})
+    assert plan["taken"].sum() == (res.cases["D_policy"] == "call").sum() <= 30
+    assert plan["gain"].is_monotonic_decreasing
+    assert (plan["decision"] == "boundary").sum() <= 1
+    assert plan["n"].sum() == 200
+    assert plan.attrs["sql"].startswith('CASE "_LEAF_" WHEN')
+    whole = plan[plan["decision"] == "call"]
+    assert (whole["taken"] == whole["n"]).all()
+    with pytest.raises(ValueError, match="one decision"):
+        pt.capacity_plan(X, {"call": 3, "skip": 2})
