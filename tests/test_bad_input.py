@@ -47,6 +47,12 @@ def f():
     )
 
 
+def _prior_tree(f):
+    m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=LEVELS, priors=[0.3, 0.7])
+    return dt.ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=1,
+                                   min_samples_split=2).fit(f.X, f.y)
+
+
 def _dm(**kw):
     args = {"values": [[1, 0], [0, 1]], "levels": LEVELS}
     args.update(kw)
@@ -551,6 +557,13 @@ CASES = [
      ValueError, ["precision", "positive int", "2.5"]),
     ("leaf-table-negative-resamples", lambda f: dt.leaf_table(f.tree, n_resamples=-1),
      ValueError, ["n_resamples", ">= 0", "-1"]),
+    ("study-absent-level-with-priors",
+     lambda f: dt.PruningStudy(_prior_tree(f)).fit(f.X, np.array(["no"] * 8)), ValueError,
+     ["y_valid", "no case of the level", r"\['yes'\]", "prior"]),
+    ("study-valid-costs-all-nan",
+     lambda f: dt.PruningStudy(f.ctree).fit(f.X, f.y, costs_valid=pd.DataFrame(
+         {"c": np.full(8, np.nan)})), ValueError,
+     ["costs_valid", r"missing \(NaN\) cost", r"\['c'\]"]),
     ("score-file-missing", lambda f: dt.score_file(f.tree, "/nonexistent/new.csv"),
      FileNotFoundError, ["data file", "/nonexistent/new.csv", "does not exist"]),
     ("score-file-chunk-size", lambda f: dt.score_file(f.tree, "/nonexistent/new.csv",
@@ -672,3 +685,52 @@ def test_costs_with_a_matrix_without_cost_variables(f, kind):
 def test_empty_sql_table_name(f):
     with pytest.raises(ValueError, match="table"):
         dt.to_sql(f.tree, table="")
+
+
+# ---------------------------------------------------------------------------- unfitted
+_NOT_METHODS = {"fit", "get_params", "set_params", "get_metadata_routing"}
+
+
+def _public_methods(est):
+    for name in sorted(dir(type(est))):
+        attr = getattr(type(est), name, None)
+        if name.startswith("_") or name in _NOT_METHODS or isinstance(attr, property):
+            continue
+        if name.startswith("set_") and name.endswith("_request") or not callable(attr):
+            continue
+        yield name
+
+
+def _unfitted_estimators():
+    m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=LEVELS)
+    return [dt.ProfitTreeClassifier(decision_matrix=m), dt.ProfitTreeRegressor(),
+            dt.DecisionEstimator(LogisticRegression(), m)]
+
+
+@pytest.mark.parametrize("est", _unfitted_estimators(), ids=lambda e: type(e).__name__)
+def test_every_method_of_an_unfitted_estimator_raises_not_fitted(f, est):
+    """prune_node, split, regrow, set_decision, split_candidates, decide, predict, ...:
+    scikit-learn's NotFittedError (naming the estimator), never an AttributeError about a
+    missing attribute or a plain ValueError; with Dask inputs too, at the call."""
+    import inspect
+
+    inputs = [f.X]
+    try:
+        import dask.dataframe as dd
+    except ImportError:  # the Dask inputs are checked where Dask is installed
+        dd = None
+    if dd is not None:
+        inputs.append(dd.from_pandas(f.X, npartitions=1))
+    names = list(_public_methods(est))
+    assert {"decide", "predict"} <= set(names)
+    for name in names:
+        method = getattr(est, name)
+        required = [p.name for p in inspect.signature(method).parameters.values()
+                    if p.default is inspect.Parameter.empty
+                    and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        for X in inputs:
+            args = [X if p == "X" else f.y if p == "y" else 0 for p in required]
+            extra = {"X": X, "y": f.y} if "X" not in required and "X" in inspect.signature(
+                method).parameters else {}
+            with pytest.raises(NotFittedError, match=type(est).__name__):
+                method(*args, **extra)

@@ -40,8 +40,11 @@ _NEEDS_ROWS = ("split", "regrow")
 # ------------------------------------------------------------------ helpers
 def _check_fitted(est, what):
     if getattr(est, "tree_", None) is None:
-        raise ValueError(
-            f"{what} needs a fitted tree; this {type(est).__name__} has no tree_ (call fit first)"
+        from sklearn.exceptions import NotFittedError
+
+        raise NotFittedError(
+            f"This {type(est).__name__} instance is not fitted yet: {what} needs a fitted "
+            "tree (it has no tree_); call fit first"
         )
 
 
@@ -167,6 +170,7 @@ def _training_arrays(est, X, y, costs, sample_weight, what="split"):
     )
     from .._structure._encode import encode
 
+    _check_fitted(est, what)
     if X is None or y is None:
         raise ValueError(
             f"{what} needs the training rows: pass X and y (and costs, sample_weight) as "

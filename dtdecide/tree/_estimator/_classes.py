@@ -709,6 +709,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
             Entry ``[i, j]`` is 1 when case ``i`` passes through node ``j``.
         """
+        check_is_fitted(self, "tree_")
         if is_dask_collection(X):
             raise NotImplementedError(
                 "decision_path on Dask collections is not supported (a sparse matrix of "
@@ -782,6 +783,7 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
     def _predict_decision(self, X, costs):
         if is_dask_collection(X):
             return predict_decision_dask(self, X, costs)
+        check_is_fitted(self, "tree_")
         names = np.asarray(self.decisions_ if self.decisions_ is not None else (),
                            dtype=object)
         if not self._case_rule():

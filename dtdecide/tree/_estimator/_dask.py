@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+from sklearn.utils.validation import check_is_fitted
 
 from ..._dtypes import FLOAT_DTYPE as _FLOAT
 from .._backends import _dask_storage as _storage
@@ -242,6 +243,7 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
 # ------------------------------------------------------------------ scoring
 def score_dask(est, method, X):
     """``est.<method>(X)`` per partition of a Dask DataFrame, lazily, keeping the index."""
+    check_is_fitted(est, "tree_")  # at once, not when the graph is computed
     _import_dask()
     if not hasattr(X, "map_partitions") or not hasattr(X, "columns"):
         raise TypeError(f"X must be a Dask DataFrame; got {type(X).__name__}")
@@ -274,6 +276,7 @@ def score_dask(est, method, X):
 
 def predict_decision_dask(est, X, costs=None):
     """``est.predict_decision(X, costs)`` per partition, lazily, keeping the index."""
+    check_is_fitted(est, "tree_")
     dask = _import_dask()
     import dask.dataframe as dd
 
@@ -402,6 +405,7 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
     ``options``: the keyword options of ``decide`` (``confidence``, ...), passed to every
     partition's ``decide``.
     """
+    check_is_fitted(est, "tree_")
     from ...decision._kernels import roi
 
     dask = _import_dask()

@@ -114,8 +114,11 @@ def node_risk(estimator, tree=None, *, measure=None):
 def _check_fitted_tree(estimator):
     tree = getattr(estimator, "tree_", None)
     if tree is None:
-        raise ValueError(
-            f"{type(estimator).__name__} is not fitted: it has no tree_; call fit first"
+        from sklearn.exceptions import NotFittedError
+
+        raise NotFittedError(
+            f"This {type(estimator).__name__} instance is not fitted yet: it has no tree_; "
+            "call fit first"
         )
     return tree
 

@@ -110,6 +110,7 @@ class _Scorer:
         self.kind = kind
         self.n_samples = n
         self.nan_summary = False
+        self.nan_reason = None  # why every measure is missing, when one is known
         self.totals = {}
         if kind in ("profit", "loss"):
             matrix = _decision_matrix(estimator)
@@ -135,10 +136,31 @@ class _Scorer:
                     adj = None if level_paw is None else level_paw[t[ok]]
                 if adj is None:
                     self.nan_summary = True
+                    freq = self.totals["class_freq"] if totals is None else totals[
+                        "class_freq"]
+                    pri = np.asarray(matrix.priors, dtype=np.float64)
+                    absent = [matrix.levels[k] for k in range(L)
+                              if pri[k] > 0 and freq[k] <= 0]
+                    among = (" among the cases whose costs are all present"
+                             if cons.has_missing.any() else "")
+                    self.nan_reason = (
+                        f"y{name} has no case of the level(s) {absent!r}{among}, whose "
+                        f"prior is positive (the decision matrix's priors "
+                        f"{[round(float(v), 6) for v in pri]}): the prior-adjusted "
+                        "measure weighs every level by its prior and needs a case of "
+                        "each; give data holding every level, or a matrix without priors"
+                    )
                     adj = np.ones(int(ok.sum()))
                 paw[ok] = adj
             q = cons.q_actual(t)
             valid = ~cons.has_missing
+            if n and not valid.any():
+                costs_of = list(matrix.cost_variables) or "the case-specific consequences"
+                self.nan_reason = (
+                    f"costs{name}: every one of the {n} cases has a missing (NaN) cost "
+                    f"({costs_of}), so no case can be assessed; give the cases' actual "
+                    "costs"
+                )
             q = np.where(valid[:, None], q, 0.0)
             w = np.where(valid, F * paw, 0.0)
             count = np.where(valid, F, 0.0)

@@ -174,14 +174,16 @@ def _fold_measures(fold, pruning_measure, scorer, sums, eval_alphas):
 
 
 # --------------------------------------------------------------------- selection
-def _best_index(values, higher_is_better):
-    """Best value, the largest index (smallest subtree) on ties; NaN ignored."""
+def _best_index(values, higher_is_better, why=None):
+    """Best value, the largest index (smallest subtree) on ties; NaN ignored. ``why``
+    says why every value is missing, when the scorer knows it."""
     values = np.asarray(values, dtype=np.float64)
     ok = np.isfinite(values)
     if not ok.any():
         raise ValueError(
-            "no subtree has a finite assessment value to select from; check the "
-            "validation data (X_valid, y_valid) and sample_weight_valid (all zero?)"
+            "no subtree has a finite assessment value to select from: "
+            + (why or "check the validation data (X_valid, y_valid) and "
+               "sample_weight_valid (all zero?)")
         )
     signed = np.where(ok, values if higher_is_better else -values, -np.inf)
     best = signed.max()
@@ -374,6 +376,7 @@ class PruningStudy:
             raise ValueError("give both X_train and y_train, or neither")
         method = self._check_params(X_valid is not None, X_train is not None)
         est = self.estimator
+        why_valid = self._why_cv = None
         kind, pruning_measure = self._resolve_kind()
         path = pruning_path(est, measure=pruning_measure)
         n = path.n_subtrees
@@ -401,6 +404,7 @@ class PruningStudy:
                 sums = scorer.node_sums(est, X_valid)
             valid, _, _ = _score_path(est, path, scorer, sums,
                                       depth_fraction=self.depth_fraction)
+            why_valid = getattr(scorer, "nan_reason", None)
             table["valid_measure"] = valid
         if self.cv is not None:
             mean, se, mid = self._cross_validate(
@@ -416,11 +420,12 @@ class PruningStudy:
             k = int(np.flatnonzero(path.n_leaves <= self.n_leaves)[0])
         elif method == "assessment":
             column = "valid_measure" if X_valid is not None else "train_measure"
-            k = _best_index(table[column].to_numpy(), higher)
+            k = _best_index(table[column].to_numpy(), higher,
+                            why_valid if X_valid is not None else None)
         else:  # cv with the se rule
             mean = table["cv_mean"].to_numpy()
             se = table["cv_se"].to_numpy()
-            best = _best_index(mean, higher)
+            best = _best_index(mean, higher, self._why_cv)
             slack = self.se_rule * (se[best] if np.isfinite(se[best]) else 0.0)
             limit = mean[best] - slack if higher else mean[best] + slack
             tol = _RISK_RTOL * max(abs(mean[best]), 1e-300)
@@ -462,6 +467,7 @@ class PruningStudy:
             mean, se = _finish_sums(kind, total)
             if scorer.nan_summary:
                 mean = np.full_like(mean, np.nan)
+            self._why_cv = getattr(scorer, "nan_reason", None)
             return mean, se, mid
         y_arr = check_1d(y, "y_train", index=reference_index(X), reference="X_train")
         splitter = _check_cv(self.cv, est, y_arr, self.random_state)
@@ -490,6 +496,7 @@ class PruningStudy:
         mean, se = _finish_sums(kind, total)
         if scorer.nan_summary:
             mean = np.full_like(mean, np.nan)
+        self._why_cv = getattr(scorer, "nan_reason", None)
         return mean, se, mid
 
     # ------------------------------------------------------------------ reports
@@ -698,7 +705,8 @@ def best_subtree_of_size(estimator, n_leaves, *, measure=None):
     """
     tree = getattr(estimator, "tree_", None)
     if tree is None:
-        raise ValueError(f"{type(estimator).__name__} is not fitted: it has no tree_")
+        raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet: "
+                             "it has no tree_; call fit first")
     cap = _check_size(n_leaves, "n_leaves", tree.n_leaves)
     risk, _ = node_risk(estimator, tree, measure=measure)
     dp, choices = _size_dp(tree, risk, cap, keep_choices=True)
@@ -764,7 +772,8 @@ def best_subtrees_by_size(estimator, *, max_leaves=None, measure=None):
     """
     tree = getattr(estimator, "tree_", None)
     if tree is None:
-        raise ValueError(f"{type(estimator).__name__} is not fitted: it has no tree_")
+        raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet: "
+                             "it has no tree_; call fit first")
     risk, kind = node_risk(estimator, tree, measure=measure)
     cap = tree.n_leaves if max_leaves is None else _check_size(
         max_leaves, "max_leaves", tree.n_leaves)
