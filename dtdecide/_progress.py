@@ -26,7 +26,8 @@ import warnings
 
 from ._config import _check_verbose, get_config
 
-__all__ = ["StatusLog", "bars_allowed", "progress", "progress_bar", "resolve_verbose"]
+__all__ = ["NO_BAR", "StatusLog", "bars_allowed", "progress", "progress_bar",
+           "resolve_verbose"]
 
 
 def resolve_verbose(verbose, name="verbose"):
@@ -73,7 +74,9 @@ class _NoBar:
     disable = True
 
     def update(self, n=1):
-        self.n += n
+        return None
+
+    def reset(self, total=None):
         return None
 
     def set_postfix_str(self, s="", refresh=True):
@@ -93,6 +96,10 @@ class _NoBar:
 
     def __exit__(self, *exc):
         return False
+
+
+#: the do-nothing bar (stateless, shared): a default for code that may get a real one
+NO_BAR = _NoBar()
 
 
 def _tqdm_class():
@@ -117,7 +124,7 @@ def progress_bar(*, total=None, desc=None, unit="it", verbose=None, level=1,
     verbose = resolve_verbose(verbose)
     file = sys.stderr if file is None else file
     if verbose < level or not bars_allowed(file):
-        return _NoBar()
+        return NO_BAR
     tqdm = _tqdm_class()
     return tqdm(total=total, desc=desc, unit=unit, unit_scale=unit_scale, leave=leave,
                 file=file, dynamic_ncols=True, mininterval=0.2)

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from dtdecide._config import config_context
 from dtdecide._progress import StatusLog
 
 __all__ = ["CLIError", "build_parser", "main", "pruning_study", "read_data", "read_decisions"]
@@ -1291,7 +1292,10 @@ def main(argv=None):
         parser.print_help()
         return EXIT_BAD_INPUT
     try:
-        return args.func(args)
+        # progress bars of long steps (cross-validation folds, levels of a large fit,
+        # an exact search, scoring chunks) on a terminal, unless --quiet
+        with config_context(verbose=0 if getattr(args, "quiet", False) else 1):
+            return args.func(args)
     except CLIError as exc:
         print(f"dtdecide {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -162,3 +162,82 @@ def test_status_log(capsys):
     err = capsys.readouterr().err
     assert "s] reading data.csv" in err and "10/10" in err and "rows/s" in err
     assert "hidden" not in err and "1/1" not in err
+
+
+# ---------------------------------------------------------------- the package's bars
+def _bank_like(n, seed):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"age": rng.integers(18, 80, n).astype(float),
+                      "job": rng.choice(["admin", "tech", "sales", "retired"], n),
+                      "balance": rng.gamma(2.0, 400.0, n)})
+    y = np.where(rng.random(n) < 1 / (1 + np.exp(-(X["age"] - 55) / 6)), "yes", "no")
+    return X, y
+
+
+def _matrix(priors=None):
+    from dtdecide import DecisionMatrix
+
+    return DecisionMatrix({"call": [12.0, -1.0], "skip": [0.0, 0.0]}, levels=["yes", "no"],
+                          priors=priors)
+
+
+@pytest.mark.parametrize("priors", [None, [0.2, 0.8]])
+def test_bootstrap_in_blocks_gives_the_same_confidence(monkeypatch, capsys, priors):
+    """The leaves' bootstrap runs in blocks (with a bar over them): the same draws in the
+    same order, so the same figures as all leaves at once."""
+    from dtdecide import ProfitTreeClassifier, leaf_table
+    from dtdecide.tree._structure import _confidence
+
+    X, y = _bank_like(4_000, 1)
+    tree = ProfitTreeClassifier(decision_matrix=_matrix(priors), max_depth=6,
+                                min_samples_leaf=5).fit(X, y)
+    whole = leaf_table(tree, n_resamples=50)["confidence"]
+    monkeypatch.setattr(_confidence, "_BLOCK_CELLS", 50 * 2 * 3)  # 3 leaves a block
+    with config_context(verbose=1, progress=True):
+        blocks = leaf_table(tree, n_resamples=50)["confidence"]
+    err = capsys.readouterr().err
+    assert tree.get_n_leaves() > 6
+    assert "bootstrap confidence" in err and f"{tree.get_n_leaves()}/" in err
+    import numpy as np
+
+    np.testing.assert_array_equal(whole.to_numpy(), blocks.to_numpy())
+
+
+def test_fit_shows_its_levels_on_large_data_only(capsys):
+    from dtdecide import ProfitTreeClassifier
+    from dtdecide.tree._algorithms import _grower
+
+    X, y = _bank_like(3_000, 2)
+    with config_context(verbose=1, progress=True):
+        ProfitTreeClassifier(max_depth=4).fit(X, y)  # small: silent
+        assert capsys.readouterr().err == ""
+        old = _grower.PROGRESS_MIN_ROWS
+        _grower.PROGRESS_MIN_ROWS = 1_000
+        try:
+            ProfitTreeClassifier(max_depth=4).fit(X, y)
+            ProfitTreeClassifier(max_depth=None, max_leaf_nodes=5).fit(X, y)
+        finally:
+            _grower.PROGRESS_MIN_ROWS = old
+    err = capsys.readouterr().err
+    assert "growing (3,000 rows)" in err and "level/s" in err and "4/4" in err
+    assert "split/s" in err and "4/4" in err
+    ProfitTreeClassifier(max_depth=4).fit(X, y)  # verbose 0 (the default): silent
+    assert capsys.readouterr().err == ""
+
+
+def test_exact_search_shows_its_root_splits(capsys):
+    from dtdecide import ProfitTreeClassifier
+
+    X, y = _bank_like(600, 3)
+    tree = ProfitTreeClassifier(decision_matrix=_matrix(), max_depth=3, search="exact",
+                                max_bins=8)
+    with config_context(verbose=1, progress=True):
+        a = tree.fit(X, y)
+    err = capsys.readouterr().err
+    assert "exact search" in err and "best" in err and "bound" in err
+    b = ProfitTreeClassifier(**tree.get_params()).fit(X, y)
+    assert capsys.readouterr().err == ""
+    assert a.get_n_leaves() == b.get_n_leaves()

@@ -20,6 +20,7 @@ from dtdecide import (
     PruningStudy,
     PruningStudyDisplay,
     best_subtrees_by_size,
+    config_context,
     select_subtree,
 )
 from dtdecide.tree._estimator._pruning import pruning_path
@@ -271,12 +272,19 @@ def test_cross_validation_standard_error_is_per_observation(data, revenue_tree):
 
 def test_cross_validation_random_state_and_verbose(data, revenue_tree, capsys):
     X, y, _, _ = data
-    a = PruningStudy(revenue_tree, cv=3, random_state=7, verbose=1).fit(X_train=X, y_train=y)
-    out = capsys.readouterr().out
-    assert out.count("[PruningStudy] fold") == 3 and "3/3" in out
+    with config_context(progress=True):  # stderr is no terminal under pytest
+        a = PruningStudy(revenue_tree, cv=3, random_state=7, verbose=1).fit(
+            X_train=X, y_train=y)
+    captured = capsys.readouterr()
+    assert "PruningStudy: cross-validation" in captured.err and "3/3" in captured.err
+    assert "fold/s" in captured.err and "leaves in" in captured.err
+    assert captured.out == ""
     b = PruningStudy(revenue_tree, cv=3, random_state=7).fit(X_train=X, y_train=y)
     pd.testing.assert_frame_equal(a.results_, b.results_)
-    assert capsys.readouterr().out == ""
+    assert capsys.readouterr().err == ""
+    with config_context(verbose=1):  # the package default, but stderr is no terminal
+        PruningStudy(revenue_tree, cv=3, random_state=7).fit(X_train=X, y_train=y)
+    assert capsys.readouterr().err == ""
     table = a.cp_table()
     assert list(table.columns) == ["CP", "nsplit", "rel_error", "xerror", "xstd"]
     assert table["nsplit"].iloc[0] == 0

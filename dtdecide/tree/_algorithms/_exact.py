@@ -47,6 +47,7 @@ import time
 import numpy as np
 
 from ..._dtypes import FLOAT_DTYPE as _FLOAT
+from ..._progress import NO_BAR, progress_bar
 from .._kernels._criteria import impurity as _impurity
 from .._kernels._histogram import BinLayout
 from .._structure import _leaf
@@ -274,6 +275,8 @@ class ExactSearch:
     min_samples_leaf, min_samples_split : int
     """
 
+    _bar = NO_BAR  # the search's progress bar while exact_tree runs it
+
     def __init__(self, X_binned, binner, objective, *, min_samples_leaf=1,
                  min_samples_split=2):
         self.Xb = np.asarray(X_binned)
@@ -489,7 +492,11 @@ class ExactSearch:
         best = (-np.inf, None)
         lines = []
         prep = self._prep(rows)
+        bar = self._bar if rows is None else NO_BAR  # the root's scan shows progress
+        bar.reset(total=self.n_features)
+        bar.set_description_str("exact search: root splits, by input")
         for f in range(self.n_features):
+            bar.update(1)
             H2 = self.hist2(rows, f, prep)  # (w_f, n_cells, K)
             wf = H2.shape[0]
             Hn, Hm = H2[: wf - 1], H2[wf - 1]
@@ -563,10 +570,15 @@ class ExactSearch:
         solved = np.zeros(len(cand), dtype=bool)
         scale = max(abs(inc_value), float(np.abs(lt[:, o.HI] + rt[:, o.HI]).max()), 1.0)
         tol = _REL_TOL * scale
+        bar = self._bar if rows is None else NO_BAR
+        bar.reset(total=len(cand))
+        bar.set_description_str(f"exact search: depth-{depth} subtrees of root splits")
         while True:
             ub = ub_l + ub_r
             open_ub = np.where(~solved, ub, -np.inf)
             top = open_ub.max()
+            bar.set_postfix_str(f"best {inc_value:.6g}, bound {max(top, inc_value):.6g}",
+                                refresh=False)
             if top <= inc_value + tol:
                 return inc_value, inc_tree, float(max(inc_value, ub.max()))
             if deadline is not None and time.perf_counter() > deadline:
@@ -581,6 +593,7 @@ class ExactSearch:
             vl, tl, bl = self.solve(lrows, depth - 1, deadline=deadline)
             vr, tr, br = self.solve(rrows, depth - 1, deadline=deadline)
             solved[i] = True
+            bar.update(1)
             ub_l[i], ub_r[i] = min(ub_l[i], bl), min(ub_r[i], br)
             if vl + vr > inc_value:
                 split.value = vl + vr
@@ -610,7 +623,14 @@ def exact_tree(X_binned, binner, objective, *, max_depth, min_samples_leaf,
     search = ExactSearch(X_binned, binner, objective, min_samples_leaf=min_samples_leaf,
                          min_samples_split=min_samples_split)
     deadline = None if time_limit is None else time.perf_counter() + float(time_limit)
-    value, tree, bound = search.solve(None, max_depth, deadline=deadline)
+    # with the package's verbose (dtdecide.get_config), a bar of the root's scan and,
+    # from depth 3, of the root splits whose subtrees are solved (best and bound shown)
+    with progress_bar(desc="exact search", unit="step", verbose=None) as bar:
+        search._bar = bar
+        try:
+            value, tree, bound = search.solve(None, max_depth, deadline=deadline)
+        finally:
+            search._bar = NO_BAR
     return search, tree, value, bound
 
 

@@ -42,6 +42,7 @@ import numpy as np
 from ..._dtypes import COUNT_DTYPE
 from ..._dtypes import ROW_INDEX_DTYPE as _ROW_INT
 from ..._jit import use_compiled
+from ..._progress import progress_bar
 from ...decision._validation import check_sample_weight
 from .._kernels._criteria import (
     CLASSIFICATION_CRITERIA,
@@ -443,7 +444,7 @@ def _subtract_into(out, parent_hist, parent_idx, small_hist, small_idx):
         )
 
 
-def _grow_level_wise(ctx, root):
+def _grow_level_wise(ctx, root, bar):
     level = root
     while level is not None and level.n_nodes:
         split = ctx.find(level)
@@ -451,9 +452,12 @@ def _grow_level_wise(ctx, root):
         if not do.any():
             break
         level = _expand(ctx, level, split, do)
+        bar.update(1)
+        bar.set_postfix_str(f"{int(do.sum())} split, "
+                            f"{0 if level is None else level.n_nodes} to grow")
 
 
-def _grow_best_first(ctx, root, max_leaf_nodes):
+def _grow_best_first(ctx, root, max_leaf_nodes, bar):
     heap, counter = [], 0
 
     def push(level, split):
@@ -471,6 +475,7 @@ def _grow_best_first(ctx, root, max_leaf_nodes):
         _, _, level, split = heapq.heappop(heap)
         children = _expand(ctx, level, split, np.ones(1, dtype=bool))
         n_leaves += 1
+        bar.update(1)
         if children is not None:
             push(children, ctx.find(children))
 
@@ -825,18 +830,34 @@ def node_split_candidates(X_binned, binner, rows, *, y, n_classes=None, sample_w
     return out
 
 
-def _grow(ctx, n_samples, max_leaf_nodes, shift):
-    """Grow from the root histogram of ``ctx.source``; the frozen tree."""
+#: a fit shows its levels (with ``verbose``) from this many rows; smaller fits take
+#: well under a second. A Dask fit (a pass over the partitions per level) always does.
+PROGRESS_MIN_ROWS = 100_000
+
+
+def _grow(ctx, n_samples, max_leaf_nodes, shift, *, min_rows=None):
+    """Grow from the root histogram of ``ctx.source``; the frozen tree.
+
+    With the package's ``verbose`` (:func:`dtdecide.get_config`) and at least
+    ``min_rows`` rows (default :data:`PROGRESS_MIN_ROWS`), a progress bar advances per
+    level (per split when growing best first, ``max_leaf_nodes``).
+    """
+    min_rows = PROGRESS_MIN_ROWS if min_rows is None else min_rows
     hist, counts, rows, slots = ctx.source.root(ctx)
     root_sums = hist[0, : ctx.layout.widths[0]].sum(axis=0)
     ctx.total_weight = float(ctx.weight_of(ctx.crit_sums(root_sums)))
     ctx.nodes.add(np.array([-1]), 0, [n_samples], root_sums[None, :])
     root = Level(np.array([0], dtype=np.intp), 0, hist, counts, rows, slots)
     if ctx.can_split(0, np.array([n_samples]), root_sums[None, :])[0] and ctx.total_weight > 0:
-        if max_leaf_nodes is None:
-            _grow_level_wise(ctx, root)
-        else:
-            _grow_best_first(ctx, root, max_leaf_nodes)
+        level_wise = max_leaf_nodes is None
+        total = (ctx.max_depth if level_wise else max_leaf_nodes - 1)
+        with progress_bar(total=total, desc=f"growing ({n_samples:,} rows)",
+                          unit="level" if level_wise else "split",
+                          verbose=None if n_samples >= min_rows else 0) as bar:
+            if level_wise:
+                _grow_level_wise(ctx, root, bar)
+            else:
+                _grow_best_first(ctx, root, max_leaf_nodes, bar)
     return _freeze(ctx, shift)
 
 
@@ -907,7 +928,7 @@ def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_w
         pool=None,
     )
     source.ctx = ctx
-    return _grow(ctx, n_samples, max_leaf_nodes, shift)
+    return _grow(ctx, n_samples, max_leaf_nodes, shift, min_rows=0)
 
 
 def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class_weight,

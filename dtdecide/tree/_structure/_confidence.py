@@ -21,6 +21,7 @@ Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architectu
 
 import numpy as np
 
+from ..._progress import progress_bar
 from . import _leaf
 
 __all__ = ["leaf_margin", "bootstrap_confidence"]
@@ -54,7 +55,7 @@ def _generator(random_state):
 
 
 def bootstrap_confidence(stats, root, matrix, *, n_rows, value, decision, priors=None,
-                         n_resamples=200, random_state=0):
+                         n_resamples=200, random_state=0, verbose=None):
     """Share of bootstrap resamples in which each node keeps ``decision``.
 
     Parameters
@@ -74,6 +75,9 @@ def bootstrap_confidence(stats, root, matrix, *, n_rows, value, decision, priors
     priors : ndarray or None
     n_resamples : int
     random_state : int, Generator, RandomState or None
+    verbose : int or None
+        With 1 (None: the package default), a progress bar over the blocks of leaves
+        when there are several (a large tree); the figures do not depend on it.
 
     Returns
     -------
@@ -82,6 +86,33 @@ def bootstrap_confidence(stats, root, matrix, *, n_rows, value, decision, priors
     """
     rng = _generator(random_state)
     L, B = stats.n_nodes, int(n_resamples)
+    n_rows = np.asarray(n_rows, dtype=np.int64)
+    value = np.asarray(value)
+    decision = np.asarray(decision)
+    width = max(1, int(np.prod(np.shape(getattr(stats, "class_weight", None))[1:] or (1,))))
+    block = max(1, _BLOCK_CELLS // max(B * width, 1))
+    if L <= block:
+        return _confidence_block(stats, root, matrix, n_rows, value, decision, priors, B, rng)
+    # leaves in blocks (memory of one block's resamples); the draws come in the same order
+    # as for all leaves at once (leaf by leaf), so the figures are the same
+    out = np.empty(L)
+    with progress_bar(total=L, desc="bootstrap confidence", unit="leaf",
+                      verbose=verbose) as bar:
+        for start in range(0, L, block):
+            idx = np.arange(start, min(L, start + block))
+            out[idx] = _confidence_block(stats.take(idx), root, matrix, n_rows[idx],
+                                         value[idx], decision[idx], priors, B, rng)
+            bar.update(idx.size)
+    return out
+
+
+#: resample cells (leaves x resamples x levels) decided at once
+_BLOCK_CELLS = 4_000_000
+
+
+def _confidence_block(stats, root, matrix, n_rows, value, decision, priors, B, rng):
+    """:func:`bootstrap_confidence` of the nodes of ``stats``, drawing from ``rng``."""
+    L = stats.n_nodes
     n_rows = np.asarray(n_rows, dtype=np.int64)
     W = np.asarray(stats.weight, dtype=np.float64)
     ok = (W > 0) & (n_rows > 0)

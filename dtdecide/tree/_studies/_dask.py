@@ -117,10 +117,10 @@ def study_cv_sums(est, kind, X, y, *, costs, sample_weight, pos_label, splitter,
     of the whole training set (:func:`study_node_sums`). ``measures(fold, scorer, sums)``
     gives the fold's per-subtree sums. Returns their total and the scorer (no rows).
     """
-    import sys
-    import time
-
     from sklearn.base import clone
+
+    from ..._config import config_context
+    from ..._progress import progress_bar
 
     dask = _import_dask()
     import dask.dataframe as dd
@@ -143,29 +143,35 @@ def study_cv_sums(est, kind, X, y, *, costs, sample_weight, pos_label, splitter,
         return [rows(p, keep[bounds[k]:bounds[k + 1]]) for k, p in enumerate(packed)]
 
     total, scorer = np.zeros((n_subtrees, 4)), None
-    started = time.perf_counter()
-    for i, (train, test) in enumerate(splits, start=1):
-        sub = dd.from_delayed(subset(train), meta=frame._meta)
-        kw = {}
-        if spec["w"]:
-            kw["sample_weight"] = sub[_W]
-        if spec["costs"] is not None:
-            kw["costs"] = sub[[_C + c for c in spec["costs"]]].rename(
-                columns={_C + c: c for c in spec["costs"]})
-        fold = clone(est)
-        if "ccp_alpha" in fold.get_params():
-            fold.set_params(ccp_alpha=0.0)
-        fold.fit(sub[spec["X"]], sub[_Y].rename(getattr(y, "name", None)), **kw)
-        scorer, sums = _study_sums(dask, subset(test), spec, est, kind, pos_label, name,
-                                   totals, fitted=fold)
-        total += measures(fold, scorer, sums)
-        if verbose:
-            print(
-                f"[PruningStudy] fold {i}/{len(splits)}: {int(fold.tree_.n_leaves)} leaves "
-                f"(Dask; elapsed {time.perf_counter() - started:.1f}s)",
-                file=sys.stdout, flush=True,
-            )
+    with progress_bar(total=len(splits), desc="PruningStudy: cross-validation (Dask)",
+                      unit="fold", verbose=verbose) as bar, config_context(
+                          verbose=max(verbose - 1, 0)):
+        for train, test in splits:
+            fold, scorer, sums = _dask_fold(dask, dd, est, kind, y, frame, spec, subset,
+                                            train, test, pos_label, name, totals, clone)
+            total += measures(fold, scorer, sums)
+            bar.update(1)
+            bar.set_postfix_str(f"last fold {int(fold.tree_.n_leaves)} leaves")
     return total, scorer
+
+
+def _dask_fold(dask, dd, est, kind, y, frame, spec, subset, train, test, pos_label, name,
+               totals, clone):
+    """One fold of :func:`study_cv_sums`: the fold's tree fitted on Dask, its test sums."""
+    sub = dd.from_delayed(subset(train), meta=frame._meta)
+    kw = {}
+    if spec["w"]:
+        kw["sample_weight"] = sub[_W]
+    if spec["costs"] is not None:
+        kw["costs"] = sub[[_C + c for c in spec["costs"]]].rename(
+            columns={_C + c: c for c in spec["costs"]})
+    fold = clone(est)
+    if "ccp_alpha" in fold.get_params():
+        fold.set_params(ccp_alpha=0.0)
+    fold.fit(sub[spec["X"]], sub[_Y].rename(getattr(y, "name", None)), **kw)
+    scorer, sums = _study_sums(dask, subset(test), spec, est, kind, pos_label, name,
+                               totals, fitted=fold)
+    return fold, scorer, sums
 
 
 def study_node_sums(est, kind, X, y, *, costs, sample_weight, pos_label, name):

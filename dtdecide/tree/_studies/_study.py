@@ -22,7 +22,6 @@ Layer 6 (studies and displays) of :mod:`dtdecide.tree` (``_studies``); see the a
 
 import copy
 import numbers
-import sys
 import time
 
 import numpy as np
@@ -33,6 +32,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 
+from ..._config import config_context
+from ..._progress import progress_bar, resolve_verbose
 from ...decision._validation import check_1d, reference_index
 from .._algorithms._pruning import (
     _RISK_RTOL,
@@ -234,8 +235,11 @@ class PruningStudy:
         Folds fitted in parallel with joblib.
     random_state : int, RandomState instance or None, default=None
         Seeds the fold assignment when ``cv`` is an integer.
-    verbose : int, default=0
-        Print one progress line per cross-validation fold when positive.
+    verbose : int, default=None
+        1 shows a progress bar of the cross-validation folds (with the last fold's
+        leaves and seconds), 2 also the bars of the folds' own fits; None takes the
+        package default (:func:`dtdecide.get_config`, 0 unless set). Bars are drawn on
+        a terminal or in a notebook (the package's ``progress`` setting).
 
     Attributes
     ----------
@@ -282,7 +286,7 @@ class PruningStudy:
 
     def __init__(self, estimator, *, method=None, measure=None, n_leaves=None,
                  depth_fraction=0.1, pos_label=None, cv=None, se_rule=1.0, n_jobs=None,
-                 random_state=None, verbose=0):
+                 random_state=None, verbose=None):
         self.estimator = estimator
         self.method = method
         self.measure = measure
@@ -463,7 +467,7 @@ class PruningStudy:
                 splitter=lambda y_arr: _check_cv(self.cv, est, y_arr, self.random_state),
                 measures=lambda fold, scorer, sums: _fold_measures(
                     fold, pruning_measure, scorer, sums, mid),
-                n_subtrees=path.n_subtrees, verbose=self.verbose)
+                n_subtrees=path.n_subtrees, verbose=resolve_verbose(self.verbose))
             mean, se = _finish_sums(kind, total)
             if scorer.nan_summary:
                 mean = np.full_like(mean, np.nan)
@@ -483,16 +487,14 @@ class PruningStudy:
             for tr, te in splits
         )
         total = np.zeros((path.n_subtrees, 4))
-        started = time.perf_counter()
+        verbose = resolve_verbose(self.verbose)
         parallel = Parallel(n_jobs=self.n_jobs, return_as="generator")
-        for i, (sums, n_leaves, seconds) in enumerate(parallel(tasks), start=1):
-            total += sums
-            if self.verbose:
-                print(
-                    f"[PruningStudy] fold {i}/{n_folds}: {n_leaves} leaves, "
-                    f"{seconds:.1f}s (elapsed {time.perf_counter() - started:.1f}s)",
-                    file=sys.stdout, flush=True,
-                )
+        with progress_bar(total=n_folds, desc="PruningStudy: cross-validation", unit="fold",
+                          verbose=verbose) as bar, config_context(verbose=max(verbose - 1, 0)):
+            for sums, n_leaves, seconds in parallel(tasks):
+                total += sums
+                bar.update(1)
+                bar.set_postfix_str(f"last fold {n_leaves} leaves in {seconds:.1f}s")
         mean, se = _finish_sums(kind, total)
         if scorer.nan_summary:
             mean = np.full_like(mean, np.nan)
