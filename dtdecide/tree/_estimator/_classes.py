@@ -1,55 +1,56 @@
 """Profit trees: :class:`ProfitTreeClassifier` and :class:`ProfitTreeRegressor`.
 
-The estimators glue the stages together: raw inputs are encoded (:mod:`._encode`),
-binned and grown into frozen node arrays (:mod:`._binning`, :mod:`._grower`,
-:mod:`._tree`), and every node gets its decision statistics (:mod:`._leaf`) so that
-each leaf carries one decision, chosen as section 3 of the design notes says.
+The estimators glue the stages together: raw inputs are encoded
+(:mod:`dtdecide.tree._structure._encode`), binned and grown into frozen node arrays
+(:mod:`dtdecide.tree._kernels._binning`, :mod:`dtdecide.tree._algorithms._grower`,
+:mod:`dtdecide.tree._structure._tree`), and every node gets its decision statistics
+(:mod:`dtdecide.tree._structure._leaf`) so that each leaf carries one decision, chosen as
+section 3 of the design notes says.
+
+The shared base class is assembled from mixins, one concern a module: the fit-time checks
+(:mod:`._fit_checks`), growing (:mod:`._growing`), deciding (:mod:`._deciding`), hand edits
+(:mod:`dtdecide.tree._algorithms._edit`) and the notebook view (:mod:`._html`); ``_fit``,
+scoring and pruning stay here.
 
 Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
 """
 
 from __future__ import annotations
 
-import copy
 import numbers
 import warnings
-from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from ..._dtypes import FLOAT_DTYPE as _FLOAT
-from ...decision import DecisionMatrix
 from ...decision._kernels import encode_target
-from ...decision._result import build_decision_result, realised_profits
 from ...decision._validation import (
     check_1d,
     check_same_index,
     check_sample_weight,
     reference_index,
 )
-from .._algorithms._edit import EditMixin, apply_overrides, replay_edits
-from .._algorithms._grower import grow_tree
+from .._algorithms._edit import EditMixin, replay_edits
 from .._backends._dask import is_dask_collection
-from .._kernels._binning import Binner
 from .._kernels._criteria import ordinal_loss_matrix, split_loss_weights, training_loss_matrix
-from .._kernels._parallel import check_n_jobs, thread_pool
 from .._kernels._profit import DEFAULT_PROFIT_METHOD, growth_consequences
 from .._structure import _leaf
 from .._structure._encode import (
     encode,
     encode_apply,
     fit_encode,
-    n_samples_of,
     warn_identifier_columns,
 )
-from .._structure._tree import match_subtree_nodes
 from .._structure._view import tree_view_of
-from ._dask import decide_dask, fit_dask, predict_decision_dask, score_dask
+from ._dask import fit_dask, score_dask
+from ._deciding import _DecidingMixin
+from ._fit_checks import _FitChecksMixin
+from ._growing import _GrowingMixin
 from ._html import HTMLReprMixin
 
 __all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
@@ -66,12 +67,9 @@ def _check_fit_y(y):
     return check_1d(y, "y")
 
 
-def _positions(frame_or_none, names):
-    return [c for c in names if frame_or_none is not None and c in frame_or_none.columns]
-
-
 # ============================================================================ base class
-class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
+class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin, HTMLReprMixin,
+                      BaseEstimator):
     """Shared fitting and scoring code of the two profit trees."""
 
     _parameter_constraints: dict = {
@@ -101,140 +99,6 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         return tags
 
     # ---------------------------------------------------------------- fit
-    def _check_matrix(self):
-        matrix = self.decision_matrix
-        if matrix is None:
-            return None
-        if not isinstance(matrix, DecisionMatrix):
-            raise TypeError(
-                "decision_matrix must be a dtdecide.DecisionMatrix or None; got "
-                f"{type(matrix).__name__}"
-            )
-        if self._is_classifier and matrix.is_interval:
-            raise ValueError(
-                "decision_matrix has knots (an interval target); ProfitTreeClassifier needs "
-                "a matrix with levels. Use ProfitTreeRegressor for interval targets."
-            )
-        if not self._is_classifier and not matrix.is_interval:
-            raise ValueError(
-                "decision_matrix has levels (a categorical target); ProfitTreeRegressor "
-                "needs a matrix with knots. Use ProfitTreeClassifier for categorical targets."
-            )
-        return matrix
-
-    def _split_costs(self, X, costs, matrix):
-        """Separate cost-variable columns of ``X`` from the inputs.
-
-        Returns ``(X_inputs, costs_for_resolve, cost_columns, cost_features)``.
-        """
-        check_same_index(costs, reference_index(X), "costs")
-        if matrix is None:
-            if costs is not None:
-                raise ValueError("costs needs a decision_matrix; got decision_matrix=None")
-            return X, None, {}, ()
-        if matrix.is_case_specific:
-            return X, costs, {}, ()
-        names = matrix.cost_variables
-        if not names:
-            # costs given to a matrix that has no use for them: refused as decide refuses
-            # them, never silently dropped
-            matrix._check_costs_allowed(costs)
-            if costs is not None and not isinstance(costs, (pd.DataFrame, Mapping)):
-                raise TypeError(
-                    "costs must be a DataFrame or dict of cost columns; got "
-                    f"{type(costs).__name__}"
-                )
-            return X, None, {}, ()
-        if costs is not None and not isinstance(costs, (pd.DataFrame, Mapping)):
-            raise TypeError(
-                "costs must be a DataFrame or a dict of arrays keyed by cost-variable name "
-                f"({list(names)!r}); got {type(costs).__name__}"
-            )
-        provided = {} if costs is None else {v: costs[v] for v in names if v in costs}
-        frame = X if isinstance(X, pd.DataFrame) else None
-        from_x = [v for v in _positions(frame, names) if v not in provided]
-        columns = dict(provided)
-        for v in from_x:
-            columns[v] = frame[v]
-        missing = [v for v in names if v not in columns]
-        if missing:
-            raise ValueError(
-                f"costs: the decision matrix uses the cost variables {list(names)!r}, but no "
-                f"values were given for {missing!r}; pass them with costs= (a DataFrame or "
-                "dict of arrays) or as columns of X"
-            )
-        n = n_samples_of(X)
-        arrays = {}
-        for v in names:
-            col = columns[v]
-            if isinstance(col, pd.Series) and col.dtype.kind not in "fiub":
-                col = col.to_numpy(dtype=object, na_value=np.nan)  # nullable / object
-            col = np.asarray(col).reshape(-1)
-            try:
-                if col.dtype.kind in "fiub":  # already numbers: no pandas round trip
-                    arr = col.astype(_FLOAT)
-                else:
-                    arr = pd.to_numeric(pd.Series(col), errors="raise").to_numpy(
-                        dtype=_FLOAT, na_value=np.nan
-                    )
-            except (TypeError, ValueError):
-                raise TypeError(f"costs column {v!r} must be numeric") from None
-            if arr.shape[0] != n:
-                raise ValueError(
-                    f"costs column {v!r} must have one value per case ({n}); got {arr.shape[0]}"
-                )
-            arrays[v] = arr
-        if from_x:
-            X = X.drop(columns=from_x)
-        return X, arrays, arrays, tuple(from_x)
-
-    def _drop_cost_features(self, X):
-        if self.cost_features_ and isinstance(X, pd.DataFrame):
-            present = [c for c in self.cost_features_ if c in X.columns]
-            return X.drop(columns=present), X[present] if present else None
-        return X, None
-
-    def _check_fit_options(self, matrix):
-        """Refuse the option combinations fit cannot honour (in memory and on Dask)."""
-        if self.criterion == "profit":
-            if matrix is None:
-                raise ValueError(
-                    'criterion="profit" grows on the money of the decisions and needs a '
-                    "decision_matrix; got decision_matrix=None (use the default criterion "
-                    "for a plain tree)"
-                )
-            if matrix.n_decisions < 2:
-                raise ValueError(
-                    'criterion="profit" needs a decision_matrix with at least 2 decisions; '
-                    f"got {matrix.n_decisions}"
-                )
-            if getattr(self, "split_weights", None) is not None:
-                raise ValueError(
-                    f'split_weights={self.split_weights!r} does not combine with '
-                    'criterion="profit", which already weights every case by its own '
-                    "money; leave split_weights=None"
-                )
-        smoothing = getattr(self, "posterior_smoothing", None)
-        if smoothing is not None and (smoothing == "auto" or smoothing > 0) and (
-                self.decision_rule != "case"):
-            raise ValueError(
-                f"posterior_smoothing={self.posterior_smoothing!r} smooths the posteriors "
-                'cases decide from under decision_rule="case"; the leaf rule decides from '
-                'the raw leaf shares. Use decision_rule="case" or posterior_smoothing=0'
-            )
-        if self.decision_rule == "case" and self.search == "exact":
-            raise ValueError(
-                'search="exact" maximises the training profit of one decision per leaf '
-                '(decision_rule="leaf"); it cannot search under decision_rule="case", where '
-                "every case decides with its own costs. Use search=\"greedy\" with the case "
-                "rule, or the leaf rule with the exact search"
-            )
-        if self.decision_rule == "case" and matrix is None:
-            raise ValueError(
-                'decision_rule="case" needs a decision_matrix (each case decides from its '
-                "leaf's posteriors and its own costs); got decision_matrix=None"
-            )
-
     def _fit(self, X, y, sample_weight, costs, edits=None):
         self._validate_params()
         self.decision_overrides_ = {}
@@ -325,336 +189,6 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
                 data = _training_arrays(self, X, y, costs, sample_weight)
             replay_edits(self, edits, data)
         return self
-
-    def _split_search(self, matrix, cons, target, F):
-        """The loss matrix of the split search (or None); sets ``use_priors_`` and
-        ``split_class_weight_``.
-
-        An interval target has no classes to weight: plain variance, no class weights.
-        """
-        self.use_priors_ = False
-        self.split_class_weight_ = None
-        return self._loss_matrix(matrix, cons, F)
-
-    def _loss_matrix(self, matrix, cons, F):
-        """The loss matrix of the split search's generalized Gini, or None."""
-        return None
-
-    def _grow(self, X_codes, target, F, *, loss_matrix, priors, case_profit=None):
-        # The split search's class weights are ``split_class_weight_`` (priors already
-        # folded in); ``priors`` stays in the signature for subclasses overriding this.
-        class_weight = self.split_class_weight_
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        binner = Binner(max_bins=self.max_bins, random_state=seed)
-        with thread_pool(check_n_jobs(getattr(self, "n_jobs", None))) as pool:
-            X_binned = binner.fit_transform(X_codes, self.is_categorical_, F,
-                                            check_input=False, pool=pool)
-            return self._grow_binned(X_binned, binner, target, F, class_weight=class_weight,
-                                     loss_matrix=loss_matrix, case_profit=case_profit,
-                                     pool=pool)
-
-    def _grow_binned(self, X_binned, binner, target, F, *, class_weight, loss_matrix,
-                     case_profit, pool):
-        return grow_tree(
-            X_binned,
-            binner,
-            y=target,
-            n_classes=getattr(self, "n_classes_", None),
-            sample_weight=F,
-            criterion="profit" if case_profit is not None
-            else self._growing_criterion(loss_matrix),
-            loss_matrix=loss_matrix,
-            case_profit=case_profit,
-            profit_method=getattr(self, "_profit_method", DEFAULT_PROFIT_METHOD),
-            class_weight=class_weight,
-            max_depth=self.max_depth,
-            min_samples_leaf=self.min_samples_leaf,
-            min_samples_split=self.min_samples_split,
-            min_impurity_decrease=self.min_impurity_decrease,
-            max_leaf_nodes=self.max_leaf_nodes,
-            check_input=False,
-            pool=pool,
-        )
-
-    def _grow_exact(self, X_codes, target, F, *, loss_matrix, cons, cost_columns):
-        """The tree of depth <= max_depth with the largest training objective.
-
-        Sets ``search_profit_``, ``search_bound_`` and ``search_gap_`` (see
-        :mod:`dtdecide.tree._algorithms._exact`).
-        """
-        from .._algorithms import _exact
-
-        if self.max_depth is None:
-            raise ValueError(
-                'search="exact" needs an integer max_depth (1, 2 or 3 are practical); '
-                "got max_depth=None"
-            )
-        if self.max_leaf_nodes is not None:
-            raise ValueError(
-                'max_leaf_nodes applies to search="greedy" only; leave it None with '
-                'search="exact" (max_depth bounds the leaves)'
-            )
-        if self.min_impurity_decrease > 0:
-            raise ValueError(
-                'min_impurity_decrease applies to search="greedy" only; leave it 0.0 with '
-                'search="exact" (use ccp_alpha to trade leaves for training profit)'
-            )
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        binner = Binner(max_bins=self.max_bins, random_state=seed)
-        X_binned = binner.fit_transform(X_codes, self.is_categorical_, F)
-        n_classes = len(self.classes_) if self._is_classifier else None
-        objective = _exact.make_objective(
-            is_classifier=self._is_classifier, matrix=self.decision_matrix_, cons=cons,
-            target=target, F=F, n_classes=n_classes, cost_columns=cost_columns,
-        )
-        search, nested, value, bound = _exact.exact_tree(
-            X_binned, binner, objective, max_depth=self.max_depth,
-            min_samples_leaf=self.min_samples_leaf,
-            min_samples_split=self.min_samples_split, time_limit=self.time_limit,
-        )
-        gap = bound - value
-        if gap <= _exact._REL_TOL * max(abs(value), abs(bound), 1.0):
-            gap = 0.0
-        self.search_profit_ = float(value)
-        self.search_bound_ = float(max(bound, value))
-        self.search_gap_ = float(gap)
-        return _exact.build_structure(
-            search, nested, binner, target=target, n_classes=n_classes, F=F,
-            criterion=self._growing_criterion(loss_matrix), loss_matrix=loss_matrix,
-            class_weight=self.split_class_weight_,
-        )
-
-    def _split_criterion(self, loss_matrix):
-        """The impurity of the split search: ``criterion`` as the rule and target use it.
-
-        ``"profit"`` grows on the cases' money (:mod:`._profit`) only under the leaf
-        rule; under the case rule each case decides with its own costs from its
-        leaf's posteriors (prediction), so the split search estimates those: Gini
-        (variance). An ordinal target grows on the matrix's generalized Gini.
-        """
-        if self._grows_on_money(loss_matrix):
-            return "profit"
-        return self._growing_criterion(loss_matrix)
-
-    def _grows_on_money(self, loss_matrix):
-        """Whether the split search runs on the cases' money (``criterion="profit"``
-        under the leaf rule, with a matrix and no ordinal loss matrix)."""
-        # ``_case_rule_money_split``: a private switch for the decision-quality
-        # benchmark, which measures money-weighted growth under the case rule too
-        return (self.criterion == "profit" and loss_matrix is None
-                and self.decision_matrix_ is not None
-                and (getattr(self, "decision_rule", "leaf") == "leaf"
-                     or getattr(self, "_case_rule_money_split", False)))
-
-    def _growing_criterion(self, loss_matrix):
-        if loss_matrix is not None:
-            return "generalized_gini"
-        if self.criterion == "profit":  # the case rule, or the matrix-free fallback
-            return "variance" if not self._is_classifier else "gini"
-        return self.criterion
-
-    def _resolve_posterior_smoothing(self, matrix, target, F):
-        """The m of the posterior smoothing (classifiers only; 0 = none)."""
-        return 0.0
-
-    # ---------------------------------------------------------------- the case rule
-    def _case_rule(self):
-        """Whether cases decide for themselves (``decision_rule="case"``)."""
-        return getattr(self, "decision_rule", "leaf") == "case"
-
-    def _case_node_inputs(self, structure=None):
-        """Per node of ``structure``: what a case decides from under the case rule.
-
-        Posteriors (prior-adjusted with the matrix priors) for a classifier, the
-        prediction for a regressor; nodes without training weight take their parent's.
-        """
-        from .._structure._caserule import node_inputs
-
-        t = self.tree_ if structure is None else structure
-        return node_inputs(self._node_values(t), t.parent, t.depth)
-
-    def _case_rule_stats(self, tree, node_of_row, cons, target, F):
-        """Training profit of every node of the full tree under the case rule.
-
-        Returns a dict with ``profit`` (n_nodes, n_groups): per node (and, for a
-        classifier, per level of the training cases) the sum of ``F(j) Q(j, T(j),
-        d_j)``, ``d_j`` the case's own best decision from the node's posteriors; and
-        the ``matrix`` it was computed with (pruning refuses other matrices).
-        """
-        from .._structure._caserule import case_node_sums
-
-        node_in = self._case_node_inputs(tree)
-        q = cons.q_actual(target)
-        if self._is_classifier:
-            n_groups = len(self.classes_)
-            S = case_node_sums(tree.parent, node_of_row, node_in, cons, q, F,
-                               group=np.asarray(target, dtype=np.intp), n_groups=n_groups)
-        else:
-            S = case_node_sums(tree.parent, node_of_row, node_in, cons, q, F)[:, 0]
-        return {"profit": S, "matrix": self.decision_matrix_}
-
-    def _case_node_profit(self, structure):
-        """Case-rule training profit of every node of ``structure`` (a subtree of the
-        tree grown at fit), by level for a classifier; for pruning."""
-        stats = getattr(self, "_case_stats_", None)
-        if stats is None:
-            raise ValueError(
-                'decision_rule="case": this tree was fitted under the leaf rule, so it has no '
-                "case-rule node statistics to prune with; refit it with "
-                'decision_rule="case"'
-            )
-        if stats["matrix"] != self.decision_matrix_:
-            raise ValueError(
-                'decision_rule="case": the decision matrix (or its priors) changed since fit '
-                "(redecide / what-if); pruning under the case rule needs every training "
-                "case's own decision under the new matrix: refit the tree"
-            )
-        return stats["profit"][match_subtree_nodes(self._full_tree_, structure)]
-
-    def _check_case_costs(self, matrix, costs, what="decide"):
-        needs = matrix.is_case_specific or bool(matrix.cost_variables)
-        bound = matrix.is_case_specific and matrix.case_values is not None
-        if needs and costs is None and not bound:
-            cols = list(matrix.cost_variables)
-            raise ValueError(
-                f'costs: under decision_rule="case" every case decides with its own costs, '
-                f"so {what} needs them; pass costs= "
-                + (f"(or X columns {cols!r})" if cols else
-                   "(the case-specific consequence array)")
-            )
-
-    def _decide_case_rule(self, leaves, *, y, costs, F, index):
-        """``dtdecide.decide`` on the cases' leaf posteriors (predictions) with their
-        own costs: the case rule."""
-        from ...decision import decide as engine_decide
-
-        matrix = self.decision_matrix_
-        self._check_case_costs(matrix, costs)
-        P = self._case_node_inputs()[leaves]
-        res = engine_decide(P, matrix, y=y, costs=costs, sample_weight=F,
-                            target_name=self.target_name_)
-        res.cases.index = index
-        return res
-
-    # ---------------------------------------------------------------- re-deciding
-    def _redecide(self, structure=None, *, matrix=None, priors=None, overrides=True):
-        """Recompute the decision fields of a tree from the stored node statistics.
-
-        Parameters
-        ----------
-        structure : TreeStructure, optional
-            The fitted tree (default ``tree_``) or a subtree of the full tree grown at
-            fit (for instance a pruned one). Its nodes are matched to the full tree by
-            their position.
-        matrix : DecisionMatrix, optional
-            Another matrix with the same levels (same knots for an interval target)
-            whose costs are constants or cost variables seen at fit. Default: the
-            fitted matrix.
-        priors : array-like or None, optional
-            Other priors for the posteriors (categorical); default: the matrix's own.
-        overrides : bool, default=True
-            Keep the decisions set by hand (``set_decision``) when re-deciding with the
-            fitted matrix and priors.
-
-        Returns
-        -------
-        TreeStructure
-            A copy of ``structure`` with ``cost_sum``, ``profit_sum``,
-            ``node_decision`` and ``node_expected`` recomputed (profit orientation).
-        """
-        check_is_fitted(self, "_full_tree_")
-        if structure is None:
-            structure = self.tree_
-        stats = self._decision_stats_
-        if stats is None:
-            raise ValueError(
-                "this tree was fitted without a decision_matrix: it has no decision "
-                "statistics to re-decide from; refit it with a decision_matrix"
-            )
-        own = matrix is None and priors is None
-        if matrix is None:
-            matrix = self.decision_matrix_
-        elif not isinstance(matrix, DecisionMatrix):
-            raise TypeError(f"matrix must be a DecisionMatrix; got {type(matrix).__name__}")
-        if priors is None:
-            priors = matrix.priors
-        else:
-            if matrix.is_interval:
-                raise ValueError("priors only apply to a categorical target")
-            priors = np.asarray(matrix.replace(priors=priors).priors, dtype=_FLOAT)
-        nodes = match_subtree_nodes(self._full_tree_, structure)
-        sub = stats.take(nodes)
-        fields = _leaf.node_decisions(sub, matrix, priors=priors)
-        fields = _leaf.fill_empty_from_parent(
-            fields, structure.parent, structure.depth, structure.weighted_n_node_samples
-        )
-        if own and overrides:
-            fields = apply_overrides(fields, getattr(self, "decision_overrides_", None), nodes)
-        return structure.replace(**fields)
-
-    def _leaf_confidence(self, nodes, *, n_resamples=200, random_state=0):
-        """Bootstrap confidence of the decisions of ``nodes`` of ``tree_``.
-
-        See :mod:`dtdecide.tree._structure._confidence`; NaN without decision statistics.
-        """
-        from .._structure import _confidence
-
-        check_is_fitted(self, "tree_")
-        nodes = np.asarray(nodes, dtype=np.intp)
-        stats = self._decision_stats_
-        tree = self.tree_
-        if stats is None or tree.node_decision is None:
-            return np.full(nodes.shape[0], np.nan)
-        matrix = self.decision_matrix_
-        full = match_subtree_nodes(self._full_tree_, tree)[nodes]
-        priors = None
-        if not matrix.is_interval and matrix.priors is not None:
-            priors = np.asarray(matrix.priors, dtype=_FLOAT)
-        return _confidence.bootstrap_confidence(
-            stats.take(full), stats.take(np.array([0])), matrix,
-            n_rows=tree.n_node_samples[nodes], value=tree.value[nodes],
-            decision=tree.node_decision[nodes], priors=priors, n_resamples=n_resamples,
-            random_state=random_state,
-        )
-
-    def redecide(self, matrix=None, *, priors=None):
-        """A copy deciding with another matrix or priors, without refitting.
-
-        The leaves keep their training cases; each node's decision is recomputed from
-        its stored statistics under the new consequences (and costs, which must be
-        constants or cost variables seen at fit).
-
-        Parameters
-        ----------
-        matrix : DecisionMatrix, default=None
-            A matrix with the fitted levels (knots). None keeps the fitted matrix.
-        priors : array-like of shape (n_levels,), default=None
-            New priors (categorical target); replace the matrix's.
-
-        Returns
-        -------
-        estimator
-            A shallow copy with ``tree_``, ``decision_matrix``, ``decision_matrix_`` and
-            ``decisions_`` for the new matrix; the original is unchanged.
-        """
-        check_is_fitted(self, "tree_")
-        new = self.decision_matrix_ if matrix is None else matrix
-        if priors is not None and new is not None:
-            new = new.replace(priors=priors)
-        if getattr(self, "is_ordinal_", False):
-            warnings.warn(
-                "this tree is ordinal: its splits were grown on the generalized Gini of the "
-                "original matrix; re-deciding changes the leaf decisions, not the splits a "
-                "new matrix would have grown (refit for that)",
-                UserWarning,
-                stacklevel=2,
-            )
-        out = copy.copy(self)
-        out.tree_ = self._redecide(matrix=new)
-        out.decision_matrix = new
-        out.decision_matrix_ = new
-        out.decisions_ = tuple(new.decisions)
-        return out
 
     # ---------------------------------------------------------------- scoring helpers
     def _handle_unknown(self):
@@ -769,233 +303,6 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         total = out.sum()
         return out / total if total > 0 else out
 
-    def _leaf_decisions(self, leaves):
-        """(D_idx, E) of the cases from their leaves (profit orientation)."""
-        t = self.tree_
-        if t.node_decision is None:
-            raise ValueError(
-                "decide needs a tree fitted with a decision_matrix; got decision_matrix=None"
-            )
-        d = t.node_decision[leaves]
-        e = t.node_expected[leaves, d]
-        return d, e
-
-    def _predict_decision(self, X, costs):
-        if is_dask_collection(X):
-            return predict_decision_dask(self, X, costs)
-        check_is_fitted(self, "tree_")
-        names = np.asarray(self.decisions_ if self.decisions_ is not None else (),
-                           dtype=object)
-        if not self._case_rule():
-            d, _ = self._leaf_decisions(self.apply(X))
-            return names[d]
-        res = self.decide(X, costs=costs)
-        codes = res.cases[f"D_{self.target_name_}"].cat.codes.to_numpy()
-        out = names[np.maximum(codes, 0)]
-        out[codes < 0] = None
-        return out
-
-    def decide(self, X, y=None, costs=None, sample_weight=None, *, confidence=False,
-               n_resamples=200, random_state=0):
-        """One decision per case, with profit figures.
-
-        Under the leaf rule (``decision_rule="leaf"``, the default) the decision and the
-        expected profit come from the case's leaf (chosen from the leaf's training
-        cases); the case's own actual costs only enter ``IC_``, ``ROI_``, ``CP_`` and
-        ``BP_``, never the decision. Under ``decision_rule="case"`` each case decides
-        from its leaf's posteriors (prediction) and its own ``costs``: the result is
-        exactly ``dtdecide.decide(tree.predict_proba(X), matrix, y=y, costs=costs)``
-        (``tree.predict(X)`` for a regressor), costs are then required, and a case with
-        a missing cost cannot decide: its ``D_`` and ``EP_`` are missing and it counts
-        in ``n_missing``, as in :func:`dtdecide.decide`. What follows describes the
-        leaf rule.
-
-        A missing (NaN) cost never blanks ``D_`` or ``EP_``/``EL_``. It blanks only what
-        needs it: ``IC_`` and ``CP_``/``CL_`` are missing when the cost of the case's
-        *chosen* decision is missing, ``BP_``/``BL_`` when the cost of *any* decision
-        is missing, and ``ROI_`` when ``CP_`` or ``IC_`` is. The ``summary`` covers the
-        cases none of whose costs is missing (``n_missing`` counts the others, and
-        ``frequency`` is the weight of those covered), so that expected, computed and
-        best profit, investment and ROI all describe the same cases;
-        ``misclassification_rate`` needs no cost and covers every case.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Inputs; may also hold the cost columns recorded in ``cost_features_``.
-        y : array-like of shape (n_samples,), default=None
-            Actual target, for ``CP_``/``BP_``/``ROI_`` and the realised summaries.
-        costs : DataFrame, dict of arrays or ndarray, default=None
-            The cases' actual costs (cost-variable columns), or the case-specific
-            consequence array. Needed with ``y`` when the matrix uses case costs; when
-            absent without ``y``, ``IC_`` is missing for the cases whose decision has a
-            cost variable (and so is ``total_investment``).
-        sample_weight : array-like of shape (n_samples,), default=None
-            Frequencies used in the summary.
-        confidence : bool, default=False
-            Add how sure each case's leaf is of its decision, after ``EP_``/``EL_``:
-            ``MARGIN_`` (the leaf's expected profit per case of its decision minus that
-            of the runner-up decision, in profit orientation) and ``CONF_`` (the share
-            of bootstrap resamples of the leaf's training cases in which the same
-            decision stays best): the leaf table's ``margin`` and ``confidence``, case
-            by case. Leaf rule only.
-        n_resamples : int, default=200
-            Bootstrap resamples per leaf for ``CONF_`` (as in the leaf table).
-        random_state : int, numpy Generator or RandomState, or None, default=0
-            Seeds the resamples (the default gives the leaf table's figures).
-
-        Returns
-        -------
-        DecisionResult
-            ``cases`` with the columns of :func:`dtdecide.decide` (``D_``, ``EP_``/
-            ``EL_``, ``CP_``/``CL_``, ``BP_``/``BL_``, ``IC_``, ``ROI_``, suffixed with
-            the target name; with ``confidence=True`` also ``MARGIN_`` and ``CONF_``)
-            and ``summary`` with the same statistics.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
-        >>> X = pd.DataFrame({"x": [0, 0, 0, 1, 1]})
-        >>> y = ["yes", "no", "no", "yes", "yes"]
-        >>> m = DecisionMatrix({"mail": [20.0, 0.0], "skip": [0.0, 0.0]},
-        ...                    levels=["yes", "no"], kind="revenue", costs={"mail": "c"})
-        >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=1, min_samples_leaf=1,
-        ...                             min_samples_split=2)
-        >>> tree = tree.fit(X, y, costs={"c": [2.0, 4.0, 6.0, 1.0, 3.0]})
-        >>> res = tree.decide(X, y, costs={"c": [10.0, 0.0, 1.0, 5.0, 30.0]})
-        >>> res.cases[["D_target", "EP_target", "CP_target", "IC_target"]].round(2)
-          D_target  EP_target  CP_target  IC_target
-        0     mail       2.67       10.0       10.0
-        1     mail       2.67        0.0        0.0
-        2     mail       2.67       -1.0        1.0
-        3     mail      18.00       15.0        5.0
-        4     mail      18.00      -10.0       30.0
-
-        A missing cost keeps the leaf's decision and expected profit; the figures that
-        need the cost are missing and the case is left out of the summary:
-
-        >>> res = tree.decide(X, y, costs={"c": [float("nan"), 0.0, 1.0, 5.0, 30.0]})
-        >>> res.cases[["D_target", "EP_target", "CP_target", "IC_target"]].round(2).head(2)
-          D_target  EP_target  CP_target  IC_target
-        0     mail       2.67        NaN        NaN
-        1     mail       2.67        0.0        0.0
-        >>> res.summary[["n_missing", "frequency", "total_profit"]].tolist()
-        [1.0, 4.0, 4.0]
-
-        Under the case rule each case weighs its own cost against its leaf's posteriors
-        (here the raw leaf shares, ``posterior_smoothing=0``: leaf 2 has posterior 1/3
-        of "yes", so mailing pays below a cost of 20/3):
-
-        >>> case = tree.set_params(decision_rule="case", posterior_smoothing=0).fit(
-        ...     X, y, costs={"c": [2.0, 4.0, 6.0, 1.0, 3.0]})
-        >>> res = case.decide(X, y, costs={"c": [10.0, 0.0, 1.0, 5.0, 30.0]})
-        >>> res.cases[["D_target", "EP_target", "CP_target"]].round(2)
-          D_target  EP_target  CP_target
-        0     skip       0.00        0.0
-        1     mail       6.67        0.0
-        2     mail       5.67       -1.0
-        3     mail      15.00       15.0
-        4     skip       0.00        0.0
-        """
-        if is_dask_collection(X):
-            return decide_dask(self, X, y=y, costs=costs, sample_weight=sample_weight,
-                               confidence=confidence, n_resamples=n_resamples,
-                               random_state=random_state)
-        check_is_fitted(self, "tree_")
-        matrix = self.decision_matrix_
-        if matrix is None:
-            raise ValueError(
-                "decide needs a tree fitted with a decision_matrix; got decision_matrix=None"
-            )
-        X_in, cost_frame = self._drop_cost_features(X)
-        label_counts = {}
-        leaves = encode_apply(X_in, self._encoding, self.tree_.apply,
-                              estimator_name=type(self).__name__,
-                              handle_unknown=self._handle_unknown(), label_counts=label_counts)
-        n = leaves.shape[0]
-        given_index = reference_index(X)
-        index = pd.RangeIndex(n) if given_index is None else given_index
-
-        check_same_index(costs, given_index, "costs")
-        check_same_index(y, given_index, "y")
-        F = check_sample_weight(sample_weight, n, index=given_index)
-        if costs is None and cost_frame is not None:
-            costs = cost_frame
-        if not isinstance(confidence, (bool, np.bool_)):
-            raise TypeError(f"confidence must be True or False; got {confidence!r}")
-        if confidence and (isinstance(n_resamples, bool) or not isinstance(
-                n_resamples, numbers.Integral) or n_resamples < 1):
-            raise ValueError(f"n_resamples must be a positive int; got {n_resamples!r}")
-        if self._case_rule():
-            if confidence:
-                raise ValueError(
-                    "confidence=True gives the margin and bootstrap confidence of a leaf's "
-                    'one decision; under decision_rule="case" each case decides with its '
-                    "own costs, so there is none: use confidence=False"
-                )
-            if y is not None:
-                y = check_1d(y, "y", n_samples=n)
-            return self._decide_case_rule(leaves, y=y, costs=costs, F=F, index=index)
-        d_idx, E = self._leaf_decisions(leaves)
-        cons = None
-        needs_costs = matrix.is_case_specific or bool(matrix.cost_variables)
-        if not needs_costs or costs is not None or y is not None:
-            if y is not None and needs_costs and costs is None and not (
-                matrix.is_case_specific and matrix.case_values is not None
-            ):
-                raise ValueError(
-                    "costs: computed profits (CP_, BP_, ROI_) need the cases' actual costs; "
-                    f"pass costs= or X columns {list(matrix.cost_variables)!r}"
-                )
-            cons = matrix.resolve(costs, n_samples=n, index=index)
-
-        t = None
-        pred_class = None
-        if y is not None:
-            y_arr = check_1d(y, "y", n_samples=n)
-            if matrix.is_interval:
-                t = np.asarray(y_arr, dtype=_FLOAT)
-                if not np.all(np.isfinite(t)):
-                    raise ValueError("y must be finite (no NaN or infinity)")
-            else:
-                t = encode_target(y_arr, matrix.levels)
-                # class of largest posterior, per node then per case (misclassification)
-                pred_class = np.argmax(self.node_posteriors_, axis=1)[leaves]
-        IC, C, B = realised_profits(matrix, d_idx, cons, t)
-        wrong = None
-        if pred_class is not None:
-            hit = pred_class != t
-            wrong = np.count_nonzero(hit) if F is None else float(np.dot(F, hit))
-        result = build_decision_result(
-            matrix, d_idx, E, computed=C, best=B, investment=IC,
-            missing=None if cons is None else cons.has_missing, sample_weight=F,
-            target_codes=t, misclassified=wrong, index=index, target_name=self.target_name_,
-        )
-        if confidence:
-            self._confidence_columns(result.cases, leaves, n_resamples, random_state)
-        return _with_label_counts(result, label_counts)
-
-    def _confidence_columns(self, cases, leaves, n_resamples, random_state):
-        """``MARGIN_``/``CONF_`` of each case's leaf, inserted after ``EP_``/``EL_``."""
-        from .._structure._confidence import leaf_margin
-
-        tree = self.tree_
-        all_leaves = np.flatnonzero(tree.children_left < 0)
-        margin = np.full(tree.n_nodes, np.nan)
-        margin[all_leaves] = leaf_margin(tree.node_expected[all_leaves],
-                                         tree.node_decision[all_leaves])
-        conf = np.full(tree.n_nodes, np.nan)
-        if len(self.decisions_) >= 2:
-            # every leaf at once, as the leaf table draws them: the same figures
-            conf[all_leaves] = self._leaf_confidence(
-                all_leaves, n_resamples=n_resamples, random_state=random_state)
-        name = self.target_name_
-        ep = f"EL_{name}" if self.decision_matrix_.kind == "loss" else f"EP_{name}"
-        at = cases.columns.get_loc(ep) + 1
-        cases.insert(at, f"MARGIN_{name}", margin[leaves])
-        cases.insert(at + 1, f"CONF_{name}", conf[leaves])
-
     # ---------------------------------------------------------------- hooks
     def cost_complexity_pruning_path(self, **kwargs):
         """Weakest-link pruning path of the fitted tree, without refitting.
@@ -1058,25 +365,6 @@ class _BaseProfitTree(EditMixin, HTMLReprMixin, BaseEstimator):
         from . import _pruning
 
         return _pruning.prune_estimator(self, **kwargs)
-
-
-def _with_label_counts(result, label_counts):
-    """Add ``n_unseen_<column>`` and ``n_missing_<column>`` of every categorical input
-    to the summary of a tree's decision result (rows, not frequencies)."""
-    if not label_counts:
-        return result
-    extra = {}
-    for name, (n_unseen, n_missing) in label_counts.items():
-        extra[f"n_unseen_{name}"] = float(n_unseen)
-        extra[f"n_missing_{name}"] = float(n_missing)
-    summary = result.summary
-    result.summary = pd.Series(  # one Series, not a concat (scoring one row pays per call)
-        np.concatenate([summary.to_numpy(), np.fromiter(extra.values(), dtype=summary.dtype,
-                                                        count=len(extra))]),
-        index=summary.index.append(pd.Index(list(extra), dtype=summary.index.dtype)),
-        name=summary.name,
-    )
-    return result
 
 
 def uses_case_rule(estimator):

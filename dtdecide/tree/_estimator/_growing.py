@@ -1,0 +1,156 @@
+"""Growing a profit tree: the estimator's choice of criterion and search, handed to the
+algorithms (a mixin of the estimators).
+
+The greedy grower (:func:`~dtdecide.tree._algorithms._grower.grow_tree`) on binned inputs,
+or the exact search (:mod:`dtdecide.tree._algorithms._exact`); ``_grow`` is the hook the
+test trees of the export tests override.
+
+Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_random_state
+
+from .._algorithms._grower import grow_tree
+from .._kernels._binning import Binner
+from .._kernels._parallel import check_n_jobs, thread_pool
+from .._kernels._profit import DEFAULT_PROFIT_METHOD
+
+__all__ = ["_GrowingMixin"]
+
+
+class _GrowingMixin:
+    """How a profit tree grows: the split criterion and search."""
+
+    def _split_search(self, matrix, cons, target, F):
+        """The loss matrix of the split search (or None); sets ``use_priors_`` and
+        ``split_class_weight_``.
+
+        An interval target has no classes to weight: plain variance, no class weights.
+        """
+        self.use_priors_ = False
+        self.split_class_weight_ = None
+        return self._loss_matrix(matrix, cons, F)
+
+    def _loss_matrix(self, matrix, cons, F):
+        """The loss matrix of the split search's generalized Gini, or None."""
+        return None
+
+    def _grow(self, X_codes, target, F, *, loss_matrix, priors, case_profit=None):
+        # The split search's class weights are ``split_class_weight_`` (priors already
+        # folded in); ``priors`` stays in the signature for subclasses overriding this.
+        class_weight = self.split_class_weight_
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        binner = Binner(max_bins=self.max_bins, random_state=seed)
+        with thread_pool(check_n_jobs(getattr(self, "n_jobs", None))) as pool:
+            X_binned = binner.fit_transform(X_codes, self.is_categorical_, F,
+                                            check_input=False, pool=pool)
+            return self._grow_binned(X_binned, binner, target, F, class_weight=class_weight,
+                                     loss_matrix=loss_matrix, case_profit=case_profit,
+                                     pool=pool)
+
+    def _grow_binned(self, X_binned, binner, target, F, *, class_weight, loss_matrix,
+                     case_profit, pool):
+        return grow_tree(
+            X_binned,
+            binner,
+            y=target,
+            n_classes=getattr(self, "n_classes_", None),
+            sample_weight=F,
+            criterion="profit" if case_profit is not None
+            else self._growing_criterion(loss_matrix),
+            loss_matrix=loss_matrix,
+            case_profit=case_profit,
+            profit_method=getattr(self, "_profit_method", DEFAULT_PROFIT_METHOD),
+            class_weight=class_weight,
+            max_depth=self.max_depth,
+            min_samples_leaf=self.min_samples_leaf,
+            min_samples_split=self.min_samples_split,
+            min_impurity_decrease=self.min_impurity_decrease,
+            max_leaf_nodes=self.max_leaf_nodes,
+            check_input=False,
+            pool=pool,
+        )
+
+    def _grow_exact(self, X_codes, target, F, *, loss_matrix, cons, cost_columns):
+        """The tree of depth <= max_depth with the largest training objective.
+
+        Sets ``search_profit_``, ``search_bound_`` and ``search_gap_`` (see
+        :mod:`dtdecide.tree._algorithms._exact`).
+        """
+        from .._algorithms import _exact
+
+        if self.max_depth is None:
+            raise ValueError(
+                'search="exact" needs an integer max_depth (1, 2 or 3 are practical); '
+                "got max_depth=None"
+            )
+        if self.max_leaf_nodes is not None:
+            raise ValueError(
+                'max_leaf_nodes applies to search="greedy" only; leave it None with '
+                'search="exact" (max_depth bounds the leaves)'
+            )
+        if self.min_impurity_decrease > 0:
+            raise ValueError(
+                'min_impurity_decrease applies to search="greedy" only; leave it 0.0 with '
+                'search="exact" (use ccp_alpha to trade leaves for training profit)'
+            )
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        binner = Binner(max_bins=self.max_bins, random_state=seed)
+        X_binned = binner.fit_transform(X_codes, self.is_categorical_, F)
+        n_classes = len(self.classes_) if self._is_classifier else None
+        objective = _exact.make_objective(
+            is_classifier=self._is_classifier, matrix=self.decision_matrix_, cons=cons,
+            target=target, F=F, n_classes=n_classes, cost_columns=cost_columns,
+        )
+        search, nested, value, bound = _exact.exact_tree(
+            X_binned, binner, objective, max_depth=self.max_depth,
+            min_samples_leaf=self.min_samples_leaf,
+            min_samples_split=self.min_samples_split, time_limit=self.time_limit,
+        )
+        gap = bound - value
+        if gap <= _exact._REL_TOL * max(abs(value), abs(bound), 1.0):
+            gap = 0.0
+        self.search_profit_ = float(value)
+        self.search_bound_ = float(max(bound, value))
+        self.search_gap_ = float(gap)
+        return _exact.build_structure(
+            search, nested, binner, target=target, n_classes=n_classes, F=F,
+            criterion=self._growing_criterion(loss_matrix), loss_matrix=loss_matrix,
+            class_weight=self.split_class_weight_,
+        )
+
+    def _split_criterion(self, loss_matrix):
+        """The impurity of the split search: ``criterion`` as the rule and target use it.
+
+        ``"profit"`` grows on the cases' money (:mod:`._profit`) only under the leaf
+        rule; under the case rule each case decides with its own costs from its
+        leaf's posteriors (prediction), so the split search estimates those: Gini
+        (variance). An ordinal target grows on the matrix's generalized Gini.
+        """
+        if self._grows_on_money(loss_matrix):
+            return "profit"
+        return self._growing_criterion(loss_matrix)
+
+    def _grows_on_money(self, loss_matrix):
+        """Whether the split search runs on the cases' money (``criterion="profit"``
+        under the leaf rule, with a matrix and no ordinal loss matrix)."""
+        # ``_case_rule_money_split``: a private switch for the decision-quality
+        # benchmark, which measures money-weighted growth under the case rule too
+        return (self.criterion == "profit" and loss_matrix is None
+                and self.decision_matrix_ is not None
+                and (getattr(self, "decision_rule", "leaf") == "leaf"
+                     or getattr(self, "_case_rule_money_split", False)))
+
+    def _growing_criterion(self, loss_matrix):
+        if loss_matrix is not None:
+            return "generalized_gini"
+        if self.criterion == "profit":  # the case rule, or the matrix-free fallback
+            return "variance" if not self._is_classifier else "gini"
+        return self.criterion
+
+    def _resolve_posterior_smoothing(self, matrix, target, F):
+        """The m of the posterior smoothing (classifiers only; 0 = none)."""
+        return 0.0
