@@ -8,8 +8,8 @@ Run on demand (not part of the test suite)::
 
 ``speed``
     ``PolicyTree(max_depth=2, search="exact")`` fitted on given net rewards (``rewards=``:
-    no nuisance models) of ``--rows`` cases x 20 numeric inputs x 4 decisions, with and
-    without a per-action minimum leaf support; wall and CPU seconds, and the machine's
+    no nuisance models) of ``--rows`` cases x 20 numeric inputs x 4 decisions on
+    ``--n-jobs`` threads (default 2), with and without a per-action minimum leaf support; wall and CPU seconds, and the machine's
     load average before and after. On ``--compare-rows`` cases the profit tree's own exact
     search (``ProfitTreeClassifier(search="exact")`` on the same case-specific
     consequences) runs too: the two values must agree and the ratio of times is shown.
@@ -27,10 +27,13 @@ Run on demand (not part of the test suite)::
 
 ``peers``
     econml's ``DRPolicyTree`` (depth 2, the same linear / logistic nuisances) on the same
-    simulated campaigns, and econml's ``PolicyTree`` on the same DR rewards as ours.
-    Needs econml (for instance in a separate venv: ``python -m venv /tmp/peers &&
-    /tmp/peers/bin/pip install econml``, with this repository on ``PYTHONPATH``); skipped
-    with a note when it does not import.
+    simulated campaigns, and econml's ``PolicyTree`` on the same DR rewards as ours; then,
+    on the cases logged with "none" or "mail", causalml's ``CausalTreeRegressor`` (depth
+    2, not honest; treat where its effect is positive; it has no propensity model)
+    against a two-decision policy tree.
+    Needs econml and causalml (for instance in a separate venv: ``python -m venv
+    /tmp/peers && /tmp/peers/bin/pip install econml causalml``, with this repository on
+    ``PYTHONPATH``); each is skipped with a note when it does not import.
 """
 
 import argparse
@@ -54,7 +57,7 @@ def _timed(fn):
     return out, time.perf_counter() - w, time.process_time() - c
 
 
-def speed(rows, compare_rows, support):
+def speed(rows, compare_rows, support, n_jobs=2):
     rng = np.random.default_rng(0)
     F, D = 20, 4
     X = rng.normal(size=(rows, F))
@@ -63,11 +66,13 @@ def speed(rows, compare_rows, support):
     G[:, 2] += X[:, 1] * X[:, 2]
     G[:, 3] += 0.5 * (X[:, 3] > 1)
     action = rng.integers(0, D, size=rows).astype(str)
-    print(f"exact depth 2, {rows:,} rows x {F} inputs x {D} decisions (given rewards)")
+    print(f"exact depth 2, {rows:,} rows x {F} inputs x {D} decisions (given rewards), "
+          f"n_jobs={n_jobs}")
     for mas in (0, support):
         print(f"  before: {_load()}")
-        pt, wall, cpu = _timed(lambda mas=mas: PolicyTree(max_depth=2, min_action_support=mas).fit(
-            X, action, None, rewards=G))
+        pt, wall, cpu = _timed(lambda mas=mas: PolicyTree(
+            max_depth=2, min_action_support=mas, n_jobs=n_jobs, random_state=0).fit(X, action, None,
+                                                                     rewards=G))
         print(f"  min_action_support={mas}: {wall:.1f} s wall, {cpu:.1f} s CPU "
               f"(CPU/wall {cpu / wall:.2f}), value {pt.search_profit_:.1f}, "
               f"{pt.profit_tree_.get_n_leaves()} leaves; after: {_load()}")
@@ -185,22 +190,64 @@ def peers(sizes, seeds, effects):
                   f"{m['v_econ']:.4f} / {m['v_greedy']:.4f}")
 
 
+def peers_two(sizes, seeds, effects):
+    """Two decisions (none / mail, the cases logged with them): causalml's causal tree."""
+    try:
+        from causalml.inference.tree import CausalTreeRegressor
+    except ImportError as exc:
+        print(f"causalml does not import here ({exc}); skipped")
+        return
+    print(f"\ntwo decisions (none / mail); {_load()}")
+    for effect in effects:
+        test = make_logged_campaign(50_000, effect=effect, random_state=10_000)
+        mu = test.expected[["none", "mail"]].to_numpy()
+        print(f"effect={effect}")
+        print("  rows   ours DR regret (s)   causalml CausalTreeRegressor regret (s)")
+        for n in sizes:
+            r1, s1, r2, s2 = [], [], [], []
+            for seed in range(seeds):
+                data = make_logged_campaign(n, effect=effect, confounding=1.5,
+                                            random_state=seed)
+                keep = np.isin(data.action, ["none", "mail"])
+                X, a, y = data.X[keep], data.action[keep], data.outcome[keep]
+                msl = max(5, n // 100)
+                pt = PolicyTree(decisions=["none", "mail"], outcome_model=LinearRegression(),
+                                propensity_model=LogisticRegression(), min_samples_leaf=msl,
+                                random_state=seed)
+                pt, w, _ = _timed(lambda pt=pt, X=X, a=a, y=y: pt.fit(X, a, y))
+                pick = (pt.predict(test.X) == "mail").astype(int)
+                r1.append(mu.max(axis=1).mean() - mu[np.arange(len(pick)), pick].mean())
+                s1.append(w)
+                ct = CausalTreeRegressor(max_depth=2, min_samples_leaf=msl, honesty=False,
+                                         control_name=0, random_state=seed)
+                t = (a == "mail").astype(int)
+                _, w, _ = _timed(lambda ct=ct, X=X, t=t, y=y: ct.fit(X.to_numpy(), treatment=t,
+                                                                     y=y))
+                pick = (np.asarray(ct.predict(test.X.to_numpy())) > 0).astype(int)
+                r2.append(mu.max(axis=1).mean() - mu[np.arange(len(pick)), pick].mean())
+                s2.append(w)
+            print(f"  {n:6d}  {np.mean(r1):.3f} ({np.mean(s1):.2f})        {np.mean(r2):.3f} "
+                  f"({np.mean(s2):.2f})")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("what", choices=["speed", "regret", "peers"])
     p.add_argument("--rows", type=int, default=1_000_000)
     p.add_argument("--compare-rows", type=int, default=100_000)
     p.add_argument("--support", type=int, default=50)
+    p.add_argument("--n-jobs", type=int, default=2, help="threads of the search (speed)")
     p.add_argument("--sizes", type=int, nargs="+", default=[500, 2000, 8000])
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--effects", nargs="+", default=["step", "linear", "interaction"])
     a = p.parse_args()
     if a.what == "speed":
-        speed(a.rows, a.compare_rows, a.support)
+        speed(a.rows, a.compare_rows, a.support, a.n_jobs)
     elif a.what == "regret":
         regret(a.sizes, a.seeds, a.effects)
     else:
         peers(a.sizes, a.seeds, a.effects)
+        peers_two(a.sizes, a.seeds, a.effects)
 
 
 if __name__ == "__main__":

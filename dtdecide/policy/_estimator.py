@@ -134,6 +134,9 @@ class PolicyTree(BaseEstimator):
         Share of the cases kept for the leaf estimates when ``honest``.
     random_state : int, RandomState instance or None, default=None
         Cross-fitting folds, nuisance models, binning sample and the honest split.
+    n_jobs : int or None, default=None
+        Threads of the tree search (None: 1; -1: every core). The tree found does not
+        depend on it. The nuisance models use their own settings.
 
     Attributes
     ----------
@@ -186,12 +189,13 @@ class PolicyTree(BaseEstimator):
         "honest": ["boolean"],
         "honest_fraction": [Interval(numbers.Real, 0.0, 1.0, closed="neither")],
         "random_state": ["random_state"],
+        "n_jobs": [numbers.Integral, None],
     }
 
     def __init__(self, *, decisions=None, method="dr", outcome_model=None,
                  propensity_model=None, cv=5, clip=0.01, search="exact", max_depth=2,
                  min_samples_leaf=1, min_action_support=0, max_bins=255, honest=False,
-                 honest_fraction=0.5, random_state=None):
+                 honest_fraction=0.5, random_state=None, n_jobs=None):
         self.decisions = decisions
         self.method = method
         self.outcome_model = outcome_model
@@ -206,6 +210,7 @@ class PolicyTree(BaseEstimator):
         self.honest = honest
         self.honest_fraction = honest_fraction
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, action, outcome, *, costs=None, propensity=None, outcome_value=None,
@@ -314,7 +319,7 @@ class PolicyTree(BaseEstimator):
     def _tree(self, decisions, n, seed, **params):
         base = dict(decision_matrix=reward_matrix(decisions), max_depth=self.max_depth,
                     min_samples_leaf=self.min_samples_leaf, max_bins=self.max_bins,
-                    random_state=seed)
+                    random_state=seed, n_jobs=self.n_jobs)
         base.update(params)
         return ProfitTreeClassifier(**base)
 
@@ -332,7 +337,7 @@ class PolicyTree(BaseEstimator):
             _, nested = exact_policy_tree(
                 Xb, edges, Q, a_idx, n_actions=D, max_depth=self.max_depth,
                 min_samples_leaf=self.min_samples_leaf,
-                min_action_support=self.min_action_support)
+                min_action_support=self.min_action_support, n_threads=self._threads())
             tree = self._root_only(X, y, Q3, seed)
             queue = [(nested, 0)]
             next_id = 1
@@ -353,6 +358,16 @@ class PolicyTree(BaseEstimator):
         if self.min_action_support > 0:
             tree = self._enforce_support(tree, X, a_idx, D)
         return tree
+
+    def _threads(self):
+        if self.n_jobs is None:
+            return 1
+        if self.n_jobs == 0:
+            raise ValueError("n_jobs must be None or a non-zero integer (-1: every core); "
+                             "got 0")
+        from joblib import effective_n_jobs
+
+        return max(1, int(effective_n_jobs(self.n_jobs)))
 
     def _root_only(self, X, y, Q3, seed):
         n = Q3.shape[0]

@@ -68,13 +68,19 @@ def _channels(Q, action, n_actions, sample_weight):
 
 
 def _leaf_value(S, D):
-    return S[..., :D].max(axis=-1)
+    # a chain of maximums over the few decisions: a reduction along a short last axis
+    # of a strided view is several times slower
+    v = S[..., 0].copy()
+    for d in range(1, D):
+        np.maximum(v, S[..., d], out=v)
+    return v
 
 
 def _valid(S, D, msl, mas, n_actions):
     ok = S[..., D] >= msl
     if mas > 0:
-        ok &= (S[..., D + 1: D + 1 + n_actions] >= mas).all(axis=-1)
+        for a in range(n_actions):
+            ok &= S[..., D + 1 + a] >= mas
     return ok
 
 
@@ -98,7 +104,7 @@ def _hist2(bf, bg, Wf, Wg, chans, counts_idx, n_count):
 
 
 def exact_policy_tree(Xb, edges, Q, action=None, *, n_actions=0, sample_weight=None,
-                      max_depth=2, min_samples_leaf=1, min_action_support=0):
+                      max_depth=2, min_samples_leaf=1, min_action_support=0, n_threads=1):
     """Best tree of depth <= ``max_depth`` (1 or 2) on binned inputs.
 
     Parameters
@@ -113,6 +119,9 @@ def exact_policy_tree(Xb, edges, Q, action=None, *, n_actions=0, sample_weight=N
         Index of the logged decision of each case (needed when ``min_action_support``).
     n_actions : int
         Number of logged decisions counted per leaf.
+    n_threads : int
+        Threads over the pairs of inputs (NumPy releases the GIL in the scans); the
+        results are merged in the serial order, so the tree does not depend on it.
 
     Returns
     -------
@@ -185,27 +194,43 @@ def exact_policy_tree(Xb, edges, Q, action=None, *, n_actions=0, sample_weight=N
     argL = [[None] * max(w - 1, 0) for w in widths]
     argR = [[None] * max(w - 1, 0) for w in widths]
 
-    def scan(f, g, H):
-        """Update root feature f's best children split on g from H (Wf, Wg, C)."""
+    def scan(H):
+        """Best children split on g of every root threshold on f, from H (Wf, Wg, C)."""
         P = np.cumsum(np.cumsum(H, axis=0), axis=1)  # 2-D prefix sums
         Lp = P[:-1]                      # left child of root threshold t: bins <= t
         Rp = P[-1][None] - P[:-1]        # right child
-        for side, best_arr, arg in ((Lp, bestL[f], argL[f]), (Rp, bestR[f], argR[f])):
-            v, k = side_best(side)
+        return side_best(Lp), side_best(Rp)
+
+    def pair(fg):
+        f, g = fg
+        H = _hist2(Xb[:, f], Xb[:, g], widths[f], widths[g], wQ, counts_idx, n_count)
+        out = []
+        if widths[f] >= 2:
+            out.append((f, g, scan(H)))
+        if g != f and widths[g] >= 2:
+            out.append((g, f, scan(H.transpose(1, 0, 2))))
+        return out
+
+    def merge(f, g, result):
+        (vl, kl), (vr, kr) = result
+        for v, k, best_arr, arg in ((vl, kl, bestL[f], argL[f]), (vr, kr, bestR[f], argR[f])):
             upd = v > best_arr
             for t in np.flatnonzero(upd):
                 arg[t] = (g, int(k[t]))
             best_arr[upd] = v[upd]
 
-    for f in range(F):
-        for g in range(f, F):
-            if widths[f] < 2 and widths[g] < 2:
-                continue
-            H = _hist2(Xb[:, f], Xb[:, g], widths[f], widths[g], wQ, counts_idx, n_count)
-            if widths[f] >= 2:
-                scan(f, g, H)
-            if g != f and widths[g] >= 2:
-                scan(g, f, H.transpose(1, 0, 2))
+    pairs = [(f, g) for f in range(F) for g in range(f, F) if widths[f] >= 2 or widths[g] >= 2]
+    if n_threads > 1 and len(pairs) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(n_threads) as pool:
+            results = list(pool.map(pair, pairs))
+    else:
+        results = map(pair, pairs)
+    # merged in the serial order whatever the threads: the same tree for any n_threads
+    for out in results:
+        for f, g, result in out:
+            merge(f, g, result)
     for f in range(F):
         if widths[f] < 2:
             continue

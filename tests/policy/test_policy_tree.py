@@ -170,3 +170,15 @@ def test_pruning_study_scores_subtrees_by_held_out_policy_value():
     row = study.results_.loc[study.results_["selected"]].iloc[0]
     assert row["valid_measure"] == pytest.approx(value)
     assert row["valid_measure"] == pytest.approx(study.results_["valid_measure"].max())
+
+
+def test_threads_find_the_same_tree():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(500, 4))
+    G = rng.normal(size=(500, 3))
+    G[:, 1] += X[:, 0] > 0.3
+    a = rng.choice(["a", "b", "c"], 500)
+    one = PolicyTree(max_depth=2).fit(X, a, None, rewards=G)
+    two = PolicyTree(max_depth=2, n_jobs=2).fit(X, a, None, rewards=G)
+    assert one.search_profit_ == two.search_profit_
+    np.testing.assert_array_equal(one.apply(X), two.apply(X))
