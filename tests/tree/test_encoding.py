@@ -233,7 +233,8 @@ def test_encode_equals_per_value_reference(pair):
     codes_fit, enc = fit_encode(fit_frame)
     assert enc.is_categorical.tolist() == [True, True, True, False, False, False]
     np.testing.assert_array_equal(codes_fit, slow_encode(fit_frame, enc))
-    assert codes_fit.flags.c_contiguous  # the grower's layout is unchanged
+    # column-major: every column written contiguously, as the binner reads it
+    assert codes_fit.flags.f_contiguous
     codes = encode(new_frame, enc)
     assert codes.dtype == np.float64 and codes.shape == new_frame.shape
     np.testing.assert_array_equal(codes, slow_encode(new_frame, enc))
@@ -407,7 +408,7 @@ def test_estimator_scores_in_blocks_like_one_matrix(monkeypatch):
     np.testing.assert_array_equal(tree.predict_decision(X_new), res.cases["D_target"])
 
 
-def test_fit_encode_through_small_blocks_is_c_ordered_and_exact(monkeypatch):
+def test_fit_encode_is_column_major_and_exact(monkeypatch):
     from dtdecide.tree._structure import _encode
 
     rng = np.random.default_rng(5)
@@ -420,7 +421,28 @@ def test_fit_encode_through_small_blocks_is_c_ordered_and_exact(monkeypatch):
     })
     monkeypatch.setattr(_encode, "SCORE_BLOCK_ROWS", 8)
     codes, enc = fit_encode(X)
-    assert codes.flags.c_contiguous
+    assert codes.flags.f_contiguous
     np.testing.assert_array_equal(codes, slow_encode(X, enc))
     np.testing.assert_array_equal(codes[:, 0], X["f32"].to_numpy().astype(np.float64))
     np.testing.assert_array_equal(encode(X, enc), codes)
+
+
+def test_fit_encode_copies_no_float64_input():
+    """A float64 array in either order, or a frame of one float64 block, is used in
+    place: fitting needs no second copy of the input."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    X[3, 1] = np.nan
+    for arr in (X, np.asfortranarray(X)):
+        codes, _ = fit_encode(arr)
+        assert np.shares_memory(codes, arr)
+    frame = pd.DataFrame(np.asfortranarray(X), columns=["a", "b", "c"])
+    codes, enc = fit_encode(frame)
+    assert np.shares_memory(codes, frame["a"].to_numpy())
+    np.testing.assert_array_equal(codes, slow_encode(frame, enc))
+    mixed = frame.assign(d=np.arange(40))  # two blocks: written once, column-major
+    codes, enc = fit_encode(mixed)
+    assert codes.flags.f_contiguous and not np.shares_memory(codes, X)
+    np.testing.assert_array_equal(codes, slow_encode(mixed, enc))
+    with pytest.raises(ValueError, match="infinity"):
+        fit_encode(frame.assign(a=np.where(np.arange(40) == 5, np.inf, X[:, 0])))

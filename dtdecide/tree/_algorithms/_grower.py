@@ -426,8 +426,9 @@ class _Partition:
             self.n_built, self.n_small_cont, lo, hi, built_rows, built_slots, alive_rows,
             alive_slots,
         )
-        return (built_rows[:nb].copy(), built_slots[:nb].copy(), alive_rows[:na].copy(),
-                alive_slots[:na].copy())
+        # views, not copies: the built rows live only while their histograms are built,
+        # and the alive rows are at most the level's rows (a copy would double the peak)
+        return built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na]
 
 
 _ASSEMBLE_BATCH = 32  # nodes per batch: bounds the temporaries of the subtraction

@@ -124,7 +124,7 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         self.n_features_in_ = len(encoding.feature_names)
         self.is_categorical_ = encoding.is_categorical
         self.categories_ = encoding.categories
-        self.has_missing_in_fit_ = np.isnan(X_codes).any(axis=0)
+        self.has_missing_in_fit_ = _columns_with_nan(X_codes)
         self._encoding = encoding
         self.cost_features_ = cost_features
         self.decision_matrix_ = matrix
@@ -365,6 +365,15 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         from . import _pruning
 
         return _pruning.prune_estimator(self, **kwargs)
+
+
+def _columns_with_nan(X, block=1 << 15):
+    """Columns of ``X`` holding a NaN, found a block of rows at a time (no mask of the
+    whole matrix)."""
+    found = np.zeros(X.shape[1], dtype=bool)
+    for start in range(0, X.shape[0], block):
+        found |= np.isnan(X[start : start + block]).any(axis=0)
+    return found
 
 
 def uses_case_rule(estimator):

@@ -531,7 +531,12 @@ def fit_encode(X):
             categories=[None] * n_features,
             has_names=False,
         )
-        return np.ascontiguousarray(arr, dtype=X_DTYPE), encoding
+        # no copy of a float64 array in either memory order: every reader of the codes
+        # (binning, apply) takes both
+        arr = np.asarray(arr, dtype=X_DTYPE)
+        if not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+            arr = np.ascontiguousarray(arr)
+        return arr, encoding
 
     _check_shape(frame.shape[0], frame.shape[1], frame.shape)
     names, has_names = _frame_names(frame)
@@ -550,9 +555,15 @@ def fit_encode(X):
     encoding = FeatureEncoding(
         feature_names=names, is_categorical=is_cat, categories=categories, has_names=has_names
     )
-    # C-ordered as the grower always got it, written through column-major blocks
-    out = _frame_columns(frame, encoding, fitting=True).to_array(order="C")
-    return out, encoding
+    columns = _frame_columns(frame, encoding, fitting=True)  # validates every column
+    if not is_cat.any() and all(v.dtype == X_DTYPE for v, _ in columns.sources):
+        # one float64 block: the frame's own memory (column-major), no copy
+        view = frame.to_numpy(dtype=X_DTYPE, copy=False)
+        if view.flags.f_contiguous and any(np.shares_memory(view, v)
+                                           for v, _ in columns.sources[:1]):
+            return view, encoding
+    # column-major: each column written contiguously, no block buffer
+    return columns.to_array(order="F"), encoding
 
 
 def _check_names(frame, encoding, estimator_name):
