@@ -279,3 +279,14 @@ def test_apply_equals_numpy_twin(seed, fortran):
     a, b = both(lambda: tree.apply(Xe))
     assert np.array_equal(a, b)
     assert np.array_equal(tree._route_block(Xe), b)  # the level-by-level twin
+
+
+def test_apply_threads_share_rows():
+    X, signal, rng = data(3, 600)
+    est = ProfitTreeClassifier(max_depth=6, random_state=0).fit(X, signal > 0)
+    Xe = np.repeat(est._encode_X(X), 120, axis=0)  # enough rows for several ranges
+    with kernels("compiled"):
+        one = est.tree_.apply(Xe)
+        assert np.array_equal(est.tree_.apply(Xe, n_threads=3), one)
+    with kernels("numpy"):
+        assert np.array_equal(est.tree_.apply(Xe, n_threads=3), one)

@@ -163,7 +163,8 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         self._full_tree_ = tree
         self._decision_stats_ = None
         if matrix is not None:
-            node_of_row = tree.apply(X_codes)
+            node_of_row = tree.apply(X_codes,
+                                     n_threads=check_n_jobs(getattr(self, "n_jobs", None)))
             stats = _leaf.compute_decision_stats(
                 node_of_row, tree.parent, tree.depth, cons=cons, sample_weight=F,
                 t_idx=None if matrix.is_interval else target,

@@ -30,7 +30,7 @@ Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture p
 
 import numpy as np
 
-from ..._dtypes import BIN_COUNT_DTYPE, HIST_DTYPE, HIST_DTYPE_SMALL_COUNTS
+from ..._dtypes import BIN_COUNT_DTYPE, HIST_DTYPE, HIST_DTYPE_SMALL_COUNTS, code_dtype
 from ..._jit import use_compiled
 from ._parallel import feature_groups
 
@@ -178,6 +178,15 @@ class HistogramTarget:
             else HIST_DTYPE
         )
 
+    def _compact_codes(self):
+        """The class codes in the smallest integer dtype (int8 for fewer than 127
+        classes), made once: the compiled histogram reads one per row at random."""
+        codes = getattr(self, "_codes_compact", None)
+        if codes is None:
+            codes = self._codes_compact = np.ascontiguousarray(
+                self.codes, dtype=code_dtype(self.n_classes))
+        return codes
+
     def counts_of(self, hist):
         """Row counts derived from a histogram (only when ``counts_from_sums``)."""
         if self.is_classification:
@@ -320,7 +329,7 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts):
     with_counts = counts is not None
     offsets, widths = layout.offsets, layout.widths
     if target.is_classification:
-        codes = np.asarray(target.codes, dtype=np.intp)
+        codes = target._compact_codes()
         weights = target.weights
         weights = (np.zeros((0, 1), dtype=np.float64) if weights is None
                    else np.ascontiguousarray(weights, dtype=np.float64))

@@ -552,7 +552,7 @@ class TreeStructure:
             node = children.take(node)
         return node
 
-    def apply(self, X_encoded):
+    def apply(self, X_encoded, n_threads=1):
         """Leaf id of each row.
 
         Parameters
@@ -560,6 +560,9 @@ class TreeStructure:
         X_encoded : ndarray of shape (n_samples, n_features)
             float64 matrix: raw values for numeric columns, integer category codes for
             categorical columns, NaN for missing or unseen categories.
+        n_threads : int, default=1
+            Threads that share the rows (contiguous ranges) when the compiled kernels
+            run; the result does not depend on it.
 
         Returns
         -------
@@ -570,10 +573,22 @@ class TreeStructure:
         out = np.empty(n, dtype=NODE_DTYPE)
         if use_compiled() and n:
             from .._kernels import _compiled
+            from .._kernels._parallel import thread_pool
 
-            _compiled.apply_rows(X, self.children_left, self.children_right, self.feature,
-                                 self.threshold, self.is_categorical, self.cat_left,
-                                 self.missing_left, out)
+            def run(bounds):
+                lo, hi = bounds
+                _compiled.apply_rows(X[lo:hi], self.children_left, self.children_right,
+                                     self.feature, self.threshold, self.is_categorical,
+                                     self.cat_left, self.missing_left, out[lo:hi])
+
+            n_threads = max(1, min(int(n_threads), n // _APPLY_BLOCK))
+            bounds = np.linspace(0, n, n_threads + 1).astype(np.intp)
+            ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+            with thread_pool(n_threads) as pool:
+                if pool is None:
+                    run(ranges[0])
+                else:
+                    pool.map_groups(run, ranges)
             return out
         for start in range(0, n, _APPLY_BLOCK):
             stop = min(start + _APPLY_BLOCK, n)
