@@ -38,6 +38,7 @@ from ...decision._validation import (
 from .._algorithms._edit import EditMixin, replay_edits
 from .._backends._dask import is_dask_collection
 from .._kernels._criteria import ordinal_loss_matrix, split_loss_weights, training_loss_matrix
+from .._kernels._parallel import check_n_jobs
 from .._kernels._profit import DEFAULT_PROFIT_METHOD, growth_consequences
 from .._structure import _leaf
 from .._structure._encode import (
