@@ -107,22 +107,26 @@ class PolicyTree(BaseEstimator):
         Cross-fitting folds of the nuisance models.
     clip : float, default=0.01
         Propensities are clipped to ``[clip, 1 - clip]`` (``n_clipped_`` counts them).
-    search : {"exact", "greedy"}, default="exact"
+    search : {"exact", "greedy", "hybrid"}, default="exact"
         ``"exact"``: the tree of depth <= ``max_depth`` with the largest total net
         reward. With numeric inputs without missing values and ``max_depth <= 2`` the
         policy search of this module runs (two-dimensional histograms of every pair
         of inputs; it honours ``min_action_support``); otherwise the profit tree's
         own exact search (depth up to 3). ``"greedy"``: the profit tree's greedy
-        grower on the net rewards (``criterion="profit"``), any depth.
+        grower on the net rewards (``criterion="profit"``), any depth. ``"hybrid"``
+        (numeric inputs without missing values): exact depth-2 trees stacked, each
+        leaf at the bottom of a block growing the best depth-2 tree of its own cases
+        until ``max_depth`` -- a look-ahead of two levels instead of one, honouring
+        ``min_action_support`` everywhere.
     max_depth : int, default=2
-        Depth of the tree (the exact search of this module: 1 or 2).
+        Depth of the tree.
     min_samples_leaf : int, default=1
         At least this many cases in every leaf.
     min_action_support : int, default=0
         At least this many cases *of every logged decision* in every leaf, so that each
         leaf's rewards rest on cases that got each decision. The exact depth-<=2 search
-        enforces it in the search; the greedy grower (and the profit tree's exact
-        search) by pruning back every split that leaves a leaf short.
+        (and ``"hybrid"``) enforces it in the search; the greedy grower (and the profit
+        tree's exact search) by pruning back every split that leaves a leaf short.
     max_bins : int, default=255
         Bins per input of the search.
     honest : bool, default=False
@@ -181,7 +185,7 @@ class PolicyTree(BaseEstimator):
         "propensity_model": [HasMethods(["fit", "predict_proba"]), None],
         "cv": [Interval(numbers.Integral, 2, None, closed="left")],
         "clip": [Interval(numbers.Real, 0.0, 0.5, closed="left")],
-        "search": [StrOptions({"exact", "greedy"})],
+        "search": [StrOptions({"exact", "greedy", "hybrid"})],
         "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "min_samples_leaf": [Interval(numbers.Integral, 1, None, closed="left")],
         "min_action_support": [Interval(numbers.Integral, 0, None, closed="left")],
@@ -331,13 +335,16 @@ class PolicyTree(BaseEstimator):
         n = Q.shape[0]
         y = self._y(n, X)
         Q3 = Q[:, None, :]
-        arr = _numeric_matrix(X) if self.search == "exact" and self.max_depth <= 2 else None
+        own = self.search == "hybrid" or (self.search == "exact" and self.max_depth <= 2)
+        arr = _numeric_matrix(X) if own else None
+        if self.search == "hybrid" and arr is None:
+            raise ValueError(
+                'search="hybrid" needs numeric inputs without missing values (the exact '
+                'depth-2 blocks run on them); use search="greedy" or "exact" otherwise')
         if arr is not None:
             Xb, edges = bin_inputs(arr, self.max_bins, random_state=seed)
-            _, nested = exact_policy_tree(
-                Xb, edges, Q, a_idx, n_actions=D, max_depth=self.max_depth,
-                min_samples_leaf=self.min_samples_leaf,
-                min_action_support=self.min_action_support, n_threads=self._threads())
+            nested = self._search_blocks(Xb, edges, Q, a_idx, D, np.arange(n),
+                                         self.max_depth)
             tree = self._root_only(X, y, Q3, seed)
             queue = [(nested, 0)]
             next_id = 1
@@ -358,6 +365,27 @@ class PolicyTree(BaseEstimator):
         if self.min_action_support > 0:
             tree = self._enforce_support(tree, X, a_idx, D)
         return tree
+
+    def _search_blocks(self, Xb, edges, Q, a_idx, D, rows, depth):
+        """Exact trees of depth <= 2 on ``rows``; with more depth left (``"hybrid"``),
+        the same again on each leaf at the bottom of the block."""
+        _, nested = exact_policy_tree(
+            Xb[rows], edges, Q[rows], a_idx[rows], n_actions=D, max_depth=min(depth, 2),
+            min_samples_leaf=self.min_samples_leaf,
+            min_action_support=self.min_action_support, n_threads=self._threads())
+        if depth <= 2 or nested is None:
+            return nested
+
+        def deeper(node, node_rows, level):
+            if node is None:
+                return (self._search_blocks(Xb, edges, Q, a_idx, D, node_rows, depth - 2)
+                        if level == 2 else None)
+            f, k, left, right = node
+            go = Xb[node_rows, f] <= k
+            return (f, k, deeper(left, node_rows[go], level + 1),
+                    deeper(right, node_rows[~go], level + 1))
+
+        return deeper(nested, rows, 0)
 
     def _threads(self):
         if self.n_jobs is None:

@@ -60,13 +60,6 @@ def bin_inputs(X, max_bins=255, *, subsample=200_000, random_state=None):
     return Xb, edges
 
 
-def _channels(Q, action, n_actions, sample_weight):
-    """Per-case channels: weighted rewards, one, one per logged action."""
-    n, D = Q.shape
-    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    return w[:, None] * Q, w
-
-
 def _leaf_value(S, D):
     # a chain of maximums over the few decisions: a reduction along a short last axis
     # of a strided view is several times slower
@@ -103,8 +96,7 @@ def _hist2(bf, bg, Wf, Wg, chans, counts_idx, n_count):
     return H.reshape(Wf, Wg, D + n_count)
 
 
-def exact_policy_tree(Xb, edges, Q, action=None, *, n_actions=0, sample_weight=None,
-                      max_depth=2, min_samples_leaf=1, min_action_support=0, n_threads=1):
+def exact_policy_tree(Xb, edges, Q, action=None, *, n_actions=0, max_depth=2, min_samples_leaf=1, min_action_support=0, n_threads=1):
     """Best tree of depth <= ``max_depth`` (1 or 2) on binned inputs.
 
     Parameters
@@ -145,7 +137,7 @@ def exact_policy_tree(Xb, edges, Q, action=None, *, n_actions=0, sample_weight=N
         A = 0
         counts_idx = np.zeros(n, dtype=np.intp)
     n_count = 1 + A
-    wQ, _ = _channels(Q, action, A, sample_weight)
+    wQ = Q
     widths = [len(e) + 1 for e in edges]
     per_action = np.bincount(counts_idx, minlength=max(A, 1))[:A]
     total = np.concatenate([wQ.sum(axis=0), [n], per_action])

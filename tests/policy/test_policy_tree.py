@@ -182,3 +182,27 @@ def test_threads_find_the_same_tree():
     two = PolicyTree(max_depth=2, n_jobs=2).fit(X, a, None, rewards=G)
     assert one.search_profit_ == two.search_profit_
     np.testing.assert_array_equal(one.apply(X), two.apply(X))
+
+
+def test_hybrid_search_stacks_exact_depth_two_blocks():
+    rng = np.random.default_rng(6)
+    X = rng.integers(0, 8, size=(400, 3)).astype(float)
+    G = rng.normal(size=(400, 3))
+    G[:, 1] += 2 * ((X[:, 0] > 3) ^ (X[:, 1] > 4)) * (X[:, 2] > 2)
+    a = rng.choice(["a", "b", "c"], 400)
+    two = PolicyTree(max_depth=2).fit(X, a, None, rewards=G)
+    same = PolicyTree(max_depth=2, search="hybrid").fit(X, a, None, rewards=G)
+    assert same.search_profit_ == pytest.approx(two.search_profit_)
+    deep = PolicyTree(max_depth=4, search="hybrid", min_action_support=5).fit(
+        X, a, None, rewards=G)
+    block = PolicyTree(max_depth=2, min_action_support=5).fit(X, a, None, rewards=G)
+    assert deep.profit_tree_.get_depth() <= 4
+    # the first block is the exact depth-2 tree; deeper blocks only add profit
+    assert deep.search_profit_ >= block.search_profit_ - 1e-9
+    leaves = deep.apply(X)
+    for leaf in np.unique(leaves):
+        counts = pd.Series(a[leaves == leaf]).value_counts()
+        assert all(counts.get(d, 0) >= 5 for d in "abc")
+    with pytest.raises(ValueError, match="hybrid"):
+        PolicyTree(search="hybrid").fit(pd.DataFrame({"c": ["x", "y"] * 200}), a, None,
+                                        rewards=G)
