@@ -21,7 +21,8 @@ kernels : {"auto", "compiled", "numpy"}, default "auto"
     Which kernels bin, histogram and partition the rows: ``"compiled"`` the Numba
     kernels (they release the GIL; :mod:`dtdecide._jit`), ``"numpy"`` their NumPy twins
     (same results, no compilation), ``"auto"`` what the environment variable
-    ``DTDECIDE_KERNELS`` says (``compiled`` when unset).
+    ``DTDECIDE_KERNELS`` says, and when it is unset the compiled kernels from 200,000
+    rows on (below, loading them costs more than they save).
 
 To add a key: a default in ``_DEFAULTS``, a checker in ``_CHECKS``, and a keyword of the
 same name on :func:`set_config` and :func:`config_context` (documented there).
@@ -82,8 +83,8 @@ def get_config():
         parameter: 0 silent, 1 progress bars for long steps, 2 also for inner steps),
         ``progress`` (``"auto"``: bars only on a terminal or in a notebook;
         ``True`` always; ``False`` never) and ``kernels`` (``"compiled"``,
-        ``"numpy"`` or ``"auto"``: as ``DTDECIDE_KERNELS`` says). A copy: changing it
-        changes nothing.
+        ``"numpy"`` or ``"auto"``: as ``DTDECIDE_KERNELS`` says, else compiled for
+        large tables only). A copy: changing it changes nothing.
 
     See Also
     --------
@@ -120,8 +121,8 @@ def set_config(verbose=None, progress=None, kernels=None):
         files get the bars' text lines), ``False`` never.
     kernels : {"auto", "compiled", "numpy"}, default=None
         The kernels that bin, histogram and partition rows: the compiled (Numba) ones,
-        their NumPy twins, or ``"auto"`` (the environment variable ``DTDECIDE_KERNELS``,
-        ``compiled`` when unset).
+        their NumPy twins, or ``"auto"`` (the environment variable ``DTDECIDE_KERNELS``;
+        when unset, compiled from 200,000 rows on).
 
     Returns
     -------

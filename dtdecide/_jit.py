@@ -3,16 +3,21 @@
 Every kernel that dominates a fit or a scoring pass exists twice: a NumPy version, the
 reference, and a compiled version that releases the GIL for its whole loop (Numba,
 ``nogil=True``, cached on disk). The package setting ``kernels``
-(:func:`~dtdecide.set_config`, :func:`~dtdecide.config_context`) chooses, and when it is
-``"auto"`` (the default) the environment variable ``DTDECIDE_KERNELS``:
+(:func:`~dtdecide.set_config`, :func:`~dtdecide.config_context`) chooses; at its default
+``"auto"`` the environment variable ``DTDECIDE_KERNELS`` does, and when that is unset
+too, the size of the data:
 
-* ``compiled`` (the default): the Numba kernels;
+* ``compiled``: the Numba kernels, whatever the size;
 * ``numpy``: the NumPy twins (no compilation; what the compiled kernels are tested
-  against).
+  against);
+* ``auto`` (the default): the compiled kernels from :data:`AUTO_MIN_ROWS` rows on, the
+  NumPy twins below. Importing Numba and loading the cached kernels costs about half a
+  second once per process, more than the compiled kernels save on small tables; on
+  those the twins give the same results (bit for bit below ``2**18`` rows).
 
 Both are read at every call (through :func:`kernels_mode`), so a test or a user may
 switch inside one process. When Numba cannot be imported (a platform without a
-Numba release), ``compiled`` quietly runs the NumPy twins: the results are the same.
+Numba release), the NumPy twins run: the results are the same.
 
 Numba compiles a kernel the first time it is called with a given combination of input
 types and caches the machine code on disk (``__pycache__`` beside the module, or, where
@@ -27,18 +32,20 @@ import os
 
 from ._config import get_config
 
-__all__ = ["KERNEL_MODES", "kernels_mode", "use_compiled"]
+__all__ = ["AUTO_MIN_ROWS", "KERNEL_MODES", "kernels_mode", "use_compiled"]
 
-KERNEL_MODES = ("compiled", "numpy")
+KERNEL_MODES = ("auto", "compiled", "numpy")
+#: Rows from which ``auto`` runs the compiled kernels (see the module docstring).
+AUTO_MIN_ROWS = 200_000
 _ENV = "DTDECIDE_KERNELS"
 _numba_ok = None
 
 
 def kernels_mode():
-    """The kernels in force: ``"compiled"`` or ``"numpy"``.
+    """The kernels in force: ``"auto"``, ``"compiled"`` or ``"numpy"``.
 
     The setting ``kernels`` of :func:`~dtdecide.get_config`; when it is ``"auto"``, the
-    environment variable ``DTDECIDE_KERNELS`` (``compiled`` when unset).
+    environment variable ``DTDECIDE_KERNELS`` (``"auto"`` when unset).
 
     Returns
     -------
@@ -52,33 +59,50 @@ def kernels_mode():
     Examples
     --------
     >>> from dtdecide._jit import kernels_mode
-    >>> kernels_mode() in ("compiled", "numpy")
+    >>> kernels_mode() in ("auto", "compiled", "numpy")
     True
     """
     setting = get_config()["kernels"]
     if setting != "auto":
         return setting
-    value = os.environ.get(_ENV, "compiled").strip().lower() or "compiled"
+    value = os.environ.get(_ENV, "auto").strip().lower() or "auto"
     if value not in KERNEL_MODES:
         raise ValueError(
-            f"the environment variable {_ENV} must be 'compiled' or 'numpy'; got {value!r}"
+            f"the environment variable {_ENV} must be 'auto', 'compiled' or 'numpy'; "
+            f"got {value!r}"
         )
     return value
 
 
-def use_compiled():
-    """Whether the compiled kernels run now (the mode is ``compiled`` and Numba imports).
+def use_compiled(n_rows):
+    """Whether the compiled kernels run for data of ``n_rows`` rows.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows of the whole table being fitted or scored (not of one node or block), so
+        that one fit makes one choice.
+
+    Returns
+    -------
+    bool
+        True when the mode is ``compiled``, or ``auto`` with at least
+        :data:`AUTO_MIN_ROWS` rows, and Numba imports.
 
     Examples
     --------
     >>> from dtdecide import config_context
     >>> from dtdecide._jit import use_compiled
     >>> with config_context(kernels="numpy"):
-    ...     print(use_compiled())
+    ...     print(use_compiled(10**7))
     False
+    >>> with config_context(kernels="compiled"):
+    ...     print(use_compiled(100))
+    True
     """
     global _numba_ok
-    if kernels_mode() != "compiled":
+    mode = kernels_mode()
+    if mode == "numpy" or (mode == "auto" and n_rows < AUTO_MIN_ROWS):
         return False
     if _numba_ok is None:
         try:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from test_n_jobs import assert_same_tree
 
 from dtdecide import DecisionMatrix, config_context
-from dtdecide._jit import kernels_mode, use_compiled
+from dtdecide._jit import AUTO_MIN_ROWS, kernels_mode, use_compiled
 from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
 from dtdecide.tree._kernels._binning import Binner
 from dtdecide.tree._kernels._histogram import BinLayout, HistogramTarget, build_histograms
@@ -48,22 +48,35 @@ def both(fn):
     with kernels("numpy"):
         a = fn()
     with kernels("compiled"):
-        assert use_compiled()
+        assert use_compiled(1)
         b = fn()
     return a, b
 
 
 def test_switch_reads_the_environment_at_call_time():
     with kernels("numpy"):
-        assert kernels_mode() == "numpy" and not use_compiled()
+        assert kernels_mode() == "numpy" and not use_compiled(10**9)
         with config_context(kernels="compiled"):  # the setting wins over the variable
-            assert kernels_mode() == "compiled" and use_compiled()
+            assert kernels_mode() == "compiled" and use_compiled(1)
     with kernels(" Compiled "):
-        assert kernels_mode() == "compiled"
+        assert kernels_mode() == "compiled" and use_compiled(1)
         with config_context(kernels="numpy"):
-            assert not use_compiled()
+            assert not use_compiled(10**9)
     with kernels("fortran"), pytest.raises(ValueError, match="DTDECIDE_KERNELS"):
         kernels_mode()
+
+
+def test_auto_compiles_for_large_tables_only():
+    with kernels("auto"):
+        assert kernels_mode() == "auto"
+        assert not use_compiled(AUTO_MIN_ROWS - 1)
+        assert use_compiled(AUTO_MIN_ROWS)
+    old = os.environ.pop("DTDECIDE_KERNELS", None)
+    try:
+        assert kernels_mode() == "auto"  # the default
+    finally:
+        if old is not None:
+            os.environ["DTDECIDE_KERNELS"] = old
 
 
 def test_config_context_reaches_the_worker_threads():

@@ -362,7 +362,8 @@ class _Partition:
                  n_built, n_small_cont):
         self.__dict__.update(locals())
         del self.__dict__["self"]
-        self.compiled = use_compiled()  # read here, in the calling thread (config_context)
+        # read here, in the calling thread (config_context), for the whole table
+        self.compiled = use_compiled(X_binned.shape[0])
 
     def __call__(self, bounds):
         if self.compiled:

@@ -436,7 +436,7 @@ class Binner:
                     out[start : start + _BLOCK, j] = b
             return None
 
-        if use_compiled():
+        if use_compiled(X.shape[0]):
             bin_features = self._compiled_binner(X, out)
         n_features = self.n_features_in_
         if pool is None or n_features < 2:

@@ -281,7 +281,7 @@ def build_histograms(
             counts = counts.reshape(flat_shape)
     n_rows = X_binned.shape[0] if rows is None else rows.shape[0]
     compiled = _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts) \
-        if use_compiled() and n_rows else None
+        if use_compiled(X_binned.shape[0]) and n_rows else None
 
     def accumulate(features):
         if compiled is not None:

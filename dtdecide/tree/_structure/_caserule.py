@@ -140,7 +140,7 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
     ok = ~cons.has_missing
     q = np.where(ok[:, None], q, 0.0)
     weight = np.where(ok, weight, 0.0)
-    if use_compiled() and not cons.is_interval and cons.case_q is None:
+    if use_compiled(len(leaf)) and not cons.is_interval and cons.case_q is None:
         from .._kernels import _compiled
 
         use_costs = cons.case_costs is not None

@@ -571,7 +571,7 @@ class TreeStructure:
         X = self._check_X(X_encoded)
         n = X.shape[0]
         out = np.empty(n, dtype=NODE_DTYPE)
-        if use_compiled() and n:
+        if use_compiled(n) and n:
             from .._kernels import _compiled
             from .._kernels._parallel import thread_pool
 
