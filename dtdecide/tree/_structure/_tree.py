@@ -27,6 +27,7 @@ import numpy as np
 
 from ..._dtypes import COUNT_DTYPE, FLAG_DTYPE, NODE_DTYPE, STAT_DTYPE, THRESHOLD_DTYPE
 from ..._jit import use_compiled
+from .._kernels._apply import Router
 
 __all__ = ["TreeStructure"]
 
@@ -322,86 +323,11 @@ class TreeStructure:
             if arr is not None:
                 arr.setflags(write=False)
             setattr(self, name, arr)
-        self._is_leaf = self.children_left < 0
-        # routing tables where a leaf points to itself, so that every row can take the
-        # same number of steps without compaction (see _route_fixed)
-        ids = np.arange(self.n_nodes, dtype=NODE_DTYPE)
-        children = np.empty((self.n_nodes, 2), dtype=NODE_DTYPE)
-        children[:, 0] = np.where(self._is_leaf, ids, self.children_left)
-        children[:, 1] = np.where(self._is_leaf, ids, self.children_right)
-        self._route_children = children.ravel()
-        self._route_feature = np.where(self._is_leaf, 0, self.feature)
-        self._route_threshold = np.where(self._is_leaf, np.inf, self.threshold)
-        self._has_cat = bool(self.is_categorical.any())
-        num_features = np.unique(self.feature[~self._is_leaf & ~self.is_categorical])
-        cat_features = np.unique(self.feature[self.is_categorical])
-        # a column split both ways (only in hand-built trees) has no single cell code:
-        # such trees route level by level
-        self._route_mixed = bool(np.intersect1d(num_features, cat_features).size)
-        self._route_tables = None
-        self._route_cat_features = cat_features
-        self._route_num_features = num_features
-        if self._has_cat and not self._route_mixed:
-            self._route_tables = self._lookup_tables()
-
-    def _lookup_tables(self):
-        """Tables of the fixed-step routing of trees with categorical splits.
-
-        Every used column gets a small integer *cell* per row (:meth:`_lookup_cells`):
-        at a numeric column 0, or 1 for NaN; at a categorical column the code when it is
-        an integer in ``[0, n_cat)``, else ``n_cat`` (NaN, unseen, negative, infinite or
-        non-integer codes). Node ``i`` owns the row ``lookup[base[i] : base[i] + cells]``
-        saying whether each cell goes right *regardless* of the comparison ``x >
-        threshold``: numeric nodes ``[False, not missing_left]``, categorical nodes
-        ``not cat_left`` then ``not missing_left`` (their threshold is NaN, so the
-        comparison is always False). Leaves share an all-False row (they route to
-        themselves).
-
-        Returns
-        -------
-        threshold : ndarray of float64
-            Per node; NaN at categorical nodes, ``+inf`` at leaves.
-        base : ndarray of intp
-        lookup : ndarray of bool
-        """
-        n_cat = self.cat_left.shape[1]
-        split = ~self._is_leaf
-        cat = self.is_categorical
-        width = np.where(cat, n_cat + 1, 2)
-        width[self._is_leaf] = 0
-        base = np.concatenate([[0], np.cumsum(width)[:-1]]).astype(NODE_DTYPE)
-        leaf_base = int(width.sum())
-        base[self._is_leaf] = leaf_base
-        lookup = np.zeros(leaf_base + max(n_cat + 1, 2), dtype=bool)
-        numeric = np.flatnonzero(split & ~cat)
-        lookup[base[numeric] + 1] = ~self.missing_left[numeric]
-        cat_nodes = np.flatnonzero(cat)
-        cells = base[cat_nodes, None] + np.arange(n_cat + 1)
-        lookup[cells[:, :n_cat]] = ~self.cat_left[cat_nodes]
-        lookup[cells[:, n_cat]] = ~self.missing_left[cat_nodes]
-        threshold = np.where(cat, np.nan, self._route_threshold)
-        return threshold, base, lookup
-
-    def _lookup_cells(self, X_T):
-        """Cells of every used column of a block given column-major, shape (F, n).
-
-        See :meth:`_lookup_tables`. Categorical codes are cast to integers once;
-        anything the cast changes (NaN, infinities, fractions) and anything outside
-        ``[0, n_cat)`` gets ``n_cat``.
-        """
-        n_cat = self.cat_left.shape[1]
-        cells = np.zeros(X_T.shape, dtype=NODE_DTYPE)
-        for f in self._route_num_features:
-            cells[f] = np.isnan(X_T[f])
-        for f in self._route_cat_features:
-            code = X_T[f]
-            out = cells[f]
-            with np.errstate(invalid="ignore"):
-                out[...] = code.astype(NODE_DTYPE)
-            out[out != code] = n_cat
-            # negative codes wrap to huge unsigned values: clip them with the large ones
-            np.minimum(out.view(np.uintp), n_cat, out=out.view(np.uintp))
-        return cells
+        self._router = Router(self.children_left, self.children_right, self.feature,
+                              self.threshold, self.is_categorical, self.cat_left,
+                              self.missing_left, self.max_depth)
+        self._is_leaf = self._router.is_leaf
+        self._route_mixed = self._router.mixed
 
     # ------------------------------------------------------------------ properties
     @property
@@ -466,91 +392,9 @@ class TreeStructure:
         return X
 
     def _route_block(self, X, record=None):
-        """Leaf ids of the rows of ``X`` (one block), iterating over depth levels."""
-        n = X.shape[0]
-        node = np.zeros(n, dtype=NODE_DTYPE)
-        if record is not None:
-            record.append(node.copy())
-        active = np.arange(n) if not self._is_leaf[0] else np.empty(0, dtype=np.intp)
-        has_cat = bool(self.is_categorical.any())
-        n_cat = self.cat_left.shape[1]
-        while active.size:
-            cur = node[active]
-            feat = self.feature[cur]
-            x = X[active, feat]
-            is_nan = np.isnan(x)
-            with np.errstate(invalid="ignore"):
-                go_left = x <= self.threshold[cur]
-            if has_cat:
-                cat = self.is_categorical[cur]
-                if cat.any():
-                    pos = np.flatnonzero(cat)
-                    code = x[pos]
-                    ok = (code >= 0) & (code < n_cat) & (code == np.floor(code))
-                    # NaN fails every comparison above, so `ok` is False for it.
-                    code_int = np.where(ok, code, 0).astype(np.intp)
-                    in_left = self.cat_left[cur[pos], code_int]
-                    go_left[pos] = np.where(ok, in_left, self.missing_left[cur[pos]])
-                    is_nan[pos] = False
-            if is_nan.any():
-                go_left = np.where(is_nan, self.missing_left[cur], go_left)
-            nxt = np.where(go_left, self.children_left[cur], self.children_right[cur])
-            node[active] = nxt
-            if record is not None:
-                step = np.full(n, -1, dtype=NODE_DTYPE)
-                step[active] = nxt
-                record.append(step)
-            active = active[~self._is_leaf[nxt]]
-        return node
-
-    def _route_fixed(self, X):
-        """Leaf ids of the rows of a C-ordered block, in ``max_depth`` fixed steps.
-
-        Every row takes one step per depth level (a leaf routes to itself), so no
-        compaction of the active rows is needed. Numeric trees compare ``x > threshold``
-        (NaN: ``missing_left``); trees with categorical splits turn every value into a
-        small integer cell once per block and then only look up, per node, whether the
-        cell goes right (:meth:`_lookup_tables`). The level-by-level
-        :meth:`_route_block` and the per-row rules in the tests are the slow twins it
-        must agree with.
-        """
-        n, n_features = X.shape
-        node = np.zeros(n, dtype=NODE_DTYPE)
-        if self._is_leaf[0]:
-            return node
-        row_base = np.arange(n, dtype=NODE_DTYPE) * n_features
-        flat_X = X.ravel()
-        feature, threshold = self._route_feature, self._route_threshold
-        children, missing_left = self._route_children, self.missing_left
-        if self._route_tables is not None:
-            threshold, base, lookup = self._route_tables
-            X_T = np.ascontiguousarray(X.T)
-            flat_X, flat_cells = X_T.ravel(), self._lookup_cells(X_T).ravel()
-            column_start = feature * n  # cell (f, r) of the column-major block: f * n + r
-            rows = np.arange(n, dtype=NODE_DTYPE)
-            for _ in range(self.max_depth):
-                at = column_start.take(node)
-                at += rows
-                go_right = flat_X.take(at) > threshold.take(node)
-                cell = flat_cells.take(at)
-                cell += base.take(node)
-                go_right |= lookup.take(cell)
-                node *= 2
-                node += go_right
-                node = children.take(node)
-            return node
-        used = np.unique(self.feature[~self._is_leaf])
-        has_nan = bool(np.isnan(X[:, used]).any())
-        for _ in range(self.max_depth):
-            x = flat_X.take(row_base + feature.take(node))
-            go_right = x > threshold.take(node)
-            if has_nan:
-                nan = np.isnan(x)
-                go_right[nan] = ~missing_left.take(node[nan])
-            node *= 2
-            node += go_right
-            node = children.take(node)
-        return node
+        """Leaf ids of the rows of ``X`` (one block), iterating over depth levels (the
+        slow twin of the fixed-step routing; see :class:`~dtdecide.tree._kernels._apply.Router`)."""
+        return self._router.route_levels(X, record)
 
     def apply(self, X_encoded, n_threads=1):
         """Leaf id of each row.
@@ -593,10 +437,10 @@ class TreeStructure:
         for start in range(0, n, _APPLY_BLOCK):
             stop = min(start + _APPLY_BLOCK, n)
             block = X[start:stop]
-            if self._route_mixed:
-                out[start:stop] = self._route_block(block)
+            if self._router.mixed:
+                out[start:stop] = self._router.route_levels(block)
             else:
-                out[start:stop] = self._route_fixed(np.ascontiguousarray(block))
+                out[start:stop] = self._router.route_fixed(np.ascontiguousarray(block))
         return out
 
     def decision_path(self, X_encoded):
@@ -619,7 +463,7 @@ class TreeStructure:
         counts, indices = [], []
         for start in range(0, n, _APPLY_BLOCK):
             record = []
-            self._route_block(X[start : start + _APPLY_BLOCK], record=record)
+            self._router.route_levels(X[start : start + _APPLY_BLOCK], record=record)
             # (rows, n_levels + 1): the node at each depth, -1 once the leaf was reached
             steps = np.stack(record, axis=1)
             mask = steps >= 0

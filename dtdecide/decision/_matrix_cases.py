@@ -1,0 +1,191 @@
+"""Binding a decision matrix to cases: the consequences of every decision for every
+case, with its costs (a mixin of :class:`~dtdecide.DecisionMatrix`).
+
+``resolve`` turns constants, cost variables and case-specific arrays into one
+:class:`~dtdecide.decision._consequences.Consequences`, the only form the kernels read.
+"""
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from ._consequences import Consequences
+from ._kernels import _FLOAT
+
+__all__ = ["_MatrixCasesMixin"]
+
+
+def _as_float_array(values, name):
+    try:
+        arr = np.asarray(values, dtype=_FLOAT)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must contain only numbers; got {values!r}") from None
+    return arr
+
+
+def _is_empty_costs(costs):
+    """Whether ``costs`` holds no cost data at all (None, or no columns)."""
+    if costs is None:
+        return True
+    if isinstance(costs, pd.DataFrame):
+        return costs.shape[1] == 0
+    if isinstance(costs, Mapping):
+        return len(costs) == 0
+    return False
+
+
+class _MatrixCasesMixin:
+    """The consequences of a decision matrix for given cases and their costs."""
+
+    def resolve(self, costs=None, *, n_samples, index=None):
+        """Turn the matrix plus case data into profit-oriented consequences.
+
+        Parameters
+        ----------
+        costs : DataFrame, dict of arrays, ndarray or None
+            Holds the cost-variable columns (taken positionally, one value per case).
+            For a case-specific matrix: an array (n_samples, n_levels, n_decisions) in
+            the user's sign, or for a 2x2 matrix an (n_samples, 4) cost matrix
+            ``[C_FP, C_FN, C_TP, C_TN]`` (a DataFrame is read by those column names;
+            decisions read as "predict levels[1]",
+            "predict levels[0]").
+        n_samples : int
+            Number of cases.
+        index : pandas Index, default=None
+            Index of the cases (used only in error messages about lengths).
+
+        Returns
+        -------
+        Consequences
+            The consequences of every decision for these cases, in profit orientation.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from dtdecide import DecisionMatrix
+        >>> m = DecisionMatrix([[10, 0], [0, 0]], levels=[1, 0], decisions=["mail", "skip"],
+        ...                    kind="revenue", costs={"mail": "c"})
+        >>> cons = m.resolve(pd.DataFrame({"c": [1.0, 2.0]}), n_samples=2)
+        >>> cons.q_actual([0, 1]).tolist()
+        [[9.0, 0.0], [-2.0, 0.0]]
+        """
+        n = int(n_samples)
+        if n < 0:
+            raise ValueError(f"n_samples must be non-negative; got {n_samples}")
+        T, D = self.values.shape
+        if self.is_case_specific:
+            if costs is None:
+                if self.case_values is None:
+                    raise ValueError(
+                        "costs must hold the case-specific consequences (an array of shape "
+                        f"(n_samples, {T}, {D})) for this case-specific matrix; got None"
+                    )
+                q = self.case_values
+            else:
+                # the cases' own consequences; they replace bound values (the training
+                # cases') for other cases
+                if isinstance(costs, (Mapping,)) or (
+                    isinstance(costs, pd.DataFrame) and not (T == 2 and D == 2)
+                ):
+                    raise TypeError(
+                        "costs must be an array of shape (n_samples, n_levels, n_decisions) "
+                        "for a case-specific matrix (or, with 2 levels and 2 decisions, cost "
+                        "rows C_FP, C_FN, C_TP, C_TN)"
+                    )
+                q = np.asarray(costs) if not isinstance(costs, pd.DataFrame) else costs
+                if isinstance(q, pd.DataFrame) or (np.ndim(q) == 2 and T == 2 and D == 2):
+                    q = self._cost_matrix_to_q(q, "costs")
+                    # a cost matrix holds costs: profit orientation is their negative
+                    q = q if self.kind == "loss" else -q
+                else:
+                    q = _as_float_array(q, "costs")
+            if q.ndim != 3 or q.shape[1:] != (T, D):
+                raise ValueError(
+                    f"costs must have shape (n_samples, {T}, {D}) for this case-specific "
+                    f"matrix; got {q.shape}"
+                )
+            if q.shape[0] != n:
+                raise ValueError(
+                    f"costs must have one entry per case ({n}); got {q.shape[0]}"
+                )
+            q = np.asarray(q, dtype=_FLOAT)
+            if np.isinf(q).any():
+                raise ValueError("costs must not contain infinite consequences")
+            case_q = -q if self.kind == "loss" else q
+            return Consequences(np.zeros((T, D)), None, case_q, self.sign, self.knots, n)
+
+        if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
+            raise TypeError(
+                "costs must be a DataFrame or dict of cost columns for a matrix that is not "
+                "case-specific; got an array (use DecisionMatrix.case_specific for "
+                "per-case consequence arrays)"
+            )
+        self._check_costs_allowed(costs)
+        if not self.costs:
+            return Consequences(self.profit_values, None, None, self.sign, self.knots, n)
+
+        columns = self._cost_columns(costs, n, index)
+
+        if not columns:  # constants only: a broadcast view, no memory per case
+            row = np.array([self.costs.get(d, 0.0) for d in self.decisions], dtype=_FLOAT)
+            case_costs = np.broadcast_to(row, (n, D))
+        else:
+            case_costs = np.zeros((n, D), dtype=_FLOAT)
+            for j, d in enumerate(self.decisions):
+                c = self.costs.get(d)
+                if c is None:
+                    continue
+                case_costs[:, j] = columns[c] if isinstance(c, str) else c
+        return Consequences(self.profit_values, case_costs, None, self.sign, self.knots, n)
+
+    def _check_costs_allowed(self, costs):
+        """Refuse case costs given to a profit or loss matrix (never silently dropped)."""
+        if self.kind != "revenue" and not self.is_case_specific and not _is_empty_costs(costs):
+            raise ValueError(
+                f"costs must be None for a {self.kind} matrix: case costs are only "
+                "allowed with kind='revenue' (build the matrix with kind='revenue' and "
+                f"costs={{decision: column}}); got {type(costs).__name__}"
+            )
+
+    def _cost_columns(self, costs, n, index=None):
+        """Validated cost-variable columns as float arrays of length ``n``."""
+        columns = {}
+        for var in self.cost_variables:
+            if costs is None:
+                raise ValueError(
+                    f"costs is missing the cost column {var!r} used by the decision matrix "
+                    f"(cost variables: {list(self.cost_variables)!r}); got costs=None"
+                )
+            try:
+                has = var in costs
+            except TypeError:
+                raise TypeError(
+                    f"costs must be a DataFrame or a dict of arrays; got {type(costs).__name__}"
+                ) from None
+            if not has:
+                raise ValueError(
+                    f"costs is missing the cost column {var!r} used by the decision matrix"
+                )
+            col = costs[var]
+            if isinstance(col, (pd.Series, pd.Index)):
+                col = col.to_numpy()
+            col = np.asarray(col).reshape(-1)
+            if col.dtype.kind in "fiub":
+                col = col.astype(_FLOAT, copy=False)
+            else:
+                try:
+                    col = pd.to_numeric(pd.Series(col), errors="raise")
+                except (TypeError, ValueError):
+                    raise TypeError(f"costs column {var!r} must be numeric") from None
+                col = col.to_numpy(dtype=_FLOAT, na_value=np.nan)
+            if col.size != n:
+                where = "" if index is None else " (cases indexed by the posteriors)"
+                raise ValueError(
+                    f"costs column {var!r} must have one value per case ({n}){where}; "
+                    f"got {col.size}"
+                )
+            if np.isinf(col).any():
+                raise ValueError(f"costs column {var!r} must not contain infinite values")
+            columns[var] = col
+        return columns
