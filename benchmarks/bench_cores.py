@@ -27,6 +27,7 @@ numbers with it. Usage::
 """
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -155,8 +156,17 @@ def child(spec):
     del X
     fit, score = build(spec["model"], spec["threads"], spec["depth"])
     with threadpool_limits(spec["threads"]):
-        # warm-up on a few rows: imports and (for dtdecide) loading compiled kernels
-        fit(frame.iloc[:3000], y[:3000], costs.iloc[:3000])
+        # warm-up on a few rows: imports and (for dtdecide) loading the compiled kernels,
+        # which "auto" would only use from AUTO_MIN_ROWS rows on
+        warm = contextlib.nullcontext()
+        if spec["model"] in DTDECIDE_MODELS:
+            from dtdecide import config_context
+            from dtdecide._jit import kernels_mode
+
+            if kernels_mode() != "numpy":
+                warm = config_context(kernels="compiled")
+        with warm:
+            fit(frame.iloc[:3000], y[:3000], costs.iloc[:3000])
         best = None
         for _ in range(spec["repeat"]):
             t0, c0 = time.perf_counter(), time.process_time()

@@ -33,8 +33,9 @@ def hist_classes(X, rows, use_rows, slots, codes, weights, n_classes, features, 
 
     ``X`` (n_samples, n_features) binned, Fortran order; ``rows`` the included rows
     (ignored unless ``use_rows``: then row ``i`` is row ``i``); ``slots`` the slot of each
-    included row; ``codes`` class code per sample; ``weights`` (n_groups, n_samples),
-    zero groups for unweighted counts; ``hist`` (n_slots, n_cells, n_channels) and
+    included row; ``codes`` the class code and ``weights`` (n_groups, n_included) the
+    weights of each *included* row, gathered once by the caller so that the loop over
+    features reads them in order (zero groups for unweighted counts); ``hist`` (n_slots, n_cells, n_channels) and
     ``counts`` (n_slots, n_cells) are added to, cells ``offsets[j] + b`` of ``features``
     only. Binned values ``>= widths[j] - 1`` (the shared missing code) go to the
     feature's last cell.
@@ -53,12 +54,12 @@ def hist_classes(X, rows, use_rows, slots, codes, weights, n_classes, features, 
                 b = top
             cell = lo + b
             s = slots[i]
-            c = codes[r]
+            c = codes[i]
             if n_groups == 0:
                 hist[s, cell, c] += 1.0
             else:
                 for k in range(n_groups):
-                    hist[s, cell, k * n_classes + c] += weights[k, r]
+                    hist[s, cell, k * n_classes + c] += weights[k, i]
             if with_counts:
                 counts[s, cell] += 1
 
@@ -68,7 +69,8 @@ def hist_channels(X, rows, use_rows, slots, channels, features, offsets, widths,
                   counts, with_counts):
     """Regression histograms: ``hist[s, cell, c] += channels[c, r]`` (see hist_classes).
 
-    ``channels`` is channel-major (n_channels, n_samples).
+    ``channels`` is channel-major (n_channels, n_included), gathered for the included
+    rows.
     """
     n = slots.shape[0]
     n_channels = channels.shape[0]
@@ -85,7 +87,7 @@ def hist_channels(X, rows, use_rows, slots, channels, features, offsets, widths,
             cell = lo + b
             s = slots[i]
             for c in range(n_channels):
-                hist[s, cell, c] += channels[c, r]
+                hist[s, cell, c] += channels[c, i]
             if with_counts:
                 counts[s, cell] += 1
 
