@@ -125,7 +125,13 @@ def main():
     ap.add_argument("--settings", nargs="+", default=list(SETTINGS), choices=list(SETTINGS))
     ap.add_argument("--depths", nargs="+", type=int, default=[2, 3])
     ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--verbose", action="store_true",
+                    help="progress bars of the searches (best value and bound) on a terminal")
     args = ap.parse_args()
+    if args.verbose:
+        import dtdecide
+
+        dtdecide.set_config(verbose=1)
     table = run(args.settings, args.depths, args.time_limit)
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print(table.to_string(index=False))

@@ -202,7 +202,13 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the Parquet data")
     parser.add_argument("--repeat", type=int, default=2, help="n_jobs case")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--verbose", action="store_true",
+                        help="progress bars of the fits (a Dask fit's levels) on a terminal")
     args = parser.parse_args()
+    if args.verbose:
+        import dtdecide
+
+        dtdecide.set_config(verbose=1)
     if args.child:
         in_memory_child(args.child, args.max_depth)
     elif args.case == "dask":
