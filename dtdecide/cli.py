@@ -120,13 +120,32 @@ def read_data(path, *, what="data", sep=","):
         elif kind == "excel":
             frame = pd.read_excel(path)
         else:
-            frame = pd.read_csv(path, sep=sep)
+            frame = _read_csv_checked(path, sep, f"{what} file {str(path)!r}")
             _check_csv_layout(frame, path, sep, what)
+    except CLIError:
+        raise
     except (ValueError, OSError, ImportError, pd.errors.ParserError) as exc:
         raise CLIError(f"{what} file {str(path)!r} could not be read: {exc}") from exc
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise CLIError(f"{what} file {str(path)!r} has no rows or no columns")
     return frame
+
+
+def _read_csv_checked(path, sep, label):
+    """The CSV file, every line checked to have the header's number of fields (pandas
+    reads a shorter row with missing values in its last columns, silently)."""
+    from dtdecide.export._score import _FieldCounter
+
+    header = pd.read_csv(path, sep=sep, header=None, nrows=1, dtype=str,
+                         keep_default_na=False).iloc[0].tolist()
+    opener = gzip.open if str(path).lower().endswith(".gz") else open
+    with opener(path, "rb") as raw:
+        try:
+            return pd.read_csv(_FieldCounter(raw, sep, len(header), label), sep=sep)
+        except ValueError as exc:
+            if str(exc).startswith(label):  # the field count's own message
+                raise CLIError(str(exc)) from exc
+            raise
 
 
 def _check_csv_layout(frame, path, sep, what):

@@ -321,3 +321,15 @@ def test_unwritable_output_is_exit_2(files, capsys, monkeypatch):
     code, _, err = _run(["leaf-table", model, "-o", files["root"] / "locked.md", "--quiet"],
                         capsys)
     assert code == 2 and "Permission denied" in err and "locked.md" in err
+
+
+def test_a_short_row_in_training_data_is_an_error(files, capsys):
+    """A CSV row with fewer fields than the header is refused naming its line (pandas
+    would read it with missing values in its last columns)."""
+    lines = files["train"].read_text().splitlines()
+    lines[41] = lines[41].rsplit(",", 1)[0]  # line 42 lacks its last field (the target)
+    path = files["root"] / "short_train.csv"
+    path.write_text("\n".join(lines) + "\n")
+    code, _, err = _run(["fit", path, "--target", "y", "--exclude", "id", "--quiet"], capsys)
+    assert code == 2
+    assert "short_train.csv" in err and "line 42 has 4 fields, but the header has 5" in err
