@@ -241,3 +241,22 @@ def test_exact_search_shows_its_root_splits(capsys):
     b = ProfitTreeClassifier(**tree.get_params()).fit(X, y)
     assert capsys.readouterr().err == ""
     assert a.get_n_leaves() == b.get_n_leaves()
+
+
+def test_policy_cross_fitting_shows_its_models(capsys):
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+
+    from dtdecide.policy import make_logged_campaign, policy_rewards
+
+    d = make_logged_campaign(200, effect="linear", confounding=1.0, random_state=0)
+    with config_context(verbose=1, progress=True):
+        policy_rewards(d.X, d.action, d.outcome, decisions=d.decisions, cv=2,
+                       outcome_model=LinearRegression(), propensity_model=LogisticRegression(),
+                       random_state=0)
+    err = capsys.readouterr().err
+    n_models = 2 + 2 * len(d.decisions)  # propensity per fold, outcome per fold and decision
+    assert "cross-fitting nuisance models" in err and f"{n_models}/{n_models}" in err
+    policy_rewards(d.X, d.action, d.outcome, decisions=d.decisions, cv=2,
+                   outcome_model=LinearRegression(), propensity_model=LogisticRegression(),
+                   random_state=0)
+    assert capsys.readouterr().err == ""

@@ -26,6 +26,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import Bunch
 from sklearn.utils.validation import check_random_state
 
+from .._progress import progress_bar
 from ..decision._validation import check_1d, check_same_index, reference_index
 
 __all__ = ["Rewards", "policy_rewards", "check_costs", "check_decisions"]
@@ -386,6 +387,10 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
     for k, (_, test) in enumerate(splitter.split(np.zeros(n), a_idx)):
         fold[test] = k
     seed = rng.randint(np.iinfo(np.int32).max)
+    # a bar over the nuisance models fitted (with the package's verbose, on a terminal)
+    n_models = (cv if method != "dm" and propensity is None else 0) + (
+        cv * D if method != "ipw" else 0)
+    bar = progress_bar(total=n_models, desc="cross-fitting nuisance models", unit="model")
 
     e_logged = None
     if method != "dm":
@@ -400,6 +405,7 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
             for k in range(cv):
                 train, test = fold != k, fold == k
                 fitted = _seeded(clone(model), seed).fit(take_rows(X, train), a_idx[train])
+                bar.update(1)
                 proba = fitted.predict_proba(take_rows(X, test))
                 cols = {int(c): j for j, c in enumerate(fitted.classes_)}
                 e = np.zeros(int(test.sum()))
@@ -423,9 +429,11 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
             for d in range(D):
                 train = (fold != k) & (a_idx == d)
                 fitted = _fit_outcome(model, take_rows(X, train), y[train], binary, seed)
+                bar.update(1)
                 mu[test, d] = _predict_outcome(fitted, X_test, binary)
         if binary:
             mu = mu * value[:, None]
+    bar.close()
 
     out = Rewards(method=method, decisions=decisions, action=a_idx, outcome=money,
                   outcome_pred=mu, propensity=e_logged, n_clipped=n_clipped, fold=fold,
