@@ -29,16 +29,42 @@ that the decision layer and the tree layer share one switch.
 """
 
 import os
+import threading
+from contextlib import contextmanager
 
 from ._config import get_config
 
-__all__ = ["AUTO_MIN_ROWS", "KERNEL_MODES", "kernels_mode", "use_compiled"]
+__all__ = ["AUTO_MIN_ROWS", "KERNEL_MODES", "kernels_mode", "table_rows", "use_compiled"]
 
 KERNEL_MODES = ("auto", "compiled", "numpy")
 #: Rows from which ``auto`` runs the compiled kernels (see the module docstring).
 AUTO_MIN_ROWS = 200_000
 _ENV = "DTDECIDE_KERNELS"
 _numba_ok = None
+_local = threading.local()
+
+
+@contextmanager
+def table_rows(n_rows):
+    """Inside the block (this thread), :func:`use_compiled` counts at least ``n_rows``.
+
+    For code that works through a large table a block of rows at a time (scoring): the
+    choice of ``auto`` follows the table, not the block.
+
+    Examples
+    --------
+    >>> from dtdecide import config_context
+    >>> from dtdecide._jit import AUTO_MIN_ROWS, table_rows, use_compiled
+    >>> with config_context(kernels="auto"), table_rows(AUTO_MIN_ROWS):
+    ...     print(use_compiled(1000) == use_compiled(AUTO_MIN_ROWS))
+    True
+    """
+    old = getattr(_local, "rows", 0)
+    _local.rows = max(old, int(n_rows))
+    try:
+        yield
+    finally:
+        _local.rows = old
 
 
 def kernels_mode():
@@ -81,7 +107,7 @@ def use_compiled(n_rows):
     ----------
     n_rows : int
         Rows of the whole table being fitted or scored (not of one node or block), so
-        that one fit makes one choice.
+        that one fit makes one choice; inside :func:`table_rows` at least that many.
 
     Returns
     -------
@@ -102,6 +128,7 @@ def use_compiled(n_rows):
     """
     global _numba_ok
     mode = kernels_mode()
+    n_rows = max(n_rows, getattr(_local, "rows", 0))
     if mode == "numpy" or (mode == "auto" and n_rows < AUTO_MIN_ROWS):
         return False
     if _numba_ok is None:

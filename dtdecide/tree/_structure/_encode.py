@@ -42,6 +42,7 @@ import pandas as pd
 from sklearn.utils.validation import check_array
 
 from ..._dtypes import X_DTYPE
+from ..._jit import table_rows
 
 __all__ = [
     "FeatureEncoding",
@@ -823,8 +824,9 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
         return apply(prepared.to_array())
     buffer = np.empty((block_rows, prepared.n_features), dtype=X_DTYPE, order="F")
     parts = []
-    for start in range(0, n, block_rows):
-        stop = min(start + block_rows, n)
-        block = prepared.fill(start, stop, buffer[: stop - start])
-        parts.append(np.asarray(apply(block)).copy())  # copy: never a view of the buffer
+    with table_rows(n):  # the kernels are chosen for the table, not for one block
+        for start in range(0, n, block_rows):
+            stop = min(start + block_rows, n)
+            block = prepared.fill(start, stop, buffer[: stop - start])
+            parts.append(np.asarray(apply(block)).copy())  # never a view of the buffer
     return np.concatenate(parts)

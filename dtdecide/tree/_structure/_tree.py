@@ -420,10 +420,15 @@ class TreeStructure:
             from .._kernels._parallel import thread_pool
 
             def run(bounds):
+                # the walk reads rows: column-major rows are first copied a block at a time
                 lo, hi = bounds
-                _compiled.apply_rows(X[lo:hi], self.children_left, self.children_right,
-                                     self.feature, self.threshold, self.is_categorical,
-                                     self.cat_left, self.missing_left, out[lo:hi])
+                step = hi - lo if X.flags.c_contiguous else _APPLY_BLOCK
+                for a in range(lo, hi, step):
+                    b = min(a + step, hi)
+                    _compiled.apply_rows(np.ascontiguousarray(X[a:b]), self.children_left,
+                                         self.children_right, self.feature, self.threshold,
+                                         self.is_categorical, self.cat_left,
+                                         self.missing_left, out[a:b])
 
             n_threads = max(1, min(int(n_threads), n // _APPLY_BLOCK))
             bounds = np.linspace(0, n, n_threads + 1).astype(np.intp)
