@@ -683,11 +683,24 @@ def _pick(candidates):
     return best[1]
 
 
+# settings measured beside the recommended candidates (same fitting and pruning)
+EXTRA_CANDIDATES = (
+    {"decision_rule": "leaf", "criterion": "gini", "honest_fraction": 0.5},
+    {"decision_rule": "leaf", "criterion": "profit", "honest_fraction": 0.5},
+    {"decision_rule": "leaf", "criterion": "gini", "posterior_smoothing": ("auto", 1.0)},
+    {"decision_rule": "leaf", "criterion": "profit", "posterior_smoothing": ("auto", 1.0)},
+    {"decision_rule": "case", "criterion": "gini", "posterior_smoothing": ("auto", 1.0),
+     "honest_fraction": 0.5},
+)
+
+
 def _candidate_label(params, auto_strength):
+    tail = " honest" if params.get("honest_fraction") else ""
+    m = params.get("posterior_smoothing")
     if params["decision_rule"] == "leaf":
-        return f"dtdecide-{params['criterion']} leaf"
-    m = params["posterior_smoothing"]
-    return f"dtdecide-gini case m={m / auto_strength:g}auto"
+        smooth = f" m={m / auto_strength:g}auto" if m else ""
+        return f"dtdecide-{params['criterion']} leaf{smooth}{tail}"
+    return f"dtdecide-gini case m={m / auto_strength:g}auto{tail}"
 
 
 def run_edc_dtdecide(setting, rep):
@@ -705,9 +718,10 @@ def run_edc_dtdecide(setting, rep):
     Xt = setting.parts["test"][0]
     base = _tree(setting, rep, "gini")
     candidates = recommended_candidates(base, ("leaf", "case"))
+    n_recommended = len(candidates)
     auto_strength = None
     out, scores = {}, {}
-    for cand in candidates:
+    for cand in candidates + [dict(c) for c in EXTRA_CANDIDATES]:
         params = dict(cand)
         if isinstance(params.get("posterior_smoothing"), tuple):
             if auto_strength is None:
@@ -719,7 +733,11 @@ def run_edc_dtdecide(setting, rep):
         study = PruningStudy(tree).fit(Xv, yv, costs_valid=cv)
         label = _candidate_label(params, auto_strength)
         out[label] = _scored(setting, study.best_estimator_, fit_s)
-        scores[label] = float(study.results_["valid_measure"].iloc[study.selected_index_])
+        if len(scores) < n_recommended:
+            # profit: higher is better; loss (cost rows): lower is better
+            sign = 1.0 if study.higher_is_better_ else -1.0
+            scores[label] = sign * float(
+                study.results_["valid_measure"].iloc[study.selected_index_])
         if label == "dtdecide-gini leaf":
             # "today's gap": the same leaf-rule pruned tree, each case decided from its
             # leaf's raw posterior and its own costs
@@ -730,11 +748,11 @@ def run_edc_dtdecide(setting, rep):
                 edc_cost(setting, per_case_flags(setting, leaf.predict_proba(Xv)[:, 1],
                                                  "valid"), "valid"))
 
-    def best(labels):  # fit_recommended's choice: best validation profit, first on ties
+    def best(labels):  # fit_recommended's choice: best validation measure, first on ties
         key = [round(scores[k], 12) for k in labels]
         return out[labels[int(np.argmax(key))]]
 
-    leaf_labels = [k for k in scores if k.endswith(" leaf")]
+    leaf_labels = [k for k in scores if " leaf" in k]
     case_labels = [k for k in scores if " case " in k]
     out["dtdecide leaf auto"] = best(leaf_labels)
     out["dtdecide case auto"] = best(case_labels)
@@ -766,16 +784,18 @@ def _model_decide_rows(setting, label, models, fit_X):
 
 
 def run_edc_logistic(setting, rep):
-    """Logistic regression (one-hot, imputed, standardised inputs; ``C`` chosen on
-    validation cost) with per-case minimum-risk decisions."""
+    """Logistic regression (one-hot, imputed, quantile-normalised inputs; ``C`` chosen
+    on validation cost) with per-case minimum-risk decisions."""
     from sklearn.impute import SimpleImputer
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+    from sklearn.preprocessing import QuantileTransformer, StandardScaler
 
-    models = [make_pipeline(SimpleImputer(), StandardScaler(),
-                            LogisticRegression(C=C, max_iter=2000))
-              for C in (0.01, 0.1, 1.0, 10.0)]
+    # quantile-normalised numeric inputs: raw heavy-tailed inputs (utilisation ratios of
+    # 50,000, incomes) leave a linear score on standardised values almost useless
+    models = [make_pipeline(SimpleImputer(), QuantileTransformer(
+        n_quantiles=200, output_distribution="normal", random_state=rep), StandardScaler(),
+        LogisticRegression(C=C, max_iter=2000)) for C in (0.01, 0.1, 1.0, 10.0)]
     return _model_decide_rows(setting, "logistic+decide", models, _one_hot(setting))
 
 
@@ -886,6 +906,7 @@ def run_edc_empulse(setting, rep, empulse_path):
     return out
 
 
+PEER_RUNS = ("logistic", "boosting", "sklearn", "rpart", "empulse")
 PEERS = ("sklearn+decide", "rpart leaf", "rpart+decide", "empulse-cstree leaf",
          "empulse-cstree+decide", "logistic+decide")
 TREE_PEERS = PEERS[:5]
@@ -899,25 +920,29 @@ PATHS = (("dtdecide-gini leaf", "leaf rule, Gini (first version)"),
 
 
 def run_edc(settings, reps, *, quick=False, use_rpart=True, empulse_path=None,
-            verbose=True, first_rep=0, csv=None, models=True, peers=True):
+            verbose=True, first_rep=0, csv=None, models=True, peers=True, paths=True):
     rows = []
     for name in settings:
         for rep in range(first_rep, first_rep + reps):
             setting = EDC_SETTINGS[name](rep, quick=quick)
             t0 = time.perf_counter()
             results = {}
-            results.update(run_edc_dtdecide(setting, rep))
-            if models and peers:
+            if paths:
+                results.update(run_edc_dtdecide(setting, rep))
+            peers = set(PEER_RUNS) if peers is True else set(peers or ())
+            if models and "logistic" in peers:
                 results.update(run_edc_logistic(setting, rep))
+            if models and "boosting" in peers:
                 results.update(run_edc_boosting(setting, rep))
+            if {"dtdecide auto", "boosting+decide", "logistic+decide"} <= set(results):
                 results["dtdecide best of all"] = _pick(
                     [(k, results[k]) for k in ("dtdecide auto", "boosting+decide",
                                                "logistic+decide")])
-            if peers:
+            if "sklearn" in peers:
                 results.update(run_edc_sklearn(setting, rep))
-            if use_rpart and peers:
+            if use_rpart and "rpart" in peers:
                 results.update(run_edc_rpart(setting, rep))
-            if empulse_path is not None and peers:
+            if empulse_path is not None and "empulse" in peers:
                 results.update(run_edc_empulse(setting, rep, empulse_path))
             trivial = trivial_cost(setting)
             new = []
@@ -1063,6 +1088,9 @@ def main(argv=None):
     parser.add_argument("--paths-only", action="store_true",
                         help="example-dependent-cost settings: dtdecide's paths only, no "
                         "peers (to re-run them after a change; merge with --summarise)")
+    parser.add_argument("--peers-only", nargs="+", default=None, choices=PEER_RUNS,
+                        metavar="PEER", help="example-dependent-cost settings: only these "
+                        f"peers ({', '.join(PEER_RUNS)}), no dtdecide path")
     parser.add_argument("--csv", default=None, help="also write the raw results here (the "
                         "example-dependent-cost rows go to CSV.edc as each split ends)")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="CSV",
@@ -1111,7 +1139,9 @@ def main(argv=None):
         raw = run_edc(edc, args.reps, quick=args.quick, use_rpart=use_rpart,
                       empulse_path=args.empulse, first_rep=args.first_rep,
                       csv=None if args.csv is None else args.csv + ".edc",
-                      models=not args.no_models, peers=not args.paths_only)
+                      models=not args.no_models,
+                      peers=(args.peers_only if args.peers_only else not args.paths_only),
+                      paths=args.peers_only is None)
         frames.append(raw)
         with pd.option_context("display.width", 250, "display.max_columns", 20,
                                "display.max_colwidth", 40):

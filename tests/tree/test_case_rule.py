@@ -355,11 +355,10 @@ def test_posterior_smoothing_is_the_recursive_m_estimate_and_survives_pruning():
     pd.testing.assert_frame_equal(res.cases, ref.cases)
 
 
-def test_posterior_smoothing_needs_the_case_rule():
+def test_posterior_smoothing_checks():
     X, y, costs = _bank_like(200, 14)
-    with pytest.raises(ValueError, match="posterior_smoothing=5.*decision_rule=\"case\""):
-        ProfitTreeClassifier(decision_matrix=MATRIX, posterior_smoothing=5).fit(
-            X, y, costs=costs)
+    with pytest.raises(ValueError, match="posterior_smoothing=5.*decision_matrix"):
+        ProfitTreeClassifier(posterior_smoothing=5).fit(X, y)
     with pytest.raises(ValueError, match="posterior_smoothing"):
         ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case",
                              posterior_smoothing=-1.0).fit(X, y, costs=costs)

@@ -171,6 +171,12 @@ def _training_arrays(est, X, y, costs, sample_weight, what="split"):
     from .._structure._encode import encode
 
     _check_fitted(est, what)
+    if getattr(est, "honest_rows_", None) is not None:
+        raise ValueError(
+            f"{what}: this tree's node figures were estimated on rows held out of growing "
+            f"(honest_fraction={est.honest_fraction!r}); editing it from the training rows "
+            "would mix the two: refit with honest_fraction=None to edit"
+        )
     if X is None or y is None:
         raise ValueError(
             f"{what} needs the training rows: pass X and y (and costs, sample_weight) as "

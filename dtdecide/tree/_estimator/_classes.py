@@ -149,6 +149,8 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         priors = np.asarray(matrix.priors, dtype=_FLOAT) if self.use_priors_ else None
 
         self.split_criterion_ = self._split_criterion(loss_matrix)
+        honest = self._honest_rows(target, F)
+        grow = slice(None) if honest is None else honest[0]
         if self.search == "exact":
             tree = self._grow_exact(X_codes, target, F, loss_matrix=loss_matrix, cons=cons,
                                     cost_columns=cost_columns)
@@ -158,9 +160,16 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
                 # the realised profit of every decision for every training case
                 case_profit = growth_consequences(
                     cons, target, getattr(self, "_profit_method", DEFAULT_PROFIT_METHOD))
-            extra = {} if case_profit is None else {"case_profit": case_profit}
-            tree = self._grow(X_codes, target, F, loss_matrix=loss_matrix, priors=priors, **extra)
+            extra = {} if case_profit is None else {"case_profit": case_profit[grow]}
+            tree = self._grow(X_codes[grow], target[grow], F[grow], loss_matrix=loss_matrix,
+                              priors=priors, **extra)
 
+        if honest is not None:
+            # honest leaves: every node's figures from the rows held out of growing
+            est = honest[1]
+            X_codes, target, F, cons = X_codes[est], target[est], F[est], cons.take(est)
+            cost_columns = {k: np.asarray(v)[est] for k, v in (cost_columns or {}).items()}
+            tree = self._with_estimation_values(tree, tree.apply(X_codes), target, F)
         self._full_tree_ = tree
         self._decision_stats_ = None
         if matrix is not None:
@@ -445,9 +454,25 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         matrix priors when it has them, else the training shares), as Zadrozny and
         Elkan suggest for calibrating tree posteriors (see the decision-quality
         guide). None (the default) is ``"auto"`` under ``decision_rule="case"`` and 0
-        under the leaf rule. The value used is ``posterior_smoothing_``. Smoothing
-        needs ``decision_rule="case"``: the leaf rule decides from the raw leaf shares,
-        as the suite does.
+        under the leaf rule. The value used is ``posterior_smoothing_``. Under the leaf
+        rule a positive value smooths both things a leaf's one decision comes from:
+        its posteriors and its cases' average consequences (each level's average
+        profit of every decision with case-specific costs, each decision's average
+        cost with cost variables) are pulled toward the parent's with the same weight,
+        so that a small leaf holding a few large cases does not decide alone; the
+        nodes' training sums (pruning risks, reported profits) stay their own. The
+        decision-quality guide measures both rules with and without it;
+        :func:`fit_recommended` chooses the strength on validation data.
+    honest_fraction : float in (0, 1) or None, default=None
+        Honest leaves: this share of the training rows (stratified by class, drawn with
+        ``random_state``) is held out of growing, and every node's figures -- class
+        counts, posteriors, leaf-averaged costs, decisions, the node risks that pruning
+        uses and the leaf table's ``n`` -- are estimated on those held-out rows only,
+        so that they are not biased toward the rows that chose the splits (as honest
+        causal trees do). Under either decision rule. A node that none of the held-out
+        rows reach takes its parent's posterior and decision. Costs fewer rows to grow
+        on: compare with and without on validation data (:func:`fit_recommended` does).
+        The held-out rows are ``honest_rows_``. None grows and estimates on every row.
     ordinal : bool, default=False
         Treat the target as ordinal. The level order comes from the matrix levels, or
         the sorted classes without a matrix. An ordered pandas Categorical target is
@@ -536,6 +561,9 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         combined, averaging 1 over the training cases); None without reweighting.
     posterior_smoothing_ : float
         The m of ``posterior_smoothing`` used (``"auto"`` resolved; 0 = raw shares).
+    honest_rows_ : ndarray of int or None
+        With ``honest_fraction``: positions (in the training rows) of the rows the
+        node figures were estimated on; None otherwise.
     split_criterion_ : str
         The impurity the split search used: ``"gini"``, ``"entropy"``, ``"profit"``
         (the cost-weighted Gini of the cases' best decisions, leaf rule only) or
@@ -631,6 +659,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         "split_weights": [StrOptions({"loss"}), None],
         "posterior_smoothing": [Interval(numbers.Real, 0.0, None, closed="left"),
                                 StrOptions({"auto"}), None],
+        "honest_fraction": [Interval(numbers.Real, 0.0, 1.0, closed="neither"), None],
     }
 
     def __init__(
@@ -640,6 +669,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         criterion="gini",
         decision_rule="leaf",
         posterior_smoothing=None,
+        honest_fraction=None,
         ordinal=False,
         use_priors="auto",
         split_weights=None,
@@ -660,6 +690,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         self.criterion = criterion
         self.decision_rule = decision_rule
         self.posterior_smoothing = posterior_smoothing
+        self.honest_fraction = honest_fraction
         self.ordinal = ordinal
         self.use_priors = use_priors
         self.split_weights = split_weights
@@ -889,6 +920,9 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
             priors = np.asarray(m.priors, dtype=_FLOAT)
         post = _leaf.node_posteriors(structure.value, priors)
         smoothing = float(getattr(self, "posterior_smoothing_", 0.0))
+        if getattr(self, "honest_rows_", None) is not None:
+            # a node no held-out row reached has no posterior of its own: its parent's
+            post = _leaf.fill_nan_from_parent(post, structure.parent, structure.depth)
         if smoothing > 0:
             post = _leaf.smooth_posteriors(post, np.asarray(structure.value).sum(axis=1),
                                            structure.parent, structure.depth, smoothing)

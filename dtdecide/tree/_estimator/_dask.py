@@ -48,6 +48,8 @@ def _refuse(est):
     """The options the Dask fit does not support yet, each named."""
     checks = [
         (est.search != "greedy", f"search={est.search!r}"),
+        (getattr(est, "honest_fraction", None) is not None,
+         f"honest_fraction={getattr(est, 'honest_fraction', None)!r}"),
     ]
     for bad, what in checks:
         if bad:

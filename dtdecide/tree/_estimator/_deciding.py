@@ -184,8 +184,17 @@ class _DecidingMixin:
                 raise ValueError("priors only apply to a categorical target")
             priors = np.asarray(matrix.replace(priors=priors).priors, dtype=_FLOAT)
         nodes = match_subtree_nodes(self._full_tree_, structure)
-        sub = stats.take(nodes)
-        fields = _leaf.node_decisions(sub, matrix, priors=priors)
+        leaf_smoothing = float(getattr(self, "posterior_smoothing_", 0.0))
+        if leaf_smoothing > 0 and not self._case_rule():
+            # the leaf rule on smoothed leaf estimates: smoothed over the full tree (a
+            # node depends only on its ancestors), then the subtree's nodes taken
+            full = self._full_tree_
+            fields = _leaf.smoothed_node_decisions(stats, matrix, priors=priors,
+                                                   parent=full.parent, depth=full.depth,
+                                                   m=leaf_smoothing)
+            fields = {k: v[nodes] for k, v in fields.items()}
+        else:
+            fields = _leaf.node_decisions(stats.take(nodes), matrix, priors=priors)
         fields = _leaf.fill_empty_from_parent(
             fields, structure.parent, structure.depth, structure.weighted_n_node_samples
         )

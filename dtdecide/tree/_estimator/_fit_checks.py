@@ -148,12 +148,25 @@ class _FitChecksMixin:
                 )
         smoothing = getattr(self, "posterior_smoothing", None)
         if smoothing is not None and (smoothing == "auto" or smoothing > 0) and (
-                self.decision_rule != "case"):
+                self.decision_rule != "case" and matrix is None):
             raise ValueError(
-                f"posterior_smoothing={self.posterior_smoothing!r} smooths the posteriors "
-                'cases decide from under decision_rule="case"; the leaf rule decides from '
-                'the raw leaf shares. Use decision_rule="case" or posterior_smoothing=0'
+                f"posterior_smoothing={self.posterior_smoothing!r} under the leaf rule "
+                "smooths the leaf estimates its decisions come from and needs a "
+                "decision_matrix; got decision_matrix=None"
             )
+        if getattr(self, "honest_fraction", None) is not None:
+            if matrix is None:
+                raise ValueError(
+                    f"honest_fraction={self.honest_fraction!r} estimates the leaves' "
+                    "decision statistics on held-out rows and needs a decision_matrix; got "
+                    "decision_matrix=None"
+                )
+            if self.search == "exact":
+                raise ValueError(
+                    f'honest_fraction={self.honest_fraction!r} does not combine with '
+                    'search="exact" (the exact search scores its trees on every training '
+                    "row); use the greedy search or honest_fraction=None"
+                )
         if self.decision_rule == "case" and self.search == "exact":
             raise ValueError(
                 'search="exact" maximises the training profit of one decision per leaf '

@@ -17,12 +17,69 @@ from .._algorithms._grower import grow_tree
 from .._kernels._binning import Binner
 from .._kernels._parallel import check_n_jobs, thread_pool
 from .._kernels._profit import DEFAULT_PROFIT_METHOD
+from .._structure import _leaf
 
 __all__ = ["_GrowingMixin"]
 
 
 class _GrowingMixin:
     """How a profit tree grows: the split criterion and search."""
+
+    def _honest_rows(self, target, F):
+        """(growing rows, estimation rows) under ``honest_fraction``, or None.
+
+        A ``honest_fraction`` share of the training rows (stratified by class for a
+        classifier when every class has two rows) is held out of growing; sets
+        ``honest_rows_`` (the estimation rows' positions, or None).
+        """
+        fraction = getattr(self, "honest_fraction", None)
+        self.honest_rows_ = None
+        if fraction is None:
+            return None
+        from sklearn.model_selection import train_test_split
+
+        n = target.shape[0]
+        stratify = None
+        if self._is_classifier:
+            counts = np.bincount(np.asarray(target, dtype=np.intp))
+            stratify = target if counts[counts > 0].min() >= 2 else None
+        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
+        try:
+            grow, est = train_test_split(np.arange(n), test_size=fraction, stratify=stratify,
+                                         random_state=seed)
+        except ValueError as exc:
+            raise ValueError(
+                f"honest_fraction={fraction!r}: cannot hold out that share of {n} training "
+                f"rows ({exc})"
+            ) from None
+        grow, est = np.sort(grow), np.sort(est)
+        if not F[grow].sum() > 0 or not F[est].sum() > 0:
+            raise ValueError(
+                f"honest_fraction={fraction!r}: the growing or the estimation rows have no "
+                "positive sample_weight"
+            )
+        self.honest_rows_ = est
+        return grow, est
+
+    def _with_estimation_values(self, tree, node_of_row, target, F):
+        """``tree`` with ``value``, ``n_node_samples`` and ``weighted_n_node_samples``
+        summed from other rows (honest estimation); the splits and the growing
+        impurities stay."""
+        n_nodes = tree.n_nodes
+        if self._is_classifier:
+            rows = np.zeros((F.shape[0], len(self.classes_)))
+            rows[np.arange(F.shape[0]), np.asarray(target, dtype=np.intp)] = F
+        else:
+            y = np.asarray(target, dtype=np.float64)
+            rows = np.column_stack([F, F * y, F * y * y])
+        value = _leaf.propagate_up(_leaf.leaf_sums(node_of_row, rows, n_nodes), tree.parent,
+                                   tree.depth)
+        counts = _leaf.propagate_up(
+            np.bincount(node_of_row, minlength=n_nodes).astype(np.float64), tree.parent,
+            tree.depth)
+        weighted = value.sum(axis=1) if self._is_classifier else value[:, 0].copy()
+        return tree.replace(value=value, n_node_samples=counts.astype(np.intp),
+                            weighted_n_node_samples=weighted)
 
     def _split_search(self, matrix, cons, target, F):
         """The loss matrix of the split search (or None); sets ``use_priors_`` and

@@ -47,6 +47,7 @@ __all__ = [
     "node_posteriors",
     "propagate_up",
     "smooth_posteriors",
+    "smoothed_node_decisions",
 ]
 
 
@@ -359,6 +360,25 @@ def smooth_posteriors(post, weight, parent, depth, m):
     return out
 
 
+def fill_nan_from_parent(post, parent, depth):
+    """Rows of ``post`` that are NaN (nodes without weight) take their parent's, top-down.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> post = np.array([[0.5, 0.5], [np.nan, np.nan], [np.nan, np.nan], [0.2, 0.8]])
+    >>> fill_nan_from_parent(post, np.array([-1, 0, 1, 0]), np.array([0, 1, 2, 1])).tolist()
+    [[0.5, 0.5], [0.5, 0.5], [0.5, 0.5], [0.2, 0.8]]
+    """
+    out = np.array(post, dtype=STAT_DTYPE)
+    depth = np.asarray(depth)
+    for d in range(1, int(np.max(depth, initial=0)) + 1):
+        ids = np.flatnonzero(depth == d)
+        empty = ids[np.isnan(out[ids]).any(axis=1)]
+        out[empty] = out[np.asarray(parent)[empty]]
+    return out
+
+
 def _decision_costs_categorical(stats, matrix):
     """Per node, level and decision: ``sum_{j in node, T(j)=t} F(j) Cost(j, d)``."""
     n_nodes, n_levels = stats.class_weight.shape
@@ -447,6 +467,75 @@ def node_decisions(stats, matrix, *, priors=None):
     if stats.is_interval:
         return _interval_decisions(stats, matrix)
     return _categorical_decisions(stats, matrix, priors)
+
+
+def _smooth_toward_parent(values, weight, parent, depth, m):
+    """m-estimate of per-node averages toward the parent's smoothed average, top-down.
+
+    ``values`` (n_nodes, ...) are averages over a node's cases (NaN where it has
+    none) and ``weight`` their weights, of a shape that broadcasts to ``values``:
+    ``s(v) = (w(v) a(v) + m s(parent)) / (w(v) + m)``; the root keeps its own (0 where
+    it has none).
+    """
+    out = np.array(values, dtype=STAT_DTYPE)
+    weight = np.nan_to_num(np.asarray(weight, dtype=STAT_DTYPE))
+    out[0] = np.nan_to_num(out[0])
+    for d in range(1, int(np.max(depth, initial=0)) + 1):
+        ids = np.flatnonzero(depth == d)
+        up = out[parent[ids]]
+        own = np.where(np.isnan(out[ids]), up, out[ids])
+        w = np.broadcast_to(weight[ids], own.shape)
+        out[ids] = (w * own + m * up) / (w + m)
+    return out
+
+
+def smoothed_node_decisions(stats, matrix, *, priors, parent, depth, m):
+    """:func:`node_decisions` of a categorical target from smoothed leaf estimates.
+
+    The leaf rule's decision of a node comes from its posteriors and its cases' average
+    consequences; with ``m > 0`` both are pulled toward the parent's smoothed values
+    with the weight of ``m`` cases (:func:`smooth_posteriors` for the posteriors; each
+    level's average consequence, or each decision's average cost, weighted by the
+    node's cases of that level, or all its cases). ``node_expected`` and
+    ``node_decision`` use the smoothed estimates; ``profit_sum`` and ``cost_sum`` stay
+    the node's own sums (what pruning and the reports count). ``stats`` covers the full
+    tree (``parent`` / ``depth`` its shape); ``m = 0`` is :func:`node_decisions`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.decision import DecisionMatrix
+    >>> m = DecisionMatrix.from_cost_matrix(levels=("good", "bad"))
+    >>> costs = np.array([[1.0, 9, 0, 0]] * 2 + [[1.0, 9, 0, 0]] * 2)
+    >>> cons = m.resolve(costs, n_samples=4)
+    >>> stats = compute_decision_stats(np.array([1, 1, 1, 2]), np.array([-1, 0, 0]),
+    ...     np.array([0, 1, 1]), cons=cons, sample_weight=np.ones(4),
+    ...     t_idx=np.array([0, 0, 1, 0]), rows=m.rows, decisions=m.decisions)
+    >>> parent, depth = np.array([-1, 0, 0]), np.array([0, 1, 1])
+    >>> raw = node_decisions(stats, m)
+    >>> smooth = smoothed_node_decisions(stats, m, priors=None, parent=parent,
+    ...                                  depth=depth, m=4.0)
+    >>> raw["node_decision"].tolist(), smooth["node_decision"].tolist()
+    ([0, 0, 1], [0, 0, 0])
+    """
+    if m <= 0 or stats.is_interval:
+        return node_decisions(stats, matrix, priors=priors)
+    fields = node_decisions(stats, matrix, priors=priors)  # checks, raw sums
+    parent, depth = np.asarray(parent), np.asarray(depth)
+    cw = stats.class_weight
+    W = stats.weight
+    post = smooth_posteriors(node_posteriors(cw, priors), W, parent, depth, m)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if stats.is_case_specific:
+            qbar = np.where(cw[:, :, None] > 0, stats.q_sums / cw[:, :, None], np.nan)
+            qbar = _smooth_toward_parent(qbar, cw[:, :, None], parent, depth, m)
+            expected = np.einsum("nt,ntd->nd", post, qbar)
+        else:
+            base = np.asarray(matrix.profit_values, dtype=STAT_DTYPE)
+            avg_cost = np.where(W[:, None] > 0, fields["cost_sum"] / W[:, None], np.nan)
+            avg_cost = _smooth_toward_parent(avg_cost, W[:, None], parent, depth, m)
+            expected = post @ base - avg_cost
+    return _finish(stats, fields["cost_sum"], fields["profit_sum"], expected)
 
 
 def _categorical_decisions(stats, matrix, priors):
