@@ -654,6 +654,8 @@ def _grow(args, X, y, matrix, costs, sample_weight, progress, where="the trainin
         if smoothing is not None:
             raise CLIError("--posterior-smoothing: an interval target has no posteriors to "
                            "smooth")
+        if getattr(args, "honest_fraction", None) is not None:
+            raise CLIError("--honest-fraction applies to a categorical target")
         estimator = ProfitTreeRegressor(**params)
     else:
         if criterion == "variance":
@@ -661,6 +663,11 @@ def _grow(args, X, y, matrix, costs, sample_weight, progress, where="the trainin
                            "'entropy' or 'profit'")
         if smoothing is not None:
             params["posterior_smoothing"] = smoothing
+        honest = getattr(args, "honest_fraction", None)
+        if honest is not None:
+            if not 0 < honest < 1:
+                raise CLIError(f"--honest-fraction must be between 0 and 1; got {honest:g}")
+            params["honest_fraction"] = honest
         estimator = ProfitTreeClassifier(**params, ordinal=bool(getattr(args, "ordinal", False)))
     how = "searching the best" if search == "exact" else "growing a"
     progress(
@@ -710,6 +717,8 @@ def _cmd_demo(args):
         f"{len(test.target):,} test clients; decisions {list(matrix.decisions)}; "
         f"a subscriber brings {matrix.values[1, 0]:g}, each call costs 1 (contact_cost)."
     )
+    if getattr(args, "criterion", None) is None:
+        _recommend_for_demo(args, train, valid, matrix, progress)
     tree = _grow(args, train.data, train.target, matrix, train.costs, None, progress)
 
     progress(f"pruning study: validation profit of {tree.get_n_leaves()}-leaf tree's subtrees")
@@ -756,6 +765,30 @@ def _cmd_demo(args):
     print(f"\nWrote {', '.join(written)} to {out}/")
     progress("done")
     return EXIT_OK
+
+
+def _recommend_for_demo(args, train, valid, matrix, progress):
+    """The recommended setting (:func:`dtdecide.fit_recommended`) of the demo's tree,
+    printed and put into ``args`` for the tree the demo then grows and prunes."""
+    from dtdecide import ProfitTreeClassifier, fit_recommended
+
+    progress("choosing the growing criterion and smoothing on the validation data")
+    tree = ProfitTreeClassifier(decision_matrix=matrix, max_depth=args.max_depth,
+                                min_samples_leaf=args.min_samples_leaf,
+                                random_state=args.random_state)
+    _, results = fit_recommended(tree, train.data, train.target, costs=train.costs,
+                                 X_valid=valid.data, y_valid=valid.target,
+                                 costs_valid=valid.costs, return_results=True)
+    view = results.drop(columns=["decision_rule", "measure"], errors="ignore").rename(
+        columns={"valid_measure": "valid_average_profit"})
+    _print_table("Recommended setting (fit_recommended: each candidate pruned on the "
+                 "validation data; * = chosen)", _starred(view))
+    chosen = results[results["chosen"]].iloc[0]
+    args.criterion = chosen["criterion"]
+    if "posterior_smoothing" in results and pd.notna(chosen["posterior_smoothing"]):
+        args.posterior_smoothing = float(chosen["posterior_smoothing"])
+    if "honest_fraction" in results and pd.notna(chosen["honest_fraction"]):
+        args.honest_fraction = float(chosen["honest_fraction"])
 
 
 def _has_matplotlib():
@@ -1165,9 +1198,14 @@ def build_parser():
                         "the leaf rule and on the class Gini under the case rule: recommended "
                         "with either rule")
     p.add_argument("--posterior-smoothing", type=_smoothing_value, default=None, metavar="M",
-                   help="with --decision-rule case: pull every node's posteriors toward its "
-                        "parent's with the weight of M cases ('auto', the default under the "
-                        "case rule: 10 / share of the rarer level; 0: the raw leaf shares)")
+                   help="pull every node's posteriors (and, under the leaf rule, its "
+                        "leaf-averaged costs) toward its parent's with the weight of M cases "
+                        "('auto', the default under the case rule: 10 / share of the rarer "
+                        "level; 0, the default under the leaf rule: the raw leaf figures)")
+    p.add_argument("--honest-fraction", type=float, default=None, metavar="F",
+                   help="honest leaves: hold this share of the training rows out of growing "
+                        "and estimate every node's figures (posteriors, costs, decisions) on "
+                        "them")
     p.add_argument("--validation", metavar="FILE",
                    help="validation data: prune to the subtree with the best average profit "
                         "(without --decisions: the lowest misclassification rate or average "

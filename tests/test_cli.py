@@ -240,7 +240,8 @@ def test_decision_file_round_trip(values, kind, tmp_path_factory):
 def test_demo_writes_every_export(tmp_path, capsys):
     code, out, err = _run(["demo", "--output", str(tmp_path), "--max-depth", "4"], capsys)
     assert code == 0, err
-    for title in ("Pruning table", "Leaf decision table", "Test-set profit summary"):
+    for title in ("Recommended setting", "Pruning table", "Leaf decision table",
+                  "Test-set profit summary"):
         assert title in out
     for name in ("leaf_table.csv", "score.sql", "rules.txt", "pruning.png", "profit_chart.png",
                  "test_scored.csv", "model.dtdecide"):

@@ -44,11 +44,12 @@ def tree():
 
 def test_candidates_follow_the_rule():
     leaf = recommended_candidates(ProfitTreeClassifier())
-    assert leaf == [{"decision_rule": "leaf", "criterion": "gini"},
-                    {"decision_rule": "leaf", "criterion": "profit"}]
+    assert leaf == [{"decision_rule": "leaf", "criterion": "gini", "posterior_smoothing": 0.0},
+                    {"decision_rule": "leaf", "criterion": "profit",
+                     "posterior_smoothing": ("auto", 1.0)}]
     case = recommended_candidates(ProfitTreeClassifier(decision_rule="case"))
-    assert [c["posterior_smoothing"] for c in case] == [("auto", 0.0), ("auto", 0.25),
-                                                        ("auto", 1.0), ("auto", 4.0)]
+    assert case == [{"decision_rule": "case", "criterion": "gini",
+                     "posterior_smoothing": ("auto", 1.0)}]
     both = recommended_candidates(ProfitTreeClassifier(), ("leaf", "case"))
     assert both == leaf + case
     reg = recommended_candidates(ProfitTreeRegressor())
@@ -76,12 +77,11 @@ def test_chooses_the_best_validation_measure(data, tree):
     best, results = fit_recommended(tree, X, y, costs=c, X_valid=Xv, y_valid=yv,
                                     costs_valid=cv, decision_rules=("leaf", "case"),
                                     return_results=True)
-    assert len(results) == 6 and results["chosen"].sum() == 1
+    assert len(results) == 3 and results["chosen"].sum() == 1
     # every row is what fitting and pruning that candidate by hand gives
     for _, row in results.iterrows():
-        params = {"decision_rule": row["decision_rule"], "criterion": row["criterion"]}
-        if row["decision_rule"] == "case":
-            params["posterior_smoothing"] = row["posterior_smoothing"]
+        params = {"decision_rule": row["decision_rule"], "criterion": row["criterion"],
+                  "posterior_smoothing": row["posterior_smoothing"]}
         pruned, measure = _by_hand(tree, params, train, valid)
         assert measure == pytest.approx(row["valid_measure"], rel=1e-12)
         assert pruned.get_n_leaves() == row["n_leaves"]
@@ -90,11 +90,14 @@ def test_chooses_the_best_validation_measure(data, tree):
     assert results["valid_measure"].iloc[k] == results["valid_measure"].min()
     assert best.decision_rule == results["decision_rule"].iloc[k]
     assert best.get_n_leaves() == results["n_leaves"].iloc[k]
-    # the smoothing strengths are multiples of what "auto" resolves to
+    # ("auto", k) is k times the strength "auto" resolves to
     auto = clone(tree).set_params(decision_rule="case", posterior_smoothing="auto").fit(
         X, y, costs=c).posterior_smoothing_
-    case = results[results["decision_rule"] == "case"]["posterior_smoothing"].to_numpy()
-    np.testing.assert_allclose(case, np.array([0.0, 0.25, 1.0, 4.0]) * auto)
+    np.testing.assert_allclose(results["posterior_smoothing"], [0.0, auto, auto])
+    _, quarter = fit_recommended(tree, X, y, costs=c, X_valid=Xv, y_valid=yv,
+                                 costs_valid=cv, return_results=True, candidates=[
+                                     {"posterior_smoothing": ("auto", 0.25)}])
+    np.testing.assert_allclose(quarter["posterior_smoothing"], [0.25 * auto])
 
 
 def test_without_validation_data_holds_out_and_refits(data, tree):
