@@ -145,10 +145,23 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     estimator : ProfitTreeClassifier or ProfitTreeRegressor
         The tree to tune (not fitted, not modified); every candidate keeps its other
         parameters (decision matrix, ``max_depth``, ``min_samples_leaf``, ...).
-    X, y, costs, sample_weight
-        Training data, as in the estimator's ``fit``.
-    X_valid, y_valid, costs_valid, sample_weight_valid : optional
-        Validation data, as in :meth:`PruningStudy.fit`.
+    X : DataFrame or array-like of shape (n_samples, n_features)
+        Training inputs, as in the estimator's ``fit``.
+    y : array-like of shape (n_samples,)
+        Training target.
+    costs : DataFrame, array or None, default=None
+        Training costs, as in the estimator's ``fit``.
+    X_valid : DataFrame or array-like, default=None
+        Validation inputs, as in :meth:`PruningStudy.fit`; None holds out a share of
+        the training rows.
+    y_valid : array-like, default=None
+        Validation target (with ``X_valid``).
+    costs_valid : DataFrame, array or None, default=None
+        Validation costs.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Training frequencies.
+    sample_weight_valid : array-like, default=None
+        Validation frequencies.
     decision_rules : sequence of {"leaf", "case"}, default=None
         The decision rules to compare (None: the estimator's own). Comparing both is
         for costs known when deciding: the case rule decides with each case's costs.
