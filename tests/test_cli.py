@@ -456,8 +456,15 @@ def test_fit_criterion_and_posterior_smoothing(files, capsys):
     # bad values are named
     code, out, err = _run(base + ["--posterior-smoothing", "-3"], capsys)
     assert code != 0 and "--posterior-smoothing" in err
-    code, out, err = _run(base + ["--posterior-smoothing", "5"], capsys)
-    assert code != 0 and "posterior_smoothing" in (out + err) and "case" in (out + err)
+    # under the leaf rule the smoothing pulls the leaf estimates toward their parents'
+    leaf_path = files["root"] / "leaf_smooth.dtdecide"
+    code, _, _ = _run(base + ["--posterior-smoothing", "5", "-o", str(leaf_path)], capsys)
+    assert code == 0 and load(leaf_path).posterior_smoothing_ == 5.0
+    honest_path = files["root"] / "honest.dtdecide"
+    code, _, _ = _run(base + ["--honest-fraction", "0.5", "-o", str(honest_path)], capsys)
+    assert code == 0 and load(honest_path).honest_rows_ is not None
+    code, out, err = _run(base + ["--honest-fraction", "1.5"], capsys)
+    assert code != 0 and "--honest-fraction" in err
     code, out, err = _run(base + ["--criterion", "variance"], capsys)
     assert code != 0 and "--criterion variance" in (out + err)
 

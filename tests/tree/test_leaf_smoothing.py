@@ -6,8 +6,7 @@ import pandas as pd
 import pytest
 
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, select_subtree
-from dtdecide.tree import _leaf
-
+from dtdecide.tree._structure import _leaf
 
 
 def stats_for(matrix, node_of_row, parent, depth, *, F, t_idx, costs):
@@ -142,7 +141,7 @@ def test_estimator_leaf_rule_smoothing():
     assert not np.array_equal(raw.tree_.node_decision, smooth.tree_.node_decision)
     # a pruned subtree keeps the full tree's smoothed decisions at the same nodes
     sub = select_subtree(smooth, *_data(300, 1)[:2], costs_valid=_data(300, 1)[2])
-    from dtdecide.tree._tree import match_subtree_nodes
+    from dtdecide.tree._structure._tree import match_subtree_nodes
 
     ids = match_subtree_nodes(full, sub.tree_)
     np.testing.assert_array_equal(sub.tree_.node_decision, want["node_decision"][ids])
