@@ -206,8 +206,10 @@ class Rewards(Bunch):
     ``outcome`` (the outcome in money: ``y`` or ``y * outcome_value``), ``outcome_pred``
     (n, D) the cross-fitted ``mu_d(x_i)`` in money (None for ``"ipw"``), ``propensity``
     (n,) the clipped probability of the logged decision (None for ``"dm"``),
-    ``n_clipped`` (cases whose propensity was clipped), ``fold`` (the cross-fitting fold
-    of each case).
+    ``n_clipped`` (cases whose propensity was clipped), ``overlap`` (per decision, over the
+    cases that got it: ``n_logged``, the ``min``, 1 % quantile ``q01`` and ``median`` of
+    the propensity before clipping, and ``n_clipped``; None for ``"dm"``), ``fold`` (the
+    cross-fitting fold of each case).
 
     :meth:`gamma` gives the reward array of any method that the fitted nuisances allow.
     """
@@ -333,7 +335,8 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
     -------
     Rewards
         ``rewards`` (DataFrame of shape (n_samples, n_decisions) indexed as ``X``) and the
-        nuisances (see :class:`Rewards`); ``n_clipped`` counts the clipped propensities.
+        nuisances (see :class:`Rewards`); ``n_clipped`` counts the clipped propensities
+        and ``overlap`` summarises them per decision.
 
     Examples
     --------
@@ -413,11 +416,13 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
                 for d, j in cols.items():
                     e[at == d] = proba[at == d, j]
                 e_logged[test] = e
+        e_raw = e_logged.copy()
         clipped = (e_logged < clip) | (e_logged > 1 - clip)
         n_clipped = int(np.count_nonzero(clipped))
         e_logged = np.clip(e_logged, clip, 1 - clip) if clip > 0 else e_logged
     else:
         n_clipped = 0
+        e_raw = None
 
     mu = None
     if method != "ipw":
@@ -435,8 +440,20 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
             mu = mu * value[:, None]
     bar.close()
 
+    overlap = None
+    if e_raw is not None:
+        rows = {}
+        for d in range(D):
+            e = e_raw[a_idx == d]
+            rows[decisions[d]] = {
+                "n_logged": int(e.shape[0]), "min": float(e.min()),
+                "q01": float(np.quantile(e, 0.01)), "median": float(np.median(e)),
+                "n_clipped": int(np.count_nonzero((e < clip) | (e > 1 - clip))),
+            }
+        overlap = pd.DataFrame.from_dict(rows, orient="index")
+        overlap.index.name = "decision"
     out = Rewards(method=method, decisions=decisions, action=a_idx, outcome=money,
                   outcome_pred=mu, propensity=e_logged, n_clipped=n_clipped, fold=fold,
-                  clip=float(clip))
+                  clip=float(clip), overlap=overlap)
     out["rewards"] = pd.DataFrame(out.gamma(), columns=list(decisions), index=index)
     return out

@@ -95,3 +95,18 @@ def test_bad_input_is_named():
         policy_rewards(d.X, d.action, d.outcome, cv=1)
     with pytest.raises(ValueError, match="index"):
         policy_rewards(d.X, pd.Series(d.action, index=np.arange(60) + 5), d.outcome)
+
+
+def test_overlap_table_shows_decisions_rarely_taken():
+    # strong confounding: some cases almost never get "call"
+    d = make_logged_campaign(1500, confounding=4.0, random_state=0)
+    r = policy_rewards(d.X, d.action, d.outcome, decisions=d.decisions,
+                       propensity=d.propensity, outcome_model=LinearRegression(), cv=2,
+                       clip=0.05)
+    ov = r.overlap
+    assert list(ov.index) == list(d.decisions)
+    assert ov["n_logged"].sum() == 1500
+    assert ov["n_clipped"].sum() == r.n_clipped > 0
+    logged = d.propensity.to_numpy()[np.arange(1500), r.action]
+    for k, name in enumerate(d.decisions):
+        assert ov.loc[name, "min"] == pytest.approx(logged[r.action == k].min())
