@@ -303,3 +303,20 @@ def test_apply_threads_share_rows():
         assert np.array_equal(est.tree_.apply(Xe, n_threads=3), one)
     with kernels("numpy"):
         assert np.array_equal(est.tree_.apply(Xe, n_threads=3), one)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), from_start=st.booleans())
+def test_route_binned_equals_numpy_twin(seed, from_start):
+    from dtdecide.tree._algorithms._grower import route_binned
+
+    rng = np.random.default_rng(seed)
+    n_nodes = 15  # a full binary tree of depth 3; nodes 7.. are leaves
+    left = np.array([2 * v + 1 if v < 7 else -1 for v in range(n_nodes)])
+    right = np.where(left >= 0, left + 1, -1)
+    feature = np.where(left >= 0, rng.integers(0, 3, size=n_nodes), -1)
+    tables = rng.random((n_nodes, 6)) < 0.5
+    Xb = np.asfortranarray(rng.integers(0, 6, size=(200, 3)).astype(np.uint8))
+    start = rng.integers(0, n_nodes, size=200) if from_start else None
+    a, b = both(lambda: route_binned(Xb, left, right, feature, tables, start=start))
+    assert np.array_equal(a, b) and (left[b] < 0).all()

@@ -962,6 +962,16 @@ def route_binned(X_binned, left, right, feature, tables, start=None):
     ``start``: each row's node to route on from (an ancestor of its leaf, e.g. where it
     was before the last splits were added); None starts every row at the root.
     """
+    if use_compiled(X_binned.shape[0]):
+        from .._kernels import _compiled
+
+        node = (np.zeros(X_binned.shape[0], dtype=np.intp) if start is None
+                else np.array(start, dtype=np.intp))
+        _compiled.route_binned_rows(X_binned, np.asarray(left, dtype=np.intp),
+                                    np.asarray(right, dtype=np.intp),
+                                    np.asarray(feature, dtype=np.intp),
+                                    np.ascontiguousarray(tables, dtype=np.bool_), node)
+        return node
     if start is None:
         node = np.zeros(X_binned.shape[0], dtype=np.intp)
         rows = np.arange(X_binned.shape[0])

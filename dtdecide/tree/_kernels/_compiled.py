@@ -296,3 +296,18 @@ def apply_rows(X, left, right, feature, threshold, is_categorical, cat_left, mis
                 go_left = x <= threshold[node]
             node = left[node] if go_left else right[node]
         out[i] = node
+
+
+@_jit
+def route_binned_rows(X, left, right, feature, tables, node):
+    """Route every row of the binned ``X`` from ``node[i]`` down to its leaf, in place
+    (twin of ``route_binned`` in the grower): at node ``v`` a row goes left when
+    ``tables[v, X[i, feature[v]]]``."""
+    for i in range(X.shape[0]):
+        v = node[i]
+        while left[v] >= 0:
+            if tables[v, X[i, feature[v]]]:
+                v = left[v]
+            else:
+                v = right[v]
+        node[i] = v
