@@ -198,6 +198,7 @@ class _Context:
             is_categorical=self.is_categorical,
             min_samples_leaf=self.min_samples_leaf,
             layout=self.layout,
+            pool=getattr(self, "pool", None),
         )
 
     def accept(self, split, level):

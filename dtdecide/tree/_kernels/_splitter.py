@@ -34,6 +34,7 @@ import numpy as np
 
 from ._criteria import channel_sum, split_gain
 from ._histogram import BinLayout
+from ._parallel import feature_groups
 
 __all__ = ["SplitResult", "find_best_splits"]
 
@@ -148,6 +149,7 @@ def find_best_splits(
     min_samples_leaf=1,
     layout=None,
     per_feature=False,
+    pool=None,
 ):
     """Best split of every node from its histogram.
 
@@ -180,6 +182,10 @@ def find_best_splits(
         ``-1`` where that feature has no valid split). The scan is the same, so entry
         ``(i, j)`` of the feature the grower picks is the grower's split. Used to list a
         node's candidate splits.
+    pool : ThreadPool or None
+        Threads that scan groups of features (:mod:`dtdecide.tree._kernels._parallel`);
+        the best split is then chosen in feature order, so the result does not depend
+        on it.
 
     Returns
     -------
@@ -228,7 +234,8 @@ def find_best_splits(
     best_pos = np.zeros(m * k, dtype=np.intp)
     best_ml = np.zeros(m * k, dtype=bool)
     best_order = None  # (m * k, B - 1) order of the winning categorical scan (padded)
-    for j in range(n_features):
+    def scan_feature(j):
+        """``(gain, pos, missing_left, order)`` of feature ``j``'s best split per node."""
         w, lo = int(layout.widths[j]), int(layout.offsets[j])
         H = hist[:, lo : lo + w]
         if class_weight is not None:
@@ -240,26 +247,40 @@ def find_best_splits(
         )
         Hn, Hm = H[:, : w - 1], H[:, w - 1]
         cn, cm = cnt[:, : w - 1], cnt[:, w - 1]
-        if is_categorical[j]:
-            g = np.full(m, -np.inf)
-            pos = np.zeros(m, dtype=np.intp)
-            ml = np.zeros(m, dtype=bool)
-            # absent categories sort last and add nothing to the prefix sums: prefixes
-            # beyond the most categories any node has repeat an earlier gain, which
-            # argmax (first maximum) never picks, so the scan stops there (exact)
-            n_scan = max(int((cn > 0).sum(axis=1).max()), 1)
-            order = np.zeros((m, n_scan), dtype=np.intp)
-            for key in _category_keys(Hn, cn, is_classification, criterion):
-                o = np.argsort(key, axis=1, kind="stable")[:, :n_scan]
-                Hs = np.take_along_axis(Hn, o[:, :, None], axis=1)
-                cs = np.take_along_axis(cn, o, axis=1)
-                g_k, pos_k, ml_k = _scan(Hs, cs, Hm, cm, ctx)
-                better = g_k > g
-                g[better], pos[better], ml[better] = g_k[better], pos_k[better], ml_k[better]
-                order[better] = o[better]
-        else:
+        if not is_categorical[j]:
             g, pos, ml = _scan(Hn, cn, Hm, cm, ctx)
-            order = None
+            return g, pos, ml, None
+        g = np.full(m, -np.inf)
+        pos = np.zeros(m, dtype=np.intp)
+        ml = np.zeros(m, dtype=bool)
+        # absent categories sort last and add nothing to the prefix sums: prefixes
+        # beyond the most categories any node has repeat an earlier gain, which
+        # argmax (first maximum) never picks, so the scan stops there (exact)
+        n_scan = max(int((cn > 0).sum(axis=1).max()), 1)
+        order = np.zeros((m, n_scan), dtype=np.intp)
+        for key in _category_keys(Hn, cn, is_classification, criterion):
+            o = np.argsort(key, axis=1, kind="stable")[:, :n_scan]
+            Hs = np.take_along_axis(Hn, o[:, :, None], axis=1)
+            cs = np.take_along_axis(cn, o, axis=1)
+            g_k, pos_k, ml_k = _scan(Hs, cs, Hm, cm, ctx)
+            better = g_k > g
+            g[better], pos[better], ml[better] = g_k[better], pos_k[better], ml_k[better]
+            order[better] = o[better]
+        return g, pos, ml, order
+
+    if pool is None or n_features < 2:
+        scans = (scan_feature(j) for j in range(n_features))  # one at a time
+    else:
+        # threads scan their own features (NumPy releases the GIL in the large array
+        # operations); the results are then taken in feature order, as without threads
+        done = {}
+        for group in pool.map_groups(
+            lambda features: [(j, scan_feature(j)) for j in features],
+            feature_groups(layout.widths, pool.n_threads),
+        ):
+            done.update(group)
+        scans = (done[j] for j in range(n_features))
+    for j, (g, pos, ml, order) in enumerate(scans):
         if per_feature:  # this feature's slots take its best split (when valid)
             slot = rows * k + j
             better = np.zeros(m * k, dtype=bool)
