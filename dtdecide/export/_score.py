@@ -419,8 +419,9 @@ class _PlainTotals:
             return
         self.has_target = True
         if self.is_classifier:
-            actual = np.asarray(y, dtype=object)
-            self.loss += float(sum(str(a) != str(p) for a, p in zip(actual, pred)))
+            # as text, as the command line always compared them (1 and "1" agree)
+            actual = np.asarray(y, dtype=object).astype(str)
+            self.loss += float(np.count_nonzero(actual != np.asarray(pred).astype(str)))
         else:
             actual = pd.to_numeric(y, errors="raise").to_numpy(dtype=float)
             self.loss += float(np.sum((actual - pred) ** 2))
@@ -565,6 +566,13 @@ class _Scorer:
                 self.seen_warnings[w.category] = w
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if self.keep:
+            clash = [c for c in self.keep if c in cases.columns]
+            if clash:
+                raise ValueError(
+                    f"{self.args['keep']} names the column(s) {clash!r}, which the scored "
+                    "output has too; rename them in the data (two columns of one name "
+                    "could not be told apart)"
+                )
             cases = pd.concat([chunk[self.keep], cases], axis=1)
         return cases
 
@@ -682,6 +690,11 @@ def _score_file(model, data, output=None, *, target=None, keep=None, chunk_size=
     if output is not None and not hasattr(output, "write"):
         out_kind = _kind_of(output, args["output"])
         _need_engine(out_kind, output, args["output"])
+        if Path(output).exists() and Path(data).exists() and os.path.samefile(output, data):
+            raise ValueError(
+                f"{args['output']} {str(output)!r} is the {args['data']} itself; write the "
+                "scored rows to another file (the data would be replaced)"
+            )
         atomic = _AtomicFile(output, args["output"])
     elif output is not None:
         out_kind = "csv"

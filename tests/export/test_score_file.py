@@ -223,3 +223,16 @@ def test_cli_score_streams_to_stdout_and_file(model, new_csv, tmp_path, capsys):
     assert "Profit summary" in out
     code = main(["score", str(path), str(new_csv), "--chunk-size", "0", "--quiet"])
     assert code == 2
+
+
+def test_output_onto_the_data_or_a_clashing_keep_is_refused(model, tmp_path):
+    path = tmp_path / "new.csv"
+    _cases(300, 8).to_csv(path, index=False)
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match=r"output file .*new\.csv' is the data file itself"):
+        score_file(model, path, path, target="y")
+    assert path.read_bytes() == before
+    frame = _cases(300, 8).assign(D_y="old decision")
+    frame.to_csv(path, index=False)
+    with pytest.raises(ValueError, match=r"keep names the column\(s\) \['D_y'\]"):
+        score_file(model, path, tmp_path / "o.csv", keep=["id", "D_y"])
