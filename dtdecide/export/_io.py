@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._files import atomic_path
+
 __all__ = ["read_leaf_table", "write_leaf_table"]
 
 _TEXT_COLUMNS = ("rule", "decision")
@@ -141,7 +143,8 @@ def write_leaf_table(table, path, *, format=None):
     table : DataFrame
         A leaf table, or any frame of text and numeric columns with str names.
     path : str or path-like
-        Destination file.
+        Destination file (missing folders are created; it is written under a temporary
+        name beside it and renamed when complete).
     format : {"csv", "json", "markdown", "excel", "parquet"} or None, default=None
         None infers it from the suffix (``.csv``, ``.json``, ``.md``, ``.xlsx``,
         ``.parquet``). Excel needs openpyxl and Parquet needs pyarrow.
@@ -169,69 +172,72 @@ def write_leaf_table(table, path, *, format=None):
         raise TypeError(f"path must be a str or path-like; got {type(path).__name__}")
     fmt = _format_of(path, format)
     path = Path(path)
-    text_cols = [c for c in table.columns if _is_text(table[c])]
-    if fmt == "csv":
-        out = pd.DataFrame(
-            {
-                c: (table[c].astype(str) if c in text_cols else _num_texts(table[c]))
-                for c in table.columns
-            },
-            columns=table.columns,
-        )
-        out.to_csv(path, index=False)
-    elif fmt == "json":
-        data = {}
-        for c in table.columns:
-            if c in text_cols:
-                data[c] = [str(v) for v in table[c]]
-            elif pd.api.types.is_integer_dtype(table[c].dtype):
-                data[c] = [int(v) for v in table[c]]
-            else:
-                data[c] = [_json_float(v) for v in table[c]]
-        doc = {
-            "format": _JSON_TAG,
-            "version": 1,
-            "columns": list(table.columns),
-            "dtypes": ["str" if c in text_cols else str(table[c].dtype) for c in table.columns],
-            "data": data,
-        }
-        path.write_text(json.dumps(doc, allow_nan=False, indent=1), encoding="utf-8")
-    elif fmt == "markdown":
-        cols = list(table.columns)
-        lines = [
-            "| " + " | ".join(_md_escape(c) for c in cols) + " |",
-            "|" + "|".join("---" for _ in cols) + "|",
-        ]
-        texts = {
-            c: ([str(v) for v in table[c]] if c in text_cols else list(_num_texts(table[c])))
-            for c in cols
-        }
-        for i in range(len(table)):
-            lines.append("| " + " | ".join(_md_escape(texts[c][i]) for c in cols) + " |")
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    elif fmt == "excel":
-        _need("openpyxl", "Excel")
-        dtypes = pd.DataFrame(
-            {
-                "column": list(table.columns),
-                "dtype": ["str" if c in text_cols else str(table[c].dtype) for c in table.columns],
+    target = path
+    # written beside the destination and renamed when complete (folders created)
+    with atomic_path(target, "path") as path:
+        text_cols = [c for c in table.columns if _is_text(table[c])]
+        if fmt == "csv":
+            out = pd.DataFrame(
+                {
+                    c: (table[c].astype(str) if c in text_cols else _num_texts(table[c]))
+                    for c in table.columns
+                },
+                columns=table.columns,
+            )
+            out.to_csv(path, index=False)
+        elif fmt == "json":
+            data = {}
+            for c in table.columns:
+                if c in text_cols:
+                    data[c] = [str(v) for v in table[c]]
+                elif pd.api.types.is_integer_dtype(table[c].dtype):
+                    data[c] = [int(v) for v in table[c]]
+                else:
+                    data[c] = [_json_float(v) for v in table[c]]
+            doc = {
+                "format": _JSON_TAG,
+                "version": 1,
+                "columns": list(table.columns),
+                "dtypes": ["str" if c in text_cols else str(table[c].dtype) for c in table.columns],
+                "data": data,
             }
-        )
-        # openpyxl writes floats with 16 significant digits: keep exact texts aside
-        exact = pd.DataFrame(
-            {c: [repr(float(v)) for v in table[c]] for c in table.columns
-             if c not in text_cols and not pd.api.types.is_integer_dtype(table[c].dtype)},
-            dtype=object,
-        )
-        with pd.ExcelWriter(path, engine="openpyxl") as writer:
-            table.to_excel(writer, sheet_name="leaves", index=False, inf_rep="inf")
-            dtypes.to_excel(writer, sheet_name="dtypes", index=False)
-            exact.to_excel(writer, sheet_name="exact", index=False)
-            writer.book["exact"].sheet_state = "hidden"
-    else:
-        _need("pyarrow", "Parquet")
-        table.to_parquet(path, index=False)
-    return path
+            path.write_text(json.dumps(doc, allow_nan=False, indent=1), encoding="utf-8")
+        elif fmt == "markdown":
+            cols = list(table.columns)
+            lines = [
+                "| " + " | ".join(_md_escape(c) for c in cols) + " |",
+                "|" + "|".join("---" for _ in cols) + "|",
+            ]
+            texts = {
+                c: ([str(v) for v in table[c]] if c in text_cols else list(_num_texts(table[c])))
+                for c in cols
+            }
+            for i in range(len(table)):
+                lines.append("| " + " | ".join(_md_escape(texts[c][i]) for c in cols) + " |")
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        elif fmt == "excel":
+            _need("openpyxl", "Excel")
+            dtypes = pd.DataFrame(
+                {
+                    "column": list(table.columns),
+                    "dtype": ["str" if c in text_cols else str(table[c].dtype) for c in table.columns],
+                }
+            )
+            # openpyxl writes floats with 16 significant digits: keep exact texts aside
+            exact = pd.DataFrame(
+                {c: [repr(float(v)) for v in table[c]] for c in table.columns
+                 if c not in text_cols and not pd.api.types.is_integer_dtype(table[c].dtype)},
+                dtype=object,
+            )
+            with pd.ExcelWriter(path, engine="openpyxl") as writer:
+                table.to_excel(writer, sheet_name="leaves", index=False, inf_rep="inf")
+                dtypes.to_excel(writer, sheet_name="dtypes", index=False)
+                exact.to_excel(writer, sheet_name="exact", index=False)
+                writer.book["exact"].sheet_state = "hidden"
+        else:
+            _need("pyarrow", "Parquet")
+            table.to_parquet(path, index=False)
+    return target
 
 
 def _num_texts(series):

@@ -8,6 +8,7 @@ on explicit request, and the skops format is read with an explicit allow-list of
 import os
 from pathlib import Path
 
+from ._files import atomic_path
 from ._native import (
     ALLOWED_CLASSES,
     FORMAT_VERSION,
@@ -75,6 +76,9 @@ def save(model, path, *, format=None, compress=3):
         A fitted (or unfitted) dtdecide estimator.
     path : str or path-like
         Destination file; ``.dtdecide`` is the customary suffix of the native format.
+        Missing folders are created. The file is written beside it under a temporary
+        name and renamed when complete, so an interrupted save leaves an earlier file
+        of that name as it was.
     format : {"dtdecide", "joblib", "skops"} or None, default=None
         ``"dtdecide"``: the native format. ``"joblib"``: a pickle, which runs code when
         loaded (:func:`load` reads it only with ``allow_pickle=True``); it is never chosen
@@ -129,20 +133,22 @@ def save(model, path, *, format=None, compress=3):
         fmt = "skops" if suffix == ".skops" else "dtdecide"
     if fmt == "joblib" and (not isinstance(compress, int) or not 0 <= compress <= 9):
         raise ValueError(f"compress must be an int in [0, 9]; got {compress!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if fmt == "dtdecide":
-        try:
-            write_model(model, path, dtdecide_version=_version())
-        except UnsupportedObjectError as exc:
-            raise TypeError(str(exc)) from None
-    elif fmt == "skops":
-        _import_skops().dump(model, path)
-    else:
-        import joblib
+    # written beside the destination and renamed when complete: an interrupted save
+    # leaves the previous model file as it was
+    with atomic_path(path, "path") as tmp:
+        if fmt == "dtdecide":
+            try:
+                write_model(model, tmp, dtdecide_version=_version())
+            except UnsupportedObjectError as exc:
+                raise TypeError(str(exc)) from None
+        elif fmt == "skops":
+            _import_skops().dump(model, tmp)
+        else:
+            import joblib
 
-        payload = {"format": _PICKLE_TAG, "format_version": FORMAT_VERSION,
-                   "dtdecide_version": _version(), "model": model}
-        joblib.dump(payload, path, compress=compress)
+            payload = {"format": _PICKLE_TAG, "format_version": FORMAT_VERSION,
+                       "dtdecide_version": _version(), "model": model}
+            joblib.dump(payload, tmp, compress=compress)
     return path
 
 

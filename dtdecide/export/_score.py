@@ -15,7 +15,6 @@ import contextlib
 import csv
 import gzip
 import os
-import secrets
 import sys
 import warnings
 from pathlib import Path
@@ -25,6 +24,7 @@ import pandas as pd
 
 from .._progress import progress_bar
 from ..decision._result import SummaryTotals
+from ._files import AtomicFile
 
 __all__ = ["score_file"]
 
@@ -282,57 +282,6 @@ def _open_input(path, sep, chunk_size, where):
 
 
 # ------------------------------------------------------------------------ writers
-class _AtomicFile:
-    """A temporary file beside ``path``, renamed onto it by :meth:`commit` only.
-
-    Created with the mode a new file would get (the umask applies), or the mode of
-    the file it replaces. :meth:`discard` removes it (and the folders made for it).
-    """
-
-    def __init__(self, path, what):
-        self.path = Path(path)
-        self.made = []
-        parent = self.path.parent
-        missing = []
-        probe = parent
-        while not probe.exists():
-            missing.append(probe)
-            probe = probe.parent
-        if not probe.is_dir():
-            raise NotADirectoryError(
-                f"{what} {str(path)!r}: {str(probe)!r} is a file, not a folder"
-            )
-        if self.path.is_dir():
-            raise IsADirectoryError(f"{what} {str(path)!r} is a folder")
-        for folder in reversed(missing):
-            folder.mkdir()
-            self.made.append(folder)
-        mode = 0o666
-        if self.path.exists():
-            mode = self.path.stat().st_mode & 0o777
-        for _ in range(100):
-            tmp = parent / f".{self.path.name}.{secrets.token_hex(4)}.part"
-            try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-            except FileExistsError:
-                continue
-            os.close(fd)
-            break
-        self.tmp = tmp
-        if self.path.exists():
-            os.chmod(tmp, mode)
-
-    def commit(self):
-        os.replace(self.tmp, self.path)
-
-    def discard(self):
-        with contextlib.suppress(OSError):
-            os.unlink(self.tmp)
-        for folder in reversed(self.made):
-            with contextlib.suppress(OSError):
-                folder.rmdir()
-
-
 class _CsvSink:
     def __init__(self, target, keep_index):
         self.keep_index = keep_index
@@ -695,7 +644,7 @@ def _score_file(model, data, output=None, *, target=None, keep=None, chunk_size=
                 f"{args['output']} {str(output)!r} is the {args['data']} itself; write the "
                 "scored rows to another file (the data would be replaced)"
             )
-        atomic = _AtomicFile(output, args["output"])
+        atomic = AtomicFile(output, args["output"])
     elif output is not None:
         out_kind = "csv"
     sink = None

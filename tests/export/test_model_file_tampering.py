@@ -206,3 +206,29 @@ def test_loading_needs_a_small_multiple_of_the_arrays(tmp_path):
     assert loaded.get_n_leaves() == big.get_n_leaves()
     print(f"peak {peak:,} arrays {arrays:,} manifest {manifest:,}")
     assert peak < 2.5 * arrays + 20 * manifest + 2**20, (peak, arrays, manifest)
+
+
+def test_save_is_atomic_and_names_an_impossible_path(tree, tmp_path, monkeypatch):
+    """save writes beside the file and renames it when complete: a failure while writing
+    leaves the previous model file as it was; a path under a file names both."""
+    import os
+
+    from dtdecide.export import _native
+
+    path = save(tree, tmp_path / "m.dtdecide")
+    before = path.read_bytes()
+
+    def broken(model, target, **kwargs):
+        with open(target, "wb") as fh:
+            fh.write(b"PK half a zip")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("dtdecide.export._persist.write_model", broken)
+    with pytest.raises(OSError, match="No space left"):
+        save(tree, path)
+    assert path.read_bytes() == before and os.listdir(tmp_path) == ["m.dtdecide"]
+    monkeypatch.setattr("dtdecide.export._persist.write_model", _native.write_model)
+    with pytest.raises(NotADirectoryError, match=r"m\.dtdecide.*is a file, not a folder"):
+        save(tree, path / "again.dtdecide")
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        save(tree, tmp_path)

@@ -1,0 +1,83 @@
+"""Output files written whole or not at all.
+
+:class:`AtomicFile` (and :func:`atomic_path`) hand out a temporary file beside the
+destination, in the same folder, and rename it onto the destination only when the
+writing succeeded: a failed or interrupted write leaves no partial file and an existing
+file untouched. The destination is checked first, so that an impossible path (under a
+file, or a folder) is an error naming it, not an operating-system error about a part of
+it.
+"""
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+
+__all__ = ["AtomicFile", "atomic_path"]
+
+
+class AtomicFile:
+    """A temporary file beside ``path``, renamed onto it by :meth:`commit` only.
+
+    Created with the mode a new file would get (the umask applies), or the mode of
+    the file it replaces. :meth:`discard` removes it (and the folders made for it).
+    """
+
+    def __init__(self, path, what):
+        self.path = Path(path)
+        self.made = []
+        parent = self.path.parent
+        missing = []
+        probe = parent
+        while not probe.exists():
+            missing.append(probe)
+            probe = probe.parent
+        if not probe.is_dir():
+            raise NotADirectoryError(
+                f"{what} {str(path)!r}: {str(probe)!r} is a file, not a folder"
+            )
+        if self.path.is_dir():
+            raise IsADirectoryError(f"{what} {str(path)!r} is a folder")
+        for folder in reversed(missing):
+            folder.mkdir()
+            self.made.append(folder)
+        mode = 0o666
+        if self.path.exists():
+            mode = self.path.stat().st_mode & 0o777
+        for _ in range(100):
+            # the real suffix last: writers that choose their engine by it still can
+            tmp = parent / f".{self.path.stem}.{secrets.token_hex(4)}.part{self.path.suffix}"
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            except FileExistsError:
+                continue
+            os.close(fd)
+            break
+        self.tmp = tmp
+        if self.path.exists():
+            os.chmod(tmp, mode)
+
+    def commit(self):
+        os.replace(self.tmp, self.path)
+
+    def discard(self):
+        with contextlib.suppress(OSError):
+            os.unlink(self.tmp)
+        for folder in reversed(self.made):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+@contextlib.contextmanager
+def atomic_path(path, what="path"):
+    """Yield a temporary path beside ``path``, renamed onto it when the block succeeds.
+
+    Missing folders are created (and removed again when the block fails).
+    """
+    atomic = AtomicFile(path, what)
+    try:
+        yield atomic.tmp
+    except BaseException:
+        atomic.discard()
+        raise
+    atomic.commit()
