@@ -320,3 +320,18 @@ def test_route_binned_equals_numpy_twin(seed, from_start):
     start = rng.integers(0, n_nodes, size=200) if from_start else None
     a, b = both(lambda: route_binned(Xb, left, right, feature, tables, start=start))
     assert np.array_equal(a, b) and (left[b] < 0).all()
+
+
+def test_partition_on_threads_same_tree_as_one_thread():
+    """Ranges of rows counted, then written in place, on several threads."""
+    X, signal, rng = data(7, 3000)
+    w = rng.integers(1, 3, size=signal.size).astype(float)
+    y = signal > 0.3
+    kw = dict(max_depth=6, min_samples_leaf=2, random_state=0)
+    with kernels("compiled"):
+        one = ProfitTreeClassifier(**kw).fit(X, y, sample_weight=w)
+        three = ProfitTreeClassifier(**kw, n_jobs=3).fit(X, y, sample_weight=w)
+    with kernels("numpy"):
+        ref = ProfitTreeClassifier(**kw, n_jobs=3).fit(X, y, sample_weight=w)
+    assert_same_tree(one.tree_, three.tree_)
+    assert_same_tree(ref.tree_, three.tree_)

@@ -334,9 +334,13 @@ class _LocalRows:
         n_ranges = 1 if ctx.pool is None else ctx.pool.n_threads
         bounds = np.linspace(0, n_level_rows, n_ranges + 1).astype(np.intp)
         ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-        pieces = part(ranges[0]) if len(ranges) == 1 else [
-            np.concatenate(arrays) for arrays in zip(*ctx.pool.map_groups(part, ranges))
-        ]
+        if len(ranges) == 1:
+            pieces = part(ranges[0])
+        elif part.compiled:  # counted first, then written in place: no copies to join
+            pieces = part.compiled_ranges(ranges, ctx.pool)
+        else:
+            pieces = [np.concatenate(arrays)
+                      for arrays in zip(*ctx.pool.map_groups(part, ranges))]
         built_rows, built_slots, alive_rows, alive_slots = pieces
         del pieces
         # histograms of the smaller children
@@ -409,28 +413,55 @@ class _Partition:
         )
         return rows.take(built), row_slot.take(built), rows.take(alive), row_slot.take(alive)
 
+    def _compiled_args(self):
+        level = self.level
+        use_rows = level.rows is not None
+        level_rows = level.rows if use_rows else np.zeros(1, dtype=_ROW_INT)
+        return (
+            np.asfortranarray(self.X_binned), np.asarray(level_rows, dtype=_ROW_INT),
+            use_rows, np.asarray(level.slots, dtype=_ROW_INT),
+            np.asarray(self.k_of_slot, dtype=_ROW_INT), np.asarray(self.feat, dtype=np.intp),
+            np.ascontiguousarray(self.table), np.asarray(self.slot_of_child, dtype=_ROW_INT),
+            self.n_built, self.n_small_cont,
+        )
+
     def _compiled(self, bounds):
         """The same with the compiled twin (one pass over the range, no temporaries)."""
         from .._kernels import _compiled
 
         lo, hi = bounds
-        level = self.level
-        use_rows = level.rows is not None
-        level_rows = level.rows if use_rows else np.zeros(1, dtype=_ROW_INT)
         size = hi - lo
         built_rows, built_slots, alive_rows, alive_slots = (
             np.empty(size, dtype=_ROW_INT) for _ in range(4))
-        nb, na = _compiled.partition_range(
-            np.asfortranarray(self.X_binned), np.asarray(level_rows, dtype=_ROW_INT),
-            use_rows, np.asarray(level.slots, dtype=_ROW_INT),
-            np.asarray(self.k_of_slot, dtype=_ROW_INT), np.asarray(self.feat, dtype=np.intp),
-            np.ascontiguousarray(self.table), np.asarray(self.slot_of_child, dtype=_ROW_INT),
-            self.n_built, self.n_small_cont, lo, hi, built_rows, built_slots, alive_rows,
-            alive_slots,
-        )
+        nb, na = _compiled.partition_range(*self._compiled_args(), lo, hi, built_rows,
+                                           built_slots, alive_rows, alive_slots, True)
         # views, not copies: the built rows live only while their histograms are built,
         # and the alive rows are at most the level's rows (a copy would double the peak)
         return built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na]
+
+    def compiled_ranges(self, ranges, pool):
+        """All ``ranges`` on the threads of ``pool`` into outputs of the exact sizes:
+        each range is counted, then written into its own slice (row order kept)."""
+        from .._kernels import _compiled
+
+        args = self._compiled_args()
+        empty = np.empty(0, dtype=_ROW_INT)
+        sizes = pool.map_groups(
+            lambda b: _compiled.partition_range(*args, b[0], b[1], empty, empty, empty,
+                                                empty, False), ranges)
+        nb = np.concatenate([[0], np.cumsum([s[0] for s in sizes])])
+        na = np.concatenate([[0], np.cumsum([s[1] for s in sizes])])
+        out = [np.empty(int(nb[-1]), dtype=_ROW_INT), np.empty(int(nb[-1]), dtype=_ROW_INT),
+               np.empty(int(na[-1]), dtype=_ROW_INT), np.empty(int(na[-1]), dtype=_ROW_INT)]
+
+        def fill(i):
+            lo, hi = ranges[i]
+            b, a = slice(nb[i], nb[i + 1]), slice(na[i], na[i + 1])
+            _compiled.partition_range(*args, lo, hi, out[0][b], out[1][b], out[2][a],
+                                      out[3][a], True)
+
+        pool.map_groups(fill, list(range(len(ranges))))
+        return out
 
 
 _ASSEMBLE_BATCH = 32  # nodes per batch: bounds the temporaries of the subtraction

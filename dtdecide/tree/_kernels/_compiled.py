@@ -95,7 +95,7 @@ def hist_channels(X, rows, use_rows, slots, channels, features, offsets, widths,
 @_jit
 def partition_range(X, level_rows, use_rows, level_slots, k_of_slot, feat, table,
                     slot_of_child, n_built, n_small_cont, lo, hi, built_rows, built_slots,
-                    alive_rows, alive_slots):
+                    alive_rows, alive_slots, write):
     """Send the level's rows ``lo:hi`` to the children of their node (twin of
     ``_Partition.__call__`` in the grower).
 
@@ -104,7 +104,8 @@ def partition_range(X, level_rows, use_rows, level_slots, k_of_slot, feat, table
     ``2 k`` when ``table[k, X[row, feat[k]]]`` (go left), else ``2 k + 1``, whose new slot
     is ``slot_of_child[child]`` (-1: not kept). Rows of slots ``< n_built`` are written to
     ``built_*``, rows of slots ``< n_small_cont`` or ``>= n_built`` to ``alive_*``, each in
-    row order. Returns the numbers written ``(n_built_rows, n_alive_rows)``.
+    row order. Returns the numbers written ``(n_built_rows, n_alive_rows)``; with
+    ``write`` False only counts them (to size the outputs of several ranges exactly).
     """
     nb = 0
     na = 0
@@ -120,12 +121,14 @@ def partition_range(X, level_rows, use_rows, level_slots, k_of_slot, feat, table
         if s < 0:
             continue
         if s < n_built:
-            built_rows[nb] = r
-            built_slots[nb] = s
+            if write:
+                built_rows[nb] = r
+                built_slots[nb] = s
             nb += 1
         if s < n_small_cont or s >= n_built:
-            alive_rows[na] = r
-            alive_slots[na] = s
+            if write:
+                alive_rows[na] = r
+                alive_slots[na] = s
             na += 1
     return nb, na
 
