@@ -140,3 +140,21 @@ def test_capacity_plan_matches_the_decisions_and_ranks_leaves_by_gain():
     assert (whole["taken"] == whole["n"]).all()
     with pytest.raises(ValueError, match="one decision"):
         pt.capacity_plan(X, {"call": 3, "skip": 2})
+
+
+def test_capacity_with_interval_and_loss_matrices():
+    # interval target: the expected profit of "mail" is interpolated at the prediction
+    m = DecisionMatrix({"mail": [-1, 9], "skip": [0, 0]}, knots=[0, 10])
+    pred = np.array([1.0, 5, 8, 2])
+    res = decide(pred, m, y=[0, 6, 9, 3], capacity={"mail": 1})
+    assert res.cases["D_target"].tolist() == ["skip", "skip", "mail", "skip"]
+    assert res.summary["shadow_price[mail]"] == pytest.approx(4.0)  # case 1: 0.5 * 10 - 1
+    assert res.cases["CP_target"].tolist() == [0.0, 0.0, 8.0, 0.0]
+    # loss matrix: the limited decision goes where it saves the most loss; the shadow
+    # price is the loss one more unit would save (profit orientation)
+    loss = DecisionMatrix({"call": [1, 0], "wait": [0, 5]}, levels=["no", "yes"], kind="loss")
+    post = pd.DataFrame({"no": [0.9, 0.5, 0.2], "yes": [0.1, 0.5, 0.8]})
+    out = decide(post, loss, capacity={"call": 1})
+    assert out.cases["D_target"].tolist() == ["wait", "wait", "call"]
+    assert out.cases["EL_target"].tolist() == pytest.approx([0.5, 2.5, 0.2])
+    assert out.summary["shadow_price[call]"] == pytest.approx(2.0)  # case 1: 2.5 - 0.5
