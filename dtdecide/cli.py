@@ -236,14 +236,11 @@ def _split_names(text):
 
 
 def _require_columns(frame, columns, what, option=None):
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        shown = ", ".join(map(repr, list(frame.columns)[:20]))
-        named = f" (named by {option})" if option else ""
-        raise CLIError(
-            f"{what} lacks the column(s) {', '.join(map(repr, missing))}{named}; "
-            f"its columns are {shown}{' ...' if frame.shape[1] > 20 else ''}"
-        )
+    from dtdecide.export._score import missing_columns
+
+    message = missing_columns(frame, columns, what, option)
+    if message:
+        raise CLIError(message)
 
 
 def _weights(frame, weight, where):
@@ -864,16 +861,6 @@ def _cmd_fit(args):
     return EXIT_OK
 
 
-def _is_empty_column(col):
-    """Every value missing (or blank text): a target column left empty for new cases."""
-    if col.isna().all():
-        return True
-    if col.dtype == object or pd.api.types.is_string_dtype(col.dtype):
-        text = col.astype("string").str.strip()
-        return bool((text.isna() | (text == "")).all())
-    return False
-
-
 def _cmd_score(args):
     from dtdecide.export._score import _score_file
 
@@ -966,6 +953,8 @@ def _cmd_leaf_table(args):
         target = args.target or getattr(model, "target_name_", None)
         if args.target is not None:
             _require_columns(frame, [target], where, "--target")
+        from dtdecide.export._score import _is_empty_column
+
         if target in frame.columns and not _is_empty_column(frame[target]):
             y = frame[target]
     table = leaf_table(model, X, y, costs=costs, precision=args.precision)

@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._engine import decide
 from ._kernels import _check_priors
-from ._matrix import DecisionMatrix
+from ._matrix import check_matrix_or_none
 
 __all__ = ["DecisionEstimator"]
 
@@ -117,14 +117,7 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
         self.train_priors = train_priors
 
     def _check_matrix(self):
-        m = self.decision_matrix
-        if m is None:
-            return None
-        if not isinstance(m, DecisionMatrix):
-            raise TypeError(
-                f"decision_matrix must be a DecisionMatrix or None; got {type(m).__name__}"
-            )
-        return m
+        return check_matrix_or_none(self.decision_matrix)
 
     def fit(self, X, y, sample_weight=None, **fit_params):
         """Fit the wrapped model and validate the decision matrix.

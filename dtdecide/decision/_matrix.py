@@ -15,7 +15,7 @@ from ._kernels import _check_knots, _check_priors
 from ._matrix_cases import _as_float_array, _MatrixCasesMixin
 from ._matrix_io import _MatrixFilesMixin
 
-__all__ = ["DecisionMatrix"]
+__all__ = ["DecisionMatrix", "check_matrix_or_none"]
 
 _KINDS = ("profit", "loss", "revenue")
 # a binary example-dependent cost matrix has these columns, in this order
@@ -545,3 +545,11 @@ class DecisionMatrix(_MatrixCasesMixin, _MatrixFilesMixin):
         return "DecisionMatrix(" + ", ".join(parts) + ")"
 
 
+def check_matrix_or_none(matrix, name="decision_matrix"):
+    """``matrix`` when it is a :class:`DecisionMatrix` or None; a TypeError naming ``name``
+    otherwise (the one check of an estimator's ``decision_matrix`` parameter)."""
+    if matrix is not None and not isinstance(matrix, DecisionMatrix):
+        raise TypeError(
+            f"{name} must be a DecisionMatrix or None; got {type(matrix).__name__}"
+        )
+    return matrix

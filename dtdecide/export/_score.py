@@ -64,6 +64,18 @@ def _rows(first, n):
     return f"rows {first + 1:,}-{first + n:,}"
 
 
+def missing_columns(frame, columns, what, option=None):
+    """The message naming the ``columns`` that ``frame`` (described as ``what``) lacks, or
+    None when it has them all; ``option`` names the option that asked for them."""
+    missing = [c for c in columns if c not in frame.columns]
+    if not missing:
+        return None
+    shown = ", ".join(map(repr, list(frame.columns)[:20]))
+    named = f" (named by {option})" if option else ""
+    return (f"{what} lacks the column(s) {', '.join(map(repr, missing))}{named}; "
+            f"its columns are {shown}{' ...' if frame.shape[1] > 20 else ''}")
+
+
 def _is_empty_column(col):
     """Every value missing (or blank text)."""
     if col.isna().all():
@@ -423,14 +435,9 @@ class _Scorer:
             )
 
     def _require(self, chunk, columns, label, option=None):
-        missing = [c for c in columns if c not in chunk.columns]
-        if missing:
-            shown = ", ".join(map(repr, list(chunk.columns)[:20]))
-            named = f" (named by {option})" if option else ""
-            raise ValueError(
-                f"{label} lacks the column(s) {', '.join(map(repr, missing))}{named}; "
-                f"its columns are {shown}{' ...' if chunk.shape[1] > 20 else ''}"
-            )
+        message = missing_columns(chunk, columns, label, option)
+        if message:
+            raise ValueError(message)
 
     def _target_of(self, chunk, label, first):
         """The chunk's target column, None for decisions only (as on the first chunk)."""

@@ -1,5 +1,7 @@
 """Editing a fitted tree by hand: override a leaf's decision, prune a node, split a leaf.
 
+Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architecture page.
+
 Each public edit returns a new fitted estimator (the original is unchanged) and appends
 a JSON-serialisable record to ``edits_``, which ``fit(..., edits=...)`` replays on a
 refit. An edit *re-bases* the copy on its edited tree: the edited ``tree_`` becomes the
@@ -10,8 +12,6 @@ Decision overrides are kept in ``decision_overrides_`` (node id of the reference
 which is ``tree_`` right after an edit -> decision index) and applied by ``_redecide`` whenever the tree is re-decided with its
 own matrix and priors; every reader of ``tree_.node_decision`` (``decide``, the leaf
 table, rules, SQL, plots, the HTML view) therefore follows them.
-
-Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architecture page.
 """
 
 from __future__ import annotations

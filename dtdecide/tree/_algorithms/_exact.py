@@ -1,5 +1,7 @@
 """Exact search for shallow trees on the binned histograms (``search="exact"``).
 
+Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architecture page.
+
 Objective
 ---------
 The tree of depth at most ``max_depth`` whose leaves earn the largest *training
@@ -36,8 +38,6 @@ bound left). Bounds: a child's depth-2 value is at most the sum over its rows of
 decision for each row; when the leaf decision maximises the leaf's own objective, a child
 ``S'`` whose neighbour ``S`` on the same root feature was solved also satisfies
 ``V(S') <= V(S) - lo(S \\ S') + hi(S' \\ S)`` (per-row worst and best contributions).
-
-Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architecture page.
 """
 
 from __future__ import annotations
@@ -703,16 +703,8 @@ def build_structure(search, nested, binner, *, target, n_classes, F, criterion,
             mean = np.where(W > 0, S1 / np.where(W > 0, W, 1.0), 0.0)
         crit = np.column_stack([W, S1 - W * mean, np.maximum(S2 - S1 * mean, 0.0)])
     imp = _impurity(crit, criterion, loss_matrix)
-    return TreeStructure(
-        children_left=left,
-        children_right=right,
-        parent=parent,
-        depth=depth,
-        feature=feature,
-        threshold=threshold,
-        is_categorical=is_cat,
-        cat_left=cat_left,
-        missing_left=missing_left,
+    return TreeStructure.from_splits(
+        (left, right, parent, depth, feature, threshold, is_cat, cat_left, missing_left),
         n_node_samples=counts,
         weighted_n_node_samples=sums.sum(axis=1) if n_classes is not None else sums[:, 0],
         value=sums,

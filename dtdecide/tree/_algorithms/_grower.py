@@ -1,5 +1,7 @@
 """Histogram tree grower: binned inputs in, a frozen :class:`TreeStructure` out.
 
+Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architecture page.
+
 How the estimators call it (nothing else is needed)::
 
     from dtdecide.tree._kernels._binning import Binner
@@ -30,8 +32,6 @@ Stopping rules (scikit-learn semantics): a node is split only when its depth is 
 its impurity is above machine epsilon, a split leaving at least ``min_samples_leaf`` rows
 (and positive weight) in each child exists, and the weighted impurity decrease
 ``(W(parent) - W(left) - W(right)) / total weight`` is at least ``min_impurity_decrease``.
-
-Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architecture page.
 """
 
 import heapq
@@ -523,27 +523,11 @@ def _check_int(name, value, low, allow_none=False):
     return int(value)
 
 
-def grow_tree(
-    X_binned,
-    binner,
-    *,
-    y,
-    n_classes=None,
-    sample_weight=None,
-    criterion="gini",
-    loss_matrix=None,
-    class_weight=None,
-    max_depth=6,
-    min_samples_leaf=5,
-    min_samples_split=10,
-    min_impurity_decrease=0.0,
-    max_leaf_nodes=None,
-    chunk_size=DEFAULT_CHUNK_SIZE,
-    case_profit=None,
-    profit_method=DEFAULT_PROFIT_METHOD,
-    check_input=True,
-    pool=None,
-):
+def grow_tree(X_binned, binner, *, y, n_classes=None, sample_weight=None, criterion="gini",
+              loss_matrix=None, class_weight=None, max_depth=6, min_samples_leaf=5,
+              min_samples_split=10, min_impurity_decrease=0.0, max_leaf_nodes=None,
+              chunk_size=DEFAULT_CHUNK_SIZE, case_profit=None,
+              profit_method=DEFAULT_PROFIT_METHOD, check_input=True, pool=None):
     """Grow a tree on binned inputs.
 
     Parameters
@@ -626,6 +610,16 @@ def grow_tree(
     )
     ctx.pool = pool
     return _grow(ctx, ctx.X_binned.shape[0], ctx.max_leaf_nodes, shift)
+
+
+def _stopping_rules(max_depth, min_samples_leaf, min_samples_split, min_impurity_decrease,
+                    max_leaf_nodes):
+    """The stopping rules of a grower's context, as both growers (rows in memory or
+    elsewhere) pass them."""
+    return dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+                min_samples_split=min_samples_split,
+                min_impurity_decrease=float(min_impurity_decrease),
+                max_leaf_nodes=max_leaf_nodes)
 
 
 def _make_context(X_binned, binner, *, y, n_classes, sample_weight, criterion, loss_matrix,
@@ -759,13 +753,10 @@ def _make_context(X_binned, binner, *, y, n_classes, sample_weight, criterion, l
         # float sums of non-integer weights can leave -1e-17 after "parent - small"
         clip_subtraction=not (is_classification and sample_weight is None),
         chunk_size=chunk_size,
-        min_samples_leaf=min_samples_leaf,
-        min_samples_split=min_samples_split,
-        min_impurity_decrease=float(min_impurity_decrease),
-        max_depth=max_depth,
+        **_stopping_rules(max_depth, min_samples_leaf, min_samples_split,
+                          min_impurity_decrease, max_leaf_nodes),
         profit=profit,
         value_rows=value_rows,
-        max_leaf_nodes=max_leaf_nodes,
         pool=None,
     )
     return ctx, shift
@@ -952,13 +943,10 @@ def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_w
         with_counts=profit is not None or not unit_weights,
         hist_dtype=np.dtype(hist_dtype),
         clip_subtraction=not (is_classification and unit_weights),
-        min_samples_leaf=min_samples_leaf,
-        min_samples_split=min_samples_split,
-        min_impurity_decrease=float(min_impurity_decrease),
-        max_depth=max_depth,
+        **_stopping_rules(max_depth, min_samples_leaf, min_samples_split,
+                          min_impurity_decrease, max_leaf_nodes),
         profit=profit,
         value_rows=None,
-        max_leaf_nodes=max_leaf_nodes,
         pool=None,
     )
     source.ctx = ctx
@@ -1074,16 +1062,8 @@ def _freeze(ctx, shift):
         value = np.column_stack(
             [W, S1c + W * shift, S2c + 2.0 * shift * S1c + W * shift * shift]
         )
-    return TreeStructure(
-        children_left=left,
-        children_right=right,
-        parent=parent,
-        depth=depth,
-        feature=feature,
-        threshold=threshold,
-        is_categorical=is_cat,
-        cat_left=cat_left,
-        missing_left=missing_left,
+    return TreeStructure.from_splits(
+        (left, right, parent, depth, feature, threshold, is_cat, cat_left, missing_left),
         n_node_samples=n_node_samples,
         weighted_n_node_samples=weighted_n,
         value=value,

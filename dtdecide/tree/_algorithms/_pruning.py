@@ -1,5 +1,7 @@
 """Weakest-link (cost-complexity) pruning driven by training profit.
 
+Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architecture page.
+
 A node's *risk* is minus the training profit it would earn as a leaf under its own
 decision (``node_decision``), prior-adjusted when the decision matrix carries priors.
 Under the case rule (``decision_rule="case"``) it is minus the training profit of the
@@ -19,8 +21,6 @@ is a leaf of subtree ``k`` exactly when
 Per-subtree sums of any per-node quantity are then a difference array over these
 intervals (:func:`sum_over_subtrees`), which is how training and validation measures of
 every subtree are computed without a Python loop over subtrees or rows.
-
-Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architecture page.
 """
 
 import heapq

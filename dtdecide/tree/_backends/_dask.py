@@ -1,5 +1,7 @@
 """The profit trees on Dask collections (the optional ``dtdecide[dask]`` extra).
 
+Layer 4 (backends) of :mod:`dtdecide.tree` (``_backends``); see the architecture page.
+
 ``fit`` accepts a ``dask.dataframe.DataFrame`` ``X`` with ``y``, ``sample_weight`` and
 ``costs`` as Dask collections of the same partitions. What travels between the workers
 and the client is small and never a row:
@@ -67,8 +69,6 @@ Its cross-validation on Dask training data fits every fold's tree on Dask and sc
 held-out rows the same way; only the target column comes to the client (fold assignment).
 
 Dask is imported only when a Dask collection is passed.
-
-Layer 4 (backends) of :mod:`dtdecide.tree` (``_backends``); see the architecture page.
 """
 
 

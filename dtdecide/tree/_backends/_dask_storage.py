@@ -1,5 +1,7 @@
 """Where the Dask fit keeps its binned partitions: worker memory or worker disk.
 
+Layer 4 (backends) of :mod:`dtdecide.tree` (``_backends``); see the architecture page.
+
 The Dask fit (:mod:`dtdecide.tree._backends._dask`) bins every partition once and then passes over
 the binned partitions once per level. By default (``"memory"``) the binned partitions
 are persisted in the workers' memory, so a worker holds all of its partitions' binned
@@ -23,8 +25,6 @@ worker's own local directory (``distributed``'s ``local_directory``), else under
 ``temporary-directory`` or the system's temporary folder; every fit uses a fresh
 sub-folder that is removed when the fit ends, also when it fails. The tree is the same
 whichever storage holds the partitions: the same arrays are read by the same kernels.
-
-Layer 4 (backends) of :mod:`dtdecide.tree` (``_backends``); see the architecture page.
 """
 
 import contextlib

@@ -1,5 +1,7 @@
 """Profit trees: :class:`ProfitTreeClassifier` and :class:`ProfitTreeRegressor`.
 
+Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
+
 The estimators glue the stages together: raw inputs are encoded
 (:mod:`dtdecide.tree._structure._encode`), binned and grown into frozen node arrays
 (:mod:`dtdecide.tree._kernels._binning`, :mod:`dtdecide.tree._algorithms._grower`,
@@ -11,8 +13,6 @@ The shared base class is assembled from mixins, one concern a module: the fit-ti
 (:mod:`._fit_checks`), growing (:mod:`._growing`), deciding (:mod:`._deciding`), hand edits
 (:mod:`dtdecide.tree._algorithms._edit`) and the notebook view (:mod:`._html`); ``_fit``,
 scoring and pruning stay here.
-
-Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
 """
 
 from __future__ import annotations

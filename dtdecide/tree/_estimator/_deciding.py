@@ -1,11 +1,11 @@
 """The decisions of a fitted profit tree (a mixin of the estimators).
 
+Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
+
 Leaf decisions from the stored node statistics (the leaf rule) or each case's own
 decision from its leaf's posteriors (prediction) and costs (the case rule, through
 :func:`dtdecide.decide`); re-deciding with another matrix or priors without refitting;
 ``decide`` with its case table and summary, on pandas or Dask.
-
-Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The fit-time checks of a profit tree: the decision matrix, the cost variables and
 the option combinations (a mixin of the estimators).
 
-``fit`` validates once, here; the layers below trust their callers.
-
 Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
+
+``fit`` validates once, here; the layers below trust their callers.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..._dtypes import FLOAT_DTYPE as _FLOAT
-from ...decision import DecisionMatrix
+from ...decision._matrix import check_matrix_or_none
 from ...decision._validation import (
     check_same_index,
     reference_index,
@@ -34,14 +34,9 @@ class _FitChecksMixin:
     """Checks of the training data and options, done once at fit."""
 
     def _check_matrix(self):
-        matrix = self.decision_matrix
+        matrix = check_matrix_or_none(self.decision_matrix)
         if matrix is None:
             return None
-        if not isinstance(matrix, DecisionMatrix):
-            raise TypeError(
-                "decision_matrix must be a dtdecide.DecisionMatrix or None; got "
-                f"{type(matrix).__name__}"
-            )
         if self._is_classifier and matrix.is_interval:
             raise ValueError(
                 "decision_matrix has knots (an interval target); ProfitTreeClassifier needs "

@@ -1,11 +1,11 @@
 """Growing a profit tree: the estimator's choice of criterion and search, handed to the
 algorithms (a mixin of the estimators).
 
+Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
+
 The greedy grower (:func:`~dtdecide.tree._algorithms._grower.grow_tree`) on binned inputs,
 or the exact search (:mod:`dtdecide.tree._algorithms._exact`); ``_grow`` is the hook the
 test trees of the export tests override.
-
-Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
 """
 
 from __future__ import annotations

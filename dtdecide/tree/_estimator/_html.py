@@ -1,5 +1,7 @@
 """HTML view of a fitted profit tree (notebook display and standalone pages).
 
+Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
+
 One renderer serves both the estimators' ``_repr_html_`` (Jupyter shows a fitted tree
 as its tree) and :func:`dtdecide.export.export_html` (a standalone file). It lives in
 ``tree`` so that the estimators never import ``export``.
@@ -10,8 +12,6 @@ adds "expand all", "collapse all" and "open to depth" buttons (hidden when scrip
 run). Every node element carries ``data-node`` (its id in ``tree_``), ``data-leaf``,
 ``data-depth`` and ``data-decision``; every label is HTML-escaped. No network resource is
 used: styles and script are inline.
-
-Layer 5 (estimator) of :mod:`dtdecide.tree` (``_estimator``); see the architecture page.
 """
 
 from __future__ import annotations
@@ -376,19 +376,9 @@ def _legend(stats):
     return f'<div class="dtd-legend">{"".join(keys)}{note}</div>'
 
 
-def tree_html(
-    estimator,
-    X_valid=None,
-    y_valid=None,
-    costs_valid=None,
-    sample_weight_valid=None,
-    *,
-    digits=3,
-    open_depth=None,
-    full_page=False,
-    title=None,
-    scroll=False,
-):
+def tree_html(estimator, X_valid=None, y_valid=None, costs_valid=None,
+              sample_weight_valid=None, *, digits=3, open_depth=None, full_page=False,
+              title=None, scroll=False):
     """HTML markup of a fitted profit tree (the renderer of ``_repr_html_`` and ``export_html``).
 
     Parameters

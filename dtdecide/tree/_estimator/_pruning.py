@@ -10,6 +10,7 @@ arrays of :mod:`dtdecide.tree._algorithms._pruning` (``tree_node_risk``,
 
 import copy
 
+import numpy as np
 from sklearn.base import is_classifier
 
 from .._algorithms._pruning import (
@@ -93,16 +94,9 @@ def node_risk(estimator, tree=None, *, measure=None):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dtdecide.tree._structure._tree import TreeStructure
-    >>> from dtdecide.tree._estimator._pruning import node_risk
-    >>> class Stub:  # a fitted classifier without decision matrix
-    ...     classes_ = np.array([0, 1]); decision_matrix_ = None
-    >>> Stub.tree_ = TreeStructure.from_arrays(children_left=[1, -1, -1],
-    ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
-    ...     value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
-    >>> risk, measure = node_risk(Stub())
+    >>> from dtdecide.tree._estimator._pruning import _example_estimator, node_risk
+    >>> est = _example_estimator()  # a fitted two-leaf classifier, no decision matrix
+    >>> risk, measure = node_risk(est)
     >>> risk.tolist(), measure
     ([4.0, 1.0, 1.0], 'misclassification')
     """
@@ -152,16 +146,9 @@ def pruning_path(estimator, *, measure=None):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dtdecide.tree._structure._tree import TreeStructure
-    >>> from dtdecide.tree._estimator._pruning import pruning_path
-    >>> class Stub:
-    ...     classes_ = np.array([0, 1]); decision_matrix_ = None
-    >>> Stub.tree_ = TreeStructure.from_arrays(children_left=[1, -1, -1],
-    ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
-    ...     value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
-    >>> path = pruning_path(Stub())
+    >>> from dtdecide.tree._estimator._pruning import _example_estimator, pruning_path
+    >>> est = _example_estimator()  # a fitted two-leaf classifier, no decision matrix
+    >>> path = pruning_path(est)
     >>> path.ccp_alphas.tolist(), path.n_leaves.tolist(), path.train_average.tolist()
     ([0.0, 2.0], [2, 1], [0.2, 0.4])
     """
@@ -200,16 +187,8 @@ def prune_estimator(estimator, *, ccp_alpha=None, n_leaves=None, subtree_index=N
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dtdecide.tree._structure._tree import TreeStructure
-    >>> from dtdecide.tree._estimator._pruning import prune_estimator
-    >>> class Stub:
-    ...     classes_ = np.array([0, 1]); decision_matrix_ = None
-    >>> est = Stub()
-    >>> est.tree_ = TreeStructure.from_arrays(children_left=[1, -1, -1],
-    ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
-    ...     value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
+    >>> from dtdecide.tree._estimator._pruning import _example_estimator, prune_estimator
+    >>> est = _example_estimator()  # a fitted two-leaf classifier, no decision matrix
     >>> prune_estimator(est, n_leaves=1).tree_.n_leaves, est.tree_.n_leaves
     (1, 2)
     """
@@ -242,16 +221,8 @@ def apply_ccp_alpha(estimator, ccp_alpha, *, measure=None):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from dtdecide.tree._structure._tree import TreeStructure
-    >>> from dtdecide.tree._estimator._pruning import apply_ccp_alpha
-    >>> class Stub:
-    ...     classes_ = np.array([0, 1]); decision_matrix_ = None
-    >>> est = Stub()
-    >>> est.tree_ = TreeStructure.from_arrays(children_left=[1, -1, -1],
-    ...     children_right=[2, -1, -1], feature=[0, -1, -1],
-    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
-    ...     value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
+    >>> from dtdecide.tree._estimator._pruning import _example_estimator, apply_ccp_alpha
+    >>> est = _example_estimator()  # a fitted two-leaf classifier, no decision matrix
     >>> apply_ccp_alpha(est, 1.0).n_leaves, apply_ccp_alpha(est, 2.0).n_leaves
     (2, 1)
     """
@@ -260,3 +231,20 @@ def apply_ccp_alpha(estimator, ccp_alpha, *, measure=None):
         return tree
     return prune_tree(tree, ccp_alpha, **_tree_inputs(estimator, tree, measure))
 
+
+def _example_estimator():
+    """The stub the examples of this module prune: a fitted classifier (classes 0 and 1,
+    no decision matrix) whose tree splits a root of 10 cases (6 and 4) into a leaf of
+    5 and 1 and a leaf of 1 and 3."""
+    from .._structure._tree import TreeStructure
+
+    class Stub:
+        classes_ = np.array([0, 1])
+        decision_matrix_ = None
+
+    est = Stub()
+    est.tree_ = TreeStructure.from_arrays(
+        children_left=[1, -1, -1], children_right=[2, -1, -1], feature=[0, -1, -1],
+        threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 6, 4],
+        value=[[6, 4], [5, 1], [1, 3]], impurity=[0.48, 0.28, 0.38])
+    return est

@@ -1,5 +1,7 @@
 """Routing rows down a tree's node arrays: the NumPy apply kernels.
 
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
+
 :class:`Router` holds the routing tables of one tree (built once from its node arrays:
 leaves pointing to themselves, per-node lookup rows for categorical splits) and routes
 blocks of encoded rows: :meth:`Router.route_fixed` in ``max_depth`` fixed steps (the fast
@@ -7,8 +9,6 @@ path) and :meth:`Router.route_levels` level by level (its slow twin, and the pat
 records every node a row passes for ``decision_path``). Arrays in, arrays out;
 :class:`~dtdecide.tree._structure._tree.TreeStructure` owns a router and calls it; the
 compiled walk (:func:`~dtdecide.tree._kernels._compiled.apply_rows`) is the third twin.
-
-Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import numpy as np

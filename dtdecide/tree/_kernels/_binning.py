@@ -1,5 +1,7 @@
 """Binning of encoded inputs into small integers (:class:`Binner`).
 
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
+
 Numeric features are cut into at most ``max_bins`` bins; categorical features get one bin
 per category code. Every feature has one dedicated *missing* bin, the same index for all
 features: ``missing_bin_idx_ == max(n_bins_)``. The binned matrix is ``uint8`` when
@@ -25,8 +27,6 @@ feature its own ``n_bins_[j] + 1`` cells (:class:`~dtdecide.tree._kernels._histo
 so a node histogram has ``sum(n_bins_ + 1) * n_classes`` cells (4 or 8 bytes each): a
 categorical feature with ``k`` categories costs ``k + 1`` cells, not ``k + 1`` per feature.
 The shared missing code of the binned matrix is remapped while histogramming.
-
-Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import numbers
@@ -38,7 +38,7 @@ from ..._jit import use_compiled
 from ...decision._validation import check_sample_weight
 from ._parallel import feature_groups
 
-__all__ = ["Binner"]
+__all__ = ["Binner", "check_float_matrix"]
 
 _MAX_BINS_LARGE = np.iinfo(X_BINNED_DTYPE_LARGE).max  # 65535 (the missing bin fits too)
 
@@ -175,6 +175,22 @@ def edges_from_counts(distinct, counts, max_bins):
     return np.concatenate([np.unique(edges), [np.inf]])
 
 
+def check_float_matrix(X, name="X_encoded"):
+    """``X`` as a 2-D float64 array (converted when it is another numeric dtype); the one
+    check of the encoded matrices the binner and the tree's apply read."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array; got shape {X.shape}")
+    if X.dtype != np.float64:
+        try:
+            X = X.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"{name} must be a numeric (float64) matrix; got dtype {X.dtype}"
+            ) from exc
+    return X
+
+
 class Binner:
     """Map encoded inputs to bin indices for the histogram grower.
 
@@ -245,17 +261,7 @@ class Binner:
 
     @staticmethod
     def _check_X(X, name="X_encoded"):
-        X = np.asarray(X)
-        if X.ndim != 2:
-            raise ValueError(f"{name} must be a 2-D array; got shape {X.shape}")
-        if X.dtype != np.float64:
-            try:
-                X = X.astype(np.float64)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(
-                    f"{name} must be a numeric (float64) matrix; got dtype {X.dtype}"
-                ) from exc
-        return X
+        return check_float_matrix(X, name)
 
     def fit(self, X_encoded, is_categorical=None, sample_weight=None, check_input=True,
             pool=None):

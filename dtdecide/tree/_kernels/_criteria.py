@@ -1,5 +1,7 @@
 """Impurity criteria, vectorised over any number of candidate nodes and splits.
 
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
+
 Every criterion works on *sums* along the last axis, never on rows:
 
 * classification (``gini``, ``entropy``, ``generalized_gini``): weighted class counts
@@ -19,8 +21,6 @@ Impurities ``I(p)``:
   special case ``L = 1 - identity``); for ordinal targets with ``L(t, d) = |t - d|`` it
   equals ``2 sum_k F_k (1 - F_k)`` over cumulative proportions ``F_k`` (rpartScore);
 * variance ``S2/W - (S1/W)**2``.
-
-Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import numpy as np

@@ -1,5 +1,7 @@
 """Histograms of node x feature x bin x channel, built with ``np.bincount``.
 
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
+
 A histogram holds, for each node being grown (a *slot*), each feature and each bin, the
 sum of every target channel over the rows that fall there:
 
@@ -24,8 +26,6 @@ keeps the Binner's shared missing code ``missing_bin_idx_ = max_width - 1``; it 
 to the feature's own last cell while histogramming. A uniform width (every feature
 ``n_bins_total`` cells) is the special case where the flat axis reshapes to
 ``(n_features, n_bins_total)``.
-
-Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import numpy as np
@@ -194,19 +194,8 @@ class HistogramTarget:
         return hist[..., 0]
 
 
-def build_histograms(
-    X_binned,
-    rows,
-    slots,
-    n_slots,
-    n_bins_total,
-    target,
-    *,
-    with_counts=False,
-    chunk_size=DEFAULT_CHUNK_SIZE,
-    out=None,
-    pool=None,
-):
+def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
+                     with_counts=False, chunk_size=DEFAULT_CHUNK_SIZE, out=None, pool=None):
     """Histograms of the rows ``rows``, grouped by ``slots``.
 
     Parameters

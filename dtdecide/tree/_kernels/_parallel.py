@@ -1,5 +1,7 @@
 """Threads for the tree's row- and feature-parallel kernels (``n_jobs``).
 
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
+
 The kernels that dominate a fit on many rows release the GIL while they run:
 ``np.bincount`` (histograms), sorting (bin edges), ``np.searchsorted``/``take`` and
 elementwise ufuncs (binning). Threads therefore use several cores without copying the
@@ -9,8 +11,6 @@ tree grown with ``n_jobs=2`` is bit for bit the tree grown with ``n_jobs=1``.
 
 ``n_jobs`` follows scikit-learn: None means 1 (unless a ``joblib.parallel_config``
 context says otherwise), -1 every core, -2 all but one, and so on.
-
-Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import contextlib

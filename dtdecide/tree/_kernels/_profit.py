@@ -1,5 +1,7 @@
 """The cost-aware growing criterion (``criterion="profit"``), on histogram channels.
 
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
+
 Every training case ``i`` has its own realised consequences ``q(i, d) = Q(i, T(i), d)``
 for each decision ``d`` (profit orientation: costs included, case-specific arrays and
 ``[C_FP, C_FN, C_TP, C_TN]`` cost rows as resolved by the decision matrix; interval
@@ -56,8 +58,6 @@ Categorical inputs are scanned in the order of ``A(1) / (A(0) + A(1))`` for two
 decisions (the share of the money at stake that prefers the second decision; exact for
 ``cost_gini``, ``profit`` and ``profit_gini``, which are concave in the two channels),
 and of each decision's share for more.
-
-Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import numpy as np

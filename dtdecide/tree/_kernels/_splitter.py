@@ -1,5 +1,7 @@
 """Best split of many nodes at once, from their histograms.
 
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
+
 :func:`find_best_splits` scans every feature of every node (vectorised over nodes and bins;
 the only Python loop is over features) and returns, per node, the split with the largest
 gain ``W(parent) - W(left) - W(right)`` (:mod:`dtdecide.tree._kernels._criteria`).
@@ -26,8 +28,6 @@ with the larger training weight (ties: left).
 
 A candidate is valid when each child has at least ``min_samples_leaf`` rows and positive
 weight.
-
-Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 """
 
 import numpy as np

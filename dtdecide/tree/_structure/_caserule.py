@@ -1,5 +1,7 @@
 """The per-case decision rule of profit trees (``decision_rule="case"``).
 
+Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
+
 Under the leaf rule (the default, design notes section 3) every leaf takes one decision,
 chosen from its training cases' averaged costs. Under the case rule every case decides
 for itself: from its leaf's posteriors (prior-adjusted as the leaf rule does; an
@@ -14,8 +16,6 @@ every (case, node on its path) pair is visited once, one vectorised step per lev
 the path (:func:`path_steps`), and summed into the node with ``np.bincount``.
 
 Pure array code: no pandas, no estimator.
-
-Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
 """How sure is a leaf of its decision: margin and bootstrap confidence.
 
+Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
+
 Both work from the per-node statistics a fitted tree stores (no training data needed):
 
 * ``margin``: expected profit per case of the leaf's decision minus that of the best
@@ -15,8 +17,6 @@ Both work from the per-node statistics a fitted tree stores (no training data ne
   targets resample the leaf mean from its normal approximation
   ``N(mean, sd / sqrt(n))`` (costs at their leaf averages). Vectorised over leaves and
   resamples.
-
-Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
 """
 
 import numpy as np

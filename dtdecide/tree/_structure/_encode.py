@@ -1,5 +1,7 @@
 """Turn raw inputs (numpy arrays or pandas DataFrames) into the float64 code matrix.
 
+Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
+
 The tree kernels only ever see one float64 matrix (the contract of
 ``docs/dev/contracts.md`` section 2): numeric columns hold their raw values,
 categorical columns hold integer codes into ``categories[j]``, and NaN marks a
@@ -27,8 +29,6 @@ Python work: each column is written once, contiguously, into a column-major resu
 integer codes and mapped to training codes through a lookup table of the column's
 distinct labels with one ``np.take``). A float64 numpy array is not copied at all.
 :func:`fit_encode` hands the grower a C-ordered matrix, as it always did.
-
-Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
 """
 
 from __future__ import annotations

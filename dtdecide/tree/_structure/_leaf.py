@@ -1,5 +1,7 @@
 """Decision statistics of tree nodes: one decision per leaf (design notes section 3).
 
+Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
+
 Pure array code, no pandas and no estimator. The estimator calls
 :func:`compute_decision_stats` once after growing (training rows -> their leaves), then
 :func:`node_decisions` to turn those statistics into the contract's decision fields
@@ -28,8 +30,6 @@ What is stored, and why
 * case-specific consequence arrays: the per-node sums of ``F(j) Q(j,t,d)`` by class
   (categorical) or of ``F(j) Q(j,k,d)`` by knot (interval). These can be re-decided with
   new priors, but not with a new matrix.
-
-Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
 """
 
 from __future__ import annotations

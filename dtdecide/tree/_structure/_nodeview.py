@@ -1,11 +1,11 @@
 """The per-node figures that every view of a fitted tree shows (internal).
 
+Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
+
 Read once from a fitted estimator's public attributes (``tree_``, ``node_posteriors_``,
 ``decision_matrix_``, ``decisions_``) and its hand-set decisions; shared by the HTML view
 (:mod:`dtdecide.tree._estimator._html`) and the exporters (``dtdecide.export``), so that both show the same
 numbers.
-
-Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
 """
 
 from __future__ import annotations

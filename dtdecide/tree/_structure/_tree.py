@@ -1,5 +1,7 @@
 """Frozen flat node arrays of a fitted tree (:class:`TreeStructure`).
 
+Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
+
 The grower (:mod:`dtdecide.tree._algorithms._grower`) emits one :class:`TreeStructure`; every reader
 (estimators, pruning, exports, plots, SQL) only reads it. Node ``0`` is the root and a
 child always has a larger id than its parent, so a loop ``for node in range(n_nodes)``
@@ -19,8 +21,6 @@ between two training values (see :mod:`dtdecide.tree._kernels._binning`).
 Leaves have ``feature == -1``, ``children_left == children_right == -1``, ``threshold ==
 NaN``, ``is_categorical == False``, an all-False ``cat_left`` row and ``missing_left ==
 False``.
-
-Layer 2 (structure) of :mod:`dtdecide.tree` (``_structure``); see the architecture page.
 """
 
 import numpy as np
@@ -28,6 +28,7 @@ import numpy as np
 from ..._dtypes import COUNT_DTYPE, FLAG_DTYPE, NODE_DTYPE, STAT_DTYPE, THRESHOLD_DTYPE
 from ..._jit import use_compiled
 from .._kernels._apply import Router
+from .._kernels._binning import check_float_matrix
 
 __all__ = ["TreeStructure"]
 
@@ -50,6 +51,9 @@ _REQUIRED = (
     "impurity",
 )
 _OPTIONAL = ("cost_sum", "profit_sum", "node_decision", "node_expected")
+#: the arrays that say where every node splits and which nodes are its children, in the
+#: order :meth:`TreeStructure.from_splits` takes them
+SPLIT_FIELDS = _REQUIRED[:9]
 _DTYPES = {
     "children_left": NODE_DTYPE,
     "children_right": NODE_DTYPE,
@@ -260,22 +264,27 @@ class TreeStructure:
             cat_left = np.zeros((n_nodes, 0), dtype=FLAG_DTYPE)
         if weighted_n_node_samples is None:
             weighted_n_node_samples = value.sum(axis=1) if value.ndim == 2 else value
-        return cls(
-            children_left=left,
-            children_right=right,
-            parent=parent,
-            depth=depth,
-            feature=feature,
-            threshold=threshold,
-            is_categorical=is_categorical,
-            cat_left=cat_left,
-            missing_left=missing_left,
-            n_node_samples=n_node_samples,
-            weighted_n_node_samples=weighted_n_node_samples,
-            value=value,
-            impurity=impurity,
-            **decision_stats,
+        return cls.from_splits(
+            (left, right, parent, depth, feature, threshold, is_categorical, cat_left,
+             missing_left),
+            n_node_samples=n_node_samples, weighted_n_node_samples=weighted_n_node_samples,
+            value=value, impurity=impurity, **decision_stats,
         )
+
+    @classmethod
+    def from_splits(cls, splits, *, n_node_samples, weighted_n_node_samples, value, impurity,
+                    **decision_stats):
+        """Build a tree from its split arrays, given in :data:`SPLIT_FIELDS` order, and
+        its node counts and sums (the one constructor of the growers).
+
+        Returns
+        -------
+        TreeStructure
+        """
+        return cls(**dict(zip(SPLIT_FIELDS, splits, strict=True)),
+                   n_node_samples=n_node_samples,
+                   weighted_n_node_samples=weighted_n_node_samples, value=value,
+                   impurity=impurity, **decision_stats)
 
     def replace(self, **fields):
         """Return a validated copy with some fields replaced.
@@ -373,16 +382,7 @@ class TreeStructure:
 
     # ------------------------------------------------------------------ routing
     def _check_X(self, X):
-        X = np.asarray(X)
-        if X.ndim != 2:
-            raise ValueError(f"X_encoded must be a 2-D array; got shape {X.shape}")
-        if X.dtype != np.float64:
-            try:
-                X = X.astype(np.float64)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(
-                    f"X_encoded must be numeric (float64 codes); got dtype {X.dtype}"
-                ) from exc
+        X = check_float_matrix(X, "X_encoded")
         n_needed = int(self.feature.max()) + 1 if self.n_nodes else 0
         if X.shape[1] < n_needed:
             raise ValueError(

@@ -1,5 +1,7 @@
 """Choosing a subtree of the pruning sequence: assessment, cross-validation, studies.
 
+Layer 6 (studies and displays) of :mod:`dtdecide.tree` (``_studies``); see the architecture page.
+
 Every subtree of the nested weakest-link sequence (:func:`~dtdecide.tree._estimator._pruning.pruning_path`)
 is scored on training data (from the stored node statistics), on validation data and,
 optionally, by k-fold cross-validation; one subtree is then selected the way the source
@@ -16,8 +18,6 @@ and the total over the leaves of subtree ``k`` is one difference array over the 
 of subtrees in which each node is a leaf (:func:`~dtdecide.tree._algorithms._pruning.sum_over_subtrees`).
 Nothing loops over subtrees or rows in Python, except the lift, which sorts the leaves of
 each subtree.
-
-Layer 6 (studies and displays) of :mod:`dtdecide.tree` (``_studies``); see the architecture page.
 """
 
 import copy
