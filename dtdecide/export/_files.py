@@ -26,6 +26,7 @@ class AtomicFile:
     def __init__(self, path, what):
         self.path = Path(path)
         self.made = []
+        self.tmp = None
         parent = self.path.parent
         missing = []
         probe = parent
@@ -51,6 +52,10 @@ class AtomicFile:
                 fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
             except FileExistsError:
                 continue
+            except OSError as exc:  # a folder we may not write in: name the destination
+                self.discard()
+                raise type(exc)(exc.errno, f"{what} {str(path)!r} cannot be written in its "
+                                f"folder ({exc.strerror})", str(path)) from None
             os.close(fd)
             break
         self.tmp = tmp
@@ -61,8 +66,9 @@ class AtomicFile:
         os.replace(self.tmp, self.path)
 
     def discard(self):
-        with contextlib.suppress(OSError):
-            os.unlink(self.tmp)
+        if self.tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp)
         for folder in reversed(self.made):
             with contextlib.suppress(OSError):
                 folder.rmdir()

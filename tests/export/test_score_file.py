@@ -236,3 +236,20 @@ def test_output_onto_the_data_or_a_clashing_keep_is_refused(model, tmp_path):
     frame.to_csv(path, index=False)
     with pytest.raises(ValueError, match=r"keep names the column\(s\) \['D_y'\]"):
         score_file(model, path, tmp_path / "o.csv", keep=["id", "D_y"])
+
+
+def test_a_folder_that_refuses_files_is_named(model, new_csv, tmp_path, monkeypatch):
+    """The temporary file is the first thing created: a folder that cannot be written in
+    gives an error naming the output, not the temporary name."""
+    real_open = os.open
+
+    def refuse(path, flags, mode=0o777, **kw):
+        if str(path).endswith(".part.csv"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, mode, **kw)
+
+    monkeypatch.setattr(os, "open", refuse)
+    out = tmp_path / "new" / "scored.csv"
+    with pytest.raises(PermissionError, match=r"output file .*scored\.csv' cannot be written"):
+        score_file(model, new_csv, out)
+    assert not (tmp_path / "new").exists()
