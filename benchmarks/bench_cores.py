@@ -12,7 +12,8 @@ features, binary target, depth ``--depth``), best of ``--repeat``:
   ``n_jobs``), when installed;
 
 and records the wall time, the process CPU time divided by the wall time during the fit
-(the honest sign that the threads compute), the peak resident memory above the level
+(the honest sign that the threads compute) and the CPU time itself, the peak resident
+memory above the level
 before the fit (sampled every 5 ms), the speed-up and parallel efficiency against one
 thread, the ratio to each peer at the same thread count, and ``decide``/``predict`` on
 the same rows. ``DTDECIDE_KERNELS`` (``compiled`` or ``numpy``) is passed on to the
@@ -255,7 +256,7 @@ def main(argv=None):
 def report(results, models, threads):
     by = {(r["model"], r["threads"]): r for r in results}
     peers = [m for m in PEERS if m in models]
-    head = (f"{'model':9s} {'thr':>3s} {'fit s':>7s} {'cpu/wall':>8s} {'+MiB':>6s} "
+    head = (f"{'model':9s} {'thr':>3s} {'fit s':>7s} {'cpu s':>6s} {'cpu/wall':>8s} {'+MiB':>6s} "
             f"{'speedup':>7s} {'effic':>5s} {'score s':>7s} {'score/fit':>9s}"
             + "".join(f" {'/' + p:>9s}" for p in peers)
             + (f" {'/gini':>6s}" if "gini" in models else ""))
@@ -267,7 +268,8 @@ def report(results, models, threads):
                 continue
             one = by.get((model, 1))
             speed = one["fit_s"] / r["fit_s"] if one else float("nan")
-            line = (f"{model:9s} {k:3d} {r['fit_s']:7.2f} {r['cpu_per_wall']:8.2f} "
+            line = (f"{model:9s} {k:3d} {r['fit_s']:7.2f} {r['fit_s'] * r['cpu_per_wall']:6.2f} "
+                    f"{r['cpu_per_wall']:8.2f} "
                     f"{r['peak_rss_mb']:6.0f} {speed:7.2f} {speed / k:5.2f} "
                     f"{r['score_s']:7.2f} {r['score_s'] / r['fit_s']:9.2f}")
             for p in peers:
@@ -279,7 +281,8 @@ def report(results, models, threads):
             print(line)
     if results:
         print(f"\ninput: {results[0]['input_mb']:.0f} MiB of float64; '+MiB' is the fit's "
-              "peak resident memory above the level before it")
+              "peak resident memory above the level before it; 'cpu s' the process CPU "
+              "time of the fit (less sensitive than wall time to other work on the machine)")
 
 
 if __name__ == "__main__":
