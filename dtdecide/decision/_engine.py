@@ -19,7 +19,7 @@ from ._kernels import (
 )
 from ._matrix import DecisionMatrix
 from ._result import build_decision_result
-from ._validation import check_same_index, check_sample_weight
+from ._validation import check_same_index, check_sample_weight, numeric_cost_column
 
 __all__ = ["decide", "mean_costs"]
 
@@ -848,18 +848,7 @@ def mean_costs(costs, *, sample_weight=None):
                 f"costs column {name!r} must be 1-D (one value per case); got shape "
                 f"{arr.shape}"
             )
-        if arr.dtype.kind in "fiu":
-            arr = arr.astype(_FLOAT, copy=False)
-        else:
-            try:
-                num = pd.to_numeric(pd.Series(arr), errors="raise")
-            except (TypeError, ValueError):
-                num = None
-            if num is None or num.dtype == bool:
-                raise TypeError(
-                    f"costs column {name!r} must be numeric; got dtype {arr.dtype}"
-                )
-            arr = num.to_numpy(dtype=_FLOAT, na_value=np.nan)
+        arr = numeric_cost_column(arr, name, allow_bool=False)
         if n is None:
             n = arr.size
             F = check_sample_weight(sample_weight, n)

@@ -58,6 +58,21 @@ def _estimator_has(attr):
     return check
 
 
+
+def _delegated(name, doc):
+    """The method ``name(X)`` of the wrapped model, offered only when the model has it
+    (one rule for ``predict``, ``predict_proba``, ``predict_log_proba`` and
+    ``decision_function``)."""
+
+    def method(self, X):
+        check_is_fitted(self)
+        return getattr(self.estimator_, name)(X)
+
+    method.__name__ = name
+    method.__qualname__ = f"DecisionEstimator.{name}"
+    method.__doc__ = doc
+    return available_if(_estimator_has(name))(method)
+
 class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
     """Wrap any classifier or regressor so that it makes decisions.
 
@@ -195,29 +210,12 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
                 raise ValueError("train_priors only applies to classifiers")
         return self
 
-    @available_if(_estimator_has("predict"))
-    def predict(self, X):
-        """Predict with the wrapped model."""
-        check_is_fitted(self)
-        return self.estimator_.predict(X)
-
-    @available_if(_estimator_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities of the wrapped model (columns follow ``classes_``)."""
-        check_is_fitted(self)
-        return self.estimator_.predict_proba(X)
-
-    @available_if(_estimator_has("predict_log_proba"))
-    def predict_log_proba(self, X):
-        """Log class probabilities of the wrapped model."""
-        check_is_fitted(self)
-        return self.estimator_.predict_log_proba(X)
-
-    @available_if(_estimator_has("decision_function"))
-    def decision_function(self, X):
-        """Decision function of the wrapped model."""
-        check_is_fitted(self)
-        return self.estimator_.decision_function(X)
+    predict = _delegated("predict", "Predict with the wrapped model.")
+    predict_proba = _delegated(
+        "predict_proba", "Class probabilities of the wrapped model (columns follow ``classes_``).")
+    predict_log_proba = _delegated("predict_log_proba",
+                                   "Log class probabilities of the wrapped model.")
+    decision_function = _delegated("decision_function", "Decision function of the wrapped model.")
 
     @available_if(_estimator_has("score"))
     def score(self, X, y, sample_weight=None):

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ._consequences import Consequences
 from ._kernels import _FLOAT
+from ._validation import numeric_cost_column
 
 __all__ = ["_MatrixCasesMixin"]
 
@@ -170,15 +171,7 @@ class _MatrixCasesMixin:
             col = costs[var]
             if isinstance(col, (pd.Series, pd.Index)):
                 col = col.to_numpy()
-            col = np.asarray(col).reshape(-1)
-            if col.dtype.kind in "fiub":
-                col = col.astype(_FLOAT, copy=False)
-            else:
-                try:
-                    col = pd.to_numeric(pd.Series(col), errors="raise")
-                except (TypeError, ValueError):
-                    raise TypeError(f"costs column {var!r} must be numeric") from None
-                col = col.to_numpy(dtype=_FLOAT, na_value=np.nan)
+            col = numeric_cost_column(np.asarray(col).reshape(-1), var)
             if col.size != n:
                 where = "" if index is None else " (cases indexed by the posteriors)"
                 raise ValueError(

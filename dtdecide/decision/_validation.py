@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import _check_sample_weight, _num_samples, column_or_1d
 
-from ._kernels import _check_weight_total
+from ._kernels import _FLOAT, _check_weight_total
 
 __all__ = ["check_1d", "check_same_index", "check_sample_weight", "reference_index"]
 
@@ -170,3 +170,22 @@ def check_sample_weight(sample_weight, n_samples, *, name="sample_weight", index
         )
     _check_weight_total(w, name)
     return w
+
+
+def numeric_cost_column(values, name, *, allow_bool=True):
+    """One cost column as float64 (NaN where missing); the one rule for case costs.
+
+    Numbers are kept as they are (booleans too unless ``allow_bool=False``); text and
+    nullable or object columns go through :func:`pandas.to_numeric`. Anything else is a
+    ``TypeError`` naming the column.
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind in ("fiub" if allow_bool else "fiu"):
+        return arr.astype(_FLOAT, copy=False)
+    try:
+        num = pd.to_numeric(pd.Series(arr), errors="raise")
+    except (TypeError, ValueError):
+        num = None
+    if num is None or (not allow_bool and num.dtype == bool):
+        raise TypeError(f"costs column {name!r} must be numeric; got dtype {arr.dtype}")
+    return num.to_numpy(dtype=_FLOAT, na_value=np.nan)

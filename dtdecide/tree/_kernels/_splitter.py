@@ -30,6 +30,8 @@ A candidate is valid when each child has at least ``min_samples_leaf`` rows and 
 weight.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ._criteria import channel_sum, split_gain
@@ -39,6 +41,7 @@ from ._parallel import feature_groups
 __all__ = ["SplitResult", "find_best_splits"]
 
 
+@dataclass(eq=False)
 class SplitResult:
     """Best split of each node (arrays of length ``n_nodes`` unless noted).
 
@@ -58,13 +61,12 @@ class SplitResult:
         ``max_width - 1`` last), whether it goes left.
     """
 
-    def __init__(self, gain, feature, bin_threshold, is_categorical, missing_left, go_left):
-        self.gain = gain
-        self.feature = feature
-        self.bin_threshold = bin_threshold
-        self.is_categorical = is_categorical
-        self.missing_left = missing_left
-        self.go_left = go_left
+    gain: np.ndarray
+    feature: np.ndarray
+    bin_threshold: np.ndarray
+    is_categorical: np.ndarray
+    missing_left: np.ndarray
+    go_left: np.ndarray
 
     @property
     def is_valid(self):
