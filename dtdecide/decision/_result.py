@@ -279,11 +279,17 @@ def _summary(sums, data, matrix):
 _ADDITIVE = ("n_cases", "n_missing", "frequency", "do_nothing_frequency")
 
 
+def _additive(key):
+    """Whether a summary statistic is a sum over the cases (else a ratio of sums)."""
+    return key in _ADDITIVE or key.startswith(("total_", "n_unseen_", "n_missing_"))
+
+
 class SummaryTotals:
     """The summary of a data set decided in chunks, as :func:`decide` gives it whole.
 
     :meth:`add` takes the :class:`DecisionResult` of every chunk (made by ``decide`` or a
-    tree's ``decide``); :meth:`summary` gives the statistics of all the chunks' cases
+    tree's ``decide``), :meth:`merge` the totals of other chunks (Dask partitions summed
+    where they live); :meth:`summary` gives the statistics of all the chunks' cases
     together by the rules of the one-piece summary: counts and totals are added;
     averages and ROI are ratios of the totals; ``misclassification_rate`` is the total
     misclassified frequency over the total frequency; the priors' adjusted figures use
@@ -309,7 +315,7 @@ class SummaryTotals:
         if self._matrix is None:
             self._matrix, self._name = result.matrix, summary.name
         for key, value in summary.items():
-            if key in _ADDITIVE or key.startswith(("total_", "n_unseen_", "n_missing_")):
+            if _additive(key):
                 self._totals[key] = self._totals.get(key, 0.0) + float(value)
             elif key not in self._totals:
                 self._totals[key] = np.nan  # a ratio: computed in summary()
@@ -329,6 +335,24 @@ class SummaryTotals:
                 self._levels = (freq, total)
             else:
                 self._levels = (self._levels[0] + freq, self._levels[1] + total)
+        return self
+
+    def merge(self, other):
+        """Add the sums of another ``SummaryTotals`` (the chunks it saw) to these."""
+        if other._matrix is None:
+            return self
+        if self._matrix is None:
+            self._matrix, self._name = other._matrix, other._name
+        for key, value in other._totals.items():
+            if _additive(key):
+                self._totals[key] = self._totals.get(key, 0.0) + value
+            elif key not in self._totals:
+                self._totals[key] = np.nan  # a ratio: computed in summary()
+        self._wrong += other._wrong
+        self._weight_all += other._weight_all
+        if other._levels is not None:
+            self._levels = other._levels if self._levels is None else (
+                self._levels[0] + other._levels[0], self._levels[1] + other._levels[1])
         return self
 
     def summary(self):

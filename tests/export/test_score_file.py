@@ -66,6 +66,12 @@ def test_summary_totals_add_up_to_the_whole(model):
     assert "adjusted_total_profit" in got.index and "roi" in got.index
     np.testing.assert_allclose(got.to_numpy(), whole.to_numpy(), rtol=1e-12, equal_nan=True)
     assert got.name == whole.name
+    # totals of parts summed where they live (Dask partitions), then merged
+    a = SummaryTotals().add(_in_memory(model, frame.iloc[:300]))
+    b = SummaryTotals().add(_in_memory(model, frame.iloc[300:]))
+    merged = a.merge(SummaryTotals()).merge(b).summary()
+    np.testing.assert_allclose(merged.to_numpy(), whole.to_numpy(), rtol=1e-12,
+                               equal_nan=True)
 
 
 @pytest.mark.parametrize("chunk_size", [1_000, 10_000])

@@ -324,9 +324,6 @@ class DaskDecisionResult:
         return f"DaskDecisionResult(cases={self.cases!r}, summary=\n{self.summary!r})"
 
 
-_ADDITIVE = ("n_cases", "n_missing", "frequency", "do_nothing_frequency")
-
-
 def _part_decide(Xp, yp, cp, wp, est, options=None):
     # the confidence of every leaf is drawn at once (whatever leaves the partition holds)
     return est.decide(Xp, y=yp, costs=cp, sample_weight=wp, **(options or {}))
@@ -340,65 +337,21 @@ def _bound_costs(est, cp, offset, n):
 
 
 def _part_summary(part, spec, est, offset=None, options=None):
+    """The partition's summary sums (SummaryTotals) and its empty case table (the meta)."""
+    from ...decision._result import SummaryTotals
+
     Xp, yp, wp, cp = _unpack(part, spec)
     if not len(Xp):
         return None
     cp = _bound_costs(est, cp, offset, len(Xp))
     res = _part_decide(Xp, yp, cp, wp, est, options)
-    s = res.summary.copy()
-    s.attrs["meta"] = res.cases.iloc[:0]
-    F = np.ones(len(Xp)) if wp is None else np.asarray(wp.to_numpy(), dtype=_FLOAT)
-    if "misclassification_rate" in s.index:
-        wt = float(F.sum())
-        s["misclassification_rate"] = (
-            s["misclassification_rate"] * wt if wt > 0 else 0.0
-        )
-        s["_weight_all"] = wt
-    m = est.decision_matrix_
-    if yp is not None and m is not None and not m.is_interval and m.priors is not None:
-        # the priors' adjustment weights depend on every partition's level frequencies:
-        # keep the frequency and the total of every level (cases without a missing cost)
-        from ...decision._kernels import encode_target
-
-        t = encode_target(yp.to_numpy(), m.levels)
-        by = res.summary_by(pd.Categorical.from_codes(t, categories=np.arange(m.n_levels)))
-        word = "loss" if m.sign < 0 else "profit"
-        s.attrs["by_level"] = (by["frequency"].to_numpy(dtype=_FLOAT),
-                               by[f"total_{word}"].to_numpy(dtype=_FLOAT))
-    return s
+    return SummaryTotals().add(res), res.cases.iloc[:0]
 
 
 def _add_summaries(a, b):
     if a is None or b is None:
         return b if a is None else a
-    out = a.copy()
-    out.attrs["meta"] = a.attrs["meta"]
-    if "by_level" in a.attrs:
-        out.attrs["by_level"] = tuple(x + y for x, y in zip(a.attrs["by_level"],
-                                                             b.attrs["by_level"]))
-    for key in a.index:
-        if key in _ADDITIVE or key.startswith("total_") or key in (
-            "misclassification_rate", "_weight_all"
-        ) or key.startswith(("n_unseen_", "n_missing_")):
-            out[key] = a[key] + b[key]
-    return out
-
-
-def _adjusted(matrix, level_freq, level_total):
-    """The prior-adjusted total and average from every level's frequency and total.
-
-    The adjustment weight of a case is its level's ``Paw(t)`` (of the levels' total
-    frequencies), so the weighted sums over the cases are sums over the levels.
-    """
-    from ...decision._kernels import prior_adjustment_weights
-
-    L = matrix.n_levels
-    paw = prior_adjustment_weights(np.arange(L), level_freq, matrix.priors, L)
-    if paw is None:  # a level with a positive prior has no case
-        return np.nan, np.nan
-    adj_total = float(paw @ level_total) + 0.0
-    den = float(paw @ level_freq)
-    return adj_total, adj_total / den if den > 0 else np.nan
+    return a[0].merge(b[0]), a[1]
 
 
 def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
@@ -408,8 +361,6 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
     partition's ``decide``.
     """
     check_is_fitted(est, "tree_")
-    from ...decision._kernels import roi
-
     dask = _import_dask()
     if not hasattr(X, "map_partitions") or not hasattr(X, "columns"):
         raise TypeError(f"X must be a Dask DataFrame; got {type(X).__name__}")
@@ -419,30 +370,12 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
     offsets = _bound_offsets(dask, packed, m, costs)
     items = [summ(p, spec, est, None if offsets is None else offsets[k], options)
              for k, p in enumerate(packed)]
-    (total,) = dask.compute(_tree_reduce(dask, items, _add_summaries))
-    if total is None:
+    (reduced,) = dask.compute(_tree_reduce(dask, items, _add_summaries))
+    if reduced is None:
         raise ValueError("X has no rows; every partition is empty")
-    cases_meta = total.attrs.pop("meta")
-    word = "loss" if m is not None and m.sign < 0 else "profit"
-    freq = total["frequency"]
-    for key in list(total.index):
-        if key.startswith("average_"):
-            base = "total_" + key[len("average_"):]
-            total[key] = total[base] / freq if freq > 0 else np.nan
-    if "roi" in total.index:
-        total["roi"] = float(roi(total[f"total_{word}"], total["total_investment"]))
-    if "misclassification_rate" in total.index:
-        wt = total.pop("_weight_all")
-        total["misclassification_rate"] = (
-            total["misclassification_rate"] / wt if wt > 0 else np.nan
-        )
-    for key in ("n_cases", "n_missing"):
-        if key in total.index:
-            total[key] = int(total[key])
-    by_level = total.attrs.pop("by_level", None)
-    if by_level is not None:
-        total[f"adjusted_total_{word}"], total[f"adjusted_average_{word}"] = (
-            _adjusted(m, *by_level))
+    # the one rule that sums chunks' summaries (decision.SummaryTotals, as score_file)
+    totals, cases_meta = reduced
+    total = totals.summary()
 
     import dask.dataframe as dd
 
