@@ -11,7 +11,7 @@ section 3 of the design notes says.
 
 The shared base class is assembled from mixins, one concern a module: the fit-time checks
 (:mod:`._fit_checks`), growing (:mod:`._growing`), deciding (:mod:`._deciding`), hand edits
-(:mod:`dtdecide.tree._algorithms._edit`) and the notebook view (:mod:`._html`); ``_fit``,
+(:mod:`._editing`) and the notebook view (:mod:`._html`); ``_fit``,
 scoring and pruning stay here.
 """
 
@@ -35,7 +35,7 @@ from ...decision._validation import (
     check_sample_weight,
     reference_index,
 )
-from .._algorithms._edit import EditMixin, replay_edits
+from .._algorithms._edit import replay_edits
 from .._backends._dask import is_dask_collection
 from .._kernels._criteria import ordinal_loss_matrix, split_loss_weights, training_loss_matrix
 from .._kernels._parallel import check_n_jobs
@@ -50,6 +50,7 @@ from .._structure._encode import (
 from .._structure._view import tree_view_of
 from ._dask import fit_dask, score_dask
 from ._deciding import _DecidingMixin
+from ._editing import EditMixin
 from ._fit_checks import _FitChecksMixin
 from ._growing import _GrowingMixin
 from ._html import HTMLReprMixin
