@@ -25,7 +25,8 @@ from sklearn.utils.validation import _check_sample_weight, _num_samples, column_
 
 from ._kernels import _FLOAT, _check_weight_total
 
-__all__ = ["check_1d", "check_same_index", "check_sample_weight", "reference_index"]
+__all__ = ["check_1d", "check_same_index", "check_sample_weight", "has_missing_labels",
+           "reference_index"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
 # accept them (frequency 0, averages NaN) and fit asks for a positive sum itself
@@ -170,6 +171,29 @@ def check_sample_weight(sample_weight, n_samples, *, name="sample_weight", index
         )
     _check_weight_total(w, name)
     return w
+
+
+def has_missing_labels(values):
+    """Whether a 1-D array of target labels holds a missing value (NaN, None, NaT, pd.NA).
+
+    Integer and boolean arrays cannot hold one, so they are not scanned; a float array is
+    scanned with ``np.isnan``; any other dtype (objects, strings, datetimes) through
+    :func:`pandas.isna`, one label at a time. The answer is the same as
+    ``pd.isna(pd.Series(values, dtype=object)).any()`` for every dtype, without boxing
+    every number of a numeric array into a Python object.
+
+    >>> has_missing_labels(np.array([1, 0, 1])), has_missing_labels(np.array([1.0, np.nan]))
+    (False, True)
+    >>> has_missing_labels(np.array(["a", None], dtype=object))
+    True
+    """
+    values = np.asarray(values)
+    kind = values.dtype.kind
+    if kind in "iub":
+        return False
+    if kind == "f":
+        return bool(np.isnan(values).any())
+    return bool(pd.isna(pd.Series(values, dtype=object)).any())
 
 
 def numeric_cost_column(values, name, *, allow_bool=True):

@@ -256,7 +256,7 @@ def _merge_points(a, b):
 
 def _summarize(part, spec, *, est, matrix, is_classifier):
     """What the client needs from one partition (never its rows)."""
-    from ...decision._validation import check_sample_weight
+    from ...decision._validation import check_sample_weight, has_missing_labels
     from .._structure._encode import _column_kind, _numeric_values
 
     Xp, yp, wp, cp = _unpack(part, spec)
@@ -292,7 +292,7 @@ def _summarize(part, spec, *, est, matrix, is_classifier):
     if y.ndim != 1:
         raise ValueError(f"y must be one column; got a partition of shape {y.shape}")
     if is_classifier:
-        if pd.isna(pd.Series(y, dtype=object)).any():
+        if has_missing_labels(y):
             raise ValueError("y contains missing values (NaN/None); drop those cases first")
         labels, inverse = np.unique(y, return_inverse=True) if n else (y[:0], y[:0])
         out["labels"] = (labels, np.bincount(inverse, weights=F, minlength=labels.size))

@@ -33,6 +33,7 @@ from ...decision._validation import (
     check_1d,
     check_same_index,
     check_sample_weight,
+    has_missing_labels,
     reference_index,
 )
 from .._algorithms._edit import replay_edits
@@ -746,7 +747,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         dtype = getattr(y, "dtype", None)
         is_ordered_cat = isinstance(dtype, pd.CategoricalDtype) and bool(dtype.ordered)
         ordinal = bool(self.ordinal) or is_ordered_cat
-        if pd.isna(pd.Series(y_arr, dtype=object)).any():
+        if has_missing_labels(y_arr):
             raise ValueError("y contains missing values (NaN/None); drop those cases first")
         if matrix is None:
             check_classification_targets(y_arr)
