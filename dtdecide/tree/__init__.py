@@ -15,6 +15,7 @@ The package is built in layers, each a sub-package that imports only from those 
 architecture page of the user guide.
 """
 
+from . import _moved
 from ._estimator._classes import ProfitTreeClassifier, ProfitTreeRegressor
 from ._structure._encode import FeatureEncoding, IdentifierColumnWarning, UnseenCategoryWarning
 from ._structure._leaf import DecisionStats
@@ -33,6 +34,9 @@ from ._studies._study import (
 # importable from here for the model-file allow-list of ``dtdecide.export``; the public
 # way to read a fitted tree is its ``get_tree_view()``.
 _HELD_TYPES = (TreeStructure, FeatureEncoding, DecisionStats)
+
+# pickles (joblib, skops) written before the layers name the old flat module paths
+_moved.register(__name__)
 
 __all__ = [
     "DECISION_PALETTE",
