@@ -446,3 +446,60 @@ def test_fit_encode_copies_no_float64_input():
     np.testing.assert_array_equal(codes, slow_encode(mixed, enc))
     with pytest.raises(ValueError, match="infinity"):
         fit_encode(frame.assign(a=np.where(np.arange(40) == 5, np.inf, X[:, 0])))
+
+
+@settings(max_examples=20, deadline=None)
+@given(pair=frame_pairs(), block_rows=st.integers(1, 5), n_jobs=st.sampled_from([2, 3, -1]))
+def test_threaded_block_scoring_equals_one_thread(pair, block_rows, n_jobs):
+    # each thread encodes and routes its own rows; the outputs are in row order
+    from dtdecide.tree._structure._encode import encode_apply
+
+    fit_frame, new_frame = pair
+    _, enc = fit_encode(fit_frame)
+
+    def row_sums(block):
+        return np.nansum(block * np.arange(1, block.shape[1] + 1), axis=1)
+
+    out = encode_apply(new_frame, enc, row_sums, block_rows=block_rows, n_jobs=n_jobs)
+    np.testing.assert_array_equal(out, row_sums(slow_encode(new_frame, enc)))
+
+
+@pytest.mark.parametrize("kernels", ["numpy", "compiled"])
+@pytest.mark.parametrize("as_array", [False, True])
+def test_estimator_scores_on_threads_like_one_thread(monkeypatch, kernels, as_array):
+    # n_jobs=2 splits the rows of predict/decide between threads: the same leaves and the
+    # same decisions, with the caller's kernel setting in force on the workers
+    from dtdecide import DecisionMatrix, ProfitTreeClassifier, config_context
+    from dtdecide.tree._structure import _encode
+
+    rng = np.random.default_rng(5)
+    n = 400
+    X = pd.DataFrame({
+        "num": np.where(rng.random(n) < 0.1, np.nan, rng.normal(size=n)),
+        "num2": rng.normal(size=n),
+    })
+    if not as_array:
+        X["cat"] = pd.Categorical(rng.choice(["a", "b", "c", None], n))
+    y = np.where((X["num"].fillna(0) > 0) ^ (X["num2"] > 0.3), "yes", "no")
+    m = DecisionMatrix({"call": [10.0, -1.0], "skip": [0.0, 0.0]}, levels=["yes", "no"])
+    X_new = X.to_numpy() if as_array else X
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=4, min_samples_leaf=2).fit(
+        X_new, y)
+    one = tree.decide(X_new).cases
+    leaves = tree.apply(X_new)
+    monkeypatch.setattr(_encode, "SCORE_BLOCK_ROWS", 16)  # 25 blocks over two threads
+    seen = []
+    apply = tree.tree_.apply
+
+    def spy(block, *args, **kwargs):
+        from dtdecide._jit import kernels_mode
+
+        seen.append(kernels_mode())
+        return apply(block, *args, **kwargs)
+
+    monkeypatch.setattr(tree.tree_, "apply", spy, raising=False)
+    with config_context(kernels=kernels):
+        threaded = tree.set_params(n_jobs=2)
+        np.testing.assert_array_equal(threaded.apply(X_new), leaves)
+        pd.testing.assert_frame_equal(threaded.decide(X_new).cases, one)
+    assert seen and set(seen) == {kernels}

@@ -224,7 +224,8 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         X, _ = self._drop_cost_features(X)
         return encode_apply(X, self._encoding, self.tree_.apply,
                             estimator_name=type(self).__name__,
-                            handle_unknown=self._handle_unknown(), label_counts=label_counts)
+                            handle_unknown=self._handle_unknown(), label_counts=label_counts,
+                            n_jobs=getattr(self, "n_jobs", None))
 
     def apply(self, X):
         """Leaf id of every case.

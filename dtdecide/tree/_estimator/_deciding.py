@@ -409,7 +409,8 @@ class _DecidingMixin:
         label_counts = {}
         leaves = encode_apply(X_in, self._encoding, self.tree_.apply,
                               estimator_name=type(self).__name__,
-                              handle_unknown=self._handle_unknown(), label_counts=label_counts)
+                              handle_unknown=self._handle_unknown(), label_counts=label_counts,
+                              n_jobs=getattr(self, "n_jobs", None))
         n = leaves.shape[0]
         given_index = reference_index(X)
         index = pd.RangeIndex(n) if given_index is None else given_index

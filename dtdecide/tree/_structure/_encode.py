@@ -41,8 +41,9 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import check_array
 
+from ..._config import config_context
 from ..._dtypes import X_DTYPE
-from ..._jit import table_rows
+from ..._jit import table_rows, use_compiled
 
 __all__ = [
     "FeatureEncoding",
@@ -775,7 +776,7 @@ def encode(X, encoding, *, estimator_name="estimator", handle_unknown=None,
 
 
 def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=None,
-                 handle_unknown=None, label_counts=None):
+                 handle_unknown=None, label_counts=None, n_jobs=None):
     """``apply(encode(X, encoding))`` without building the whole code matrix.
 
     All of ``X`` is checked first (same errors as :func:`encode`); then its codes are
@@ -796,6 +797,12 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
         Rows per block; None means ``SCORE_BLOCK_ROWS`` (32768).
     handle_unknown, label_counts
         As in :func:`encode`.
+    n_jobs : int, default=None
+        Threads (scikit-learn's convention; None is one) for a table of more than one
+        block: each thread encodes and routes its own contiguous range of rows, block
+        by block, in its own buffer (``apply`` must be safe to call from several
+        threads). The kernels are chosen once, for the whole table, in the calling
+        thread; the outputs do not depend on ``n_jobs``.
 
     Returns
     -------
@@ -817,9 +824,16 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
         raise ValueError(f"block_rows must be a positive integer; got {block_rows!r}")
     prepared = _prepare(X, encoding, estimator_name)
     check_labels(prepared, encoding, handle_unknown, estimator_name, label_counts)
-    if isinstance(prepared, np.ndarray):
+    is_array = isinstance(prepared, np.ndarray)
+    n = prepared.shape[0] if is_array else prepared.n_samples
+    if n > block_rows and n_jobs not in (None, 1):
+        from .._kernels._parallel import check_n_jobs
+
+        n_threads = min(check_n_jobs(n_jobs), -(-n // block_rows))
+        if n_threads > 1:
+            return _encode_apply_threads(prepared, apply, block_rows, n_threads)
+    if is_array:
         return apply(prepared)
-    n = prepared.n_samples
     if n <= block_rows:
         return apply(prepared.to_array())
     buffer = np.empty((block_rows, prepared.n_features), dtype=X_DTYPE, order="F")
@@ -829,4 +843,40 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
             stop = min(start + block_rows, n)
             block = prepared.fill(start, stop, buffer[: stop - start])
             parts.append(np.asarray(apply(block)).copy())  # never a view of the buffer
+    return np.concatenate(parts)
+
+
+def _encode_apply_threads(prepared, apply, block_rows, n_threads):
+    """:func:`encode_apply` on ``n_threads`` threads, one contiguous range of rows each.
+
+    Settings are per thread: the kernels chosen here, for the whole table, are imposed
+    on the workers (so ``config_context(kernels=...)`` of the caller holds there too).
+    """
+    from .._kernels._parallel import thread_pool
+
+    is_array = isinstance(prepared, np.ndarray)
+    n = prepared.shape[0] if is_array else prepared.n_samples
+    mode = "compiled" if use_compiled(n) else "numpy"
+    # range bounds on block boundaries: every block but the last is a full one
+    n_blocks = -(-n // block_rows)
+    cuts = np.linspace(0, n_blocks, n_threads + 1).astype(np.intp) * block_rows
+    cuts[-1] = n
+    ranges = [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+
+    def run(bounds):
+        lo, hi = bounds
+        with config_context(kernels=mode), table_rows(n):
+            if is_array:
+                return np.asarray(apply(prepared[lo:hi]))
+            buffer = np.empty((min(block_rows, hi - lo), prepared.n_features),
+                              dtype=X_DTYPE, order="F")
+            parts = []
+            for start in range(lo, hi, block_rows):
+                stop = min(start + block_rows, hi)
+                block = prepared.fill(start, stop, buffer[: stop - start])
+                parts.append(np.asarray(apply(block)).copy())  # never a view of the buffer
+            return np.concatenate(parts)
+
+    with thread_pool(len(ranges)) as pool:
+        parts = [run(r) for r in ranges] if pool is None else pool.map_groups(run, ranges)
     return np.concatenate(parts)
