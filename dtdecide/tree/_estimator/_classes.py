@@ -545,10 +545,11 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         ``ValueError`` instead. ``decide`` also counts them in its summary
         (``n_unseen_<column>``, ``n_missing_<column>``).
     n_jobs : int or None, default=None
-        Threads that bin the inputs and build the histograms of the greedy search, the
-        features shared among them (scikit-learn's convention: None is 1 unless a
-        ``joblib.parallel_config`` context says otherwise, -1 every core). The grown tree
-        is identical for every ``n_jobs``.
+        Threads that bin the inputs, build the histograms and scan the splits of the
+        greedy search (the features shared among them), and route the rows when scoring
+        (``predict``, ``apply``, ``decide``: ranges of rows); scikit-learn's convention:
+        None is 1 unless a ``joblib.parallel_config`` context says otherwise, -1 every
+        core. The grown tree and every score are identical for every ``n_jobs``.
 
     Attributes
     ----------
@@ -1066,10 +1067,11 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         ``ValueError`` instead. ``decide`` also counts them in its summary
         (``n_unseen_<column>``, ``n_missing_<column>``).
     n_jobs : int or None, default=None
-        Threads that bin the inputs and build the histograms of the greedy search, the
-        features shared among them (scikit-learn's convention: None is 1 unless a
-        ``joblib.parallel_config`` context says otherwise, -1 every core). The grown tree
-        is identical for every ``n_jobs``.
+        Threads that bin the inputs, build the histograms and scan the splits of the
+        greedy search (the features shared among them), and route the rows when scoring
+        (``predict``, ``apply``, ``decide``: ranges of rows); scikit-learn's convention:
+        None is 1 unless a ``joblib.parallel_config`` context says otherwise, -1 every
+        core. The grown tree and every score are identical for every ``n_jobs``.
 
     Attributes
     ----------
