@@ -335,3 +335,37 @@ def test_partition_on_threads_same_tree_as_one_thread():
         ref = ProfitTreeClassifier(**kw, n_jobs=3).fit(X, y, sample_weight=w)
     assert_same_tree(one.tree_, three.tree_)
     assert_same_tree(ref.tree_, three.tree_)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n_jobs=st.sampled_from([1, 2]),
+       mode=st.sampled_from(["level", "best-first", "profit", "weighted"]))
+def test_grower_leaves_are_the_applied_leaves(seed, n_jobs, mode):
+    """The leaf of every training row as the partitions leave it is ``tree.apply``'s
+    (categorical inputs, missing values), under both kernels and any thread count."""
+    from dtdecide.tree._algorithms._grower import grow_tree
+    from dtdecide.tree._kernels._parallel import thread_pool
+    from dtdecide.tree._structure._encode import fit_encode
+
+    X, signal, rng = data(seed % 1000, 700)
+    Xc, enc = fit_encode(X)
+    binner = Binner(max_bins=32).fit(Xc, enc.is_categorical)
+    Xb = binner.transform(Xc)
+    y = (signal > 0).astype(int)
+    kw = dict(max_depth=6, min_samples_leaf=2, min_samples_split=4)
+    if mode == "best-first":
+        kw.update(max_depth=None, max_leaf_nodes=12)
+    elif mode == "profit":
+        kw.update(criterion="profit", case_profit=rng.normal(size=(y.size, 2)), n_classes=2)
+    elif mode == "weighted":
+        kw.update(sample_weight=rng.uniform(0.5, 2.0, size=y.size))
+
+    def run():
+        with thread_pool(n_jobs) as pool:
+            return grow_tree(Xb, binner, y=y, pool=pool, return_leaves=True, **kw)
+
+    (tree_a, leaves_a), (tree_b, leaves_b) = both(run)
+    assert_same_tree(tree_a, tree_b)
+    assert np.array_equal(leaves_a, leaves_b)
+    assert np.array_equal(leaves_b, tree_b.apply(Xc))
+    assert tree_b.is_leaf[leaves_b].all()

@@ -260,6 +260,9 @@ def _expand(ctx, level, split, do):
     # children that keep growing; rows of pairs where neither does are dropped unsplit
     cont = ctx.can_split(child_depth, child_cnt, child_sums)
     if not cont.any():
+        finish = getattr(ctx.source, "finish", None)
+        if finish is not None:  # the rows' leaves (rows kept in memory)
+            finish(ctx, level, child_ids, sel=sel, feat=feat, table=table)
         return None
     needed = np.flatnonzero(cont[0::2] | cont[1::2])  # pairs with a growing child
 
@@ -315,21 +318,32 @@ class _LocalRows:
 
     def root(self, ctx):
         slots = np.zeros(ctx.X_binned.shape[0], dtype=_ROW_INT)
+        # the node of every training row, kept up to date by each partition: at the end
+        # every row's leaf (no routing of the rows after growing)
+        ctx.leaf_of_row = np.zeros(ctx.X_binned.shape[0], dtype=_ROW_INT)
         hist, counts = build_histograms(
             ctx.X_binned, None, slots, 1, ctx.layout, ctx.target,
             with_counts=ctx.with_counts, chunk_size=ctx.chunk_size, pool=ctx.pool,
         )
         return hist, counts, None, slots
 
-    def children(self, ctx, level, child_ids, slot_of_child, n_built, n_small_cont, out, *,
-                 sel, needed, feat, table):
-        # partition the rows of those pairs (row-level arrays in int32: half the memory),
-        # in contiguous ranges of rows (one per thread), concatenated in order
+    def finish(self, ctx, level, child_ids, *, sel, feat, table):
+        """Record the child of every row of the split nodes ``sel`` when no child grows
+        on (the partition without outputs)."""
+        self._partition(ctx, level, child_ids, np.full(2 * sel.size, -1, dtype=_ROW_INT),
+                        0, 0, sel, feat, table)
+
+    def _partition(self, ctx, level, child_ids, slot_of_child, n_built, n_small_cont, sel,
+                   feat, table):
+        # the rows of every split node go to a child: its id is their node from now on;
+        # those of a child that grows on (a slot) are kept (row-level arrays in int32:
+        # half the memory), in contiguous ranges of rows (one per thread), in order
         k_of_slot = np.full(level.n_nodes, -1, dtype=_ROW_INT)
-        k_of_slot[sel[needed]] = needed.astype(_ROW_INT)
-        every_pair = needed.size == level.n_nodes  # every row stays
+        k_of_slot[sel] = np.arange(sel.size, dtype=_ROW_INT)
+        every_pair = sel.size == level.n_nodes  # every row goes to a child
         part = _Partition(ctx.X_binned, level, k_of_slot, every_pair, feat, table,
-                          slot_of_child, n_built, n_small_cont)
+                          slot_of_child, n_built, n_small_cont,
+                          np.asarray(child_ids, dtype=_ROW_INT), ctx.leaf_of_row)
         n_level_rows = level.slots.shape[0]
         n_ranges = 1 if ctx.pool is None else ctx.pool.n_threads
         bounds = np.linspace(0, n_level_rows, n_ranges + 1).astype(np.intp)
@@ -341,6 +355,12 @@ class _LocalRows:
         else:
             pieces = [np.concatenate(arrays)
                       for arrays in zip(*ctx.pool.map_groups(part, ranges))]
+        return pieces
+
+    def children(self, ctx, level, child_ids, slot_of_child, n_built, n_small_cont, out, *,
+                 sel, needed, feat, table):
+        pieces = self._partition(ctx, level, child_ids, slot_of_child, n_built,
+                                 n_small_cont, sel, feat, table)
         built_rows, built_slots, alive_rows, alive_slots = pieces
         del pieces
         # histograms of the smaller children
@@ -364,7 +384,7 @@ class _Partition:
     """
 
     def __init__(self, X_binned, level, k_of_slot, every_pair, feat, table, slot_of_child,
-                 n_built, n_small_cont):
+                 n_built, n_small_cont, child_node, leaf_of_row):
         self.__dict__.update(locals())
         del self.__dict__["self"]
         # read here, in the calling thread (config_context), for the whole table
@@ -404,6 +424,7 @@ class _Partition:
             del flat
             child += 2 * k
         del k
+        self.leaf_of_row[rows] = self.child_node.take(child)
         row_slot = self.slot_of_child.take(child)
         del child
         n_built = self.n_built
@@ -422,7 +443,7 @@ class _Partition:
             use_rows, np.asarray(level.slots, dtype=_ROW_INT),
             np.asarray(self.k_of_slot, dtype=_ROW_INT), np.asarray(self.feat, dtype=np.intp),
             np.ascontiguousarray(self.table), np.asarray(self.slot_of_child, dtype=_ROW_INT),
-            self.n_built, self.n_small_cont,
+            self.n_built, self.n_small_cont, self.child_node, self.leaf_of_row,
         )
 
     def _compiled(self, bounds):
@@ -527,7 +548,8 @@ def grow_tree(X_binned, binner, *, y, n_classes=None, sample_weight=None, criter
               loss_matrix=None, class_weight=None, max_depth=6, min_samples_leaf=5,
               min_samples_split=10, min_impurity_decrease=0.0, max_leaf_nodes=None,
               chunk_size=DEFAULT_CHUNK_SIZE, case_profit=None,
-              profit_method=DEFAULT_PROFIT_METHOD, check_input=True, pool=None):
+              profit_method=DEFAULT_PROFIT_METHOD, check_input=True, pool=None,
+              return_leaves=False):
     """Grow a tree on binned inputs.
 
     Parameters
@@ -577,6 +599,10 @@ def grow_tree(X_binned, binner, *, y, n_classes=None, sample_weight=None, criter
     pool : ThreadPool or None
         Threads that share the histograms' features (:mod:`dtdecide.tree._kernels._parallel`,
         the estimators' ``n_jobs``); the tree does not depend on it.
+    return_leaves : bool, default=False
+        Also return the leaf of every row of ``X_binned``, as the partitions of the
+        growth left them: ``tree.apply`` of the raw rows gives the same ids, without a
+        second pass over the rows.
 
     Returns
     -------
@@ -584,6 +610,8 @@ def grow_tree(X_binned, binner, *, y, n_classes=None, sample_weight=None, criter
         Raw thresholds, categorical left sets, learned missing directions, node ``value``
         (weighted class counts; regression ``[sum w, sum w*y, sum w*y**2]``), impurity and
         counts. Decision statistics are left None.
+    leaves : ndarray of int32, shape (n_samples,)
+        Only with ``return_leaves``: the leaf (node id) of every row.
 
     Examples
     --------
@@ -609,7 +637,8 @@ def grow_tree(X_binned, binner, *, y, n_classes=None, sample_weight=None, criter
         profit_method=profit_method, check_input=check_input,
     )
     ctx.pool = pool
-    return _grow(ctx, ctx.X_binned.shape[0], ctx.max_leaf_nodes, shift)
+    tree = _grow(ctx, ctx.X_binned.shape[0], ctx.max_leaf_nodes, shift)
+    return (tree, ctx.leaf_of_row) if return_leaves else tree
 
 
 def _stopping_rules(max_depth, min_samples_leaf, min_samples_split, min_impurity_decrease,
@@ -1015,7 +1044,9 @@ def _profit_node_values(ctx, n_nodes, parent, depth, left, right, feature):
     from .._structure._leaf import leaf_sums, propagate_up
 
     y_value, F, n_classes = ctx.value_rows
-    node = _route_binned(ctx, n_nodes, left, right, feature)
+    node = getattr(ctx, "leaf_of_row", None)  # each row's leaf, left by the partitions
+    if node is None:
+        node = _route_binned(ctx, n_nodes, left, right, feature)
     if n_classes is not None:
         value = np.zeros((n_nodes, n_classes))
         for t in range(n_classes):

@@ -153,6 +153,7 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         self.split_criterion_ = self._split_criterion(loss_matrix)
         honest = self._honest_rows(target, F)
         grow = slice(None) if honest is None else honest[0]
+        self.__dict__.pop("_grown", None)
         if self.search == "exact":
             tree = self._grow_exact(X_codes, target, F, loss_matrix=loss_matrix, cons=cons,
                                     cost_columns=cost_columns)
@@ -165,6 +166,9 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
             extra = {} if case_profit is None else {"case_profit": case_profit[grow]}
             tree = self._grow(X_codes[grow], target[grow], F[grow], loss_matrix=loss_matrix,
                               priors=priors, **extra)
+        # every training row's leaf as growing left it (None: route the rows below)
+        node_of_row = self._grown_leaves(tree) if honest is None else None
+        self.__dict__.pop("_grown", None)
 
         if honest is not None:
             # honest leaves: every node's figures from the rows held out of growing
@@ -175,8 +179,9 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         self._full_tree_ = tree
         self._decision_stats_ = None
         if matrix is not None:
-            node_of_row = tree.apply(X_codes,
-                                     n_threads=check_n_jobs(getattr(self, "n_jobs", None)))
+            if node_of_row is None:
+                node_of_row = tree.apply(
+                    X_codes, n_threads=check_n_jobs(getattr(self, "n_jobs", None)))
             stats = _leaf.compute_decision_stats(
                 node_of_row, tree.parent, tree.depth, cons=cons, sample_weight=F,
                 t_idx=None if matrix.is_interval else target,

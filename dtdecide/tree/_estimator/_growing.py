@@ -110,7 +110,7 @@ class _GrowingMixin:
 
     def _grow_binned(self, X_binned, binner, target, F, *, class_weight, loss_matrix,
                      case_profit, pool):
-        return grow_tree(
+        tree, leaves = grow_tree(
             X_binned,
             binner,
             y=target,
@@ -129,7 +129,21 @@ class _GrowingMixin:
             max_leaf_nodes=self.max_leaf_nodes,
             check_input=False,
             pool=pool,
+            return_leaves=True,
         )
+        # every training row's leaf, for the fit's node statistics (see ``_grown_leaves``)
+        self._grown = (tree, leaves)
+        return tree
+
+    def _grown_leaves(self, tree):
+        """The leaf of every row the tree ``tree`` was grown on, as the grower left
+        them (``tree.apply`` of those rows, without routing them again), or None when
+        ``tree`` did not come from :meth:`_grow_binned` (another search, an override).
+        Forgets them."""
+        grown = self.__dict__.pop("_grown", None)
+        if grown is None or grown[0] is not tree:
+            return None
+        return grown[1]
 
     def _grow_exact(self, X_codes, target, F, *, loss_matrix, cons, cost_columns):
         """The tree of depth <= max_depth with the largest training objective.

@@ -94,18 +94,20 @@ def hist_channels(X, rows, use_rows, slots, channels, features, offsets, widths,
 
 @_jit
 def partition_range(X, level_rows, use_rows, level_slots, k_of_slot, feat, table,
-                    slot_of_child, n_built, n_small_cont, lo, hi, built_rows, built_slots,
-                    alive_rows, alive_slots, write):
+                    slot_of_child, n_built, n_small_cont, child_node, leaf_of_row, lo, hi,
+                    built_rows, built_slots, alive_rows, alive_slots, write):
     """Send the level's rows ``lo:hi`` to the children of their node (twin of
     ``_Partition.__call__`` in the grower).
 
     Row ``level_rows[p]`` (or ``p`` unless ``use_rows``) of slot ``level_slots[p]`` belongs
     to split pair ``k = k_of_slot[slot]`` (-1: its node is not split); it goes to child
     ``2 k`` when ``table[k, X[row, feat[k]]]`` (go left), else ``2 k + 1``, whose new slot
-    is ``slot_of_child[child]`` (-1: not kept). Rows of slots ``< n_built`` are written to
-    ``built_*``, rows of slots ``< n_small_cont`` or ``>= n_built`` to ``alive_*``, each in
-    row order. Returns the numbers written ``(n_built_rows, n_alive_rows)``; with
-    ``write`` False only counts them (to size the outputs of several ranges exactly).
+    is ``slot_of_child[child]`` (-1: not kept). With ``write``, ``leaf_of_row[row]``
+    becomes the child's node id ``child_node[child]``. Rows of slots ``< n_built`` are
+    written to ``built_*``, rows of slots ``< n_small_cont`` or ``>= n_built`` to
+    ``alive_*``, each in row order. Returns the numbers written ``(n_built_rows,
+    n_alive_rows)``; with ``write`` False only counts them (to size the outputs of
+    several ranges exactly).
     """
     nb = 0
     na = 0
@@ -117,6 +119,8 @@ def partition_range(X, level_rows, use_rows, level_slots, k_of_slot, feat, table
         child = 2 * k
         if not table[k, X[r, feat[k]]]:
             child += 1
+        if write:
+            leaf_of_row[r] = child_node[child]
         s = slot_of_child[child]
         if s < 0:
             continue
