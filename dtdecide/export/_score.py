@@ -421,6 +421,7 @@ class _Scorer:
         self.target_given = target is not None
         self.keep = keep
         self.confidence = confidence
+        self.node_confidence = None  # (margin, confidence) per node id, drawn once
         self.name = getattr(model, "target_name_", None) or "target"
         self.with_target = None  # decided on the first chunk
         self.totals = None
@@ -433,6 +434,31 @@ class _Scorer:
                 'this model decides by the case rule (decision_rule="case"), where every '
                 "case decides with its own costs"
             )
+
+    def _add_confidence(self, cases, X):
+        """``MARGIN_``/``CONF_`` of each row's leaf, after ``EP_``/``EL_`` (as ``decide``).
+
+        The bootstrap confidence of every leaf is drawn once, from the leaf table (the
+        figures ``decide(confidence=True)`` gives with its defaults), not once per chunk.
+        """
+        if self.node_confidence is None:
+            from ._leaf_table import leaf_table
+
+            table = leaf_table(self.model)
+            margin = np.full(int(table["leaf"].max()) + 1, np.nan)
+            conf = margin.copy()
+            leaves = table["leaf"].to_numpy()
+            if "margin" in table:
+                margin[leaves] = table["margin"].to_numpy(dtype=np.float64)
+            if "confidence" in table:
+                conf[leaves] = table["confidence"].to_numpy(dtype=np.float64)
+            self.node_confidence = margin, conf
+        margin, conf = self.node_confidence
+        leaves = self.model.apply(X)
+        ep = f"EL_{self.name}" if self.matrix.kind == "loss" else f"EP_{self.name}"
+        at = cases.columns.get_loc(ep) + 1
+        cases.insert(at, f"MARGIN_{self.name}", margin[leaves])
+        cases.insert(at + 1, f"CONF_{self.name}", conf[leaves])
 
     def _require(self, chunk, columns, label, option=None):
         message = missing_columns(chunk, columns, label, option)
@@ -507,14 +533,14 @@ class _Scorer:
                         self.totals = _PlainTotals(self.model._is_classifier, self.name)
                     self.totals.add(cases.iloc[:, 0].to_numpy(), y)
                 else:
-                    extra = {"confidence": True} if self.confidence else {}
                     result = self.model.decide(
-                        X, y, costs=costs if y is not None or self.case_rule else None,
-                        **extra)
+                        X, y, costs=costs if y is not None or self.case_rule else None)
                     if self.totals is None:
                         self.totals = SummaryTotals()
                     self.totals.add(result)
                     cases = result.cases
+                    if self.confidence:
+                        self._add_confidence(cases, X)
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"{label}: {exc}") from exc
         for w in caught:  # one warning of each kind for the whole file, not one per chunk

@@ -90,6 +90,30 @@ def test_csv_chunks_give_the_in_memory_output(model, new_csv, tmp_path, chunk_si
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".part")]
 
 
+@pytest.mark.parametrize("kind", ["profit", "loss"])
+def test_confidence_in_chunks_is_the_whole_files(new_csv, tmp_path, kind):
+    # the bootstrap confidence is drawn once for the model, so every chunk's rows carry
+    # the figures decide(confidence=True) gives on the whole file
+    train = _cases(800, 5)
+    sign = -1.0 if kind == "loss" else 1.0
+    m = DecisionMatrix({"contact": [sign * 9.0, sign * -2.0], "ignore": [0.0, 0.0],
+                        "mail": [sign * 4.0, sign * -0.5]}, levels=["yes", "no"], kind=kind)
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=4, min_samples_leaf=20)
+    tree.fit(train[["age", "region"]], train["y"])
+    out = tmp_path / "scored.csv"
+    score_file(tree, new_csv, out, chunk_size=600, confidence=True)
+    frame = pd.read_csv(new_csv)
+    expected = tree.decide(frame[["age", "region"]], frame["y"], confidence=True).cases
+    got = pd.read_csv(out)
+    assert got.columns.tolist() == expected.columns.tolist()
+    ep = "EL_y" if kind == "loss" else "EP_y"
+    assert got.columns.get_loc("MARGIN_y") == got.columns.get_loc(ep) + 1
+    assert expected["CONF_y"].notna().all() and expected["CONF_y"].lt(1).any()
+    for col in ("MARGIN_y", "CONF_y"):
+        np.testing.assert_allclose(got[col], expected[col], rtol=1e-12)
+    assert got["D_y"].tolist() == expected["D_y"].tolist()
+
+
 def test_parquet_row_groups_in_and_out(model, tmp_path):
     pytest.importorskip("pyarrow")
     frame = _cases(3_000, 2).set_index("id")
