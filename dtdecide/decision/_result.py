@@ -410,11 +410,30 @@ def _decision_dtype(decisions):
     return dtype
 
 
+# Per tuple of summary keys: its pandas Index (immutable), built once; building the
+# Index is most of the cost of the summary Series when scoring one case.
+_SUMMARY_INDEXES = {}
+
+
+def summary_series(values, name):
+    """The float64 summary Series of a dict of numbers, keys in their order (what
+    ``pd.Series(values, name=name, dtype=float)`` gives, with the Index cached)."""
+    keys = tuple(values)
+    index = _SUMMARY_INDEXES.get(keys)
+    if index is None:
+        if len(_SUMMARY_INDEXES) >= 256:
+            _SUMMARY_INDEXES.clear()
+        index = _SUMMARY_INDEXES[keys] = pd.Series(dict.fromkeys(keys, 0.0)).index
+    data = np.array(list(values.values()), dtype=_FLOAT)
+    # a view: the caller may rename its index without touching the cached one
+    return pd.Series(data, index=index.view(), name=name, copy=False)
+
+
 def build_decision_result(matrix, decision, expected, *, computed=None, best=None,
                           investment=None, roi_values=None, missing=None,
                           sample_weight=None, target_codes=None, misclassified=None,
                           threshold=None, do_nothing="do nothing", index=None,
-                          target_name="target"):
+                          target_name="target", extra_summary=None):
     """A :class:`DecisionResult` from decisions already made and their figures.
 
     Every array is per case and in profit orientation; the float arrays are turned to
@@ -456,6 +475,8 @@ def build_decision_result(matrix, decision, expected, *, computed=None, best=Non
         Index of the cases table (a RangeIndex by default).
     target_name : str, default="target"
         Suffix of the output columns.
+    extra_summary : dict, default=None
+        Further entries appended to the summary (numbers), in their order.
 
     Returns
     -------
@@ -490,7 +511,9 @@ def build_decision_result(matrix, decision, expected, *, computed=None, best=Non
         "misclassified": misclassified, "threshold": threshold,
     }
     summary = _summary(_Sums(sample_weight, data["missing"]), data, matrix)
-    summary = pd.Series(summary, name=target_name, dtype=_FLOAT)
+    if extra_summary:
+        summary.update(extra_summary)
+    summary = summary_series(summary, target_name)
     result = DecisionResult(cases, summary, matrix, decisions, target_name)
     result._case_data = data
     return result

@@ -279,3 +279,37 @@ def test_column_split_both_ways_routes_level_by_level():
     assert tree._route_mixed
     X = np.array([[0.0], [1.0], [2.0], [3.0], [np.nan], [1.5]])
     assert tree.apply(X).tolist() == [slow_apply_row(tree, x) for x in X] == [3, 4, 3, 2, 4, 4]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 12), st.integers(1, 4), st.integers(1, 16))
+def test_few_row_walk_matches_both_twins(seed, n_cat, n_features, n_rows):
+    """A few rows (online scoring) are walked one at a time in Python: the same leaves
+    as the level-by-level routing and the per-row rules, odd codes included."""
+    from dtdecide.tree._structure._tree import _FEW_ROWS
+
+    assert n_rows <= _FEW_ROWS
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, n_features=n_features, n_cat=n_cat,
+                       max_nodes=int(rng.integers(1, 40)), categorical=bool(seed % 3))
+    X = random_X_wide(rng, n_rows, n_features, n_cat)
+    if seed % 2:
+        X = np.asfortranarray(X)
+    leaves = tree.apply(X)
+    assert leaves.dtype == tree.apply(np.vstack([X] * 20))[:n_rows].dtype
+    assert leaves.tolist() == tree._route_block(X).tolist()
+    assert leaves.tolist() == [slow_apply_row(tree, x) for x in X]
+
+
+def test_few_row_walk_of_a_tree_splitting_a_column_both_ways():
+    tree = TreeStructure.from_arrays(
+        children_left=[1, 3, -1, -1, -1], children_right=[2, 4, -1, -1, -1],
+        feature=[0, 0, -1, -1, -1], threshold=[2.5, np.nan, np.nan, np.nan, np.nan],
+        is_categorical=[False, True, False, False, False],
+        cat_left=[[False] * 3, [True, False, True], [False] * 3, [False] * 3, [False] * 3],
+        missing_left=[True, False, False, False, False],
+        n_node_samples=[5, 3, 2, 2, 1], value=np.ones((5, 2)), impurity=np.zeros(5),
+    )
+    for x, leaf in zip([0.0, 1.0, 2.0, 3.0, np.nan, 1.5, -np.inf, np.inf],
+                       [3, 4, 3, 2, 4, 4, 4, 2]):
+        assert tree.apply(np.array([[x]])).tolist() == [leaf]

@@ -38,23 +38,14 @@ from ._dask import decide_dask, predict_decision_dask
 __all__ = ["_DecidingMixin"]
 
 
-def _with_label_counts(result, label_counts):
-    """Add ``n_unseen_<column>`` and ``n_missing_<column>`` of every categorical input
-    to the summary of a tree's decision result (rows, not frequencies)."""
-    if not label_counts:
-        return result
+def _label_count_summary(label_counts):
+    """``n_unseen_<column>`` and ``n_missing_<column>`` of every categorical input, for
+    the summary of a tree's decision result (rows, not frequencies)."""
     extra = {}
     for name, (n_unseen, n_missing) in label_counts.items():
         extra[f"n_unseen_{name}"] = float(n_unseen)
         extra[f"n_missing_{name}"] = float(n_missing)
-    summary = result.summary
-    result.summary = pd.Series(  # one Series, not a concat (scoring one row pays per call)
-        np.concatenate([summary.to_numpy(), np.fromiter(extra.values(), dtype=summary.dtype,
-                                                        count=len(extra))]),
-        index=summary.index.append(pd.Index(list(extra), dtype=summary.index.dtype)),
-        name=summary.name,
-    )
-    return result
+    return extra
 
 
 class _DecidingMixin:
@@ -72,8 +63,25 @@ class _DecidingMixin:
         """
         from .._structure._caserule import node_inputs
 
-        t = self.tree_ if structure is None else structure
-        return node_inputs(self._node_values(t), t.parent, t.depth)
+        if structure is not None:
+            return node_inputs(self._node_values(structure), structure.parent,
+                               structure.depth)
+        # the fitted tree's: computed once per tree, matrix and smoothing (every decide
+        # call needs them; for one case they were a third of the call). What they
+        # depend on is compared by identity (the tree and matrix are immutable; edits,
+        # pruning and redecide make new ones) or by value.
+        key = (self.tree_, self.decision_matrix_,
+               float(getattr(self, "posterior_smoothing_", 0.0)),
+               getattr(self, "honest_rows_", None) is None)
+        hit = getattr(self, "_node_inputs_cache", None)
+        if hit is not None and hit[0][0] is key[0] and hit[0][1] is key[1] and (
+                hit[0][2:] == key[2:]):
+            return hit[1]
+        t = self.tree_
+        out = node_inputs(self._node_values(t), t.parent, t.depth)
+        out.setflags(write=False)
+        self._node_inputs_cache = (key, out)
+        return out
 
     def _case_rule_stats(self, tree, node_of_row, cons, target, F):
         """Training profit of every node of the full tree under the case rule.
@@ -469,10 +477,11 @@ class _DecidingMixin:
             matrix, d_idx, E, computed=C, best=B, investment=IC,
             missing=None if cons is None else cons.has_missing, sample_weight=F,
             target_codes=t, misclassified=wrong, index=index, target_name=self.target_name_,
+            extra_summary=_label_count_summary(label_counts),
         )
         if confidence:
             self._confidence_columns(result.cases, leaves, n_resamples, random_state)
-        return _with_label_counts(result, label_counts)
+        return result
 
     def _confidence_columns(self, cases, leaves, n_resamples, random_state):
         """``MARGIN_``/``CONF_`` of each case's leaf, inserted after ``EP_``/``EL_``."""

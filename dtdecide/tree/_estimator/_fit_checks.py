@@ -117,8 +117,18 @@ class _FitChecksMixin:
 
     def _drop_cost_features(self, X):
         if self.cost_features_ and isinstance(X, pd.DataFrame):
-            present = [c for c in self.cost_features_ if c in X.columns]
-            return X.drop(columns=present), X[present] if present else None
+            columns = X.columns
+            present = [c for c in self.cost_features_ if c in columns]
+            if not present:
+                return X, None
+            if not columns.is_unique:
+                return X.drop(columns=present), X[present]
+            # by position: what drop and X[present] give, at a third of their cost
+            # when scoring one case
+            cost_at = [columns.get_loc(c) for c in present]
+            skip = set(cost_at)
+            keep = [j for j in range(len(columns)) if j not in skip]
+            return X.take(keep, axis=1), X.take(cost_at, axis=1)
         return X, None
 
     def _check_fit_options(self, matrix):

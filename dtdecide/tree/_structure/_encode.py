@@ -210,6 +210,11 @@ def n_samples_of(X):
 
 
 def _is_sparse(X):
+    if isinstance(X, pd.DataFrame):
+        # a DataFrame is no scipy matrix (it has no ``todense``); asking it for other
+        # attributes builds the hash table of its column names, or pandas' sparse
+        # accessor, a cost on every scoring call
+        return False
     return hasattr(X, "tocsr") or hasattr(X, "sparse") and hasattr(X, "todense")
 
 
@@ -257,6 +262,8 @@ def _as_frame_or_array(X):
 def _column_kind(col, name):
     """'numeric' or 'categorical' for one pandas column."""
     dtype = col.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "fiu":  # numbers numpy holds
+        return "numeric"
     if isinstance(dtype, pd.CategoricalDtype):
         return "categorical"
     if pd.api.types.is_bool_dtype(dtype):
@@ -298,7 +305,7 @@ def _numeric_values(col, name):
     """
     dtype = col.dtype
     if isinstance(dtype, np.dtype) and dtype.kind in "fiub":
-        values = col.to_numpy()
+        values = np.asarray(col)  # a Series or the frame's own column array
     else:
         try:
             values = col.to_numpy(dtype=X_DTYPE, na_value=np.nan)
@@ -388,10 +395,11 @@ def _category_source(col, categories, name):
     """
     dtype = col.dtype
     if isinstance(dtype, pd.CategoricalDtype):
-        codes = np.asarray(col.array.codes)  # the Categorical's own codes: no Series
+        cat = col if isinstance(col, pd.Categorical) else col.array
+        codes = np.asarray(cat.codes)  # the Categorical's own codes: no Series
         labels = dtype.categories
     elif isinstance(dtype, np.dtype) and dtype.kind == "b":
-        codes = col.to_numpy().view(np.uint8)
+        codes = np.asarray(col).view(np.uint8)
         labels = np.array([False, True], dtype=object)
     else:
         try:
@@ -432,6 +440,9 @@ class _Columns:
             if table is None:
                 continue
             labels = self.labels[j]
+            if self.n_samples <= _FEW_ROWS:
+                out[self.names[j]] = _few_label_counts(values, table, labels)
+                continue
             # pandas codes are -1 for a missing value: shift by one to count them too
             counts = np.bincount(np.asarray(values, dtype=np.intp) + 1,
                                  minlength=len(table))
@@ -466,22 +477,65 @@ class _Columns:
         return out
 
 
+# Up to this many rows, label counts and routing walk the rows in Python: cheaper than
+# the vectorised passes' fixed cost when scoring a few cases at a time (online scoring).
+_FEW_ROWS = 16
+
+
+def _few_label_counts(values, table, labels):
+    """:meth:`_Columns.label_counts` of one column of a few rows, row by row: the same
+    ``(n_unseen, n_missing, unseen)``, unseen labels most frequent first, ties in the
+    order of ``labels``."""
+    unseen_at = np.isnan(table[:-1]).tolist()
+    n_missing = 0
+    found = {}
+    for k in np.asarray(values, dtype=np.intp).tolist():
+        if k < 0:
+            n_missing += 1
+        elif unseen_at[k]:
+            found[k] = found.get(k, 0) + 1
+    order = sorted(found, key=lambda k: (-found[k], k))
+    return sum(found.values()), n_missing, [_python_label(labels[k]) for k in order]
+
+
 def _python_label(label):
     return label.item() if isinstance(label, np.generic) else label
+
+
+def _column_getter(frame):
+    """A function of ``j`` giving column ``j`` of ``frame``: the frame's own array when
+    it is a numpy number/bool array or a ``Categorical`` (no Series built: scoring one
+    row pays per column), else the column as a Series."""
+    get_array = getattr(frame, "_get_column_array", None)  # pandas >= 1.3 (private)
+
+    def column(j):
+        if get_array is not None:
+            try:
+                values = get_array(j)
+            except (AttributeError, IndexError, TypeError):
+                values = None
+            if (isinstance(values, np.ndarray) and values.ndim == 1
+                    and values.dtype.kind in "fiub") or isinstance(values, pd.Categorical):
+                return values
+        return frame.iloc[:, j]
+
+    return column
 
 
 def _frame_columns(frame, encoding, *, fitting=False):
     """Validate every column of ``frame`` against ``encoding`` and return ``_Columns``."""
     sources = []
     labels = [None] * frame.shape[1]
-    for j, (_, col) in enumerate(frame.items()):  # cheaper than frame.iloc[:, j]
+    column = _column_getter(frame)
+    for j in range(frame.shape[1]):
+        col = column(j)
         name = encoding.feature_names[j]
         if encoding.is_categorical[j]:
             codes, table, labels[j] = _category_source(col, encoding.categories[j], name)
             sources.append((codes, table))
             continue
         if not fitting and _column_kind(col, name) == "categorical" and not (
-            pd.api.types.is_bool_dtype(col.dtype)
+            pd.api.types.is_bool_dtype(col.dtype) or _all_missing(col)
         ):
             raise TypeError(
                 f"X column {name!r} was numeric at fit time but now holds "
@@ -489,6 +543,13 @@ def _frame_columns(frame, encoding, *, fitting=False):
             )
         sources.append((_numeric_values(col, name), None))
     return _Columns(sources, frame.shape[0], labels, list(encoding.feature_names))
+
+
+def _all_missing(col):
+    """Whether an object/string column holds only missing values (a numeric input of a
+    case read from JSON, ``pd.DataFrame([{"age": None}])``, is such a column: its values
+    are missing, not text)."""
+    return pd.api.types.infer_dtype(col, skipna=True) == "empty"
 
 
 def _frame_names(frame):

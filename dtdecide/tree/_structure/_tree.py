@@ -84,6 +84,9 @@ _STATE_VERSION = 1
 # Rows routed per block in apply(): keeps the working set of each vectorised step in
 # cache and bounds temporary memory to a few arrays of this length.
 _APPLY_BLOCK = 1 << 12
+# Up to this many rows, apply walks each row in Python (Router.route_rows): one or a
+# few cases at a time (online scoring) cost less than the vectorised passes' setup.
+_FEW_ROWS = 16
 
 
 class TreeStructure:
@@ -337,6 +340,7 @@ class TreeStructure:
                               self.missing_left, self.max_depth)
         self._is_leaf = self._router.is_leaf
         self._route_mixed = self._router.mixed
+        self._n_columns_needed = int(self.feature.max()) + 1 if self.n_nodes else 0
 
     # ------------------------------------------------------------------ properties
     @property
@@ -383,7 +387,7 @@ class TreeStructure:
     # ------------------------------------------------------------------ routing
     def _check_X(self, X):
         X = check_float_matrix(X, "X_encoded")
-        n_needed = int(self.feature.max()) + 1 if self.n_nodes else 0
+        n_needed = self._n_columns_needed
         if X.shape[1] < n_needed:
             raise ValueError(
                 f"X_encoded has {X.shape[1]} columns; the tree splits on column "
@@ -414,8 +418,11 @@ class TreeStructure:
         """
         X = self._check_X(X_encoded)
         n = X.shape[0]
+        compiled = use_compiled(n) and n
+        if n <= _FEW_ROWS and not compiled:
+            return self._router.route_rows(X)  # online scoring: a walk per row
         out = np.empty(n, dtype=NODE_DTYPE)
-        if use_compiled(n) and n:
+        if compiled:
             from .._kernels import _compiled
             from .._kernels._parallel import thread_pool
 
