@@ -199,6 +199,7 @@ class _Context:
             min_samples_leaf=self.min_samples_leaf,
             layout=self.layout,
             pool=getattr(self, "pool", None),
+            n_rows=getattr(self, "n_rows", None),
         )
 
     def accept(self, split, level):
@@ -898,6 +899,7 @@ def _grow(ctx, n_samples, max_leaf_nodes, shift, *, min_rows=None):
     """
     min_rows = PROGRESS_MIN_ROWS if min_rows is None else min_rows
     hist, counts, rows, slots = ctx.source.root(ctx)
+    ctx.n_rows = n_samples  # the split scan's choice of kernels: one for the whole fit
     root_sums = hist[0, : ctx.layout.widths[0]].sum(axis=0)
     ctx.total_weight = float(ctx.weight_of(ctx.crit_sums(root_sums)))
     ctx.nodes.add(np.array([-1]), 0, [n_samples], root_sums[None, :])

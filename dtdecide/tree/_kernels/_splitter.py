@@ -34,9 +34,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._jit import use_compiled
 from ._criteria import channel_sum, split_gain
 from ._histogram import BinLayout
 from ._parallel import feature_groups
+from ._profit import TIE_BREAK
 
 __all__ = ["SplitResult", "find_best_splits"]
 
@@ -139,6 +141,19 @@ def _category_keys(Hn, cn, is_clf, criterion=None):
     return [np.where(absent, np.inf, k) for k in keys]
 
 
+def _category_orders(Hn, cn, is_clf, criterion):
+    """The orders in which a categorical feature's bins are scanned, one per key:
+    ``(m, n_scan)`` positions among the non-missing bins.
+
+    Absent categories sort last and add nothing to the prefix sums: prefixes beyond the
+    most categories any node has repeat an earlier gain, which argmax (first maximum)
+    never picks, so the scan stops there (exact).
+    """
+    n_scan = max(int((cn > 0).sum(axis=1).max()), 1)
+    return [np.argsort(key, axis=1, kind="stable")[:, :n_scan]
+            for key in _category_keys(Hn, cn, is_clf, criterion)]
+
+
 def find_best_splits(
     hist,
     counts,
@@ -152,6 +167,7 @@ def find_best_splits(
     layout=None,
     per_feature=False,
     pool=None,
+    n_rows=None,
 ):
     """Best split of every node from its histogram.
 
@@ -188,6 +204,11 @@ def find_best_splits(
         Threads that scan groups of features (:mod:`dtdecide.tree._kernels._parallel`);
         the best split is then chosen in feature order, so the result does not depend
         on it.
+    n_rows : int or None
+        Rows of the table being fitted, for :func:`dtdecide._jit.use_compiled` (the
+        grower passes it so that one fit makes one choice); None counts the rows of
+        this histogram. The compiled scan (:mod:`._compiled_scan`) and this NumPy scan
+        give the same splits.
 
     Returns
     -------
@@ -236,6 +257,18 @@ def find_best_splits(
     best_pos = np.zeros(m * k, dtype=np.intp)
     best_ml = np.zeros(m * k, dtype=bool)
     best_order = None  # (m * k, B - 1) order of the winning categorical scan (padded)
+    if n_rows is None:
+        w0 = int(layout.widths[0])
+        first = counts[:, :w0] if counts is not None else hist[:, :w0]
+        n_rows = int(first.sum()) if counts is not None else int(
+            _channel_weight(first.sum(axis=(0, 1)), is_classification))
+    if _compiled_supports(hist, criterion) and use_compiled(n_rows):
+        found = _find_compiled(hist, counts, layout, is_classification, criterion,
+                               loss_matrix, class_weight, is_categorical, min_samples_leaf,
+                               per_feature, pool)
+        return _split_result(hist, counts, layout, np.repeat(rows, k), *found,
+                             is_categorical, is_classification)
+
     def scan_feature(j):
         """``(gain, pos, missing_left, order)`` of feature ``j``'s best split per node."""
         w, lo = int(layout.widths[j]), int(layout.offsets[j])
@@ -255,13 +288,9 @@ def find_best_splits(
         g = np.full(m, -np.inf)
         pos = np.zeros(m, dtype=np.intp)
         ml = np.zeros(m, dtype=bool)
-        # absent categories sort last and add nothing to the prefix sums: prefixes
-        # beyond the most categories any node has repeat an earlier gain, which
-        # argmax (first maximum) never picks, so the scan stops there (exact)
-        n_scan = max(int((cn > 0).sum(axis=1).max()), 1)
-        order = np.zeros((m, n_scan), dtype=np.intp)
-        for key in _category_keys(Hn, cn, is_classification, criterion):
-            o = np.argsort(key, axis=1, kind="stable")[:, :n_scan]
+        orders = _category_orders(Hn, cn, is_classification, criterion)
+        order = np.zeros((m, orders[0].shape[1]), dtype=np.intp)
+        for o in orders:
             Hs = np.take_along_axis(Hn, o[:, :, None], axis=1)
             cs = np.take_along_axis(cn, o, axis=1)
             g_k, pos_k, ml_k = _scan(Hs, cs, Hm, cm, ctx)
@@ -304,6 +333,118 @@ def find_best_splits(
 
     return _split_result(hist, counts, layout, np.repeat(rows, k), best_gain, best_feature,
                          best_pos, best_ml, best_order, is_categorical, is_classification)
+
+
+#: most channels the compiled scan takes (``channel_sum`` adds them one by one up to 16)
+_COMPILED_MAX_CHANNELS = 16
+
+
+def _compiled_supports(hist, criterion):
+    """Whether the compiled scan repeats this NumPy scan's arithmetic for ``criterion``."""
+    C = hist.shape[-1]
+    if C > _COMPILED_MAX_CHANNELS:
+        return False
+    if not isinstance(criterion, str):  # a ProfitCriterion
+        return True
+    # the generalized Gini of more than 6 classes is an einsum (another order of sums)
+    return criterion in ("gini", "entropy", "variance") or (
+        criterion == "generalized_gini" and C <= 6)
+
+
+def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matrix,
+                   class_weight, is_categorical, min_samples_leaf, per_feature, pool):
+    """The NumPy scan's winners, scanned by :func:`._compiled_scan.scan_features`.
+
+    Returns ``(best_gain, best_feature, best_pos, best_ml, best_order)`` as the NumPy
+    scan leaves them for :func:`_split_result`.
+    """
+    from . import _compiled_scan as cs
+
+    m, C = hist.shape[0], hist.shape[-1]
+    n_features = layout.widths.shape[0]
+    B = layout.max_width
+    is_categorical = np.asarray(is_categorical, dtype=bool)
+    if counts is None and class_weight is None:
+        mode = cs.COUNTS_ARE_WEIGHTS
+    elif counts is not None:
+        mode = cs.ROW_COUNTS
+    else:
+        mode = cs.RAW_WEIGHTS
+    if counts is None:
+        counts = np.zeros((1, 1), dtype=np.int32)
+    use_cw = class_weight is not None
+    cw = (np.broadcast_to(np.asarray(class_weight, dtype=np.float64), (C,)).copy()
+          if use_cw else np.ones(1))
+    D, has_m, has_r = 0, False, False
+    if isinstance(criterion, str):
+        crit = cs.CRITERION_CODES[criterion]
+    else:
+        crit = cs.PROFIT_CODES[criterion.method]
+        D, has_m, has_r = criterion.n_decisions, criterion.has_m, criterion.has_r
+    loss = (np.ascontiguousarray(loss_matrix, dtype=np.float64)
+            if loss_matrix is not None else np.zeros((1, 1)))
+    # categorical features: their scan orders, computed by the NumPy scan's own code
+    key_lo = np.zeros(n_features, dtype=np.intp)
+    n_keys = np.zeros(n_features, dtype=np.intp)
+    n_scan = np.zeros(n_features, dtype=np.intp)
+    cat_orders = []
+    for j in np.flatnonzero(is_categorical):
+        w, lo = int(layout.widths[j]), int(layout.offsets[j])
+        H = hist[:, lo : lo + w - 1]
+        if use_cw:
+            H = H * class_weight
+        cn = (counts[:, lo : lo + w - 1] if mode == cs.ROW_COUNTS
+              else _channel_weight(hist[:, lo : lo + w - 1], is_classification))
+        orders = _category_orders(H, cn, is_classification, criterion)
+        key_lo[j], n_keys[j], n_scan[j] = len(cat_orders), len(orders), orders[0].shape[1]
+        cat_orders.extend(orders)
+    if cat_orders:
+        orders = np.zeros((len(cat_orders), m, int(n_scan.max())), dtype=np.intp)
+        for q, o in enumerate(cat_orders):
+            orders[q, :, : o.shape[1]] = o
+    else:
+        orders = np.zeros((1, 1, 1), dtype=np.intp)
+    gain = np.empty((n_features, m))
+    pos = np.empty((n_features, m), dtype=np.intp)
+    ml = np.empty((n_features, m), dtype=np.bool_)
+    key = np.empty((n_features, m), dtype=np.intp)
+
+    def scan(features):
+        cs.scan_features(hist, counts, mode, cw, use_cw, bool(is_classification), crit, loss,
+                         D, has_m, has_r, TIE_BREAK, int(min_samples_leaf),
+                         np.asarray(features, dtype=np.intp), layout.offsets, layout.widths,
+                         orders, key_lo, n_keys, n_scan, gain, pos, ml, key)
+
+    if pool is None or n_features < 2:
+        scan(np.arange(n_features))
+    else:  # each thread writes its own features' rows: the result is the same
+        pool.map_groups(scan, feature_groups(layout.widths, pool.n_threads))
+    # the best feature of each node, taken in feature order as the NumPy scan does:
+    # the first strictly best gain (a NaN never wins)
+    gain[np.isnan(gain)] = -np.inf
+    valid = gain > -np.inf
+    if per_feature:  # slot i * n_features + j: feature j of node i
+        f = np.tile(np.arange(n_features), m)
+        g, v = gain.T.ravel(), valid.T.ravel()
+        p, q, kk = pos.T.ravel(), ml.T.ravel(), key.T.ravel()
+    else:
+        f = np.argmax(gain, axis=0)
+        take = (f, np.arange(m))
+        g, v = gain[take], valid[take]
+        p, q, kk = pos[take], ml[take], key[take]
+    best_gain = np.where(v, g, -np.inf)
+    best_feature = np.where(v, f, -1).astype(np.intp)
+    best_pos = np.where(v, p, 0).astype(np.intp)
+    best_ml = v & q
+    best_order = None
+    win_cat = v & is_categorical[np.where(v, f, 0)]
+    if win_cat.any():
+        best_order = np.zeros((best_gain.shape[0], B - 1), dtype=np.intp)
+        node = np.flatnonzero(win_cat) // n_features if per_feature else np.flatnonzero(win_cat)
+        for slot, i in zip(np.flatnonzero(win_cat), node):
+            j = f[slot]
+            best_order[slot, : n_scan[j]] = orders[key_lo[j] + kk[slot], i, : n_scan[j]]
+    return best_gain, best_feature, best_pos, best_ml, best_order
 
 
 def _split_result(hist, counts, layout, node, best_gain, best_feature, best_pos, best_ml,

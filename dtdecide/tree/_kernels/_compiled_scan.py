@@ -1,0 +1,362 @@
+"""Compiled (Numba) split scans: the twin of the NumPy scan of :mod:`._splitter`.
+
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
+
+:func:`scan_features` scans every node of a level for a group of features and writes,
+per (feature, node), the best split's gain, position, missing side and (categorical
+features) which category order won -- what ``scan_feature`` of
+:func:`~dtdecide.tree._kernels._splitter.find_best_splits` returns, for every criterion
+of :mod:`._criteria` (``gini``, ``entropy``, ``generalized_gini`` up to 6 classes,
+``variance``) and every method of :mod:`._profit`. The loops repeat the twin's
+arithmetic operation for operation, in the same order: cumulative sums over the bins in
+scan order, the same formulas per candidate (Gini's and the variance's shortcut, the
+others as ``W(parent) - W(left) - W(right)``), the twin's validity tests (row counts or
+weights of each child), the first maximum of the gains (NumPy's ``argmax``, a NaN first),
+missing values tried right, then left where the node has some, taken left only when
+strictly better. Gains are therefore equal bit for bit, except under ``entropy``, whose
+``log2`` is NumPy's (SIMD) in the twin and the C library's here: those can differ in the
+last bit, so entropy gains agree to a relative ``1e-15`` or so.
+
+Categorical features are scanned in orders the caller computes with the twin's own
+NumPy code (``_splitter._category_orders``), so ties between categories sort the same.
+
+Every kernel is compiled with ``nogil=True``: the caller runs :func:`scan_features` on
+the threads of :mod:`._parallel`, one group of features each, writing disjoint rows of
+the outputs; the result does not depend on the groups. Importing this module imports
+Numba; :mod:`._splitter` imports it only when :func:`dtdecide._jit.use_compiled` says so.
+"""
+
+import numba
+import numpy as np
+
+__all__ = ["CRITERION_CODES", "PROFIT_CODES", "scan_features"]
+
+# float division by zero gives inf/NaN as in NumPy (the twin masks those candidates)
+_jit = numba.njit(nogil=True, cache=True, error_model="numpy")
+
+GINI, ENTROPY, GENERALIZED_GINI, VARIANCE = 0, 1, 2, 3
+COST_GINI, REGRET_GINI, PROFIT, PROFIT_GINI = 4, 5, 6, 7
+#: criterion name -> code
+CRITERION_CODES = {"gini": GINI, "entropy": ENTROPY, "generalized_gini": GENERALIZED_GINI,
+                   "variance": VARIANCE}
+#: profit method -> code
+PROFIT_CODES = {"cost_gini": COST_GINI, "cost_gini_money": COST_GINI,
+                "regret_gini": REGRET_GINI, "profit": PROFIT, "profit_gini": PROFIT_GINI}
+
+# how the twin counts a child's rows (``counts_are_weights`` and ``counts``)
+COUNTS_ARE_WEIGHTS = 0  # unit weights, no class weight: the channel sums of the bins
+ROW_COUNTS = 1  # explicit row counts per bin
+RAW_WEIGHTS = 2  # no counts, class weights: the raw channel sums, cumulated in their dtype
+
+
+@_jit
+def _csum(s, lo, hi):
+    """``channel_sum`` of ``s[lo:hi]``: explicit adds in channel order."""
+    out = s[lo]
+    for c in range(lo + 1, hi):
+        out += s[c]
+    return out
+
+
+@_jit
+def _max0(x):
+    """``np.maximum(x, 0.0)`` (a NaN stays)."""
+    if x >= 0.0 or np.isnan(x):
+        return x
+    return 0.0
+
+
+@_jit
+def _xlog2x(a):
+    if a > 0:
+        return a * np.log2(a)
+    return 0.0
+
+
+@_jit
+def _gini_of(s, lo, hi):
+    """``N - sum s**2 / N`` of ``s[lo:hi]`` (before the clip at 0; 0 when N <= 0)."""
+    N = _csum(s, lo, hi)
+    sq = s[lo] * s[lo]
+    for c in range(lo + 1, hi):
+        sq += s[c] * s[c]
+    if N > 0:
+        return N - sq / N
+    return 0.0
+
+
+@_jit
+def _regret(s, d, D, g0, has_r):
+    """``R(d)`` of :class:`~._profit.ProfitCriterion` (``g0``: the first R group)."""
+    if has_r:
+        return _csum(s, (g0 + d) * D, (g0 + d + 1) * D)
+    return s[D - 1 - d]  # two decisions: R = A reversed
+
+
+@_jit
+def _impurity(s, crit, loss, D, has_m, has_r, tie_break):
+    """``W`` of the sums ``s`` (``weighted_impurity`` / ``ProfitCriterion.weighted_impurity``)."""
+    C = s.shape[0]
+    if crit == GINI:
+        N = _csum(s, 0, C)
+        sq = s[0] * s[0]
+        for c in range(1, C):
+            sq += s[c] * s[c]
+        if N > 0:
+            sq = sq / N
+        out = _max0(N - sq)
+        return out if N > 0 else 0.0
+    if crit == ENTROPY:
+        N = _csum(s, 0, C)
+        out = _xlog2x(N)
+        for c in range(C):
+            out -= _xlog2x(s[c])
+        out = _max0(out)
+        return out if N > 0 else 0.0
+    if crit == GENERALIZED_GINI:
+        N = _csum(s, 0, C)
+        quad = 0.0
+        for t in range(C):
+            for d in range(C):
+                if loss[t, d] != 0:
+                    quad += loss[t, d] * (s[t] * s[d])
+        if N > 0:
+            quad = quad / N
+        out = _max0(quad)
+        return out if N > 0 else 0.0
+    if crit == VARIANCE:
+        W = s[0]
+        sq = s[1] * s[1]
+        sq = sq / W if W > 0 else 0.0
+        return _max0(s[2] - sq)
+    # the profit methods
+    g0 = 2 if has_m else 1
+    if crit == COST_GINI:
+        out = _gini_of(s, 0, D)
+    elif crit == REGRET_GINI:
+        NM = _csum(s, D, 2 * D)
+        quad = _regret(s, 0, D, g0, has_r) * s[D]
+        for d in range(1, D):
+            quad += _regret(s, d, D, g0, has_r) * s[D + d]
+        out = quad / NM if NM > 0 else 0.0
+    else:  # profit, profit_gini: the smallest regret (a NaN wins, as in np.min)
+        out = _regret(s, 0, D, g0, has_r)
+        for d in range(1, D):
+            if np.isnan(out):
+                break
+            r = _regret(s, d, D, g0, has_r)
+            if r < out or np.isnan(r):
+                out = r
+        if crit == PROFIT_GINI:
+            out = out + tie_break * _gini_of(s, 0, D)
+    return _max0(out)
+
+
+@_jit
+def _first_max(g, s, best, pos, seen_nan):
+    """One step of ``np.argmax``: the first maximum, or the first NaN."""
+    if s == 0 or (not seen_nan and (g > best or np.isnan(g))):
+        return g, s, np.isnan(g)
+    return best, pos, seen_nan
+
+
+@_jit
+def _best_prefix(L, n, ok, P, right, Wp, NP, crit, loss, D, has_m, has_r, tie_break):
+    """``(gain, pos)``: the first best of the candidates ``L[:n]`` (left sums; -inf
+    where not ``ok``) under ``split_gain`` of the twin, one loop per criterion."""
+    C = L.shape[1]
+    best, pos, seen_nan = -np.inf, 0, False
+    if crit == GINI:  # the parent's N cancels against N_left + N_right
+        for s in range(n):
+            g = -np.inf
+            if ok[s]:
+                NL = L[s, 0]
+                for c in range(1, C):
+                    NL += L[s, c]
+                QL = L[s, 0] * L[s, 0]
+                r = P[0] - L[s, 0]
+                QR = r * r
+                for c in range(1, C):
+                    QL += L[s, c] * L[s, c]
+                    r = P[c] - L[s, c]
+                    QR += r * r
+                g = QL / NL
+                g += QR / (NP - NL)
+                g += Wp - NP
+            best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
+    elif crit == VARIANCE:  # the S2 terms cancel
+        WP, SP = P[0], P[1]
+        sub = SP * SP / WP if WP > 0 else 0.0
+        for s in range(n):
+            g = -np.inf
+            if ok[s]:
+                WL, SL = L[s, 0], L[s, 1]
+                WR, SR = WP - WL, SP - SL
+                g = SL * SL / WL + SR * SR / WR
+                g -= sub
+            best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
+    else:  # W(parent) - W(left) - W(parent - left)
+        for s in range(n):
+            g = -np.inf
+            if ok[s]:
+                for c in range(C):
+                    right[c] = P[c] - L[s, c]
+                g = Wp - _impurity(L[s], crit, loss, D, has_m, has_r, tie_break)
+                g -= _impurity(right, crit, loss, D, has_m, has_r, tie_break)
+            best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
+    return best, pos
+
+
+@_jit
+def _raw_count(hist, i, cell, is_clf):
+    """Weight of a cell in the histogram's own dtype (``_channel_weight`` of raw sums)."""
+    v = hist[i, cell, 0]
+    if is_clf:
+        for c in range(1, hist.shape[2]):
+            v += hist[i, cell, c]
+    return v
+
+
+@_jit
+def _weight(L, s, is_clf):
+    """``_channel_weight`` of the float64 sums ``L[s]``."""
+    out = L[s, 0]
+    if is_clf:
+        for c in range(1, L.shape[1]):
+            out += L[s, c]
+    return out
+
+
+@_jit
+def _scan_sequence(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, has_r,
+                   tie_break, msl, i, lo, cells, n, mcell, zero_raw, buf, ok):
+    """Best prefix of the cells ``lo + cells[:n]`` of node ``i`` (the twin's ``_scan``).
+
+    Returns ``(gain, pos, missing_left)``.
+    """
+    C = hist.shape[2]
+    cum, cum_l, vec = buf[0], buf[1], buf[2]  # vec rows: P, Hm, right
+    P, Hm, right = vec[0], vec[1], vec[2]
+    ok_r, ok_l = ok[0], ok[1]
+    # cumulative (class-weighted) sums in scan order, as np.cumsum adds them
+    for s in range(n):
+        cell = lo + cells[s]
+        for c in range(C):
+            v = np.float64(hist[i, cell, c])
+            if use_cw:
+                v = v * cw[c]
+            cum[s, c] = cum[s - 1, c] + v if s > 0 else v
+    for c in range(C):
+        v = np.float64(hist[i, mcell, c])
+        Hm[c] = v * cw[c] if use_cw else v
+        P[c] = cum[n - 1, c] + Hm[c]
+    # each child's rows (or weight) as the twin counts them, in its dtypes
+    cm_r = _raw_count(hist, i, mcell, is_clf)
+    if mode == COUNTS_ARE_WEIGHTS:
+        has_missing = cm_r > 0
+        cm = np.float64(cm_r)
+        Pc = _weight(cum, n - 1, is_clf) + cm
+        for s in range(n):
+            Lc = _weight(cum, s, is_clf)
+            ok_r[s] = Lc >= msl and Pc - Lc >= msl
+            Lc = Lc + cm
+            ok_l[s] = Lc >= msl and Pc - Lc >= msl
+    elif mode == ROW_COUNTS:
+        cm_i = counts[i, mcell]
+        has_missing = cm_i > 0
+        acc = 0
+        for s in range(n):
+            acc += counts[i, lo + cells[s]]
+        Pc_i = acc + cm_i
+        acc = 0
+        for s in range(n):
+            acc += counts[i, lo + cells[s]]
+            ok_r[s] = acc >= msl and Pc_i - acc >= msl
+            Lc_i = acc + cm_i
+            ok_l[s] = Lc_i >= msl and Pc_i - Lc_i >= msl
+    else:  # RAW_WEIGHTS: cumulated in the histogram's dtype
+        has_missing = cm_r > 0
+        acc_r = zero_raw
+        for s in range(n):
+            acc_r = acc_r + _raw_count(hist, i, lo + cells[s], is_clf)
+        Pc_r = acc_r + cm_r
+        acc_r = zero_raw
+        for s in range(n):
+            acc_r = acc_r + _raw_count(hist, i, lo + cells[s], is_clf)
+            ok_r[s] = acc_r >= msl and Pc_r - acc_r >= msl
+            Lc_r = acc_r + cm_r
+            ok_l[s] = Lc_r >= msl and Pc_r - Lc_r >= msl
+    if has_missing:
+        for s in range(n):
+            for c in range(C):
+                cum_l[s, c] = cum[s, c] + Hm[c]
+    if mode != COUNTS_ARE_WEIGHTS:  # weights may be zero: both children need some
+        wP = _csum(P, 0, C) if is_clf else P[0]
+        for s in range(n):
+            wl = _weight(cum, s, is_clf)
+            ok_r[s] = ok_r[s] and wl > 0 and wP - wl > 0
+            if has_missing:
+                wl = _weight(cum_l, s, is_clf)
+                ok_l[s] = ok_l[s] and wl > 0 and wP - wl > 0
+    Wp = _impurity(P, crit, loss, D, has_m, has_r, tie_break)
+    NP = _csum(P, 0, C)
+    best_r, pos_r = _best_prefix(cum, n, ok_r, P, right, Wp, NP, crit, loss, D, has_m,
+                                 has_r, tie_break)
+    if has_missing:
+        best_l, pos_l = _best_prefix(cum_l, n, ok_l, P, right, Wp, NP, crit, loss, D,
+                                     has_m, has_r, tie_break)
+        if best_l > best_r:
+            return best_l, pos_l, True
+    return best_r, pos_r, False
+
+
+@_jit
+def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, has_r,
+                  tie_break, msl, features, offsets, widths, orders, key_lo, n_keys,
+                  n_scan, out_gain, out_pos, out_ml, out_key):
+    """Best split of every node for each feature of ``features`` (twin of
+    ``scan_feature`` in :func:`~dtdecide.tree._kernels._splitter.find_best_splits`).
+
+    ``hist`` (m, n_cells, C) raw sums, ``counts`` (m, n_cells) row counts (read when
+    ``mode`` is ``ROW_COUNTS``); ``cw`` the class weights (when ``use_cw``); ``crit`` a
+    code of :data:`CRITERION_CODES` or :data:`PROFIT_CODES` with the profit criterion's
+    ``D``, ``has_m``, ``has_r`` and ``tie_break``; ``loss`` the generalized Gini's
+    matrix; ``msl`` ``min_samples_leaf``. Feature ``j`` has cells ``offsets[j] ..
+    offsets[j] + widths[j] - 1``, its missing bin last. A numeric feature (``n_keys[j]
+    == 0``) is scanned in bin order; a categorical one in each of its ``n_keys[j]``
+    orders ``orders[key_lo[j] + k, i, :n_scan[j]]`` (positions among its non-missing
+    bins), keeping a later order only when strictly better. Writes row ``j`` of
+    ``out_gain``, ``out_pos``, ``out_ml`` and ``out_key`` (the winning order, -1 for a
+    numeric feature; gain ``-inf`` where no split is valid).
+    """
+    m = hist.shape[0]
+    C = hist.shape[2]
+    width = widths.max()
+    buf = np.empty((3, max(width, 3), C))
+    ok = np.empty((2, width), dtype=np.bool_)
+    zero_raw = np.zeros(1, hist.dtype)[0]
+    natural = np.arange(width)
+    for jj in range(features.shape[0]):
+        j = features[jj]
+        lo = offsets[j]
+        w = widths[j]
+        mcell = lo + w - 1
+        for i in range(m):
+            if n_keys[j] == 0:
+                g, pos, ml = _scan_sequence(
+                    hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, has_r,
+                    tie_break, msl, i, lo, natural, w - 1, mcell, zero_raw, buf, ok)
+                key = -1
+            else:
+                g, pos, ml, key = -np.inf, 0, False, -1
+                for k in range(n_keys[j]):
+                    g_k, pos_k, ml_k = _scan_sequence(
+                        hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m,
+                        has_r, tie_break, msl, i, lo, orders[key_lo[j] + k, i], n_scan[j],
+                        mcell, zero_raw, buf, ok)
+                    if g_k > g:
+                        g, pos, ml, key = g_k, pos_k, ml_k, k
+            out_gain[j, i] = g
+            out_pos[j, i] = pos
+            out_ml[j, i] = ml
+            out_key[j, i] = key
