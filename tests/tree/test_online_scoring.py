@@ -195,6 +195,12 @@ def test_cost_columns_in_x_are_taken_out_by_name(bank):
                                  costs=part[["contact_cost"]])
             pd.testing.assert_frame_equal(got.cases, want.cases)
             np.testing.assert_array_equal(fitted.apply(part), fitted.apply(X.iloc[rows]))
+            assert (fitted.decision_path(part) != fitted.decision_path(X.iloc[rows])).nnz == 0
+            assert fitted.predict_decision(part).tolist() == got.cases["D_y"].tolist()
+    # the inputs are still checked by name: a renamed input is refused as before
+    renamed = X.join(costs).rename(columns={"age": "AGE"}).iloc[[0]]
+    with pytest.raises(ValueError, match="AGE"):
+        fitted.predict(renamed)
     dup = X.iloc[:3].join(costs.iloc[:3])
     dup.columns = [*X.columns[:-1], "contact_cost", "contact_cost"]
     with pytest.raises(ValueError):

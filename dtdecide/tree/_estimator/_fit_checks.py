@@ -20,6 +20,7 @@ from ...decision._validation import (
     reference_index,
 )
 from .._structure._encode import (
+    FrameColumns,
     n_samples_of,
 )
 
@@ -123,12 +124,18 @@ class _FitChecksMixin:
                 return X, None
             if not columns.is_unique:
                 return X.drop(columns=present), X[present]
-            # by position: what drop and X[present] give, at a third of their cost
-            # when scoring one case
+            # by position, without new frames (scoring one case pays for each): the
+            # inputs as FrameColumns, the costs as a dict of the columns unless a
+            # case-specific matrix reads them from a frame by name
             cost_at = [columns.get_loc(c) for c in present]
             skip = set(cost_at)
             keep = [j for j in range(len(columns)) if j not in skip]
-            return X.take(keep, axis=1), X.take(cost_at, axis=1)
+            matrix = getattr(self, "decision_matrix_", None)
+            if matrix is None or matrix.is_case_specific:
+                costs = X.take(cost_at, axis=1)
+            else:
+                costs = {c: X.iloc[:, j] for c, j in zip(present, cost_at)}
+            return FrameColumns(X, keep), costs
         return X, None
 
     def _check_fit_options(self, matrix):

@@ -47,6 +47,7 @@ from ..._jit import table_rows, use_compiled
 
 __all__ = [
     "FeatureEncoding",
+    "FrameColumns",
     "UnseenCategoryWarning",
     "IdentifierColumnWarning",
     "fit_encode",
@@ -502,10 +503,40 @@ def _python_label(label):
     return label.item() if isinstance(label, np.generic) else label
 
 
+class FrameColumns:
+    """Some columns of a DataFrame, by position, without building a new frame.
+
+    Scoring takes the cost columns out of ``X`` this way (a new frame costs more than
+    scoring one case); :func:`encode` and :func:`encode_apply` accept it wherever they
+    accept a DataFrame, with the same checks and errors.
+
+    Parameters
+    ----------
+    frame : DataFrame
+    positions : list of int
+        The columns, in their order.
+    """
+
+    def __init__(self, frame, positions):
+        self.frame = frame
+        self.positions = [int(j) for j in positions]
+        names = frame.columns.tolist()
+        self.columns = [names[j] for j in self.positions]
+        self.shape = (frame.shape[0], len(self.positions))
+        self.index = frame.index
+
+    def to_frame(self):
+        """The columns as a DataFrame of their own."""
+        return self.frame.take(self.positions, axis=1)
+
+
 def _column_getter(frame):
     """A function of ``j`` giving column ``j`` of ``frame``: the frame's own array when
     it is a numpy number/bool array or a ``Categorical`` (no Series built: scoring one
     row pays per column), else the column as a Series."""
+    if isinstance(frame, FrameColumns):
+        inner, positions = _column_getter(frame.frame), frame.positions
+        return lambda j: inner(positions[j])
     get_array = getattr(frame, "_get_column_array", None)  # pandas >= 1.3 (private)
 
     def column(j):
@@ -676,7 +707,7 @@ def _prepare(X, encoding, estimator_name):
     """Check ``X`` against ``encoding``: a float64 ndarray (all-numeric array input,
     returned as it is) or validated :class:`_Columns`."""
     n_expected = len(encoding.feature_names)
-    frame, arr = _as_frame_or_array(X)
+    frame, arr = (X, None) if isinstance(X, FrameColumns) else _as_frame_or_array(X)
     if arr is not None:
         if arr.ndim != 2:
             raise ValueError(
@@ -695,7 +726,7 @@ def _prepare(X, encoding, estimator_name):
             return arr  # float64 already, in the caller's memory layout (no copy)
         frame = pd.DataFrame(arr)
     else:
-        if isinstance(X, pd.DataFrame):
+        if isinstance(X, (pd.DataFrame, FrameColumns)):
             _check_names(frame, encoding, estimator_name)
         elif encoding.has_names:
             _check_names(pd.DataFrame(np.empty((0, frame.shape[1]))), encoding, estimator_name)
