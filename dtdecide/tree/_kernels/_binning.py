@@ -47,6 +47,8 @@ _MAX_BINS_LARGE = np.iinfo(X_BINNED_DTYPE_LARGE).max  # 65535 (the missing bin f
 _BLOCK = 1 << 13
 # Cells of the lookup grid that accelerates numeric binning (see _make_grid).
 _GRID_CELLS = 1 << 14
+# Bytes of a row-major matrix binned per block of rows by the compiled kernel.
+_C_BLOCK_BYTES = 1 << 18
 
 
 def _make_grid(edges):
@@ -106,6 +108,15 @@ def _infinite_columns(X):
     return found
 
 
+def _first_infinite_column(X, numeric):
+    """The first numeric column holding +-inf in the first block of rows that has one."""
+    for start in range(0, X.shape[0], _BLOCK):
+        hit = np.isinf(X[start : start + _BLOCK]).any(axis=0) & numeric
+        if hit.any():
+            return int(np.argmax(hit))
+    return None
+
+
 def _midpoints(lo, hi):
     """Midpoints strictly below ``hi`` (falls back to ``lo`` on float rounding)."""
     mid = lo + (hi - lo) / 2.0
@@ -163,16 +174,62 @@ def edges_from_counts(distinct, counts, max_bins):
     """
     if distinct.size == 0:
         return np.array([np.inf])
+    cum = None
+    if distinct.size > max_bins:
+        cum = np.cumsum(counts)
+        cum /= cum[-1]
+    return _edges(distinct, cum, max_bins)
+
+
+def _edges(distinct, cum, max_bins):
+    """Edges from sorted distinct values and, when there are more than ``max_bins``, their
+    normalised cumulative (weighted) counts ``cum`` (the last one 1)."""
     if distinct.size <= max_bins:
         edges = _midpoints(distinct[:-1], distinct[1:])
     else:
-        cum = np.cumsum(counts)
-        cum /= cum[-1]
         quantiles = np.arange(1, max_bins) / max_bins
         idx = np.searchsorted(cum, quantiles, side="left")
         idx = np.unique(np.clip(idx, 0, distinct.size - 2))
         edges = _midpoints(distinct[idx], distinct[idx + 1])
     return np.concatenate([np.unique(edges), [np.inf]])
+
+
+def sorted_bin_edges(ordered, max_bins):
+    """Bin edges of one numeric feature from its sorted values, every case weight 1.
+
+    The same edges as ``numeric_bin_edges(ordered, None, max_bins)`` (the reference):
+    the counts of the distinct values are whole numbers, read from the positions where
+    the sorted values change, so their cumulative sums are exact; no second sort (as
+    ``np.unique`` does) and no weighted count.
+
+    Parameters
+    ----------
+    ordered : ndarray of float64
+        Non-missing, finite values in increasing order.
+    max_bins : int
+
+    Returns
+    -------
+    ndarray of float64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._kernels._binning import sorted_bin_edges
+    >>> sorted_bin_edges(np.array([1.0, 2.0, 2.0, 3.0]), 255).tolist()
+    [1.5, 2.5, inf]
+    """
+    if ordered.size == 0:
+        return np.array([np.inf])
+    # the first value of every run of equal values, as np.unique keeps
+    starts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+    distinct = ordered[np.concatenate([[0], starts])]
+    cum = None
+    if distinct.size > max_bins:
+        ends = np.append(starts, ordered.size)  # values up to each distinct one
+        cum = ends.astype(np.float64)
+        cum /= cum[-1]
+    return _edges(distinct, cum, max_bins)
 
 
 def check_float_matrix(X, name="X_encoded"):
@@ -261,11 +318,19 @@ class Binner:
 
     @staticmethod
     def _check_X(X, name="X_encoded"):
+        X = np.asarray(X)
+        if X.ndim == 2 and X.dtype == np.float32:
+            return X  # read as it is: float64 of a float32 is exact
         return check_float_matrix(X, name)
 
     def fit(self, X_encoded, is_categorical=None, sample_weight=None, check_input=True,
             pool=None):
         """Compute the bins of every feature.
+
+        Numeric edges come from the rows of a sub-sample: sorted once (NumPy's sort,
+        which releases the GIL) with every case weight 1 (the estimators' default), or
+        through ``np.unique`` and weighted counts otherwise (:func:`numeric_bin_edges`,
+        the reference); both give the same edges for the same values.
 
         Parameters
         ----------
@@ -285,6 +350,13 @@ class Binner:
         Returns
         -------
         self : Binner
+        """
+        return self._fit(X_encoded, is_categorical, sample_weight, check_input, pool,
+                         check_inf=True)
+
+    def _fit(self, X_encoded, is_categorical, sample_weight, check_input, pool, check_inf):
+        """:meth:`fit`; ``check_inf=False`` leaves the pass that looks for infinite values
+        over every row to :meth:`transform`, which reads every row anyway (fit_transform).
         """
         self._validate_params()
         X = self._check_X(X_encoded)
@@ -306,7 +378,16 @@ class Binner:
             rng = np.random.default_rng(self.random_state)
             rows = np.sort(rng.choice(n_samples, size=self.subsample, replace=False))
 
-        has_inf = _infinite_columns(X)
+        has_inf = _infinite_columns(X) if check_inf else None
+        if rows is None:
+            w_sub = sample_weight
+        else:
+            w_sub = None if sample_weight is None else sample_weight[rows]
+        unit = w_sub is None or bool(np.all(w_sub == 1.0))
+
+        def inf_error(j):
+            return ValueError(
+                f"X_encoded column {j} contains infinite values; use NaN for missing")
 
         def feature_bins(j):
             col = X[:, j]
@@ -326,18 +407,22 @@ class Binner:
                         f"{_MAX_BINS_LARGE} categories are supported"
                     )
                 return np.arange(n_cat, dtype=np.float64)
-            if has_inf[j]:
-                raise ValueError(
-                    f"X_encoded column {j} contains infinite values; use NaN for missing"
-                )
+            if has_inf is not None and has_inf[j]:
+                raise inf_error(j)
             sub = col if rows is None else col[rows]
+            if sub.dtype != np.float64:
+                sub = sub.astype(np.float64)
+            if unit:  # counts are integers: the sorted values give them
+                nan = np.isnan(sub)
+                ordered = np.sort(sub[~nan] if nan.any() else sub)
+                if ordered.size and np.isinf(ordered[[0, -1]]).any():
+                    raise inf_error(j)
+                return sorted_bin_edges(ordered, self.max_bins)
             keep = ~np.isnan(sub)
-            w = None
-            if sample_weight is not None:
-                w = sample_weight if rows is None else sample_weight[rows]
-                keep &= w > 0
-                w = w[keep]
-            return numeric_bin_edges(sub[keep], w, self.max_bins)
+            keep &= w_sub > 0
+            if np.isinf(sub[keep]).any():
+                raise inf_error(j)
+            return numeric_bin_edges(sub[keep], w_sub[keep], self.max_bins)
 
         def group_bins(features):
             found = []
@@ -360,6 +445,11 @@ class Binner:
                 for item in group
             ]
         found.sort(key=lambda item: item[0])
+        if has_inf is None and any(exc is not None for _, _, exc in found):
+            # the first error in column order, infinite values outside the sub-sample
+            # included, as with check_inf
+            has_inf = _infinite_columns(X) & ~is_categorical
+            found = [(j, e, inf_error(j) if has_inf[j] else exc) for j, e, exc in found]
         for _, _, exc in found:
             if exc is not None:
                 raise exc
@@ -373,9 +463,6 @@ class Binner:
         self.n_features_in_ = n_features
         self.is_categorical_ = np.asarray(is_categorical, dtype=bool).copy()
         self.bin_thresholds_ = thresholds
-        self._grids = [
-            None if is_categorical[j] else _make_grid(thresholds[j]) for j in range(n_features)
-        ]
         self.n_bins_ = np.asarray(n_bins, dtype=np.intp)
         self.missing_bin_idx_ = int(self.n_bins_.max())
         self.n_bins_total_ = self.missing_bin_idx_ + 1
@@ -386,16 +473,20 @@ class Binner:
         )
         return self
 
-    def transform(self, X_encoded, pool=None):
+    def transform(self, X_encoded, pool=None, nan_counts=None):
         """Bin indices of every cell.
 
         Parameters
         ----------
         X_encoded : ndarray of shape (n_samples, n_features)
-            Same encoding as in :meth:`fit`.
+            Same encoding as in :meth:`fit` (float64 or float32 are read as they are, in
+            either memory order).
         pool : ThreadPool or None
             Threads that share the columns (:mod:`dtdecide.tree._kernels._parallel`); the result
             does not depend on it.
+        nan_counts : ndarray of int64 of shape (n_features,) or None
+            When given, receives the number of NaN values of every column (counted while
+            binning: no extra pass over the data).
 
         Returns
         -------
@@ -415,10 +506,15 @@ class Binner:
         out = np.empty(X.shape, dtype=self.binned_dtype_, order="F")
         missing = self.missing_bin_idx_
         numeric = ~self.is_categorical_
+        if nan_counts is not None:
+            nan_counts[:] = 0
+
+        compiled = use_compiled(X.shape[0])
+        grids = None if compiled else self._numpy_grids()
 
         def bin_features(features):
             """Bin the columns ``features``; the first (row, column) holding an inf."""
-            use_grid = {j: self._grids[j] is not None for j in features}
+            use_grid = {j: grids[j] is not None for j in features}
             cols = slice(None) if len(features) == X.shape[1] else features
             for start in range(0, X.shape[0], _BLOCK):
                 block = X[start : start + _BLOCK, cols]  # rows stay in cache
@@ -429,12 +525,14 @@ class Binner:
                 for k, j in enumerate(features):
                     v = columns[k]
                     nan = np.isnan(v)
+                    if nan_counts is not None:
+                        nan_counts[j] += np.count_nonzero(nan)
                     if self.is_categorical_[j]:
                         ok = (v >= 0) & (v < self.n_bins_[j]) & (v == np.floor(v))
                         b = np.where(ok, v, missing)
                     else:
                         edges = self.bin_thresholds_[j]
-                        b = _bin_numeric(v, edges, self._grids[j]) if use_grid[j] else None
+                        b = _bin_numeric(v, edges, grids[j]) if use_grid[j] else None
                         if b is None:
                             use_grid[j] = False
                             b = np.searchsorted(edges, v, side="left")
@@ -442,8 +540,8 @@ class Binner:
                     out[start : start + _BLOCK, j] = b
             return None
 
-        if use_compiled(X.shape[0]):
-            bin_features = self._compiled_binner(X, out)
+        if compiled:
+            bin_features = self._compiled_binner(X, out, nan_counts)
         n_features = self.n_features_in_
         if pool is None or n_features < 2:
             groups = [np.arange(n_features)]
@@ -451,61 +549,89 @@ class Binner:
         else:
             groups = feature_groups(np.ones(n_features), pool.n_threads)
             found = pool.map_groups(bin_features, groups)
-        found = [f for f in found if f is not None]
-        if found:  # the first block with an inf, its first such column (as without threads)
+        if any(f is not None for f in found):
+            # the first block with an inf, its first such column (whatever the threads)
             raise ValueError(
-                f"X_encoded column {min(found)[1]} contains infinite values; "
-                "use NaN for missing"
+                f"X_encoded column {_first_infinite_column(X, numeric)} contains infinite "
+                "values; use NaN for missing"
             )
         return out
 
-    def _compiled_binner(self, X, out):
+    def _compiled_binner(self, X, out, nan_counts):
         """``bin_features(features)`` with the compiled kernel (the same result).
 
-        Each column is read straight from ``X`` (either memory order, block of rows by
-        block of rows) and written to its column of ``out``. Reports the same inf as the
-        block-wise NumPy version: the first block of rows holding one, its first such
-        column.
+        Each column is read straight from ``X`` (float64 or float32, either memory
+        order) and written to its column of ``out``; a row-major ``X`` is read a block
+        of rows at a time so that each cache line is read once. Returns, like the NumPy
+        version, None or ``(0, j)`` for a column holding an infinite value (the caller
+        then names the first one, as the NumPy version does).
         """
-        from . import _compiled
+        from . import _compiled_binning as cb
 
+        is_cat = np.ascontiguousarray(self.is_categorical_, dtype=np.bool_)
         numeric = [np.asarray(e, dtype=np.float64) for e, c in
-                   zip(self.bin_thresholds_, self.is_categorical_) if not c]
-        sizes = [0 if c else e.size for e, c in zip(self.bin_thresholds_, self.is_categorical_)]
+                   zip(self.bin_thresholds_, is_cat) if not c]
+        sizes = [0 if c else e.size for e, c in zip(self.bin_thresholds_, is_cat)]
         edges = np.concatenate(numeric) if numeric else np.zeros(1)
         edge_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
-        is_cat = np.ascontiguousarray(self.is_categorical_, dtype=np.bool_)
         n_bins = np.asarray(self.n_bins_, dtype=np.intp)
-        missing = self.missing_bin_idx_
-        n_features = len(self.bin_thresholds_)
-        grid_lo = np.zeros(n_features)
-        grid_scale = np.zeros(n_features)  # 0: no grid
-        grid_tables = np.zeros((n_features, _GRID_CELLS + 2), dtype=np.intp)
-        for j, grid in enumerate(self._grids):
-            if grid is not None:
-                grid_lo[j], grid_scale[j], grid_tables[j] = grid[0], grid[1], grid[2]
+        lo, scale, cells, offsets, tables = self._cell_tables(cb)
+        if X.flags.f_contiguous or X.shape[1] == 1:
+            block = max(X.shape[0], 1)
+        else:  # rows of the block stay in cache while each column is read
+            block = max(256, _C_BLOCK_BYTES // (X.shape[1] * X.itemsize))
+        has_inf = np.zeros(X.shape[1], dtype=np.bool_)
+        counts = np.zeros(X.shape[1], dtype=np.int64) if nan_counts is None else nan_counts
 
         def bin_features(features):
-            first_inf = np.full(X.shape[1], -1, dtype=np.intp)
             features = np.asarray(features, dtype=np.intp)
-            _compiled.bin_columns(X, features, is_cat, edges, edge_offsets, n_bins, missing,
-                                  grid_lo, grid_scale, grid_tables, _BLOCK, out, first_inf)
-            hit = first_inf[features]
-            if not (hit >= 0).any():
-                return None
-            block_of = np.where(hit >= 0, (hit // _BLOCK) * _BLOCK, np.iinfo(np.intp).max)
-            k = int(np.argmin(block_of))  # first block, then the first column in it
-            return int(block_of[k]), int(features[k])
+            cb.bin_columns(X, features, is_cat, edges, edge_offsets, n_bins,
+                           self.missing_bin_idx_, lo, scale, cells, offsets, tables, block,
+                           out, has_inf, counts)
+            hit = np.flatnonzero(has_inf[features])
+            return (0, int(features[hit[0]])) if hit.size else None
 
         return bin_features
 
+    def _numpy_grids(self):
+        """The NumPy twin's lookup grids (computed once per fitted Binner)."""
+        cached = getattr(self, "_grids", None)
+        if cached is None or cached[0] is not self.bin_thresholds_:
+            cached = (self.bin_thresholds_, [
+                None if c else _make_grid(e)
+                for e, c in zip(self.bin_thresholds_, self.is_categorical_)])
+            self._grids = cached
+        return cached[1]
+
+    def _cell_tables(self, cb):
+        """The compiled kernel's cell tables (computed once per fitted Binner)."""
+        cached = getattr(self, "_cells", None)
+        if cached is None or cached[0] is not self.bin_thresholds_:
+            cached = (self.bin_thresholds_,
+                      cb.cell_tables(self.bin_thresholds_, self.is_categorical_))
+            self._cells = cached
+        return cached[1]
+
     def fit_transform(self, X_encoded, is_categorical=None, sample_weight=None,
-                      check_input=True, pool=None):
-        """Fit, then transform the same matrix.
+                      check_input=True, pool=None, nan_counts=None):
+        """Fit, then transform the same matrix (the same errors and results as the two
+        calls, with one pass over every row fewer: infinite values are looked for while
+        binning).
 
         Returns
         -------
         X_binned : ndarray of uint8 or uint16, shape (n_samples, n_features)
         """
-        self.fit(X_encoded, is_categorical, sample_weight, check_input, pool=pool)
-        return self.transform(X_encoded, pool=pool)
+        X = self._check_X(X_encoded)
+        self._fit(X, is_categorical, sample_weight, check_input, pool, check_inf=False)
+        try:
+            return self.transform(X, pool=pool, nan_counts=nan_counts)
+        except ValueError as exc:
+            has_inf = _infinite_columns(X) & ~self.is_categorical_
+            if not has_inf.any():
+                raise
+            # the error fit would have raised: the first such column
+            raise ValueError(
+                f"X_encoded column {int(np.argmax(has_inf))} contains infinite values; "
+                "use NaN for missing"
+            ) from exc

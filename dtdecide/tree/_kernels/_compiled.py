@@ -3,8 +3,7 @@
 Each function here is the twin of a NumPy implementation that stays the reference (named
 in its docstring); tests compare the two on random inputs. Every kernel is compiled with
 ``nogil=True``, so it releases the GIL for its whole loop: the callers run them on the
-threads of :mod:`dtdecide.tree._kernels._parallel`, each thread on its own features (histograms,
-binning) or its own contiguous range of rows (partition, apply). Within a kernel rows are
+threads of :mod:`dtdecide.tree._kernels._parallel`, each thread on its own features (histograms) or its own contiguous range of rows (partition, apply). Within a kernel rows are
 visited in increasing order and every float sum is accumulated in that order, so a result
 does not depend on how the work is shared among threads.
 
@@ -20,7 +19,6 @@ __all__ = [
     "hist_classes",
     "hist_channels",
     "partition_range",
-    "bin_columns",
 ]
 
 _jit = numba.njit(nogil=True, cache=True)
@@ -135,76 +133,6 @@ def partition_range(X, level_rows, use_rows, level_slots, k_of_slot, feat, table
                 alive_slots[na] = s
             na += 1
     return nb, na
-
-
-@_jit
-def bin_columns(X, features, is_categorical, edges, edge_offsets, n_bins, missing,
-                grid_lo, grid_scale, grid_tables, block, out, first_inf):
-    """Bin the columns ``features`` of ``X`` into ``out`` (twin of ``Binner.transform``).
-
-    Rows are taken ``block`` at a time and, within a block, column by column, so that
-    each cache line of ``X`` is read once whatever its memory order. Numeric column ``j``
-    (edges ``edges[edge_offsets[j]:edge_offsets[j + 1]]``, the last ``+inf``): a value
-    goes to ``searchsorted(edges_j, v, side="left")``, NaN to ``missing``; the bin is read
-    from the lookup grid ``grid_tables[j]`` (cells of width ``1 / grid_scale[j]`` from
-    ``grid_lo[j]``; ``grid_scale[j] == 0``: no grid) and checked against the two edges
-    around it, else found by binary search. Categorical column ``j``: code ``v`` when it
-    is an integer in ``[0, n_bins[j])``, else ``missing``. ``first_inf[j]`` receives the
-    first row of a numeric column holding an infinite value (-1: none); binning stops
-    after the first block holding one.
-    """
-    n = X.shape[0]
-    n_cells = grid_tables.shape[1] - 2
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        found = False
-        for jj in range(features.shape[0]):
-            j = features[jj]
-            if is_categorical[j]:
-                top = n_bins[j]
-                for i in range(start, stop):
-                    v = X[i, j]
-                    if v >= 0 and v < top and v == np.floor(v):
-                        out[i, j] = np.int64(v)
-                    else:
-                        out[i, j] = missing
-                continue
-            e0 = edge_offsets[j]
-            n_edges = edge_offsets[j + 1] - e0
-            scale = grid_scale[j]
-            lo_v = grid_lo[j]
-            for i in range(start, stop):
-                v = X[i, j]
-                if np.isnan(v):
-                    out[i, j] = missing
-                    continue
-                if np.isinf(v):
-                    if first_inf[j] < 0:
-                        first_inf[j] = i
-                    found = True
-                    continue
-                if scale > 0.0:
-                    c = (v - lo_v) * scale + 1.0
-                    if c < 0.0:
-                        c = 0.0
-                    if c > n_cells + 1:
-                        c = n_cells + 1
-                    b = grid_tables[j, np.intp(c)]
-                    if edges[e0 + b] >= v and (b == 0 or edges[e0 + b - 1] < v):
-                        out[i, j] = b
-                        continue
-                base = 0
-                length = n_edges
-                while length > 1:
-                    half = length >> 1
-                    if edges[e0 + base + half] < v:
-                        base += half
-                    length -= half
-                if edges[e0 + base] < v:
-                    base += 1
-                out[i, j] = base
-        if found:
-            return
 
 
 @_jit

@@ -1,0 +1,217 @@
+"""The fast paths of binning against their references.
+
+* :func:`sorted_bin_edges` (the edges from sorted values when every case weight is 1)
+  against :func:`numeric_bin_edges` (``np.unique`` and weighted counts): the same edges,
+  bit for bit;
+* the compiled ``bin_columns`` (cell tables) against the NumPy twin of
+  :meth:`Binner.transform` and against ``np.searchsorted``: float64 and float32, C and
+  Fortran order, strided views, NaN, categorical codes, ``uint16`` bins, any number of
+  threads; NaN counts equal to ``np.isnan``;
+* ``fit_transform`` (which looks for infinite values while binning) raises what ``fit``
+  then ``transform`` raise.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dtdecide import config_context
+from dtdecide.tree._kernels._binning import Binner, numeric_bin_edges, sorted_bin_edges
+from dtdecide.tree._kernels._parallel import ThreadPool
+
+SETTINGS = settings(max_examples=40, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+finite = st.floats(allow_nan=False, allow_infinity=False)
+
+
+def edge_values(draw_floats, rng, n):
+    """Values with ties, clusters and outliers."""
+    pool = np.asarray(draw_floats, dtype=np.float64)
+    if pool.size == 0:
+        pool = np.zeros(1)
+    return rng.choice(pool, size=n) if n else np.zeros(0)
+
+
+@SETTINGS
+@given(values=st.lists(finite, min_size=0, max_size=400), seed=st.integers(0, 2**31),
+       n=st.integers(0, 3000), max_bins=st.integers(2, 300))
+def test_sorted_edges_equal_unique_edges(values, seed, n, max_bins):
+    rng = np.random.default_rng(seed)
+    v = edge_values(values, rng, n)
+    expect = numeric_bin_edges(v, None, max_bins)
+    got = sorted_bin_edges(np.sort(v), max_bins)
+    assert got.tobytes() == expect.tobytes()
+    # unit weights through the weighted reference: the same edges
+    assert numeric_bin_edges(v, np.ones(v.size), max_bins).tobytes() == expect.tobytes()
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31), n=st.integers(1, 2000), max_bins=st.integers(2, 300),
+       subsample=st.sampled_from([None, 2, 500]), weights=st.sampled_from(["none", "ones"]))
+def test_fit_edges_equal_reference(seed, n, max_bins, subsample, weights):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3)) * 10.0 ** rng.uniform(-5, 5)
+    X[:, 1] = np.round(X[:, 1])
+    X[rng.random(X.shape) < 0.2] = np.nan
+    w = None if weights == "none" else np.ones(n)
+    binner = Binner(max_bins=max_bins, subsample=subsample, random_state=seed).fit(
+        X, sample_weight=w)
+    rows = np.arange(n)
+    if subsample is not None and n > subsample:
+        rows = np.sort(np.random.default_rng(seed).choice(n, size=subsample, replace=False))
+    for j in range(3):
+        col = X[rows, j]
+        expect = numeric_bin_edges(col[~np.isnan(col)], None, max_bins)
+        assert binner.bin_thresholds_[j].tobytes() == expect.tobytes()
+
+
+def test_weighted_fit_keeps_the_weighted_reference():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(4000, 1))
+    w = rng.uniform(0, 2, size=4000)
+    w[:100] = 0.0
+    binner = Binner(max_bins=16, subsample=None).fit(X, sample_weight=w)
+    keep = w > 0
+    assert np.array_equal(binner.bin_thresholds_[0],
+                          numeric_bin_edges(X[keep, 0], w[keep], 16))
+
+
+def adversarial(rng, edges, n):
+    """Values on, just beside and between the finite edges, and far outside them."""
+    e = edges[np.isfinite(edges)]
+    parts = [rng.normal(size=n)]
+    if e.size:
+        pick = rng.choice(e, size=n)
+        parts += [pick, np.nextafter(pick, np.inf), np.nextafter(pick, -np.inf),
+                  np.array([e.min() - 1e6, e.max() + 1e6, -1e308, 1e308])]
+    return np.concatenate(parts)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31), n=st.integers(1, 3000), max_bins=st.integers(2, 600),
+       scale=st.floats(-6, 6), shape=st.sampled_from(["normal", "cluster", "cauchy", "int"]))
+def test_compiled_bins_equal_searchsorted(seed, n, max_bins, scale, shape):
+    rng = np.random.default_rng(seed)
+    if shape == "normal":
+        x = rng.normal(size=n)
+    elif shape == "cluster":  # most edges crammed into a few cells of a wide range
+        x = np.where(rng.random(n) < 0.98, rng.normal(size=n) * 1e-9, rng.normal(size=n) * 1e9)
+    elif shape == "cauchy":
+        x = rng.standard_cauchy(size=n)
+    else:
+        x = rng.integers(-5, 5, size=n).astype(float)
+    x = x * 10.0**scale
+    binner = Binner(max_bins=max_bins, random_state=0).fit(x[:, None])
+    edges = binner.bin_thresholds_[0]
+    values = adversarial(rng, edges, n)
+    values[rng.random(values.size) < 0.05] = np.nan
+    with config_context(kernels="compiled"):
+        got = binner.transform(values[:, None])[:, 0]
+    expect = np.searchsorted(edges, values, side="left")
+    expect[np.isnan(values)] = binner.missing_bin_idx_
+    assert np.array_equal(got, expect)
+
+
+def layouts(X):
+    yield X
+    yield np.asfortranarray(X)
+    yield X.astype(np.float32)
+    yield np.asfortranarray(X, dtype=np.float32)
+    yield X[::2, ::-1][:, ::-1]  # strided
+    yield np.asfortranarray(X)[1::3]
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31), n=st.integers(1, 2500), max_bins=st.integers(2, 600),
+       n_jobs=st.sampled_from([1, 2, 3]))
+def test_compiled_transform_equals_numpy_twin(seed, n, max_bins, n_jobs):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([
+        rng.normal(size=n) * 10.0 ** rng.uniform(-3, 3),
+        np.round(rng.exponential(size=n) * 3),
+        rng.integers(0, 300, size=n).astype(float),  # categorical codes (uint16 bins)
+        rng.standard_cauchy(size=n),
+        np.full(n, 2.5),  # one value: one edge
+    ])
+    X[rng.random(X.shape) < 0.1] = np.nan
+    is_cat = np.array([False, False, True, False, False])
+    binner = Binner(max_bins=max_bins, random_state=0).fit(X, is_cat)
+    shifted = X * 1.3 - 0.7  # unseen values and codes (non-integer, out of range)
+    for Xt in [*layouts(X), *layouts(shifted)]:
+        counts = {}
+        for mode in ("numpy", "compiled"):
+            nan = np.full(X.shape[1], -1, dtype=np.int64)
+            with config_context(kernels=mode), ThreadPool(n_jobs) as pool:
+                counts[mode] = (binner.transform(Xt, pool=pool if n_jobs > 1 else None,
+                                                 nan_counts=nan), nan)
+        (a, na), (b, nb) = counts["numpy"], counts["compiled"]
+        assert a.dtype == b.dtype == binner.binned_dtype_ and np.array_equal(a, b)
+        assert b.flags.f_contiguous
+        assert np.array_equal(na, nb) and np.array_equal(nb, np.isnan(Xt).sum(axis=0))
+
+
+def test_float32_input_bins_as_its_float64():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(5000, 3)).astype(np.float32)
+    X[::17, 1] = np.nan
+    a = Binner(random_state=0).fit(X)
+    b = Binner(random_state=0).fit(X.astype(np.float64))
+    assert all(np.array_equal(p, q) for p, q in zip(a.bin_thresholds_, b.bin_thresholds_))
+    for mode in ("numpy", "compiled"):
+        with config_context(kernels=mode):
+            assert np.array_equal(a.transform(X), b.transform(X.astype(np.float64)))
+
+
+def fit_then_transform(X, is_cat, **kw):
+    try:
+        binner = Binner(**kw).fit(X, is_cat)
+        return binner.transform(X)
+    except ValueError as exc:
+        return str(exc)
+
+
+def fit_transform(X, is_cat, **kw):
+    try:
+        return Binner(**kw).fit_transform(X, is_cat)
+    except ValueError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("mode", ["numpy", "compiled"])
+@pytest.mark.parametrize("cells", [
+    [(1500, 0, np.inf)],
+    [(1500, 0, np.inf), (10, 2, -np.inf)],
+    [(1500, 2, -np.inf), (3, 1, 0.5)],  # a bad code after an infinite value
+    [(3, 1, 0.5), (1500, 2, np.inf)],  # an infinite value after a bad code
+    [(1999, 0, -np.inf)],
+])
+def test_fit_transform_errors_as_fit_then_transform(mode, cells):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 3))
+    X[:, 1] = rng.integers(0, 4, size=2000)
+    is_cat = np.array([False, True, False])
+    for i, j, v in cells:
+        X[i, j] = v
+    with config_context(kernels=mode):
+        # a sub-sample that misses the infinite values: only the pass over every row
+        # finds them
+        a = fit_then_transform(X, is_cat, subsample=100, random_state=1)
+        b = fit_transform(X, is_cat, subsample=100, random_state=1)
+    assert isinstance(a, str) and a == b
+
+
+def test_fit_transform_counts_nan_and_equals_fit_then_transform():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(3000, 4))
+    X[rng.random(X.shape) < 0.15] = np.nan
+    X[:, 3] = np.where(np.isnan(X[:, 3]), np.nan, rng.integers(0, 3, size=3000))
+    is_cat = np.array([False, False, False, True])
+    for mode in ("numpy", "compiled"):
+        with config_context(kernels=mode):
+            nan = np.zeros(4, dtype=np.int64)
+            out = Binner(random_state=0).fit_transform(X, is_cat, nan_counts=nan)
+            ref = Binner(random_state=0).fit(X, is_cat).transform(X)
+        assert np.array_equal(out, ref)
+        assert np.array_equal(nan, np.isnan(X).sum(axis=0))
