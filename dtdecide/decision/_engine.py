@@ -2,13 +2,12 @@
 
 import numbers
 from collections.abc import Mapping
-from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import ThreadpoolController
 
 from .._dtypes import code_dtype
+from .._jit import one_blas_thread
 from ._kernels import (
     _FLOAT,
     _check_priors,
@@ -36,20 +35,14 @@ _SUM_TOL = 1e-6
 _P = "posteriors_or_predictions"
 
 
-_BLAS_CONTROLLER = []  # a ThreadpoolController, made once (finding the libraries is slow)
-
-
 def _one_blas_thread(active):
     """Context in which BLAS runs on one thread (when ``active``).
 
     The per-chunk products are tiny (n_levels x n_decisions) and the dot products of
-    the summary are memory bound; threaded BLAS only adds contention there.
+    the summary are memory bound; threaded BLAS only adds contention there. The limit
+    is the package's counted one (:func:`dtdecide._jit.one_blas_thread`).
     """
-    if not active:
-        return nullcontext()
-    if not _BLAS_CONTROLLER:
-        _BLAS_CONTROLLER.append(ThreadpoolController())
-    return _BLAS_CONTROLLER[0].limit(limits=1, user_api="blas")
+    return one_blas_thread(active)
 
 
 def _posterior_array(P, matrix):

@@ -11,6 +11,11 @@ tree grown with ``n_jobs=2`` is bit for bit the tree grown with ``n_jobs=1``.
 
 ``n_jobs`` follows scikit-learn: None means 1 (unless a ``joblib.parallel_config``
 context says otherwise), -1 every core, -2 all but one, and so on.
+
+No native thread pool runs inside these threads: while a pool of two or more threads
+is open, BLAS is held to one thread (:func:`dtdecide._jit.one_blas_thread`) and each
+worker sets OpenMP to one thread (:func:`dtdecide._jit.native_threads_per_worker`);
+the compiled kernels never use Numba's own pool.
 """
 
 import contextlib
@@ -18,6 +23,8 @@ import numbers
 from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
+
+from ..._jit import native_threads_per_worker, one_blas_thread
 
 __all__ = ["ThreadPool", "check_n_jobs", "feature_groups", "thread_pool"]
 
@@ -55,15 +62,26 @@ class ThreadPool:
 
     def __init__(self, n_threads):
         self.n_threads = int(n_threads)
-        self._executor = ThreadPoolExecutor(
-            max_workers=self.n_threads, thread_name_prefix="dtdecide"
-        )
+        self._blas = one_blas_thread(self.n_threads > 1)
+        self._executor = None
 
     def __enter__(self):
+        self._blas.__enter__()
+        try:
+            self._executor = ThreadPoolExecutor(
+                max_workers=self.n_threads, thread_name_prefix="dtdecide",
+                initializer=native_threads_per_worker,
+            )
+        except BaseException:
+            self._blas.__exit__(None, None, None)
+            raise
         return self
 
     def __exit__(self, *exc):
-        self._executor.shutdown(wait=True)
+        try:
+            self._executor.shutdown(wait=True)
+        finally:
+            self._blas.__exit__(None, None, None)
 
     def map_groups(self, fn, groups):
         """``[fn(g) for g in groups]`` on the threads, results in group order.
