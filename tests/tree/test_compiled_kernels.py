@@ -107,6 +107,8 @@ def histogram_case(draw):
     n_rows = n if rows is None else rows.size
     n_slots = draw(st.integers(1, 4))
     slots = rng.integers(0, n_slots, size=n_rows).astype(np.int32)
+    if n_slots == 1 and draw(st.booleans()):
+        slots = None  # every row in slot 0
     kind = draw(st.sampled_from(["counts", "weights", "groups", "channels"]))
     if kind == "channels":
         y, w = rng.normal(size=n), rng.uniform(0.5, 2.0, size=n)

@@ -84,8 +84,8 @@ class Level:
         Their row counts per bin.
     rows : ndarray of intp or None
         Training rows still in these nodes (None: every row).
-    slots : ndarray of int
-        Slot of each of ``rows``.
+    slots : ndarray of int32 or None
+        Slot of each of ``rows`` (None: every row is in slot 0).
     active : ndarray of bool, shape (m,)
         Slots that may be split. Inactive slots hold the histogram of a finished smaller
         child, kept only to derive its sibling.
@@ -120,7 +120,7 @@ class Level:
             self.hist[i : i + 1],
             None if self.counts is None else self.counts[i : i + 1],
             rows,
-            np.zeros(rows.shape[0], dtype=_ROW_INT),
+            None,  # every row in slot 0
             self.active[i : i + 1],
         )
 
@@ -318,15 +318,14 @@ class _LocalRows:
     """
 
     def root(self, ctx):
-        slots = np.zeros(ctx.X_binned.shape[0], dtype=_ROW_INT)
         # the node of every training row, kept up to date by each partition: at the end
         # every row's leaf (no routing of the rows after growing)
         ctx.leaf_of_row = np.zeros(ctx.X_binned.shape[0], dtype=_ROW_INT)
         hist, counts = build_histograms(
-            ctx.X_binned, None, slots, 1, ctx.layout, ctx.target,
+            ctx.X_binned, None, None, 1, ctx.layout, ctx.target,
             with_counts=ctx.with_counts, chunk_size=ctx.chunk_size, pool=ctx.pool,
         )
-        return hist, counts, None, slots
+        return hist, counts, None, None  # every row, in slot 0
 
     def finish(self, ctx, level, child_ids, *, sel, feat, table):
         """Record the child of every row of the split nodes ``sel`` when no child grows
@@ -345,14 +344,14 @@ class _LocalRows:
         part = _Partition(ctx.X_binned, level, k_of_slot, every_pair, feat, table,
                           slot_of_child, n_built, n_small_cont,
                           np.asarray(child_ids, dtype=_ROW_INT), ctx.leaf_of_row)
-        n_level_rows = level.slots.shape[0]
+        n_level_rows = ctx.X_binned.shape[0] if level.rows is None else level.rows.shape[0]
         n_ranges = 1 if ctx.pool is None else ctx.pool.n_threads
         bounds = np.linspace(0, n_level_rows, n_ranges + 1).astype(np.intp)
         ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
-        if len(ranges) == 1:
-            pieces = part(ranges[0])
-        elif part.compiled:  # counted first, then written in place: no copies to join
+        if part.compiled:
             pieces = part.compiled_ranges(ranges, ctx.pool)
+        elif len(ranges) == 1:
+            pieces = part(ranges[0])
         else:
             pieces = [np.concatenate(arrays)
                       for arrays in zip(*ctx.pool.map_groups(part, ranges))]
@@ -392,11 +391,14 @@ class _Partition:
         self.compiled = use_compiled(X_binned.shape[0])
 
     def __call__(self, bounds):
-        if self.compiled:
-            return self._compiled(bounds)
+        """The NumPy twin on the rows ``lo:hi``: ``(built_rows, built_slots, alive_rows,
+        alive_slots)``."""
         lo, hi = bounds
         X_binned, level, table, feat = self.X_binned, self.level, self.table, self.feat
-        k = self.k_of_slot.take(level.slots[lo:hi])
+        if level.slots is None:  # every row in slot 0
+            k = np.full(hi - lo, self.k_of_slot[0], dtype=_ROW_INT)
+        else:
+            k = self.k_of_slot.take(level.slots[lo:hi])
         if self.every_pair:  # every node splits and goes on: every row stays
             rows = np.arange(lo, hi, dtype=_ROW_INT) if level.rows is None else level.rows[lo:hi]
         else:
@@ -438,52 +440,78 @@ class _Partition:
     def _compiled_args(self):
         level = self.level
         use_rows = level.rows is not None
-        level_rows = level.rows if use_rows else np.zeros(1, dtype=_ROW_INT)
+        use_slots = level.slots is not None
+        dummy = np.zeros(1, dtype=_ROW_INT)
         return (
-            np.asfortranarray(self.X_binned), np.asarray(level_rows, dtype=_ROW_INT),
-            use_rows, np.asarray(level.slots, dtype=_ROW_INT),
+            np.asfortranarray(self.X_binned),
+            np.asarray(level.rows, dtype=_ROW_INT) if use_rows else dummy, use_rows,
+            np.asarray(level.slots, dtype=_ROW_INT) if use_slots else dummy, use_slots,
             np.asarray(self.k_of_slot, dtype=_ROW_INT), np.asarray(self.feat, dtype=np.intp),
             np.ascontiguousarray(self.table), np.asarray(self.slot_of_child, dtype=_ROW_INT),
             self.n_built, self.n_small_cont, self.child_node, self.leaf_of_row,
         )
 
-    def _compiled(self, bounds):
-        """The same with the compiled twin (one pass over the range, no temporaries)."""
-        from .._kernels import _compiled
-
-        lo, hi = bounds
-        size = hi - lo
-        built_rows, built_slots, alive_rows, alive_slots = (
-            np.empty(size, dtype=_ROW_INT) for _ in range(4))
-        nb, na = _compiled.partition_range(*self._compiled_args(), lo, hi, built_rows,
-                                           built_slots, alive_rows, alive_slots, True)
-        # views, not copies: the built rows live only while their histograms are built,
-        # and the alive rows are at most the level's rows (a copy would double the peak)
-        return built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na]
-
     def compiled_ranges(self, ranges, pool):
-        """All ``ranges`` on the threads of ``pool`` into outputs of the exact sizes:
-        each range is counted, then written into its own slice (row order kept)."""
+        """The compiled partition of ``ranges`` (on the threads of ``pool``).
+
+        The rows that stay (alive) are written over the level's own rows and slots,
+        range by range (the ``i``-th kept row of a range at the range's ``i``-th
+        position, after it was read), then the ranges' pieces are moved together:
+        no new row arrays after the root level. The rows of the histogrammed children
+        (each no more than half its parent's rows, so half the level's rows in all)
+        go to new arrays: on one thread of that size, on several of the exact size
+        (each range counted first, then written at its offset).
+        """
         from .._kernels import _compiled
 
         args = self._compiled_args()
+        level = self.level
+        n_level = ranges[-1][1]
+        # in place where the level has its own arrays (the root has none)
+        alive_rows = args[1] if level.rows is not None else np.empty(n_level, dtype=_ROW_INT)
+        alive_slots = (args[3] if level.slots is not None
+                       else np.empty(n_level, dtype=_ROW_INT))
+        if len(ranges) == 1:
+            lo, hi = ranges[0]
+            cap = (hi - lo) // 2 + 1
+            built_rows = np.empty(cap, dtype=_ROW_INT)
+            built_slots = np.empty(cap, dtype=_ROW_INT)
+            nb, na = _compiled.partition_range(*args, lo, hi, built_rows, built_slots,
+                                               alive_rows[lo:hi], alive_slots[lo:hi], True)
+            _check_built(nb, cap)
+            # views: the built rows live only while their histograms are built
+            return built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na]
         empty = np.empty(0, dtype=_ROW_INT)
         sizes = pool.map_groups(
             lambda b: _compiled.partition_range(*args, b[0], b[1], empty, empty, empty,
                                                 empty, False), ranges)
         nb = np.concatenate([[0], np.cumsum([s[0] for s in sizes])])
-        na = np.concatenate([[0], np.cumsum([s[1] for s in sizes])])
-        out = [np.empty(int(nb[-1]), dtype=_ROW_INT), np.empty(int(nb[-1]), dtype=_ROW_INT),
-               np.empty(int(na[-1]), dtype=_ROW_INT), np.empty(int(na[-1]), dtype=_ROW_INT)]
+        built_rows = np.empty(int(nb[-1]), dtype=_ROW_INT)
+        built_slots = np.empty(int(nb[-1]), dtype=_ROW_INT)
 
         def fill(i):
             lo, hi = ranges[i]
-            b, a = slice(nb[i], nb[i + 1]), slice(na[i], na[i + 1])
-            _compiled.partition_range(*args, lo, hi, out[0][b], out[1][b], out[2][a],
-                                      out[3][a], True)
+            b = slice(nb[i], nb[i + 1])
+            return _compiled.partition_range(*args, lo, hi, built_rows[b], built_slots[b],
+                                             alive_rows[lo:hi], alive_slots[lo:hi], True)
 
-        pool.map_groups(fill, list(range(len(ranges))))
-        return out
+        written = pool.map_groups(fill, list(range(len(ranges))))
+        na = 0
+        for (lo, _), (n_b, n_a), (want_b, _) in zip(ranges, written, sizes):
+            _check_built(n_b, want_b)
+            if lo != na:  # move the range's kept rows down (never past unread ones)
+                alive_rows[na : na + n_a] = alive_rows[lo : lo + n_a]
+                alive_slots[na : na + n_a] = alive_slots[lo : lo + n_a]
+            na += n_a
+        return built_rows, built_slots, alive_rows[:na], alive_slots[:na]
+
+
+def _check_built(n_written, capacity):
+    if n_written > capacity:  # the kernel stopped writing at the capacity
+        raise RuntimeError(
+            f"internal error: the partition found {n_written} rows for the histogrammed "
+            f"children, more than the {capacity} it made room for"
+        )
 
 
 _ASSEMBLE_BATCH = 32  # nodes per batch: bounds the temporaries of the subtraction
@@ -501,7 +529,7 @@ def _subtract_into(out, parent_hist, parent_idx, small_hist, small_idx):
 
 
 def _grow_level_wise(ctx, root, bar):
-    level = root
+    level = root.pop()
     while level is not None and level.n_nodes:
         split = ctx.find(level)
         do = ctx.accept(split, level)
@@ -525,7 +553,9 @@ def _grow_best_first(ctx, root, max_leaf_nodes, bar):
             heapq.heappush(heap, item)
             counter += 1
 
+    root = root.pop()
     push(root, ctx.find(root))
+    del root
     n_leaves = 1
     while heap and n_leaves < max_leaf_nodes:
         _, _, level, split = heapq.heappop(heap)
@@ -898,12 +928,13 @@ def _grow(ctx, n_samples, max_leaf_nodes, shift, *, min_rows=None):
     level (per split when growing best first, ``max_leaf_nodes``).
     """
     min_rows = PROGRESS_MIN_ROWS if min_rows is None else min_rows
-    hist, counts, rows, slots = ctx.source.root(ctx)
     ctx.n_rows = n_samples  # the split scan's choice of kernels: one for the whole fit
-    root_sums = hist[0, : ctx.layout.widths[0]].sum(axis=0)
+    root = Level(np.array([0], dtype=np.intp), 0, *ctx.source.root(ctx))
+    root_sums = root.hist[0, : ctx.layout.widths[0]].sum(axis=0)
     ctx.total_weight = float(ctx.weight_of(ctx.crit_sums(root_sums)))
     ctx.nodes.add(np.array([-1]), 0, [n_samples], root_sums[None, :])
-    root = Level(np.array([0], dtype=np.intp), 0, hist, counts, rows, slots)
+    # the growers take the level out of a list: no frame keeps a finished level alive
+    root = [root]
     if ctx.can_split(0, np.array([n_samples]), root_sums[None, :])[0] and ctx.total_weight > 0:
         level_wise = max_leaf_nodes is None
         total = (ctx.max_depth if level_wise else max_leaf_nodes - 1)

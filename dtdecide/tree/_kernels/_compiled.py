@@ -25,20 +25,21 @@ _jit = numba.njit(nogil=True, cache=True)
 
 
 @_jit
-def hist_classes(X, rows, use_rows, slots, codes, weights, n_classes, features, offsets,
-                 widths, hist, counts, with_counts):
+def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, n_classes, features,
+                 offsets, widths, hist, counts, with_counts):
     """Class histograms of the rows into ``hist`` (twin of ``_accumulate_chunk``).
 
     ``X`` (n_samples, n_features) binned, Fortran order; ``rows`` the included rows
     (ignored unless ``use_rows``: then row ``i`` is row ``i``); ``slots`` the slot of each
-    included row; ``codes`` the class code and ``weights`` (n_groups, n_included) the
-    weights of each *included* row, gathered once by the caller so that the loop over
-    features reads them in order (zero groups for unweighted counts); ``hist`` (n_slots, n_cells, n_channels) and
+    included row (ignored unless ``use_slots``: then every row is in slot 0); ``codes``
+    the class code and ``weights`` (n_groups, n_included) the weights of each *included*
+    row, gathered once by the caller so that the loop over features reads them in order
+    (zero groups for unweighted counts); ``hist`` (n_slots, n_cells, n_channels) and
     ``counts`` (n_slots, n_cells) are added to, cells ``offsets[j] + b`` of ``features``
     only. Binned values ``>= widths[j] - 1`` (the shared missing code) go to the
     feature's last cell.
     """
-    n = slots.shape[0]
+    n = rows.shape[0] if use_rows else slots.shape[0] if use_slots else X.shape[0]
     n_groups = weights.shape[0]
     for jj in range(features.shape[0]):
         j = features[jj]
@@ -51,7 +52,7 @@ def hist_classes(X, rows, use_rows, slots, codes, weights, n_classes, features, 
             if b > top:
                 b = top
             cell = lo + b
-            s = slots[i]
+            s = slots[i] if use_slots else 0
             c = codes[i]
             if n_groups == 0:
                 hist[s, cell, c] += 1.0
@@ -63,14 +64,14 @@ def hist_classes(X, rows, use_rows, slots, codes, weights, n_classes, features, 
 
 
 @_jit
-def hist_channels(X, rows, use_rows, slots, channels, features, offsets, widths, hist,
-                  counts, with_counts):
+def hist_channels(X, rows, use_rows, slots, use_slots, channels, features, offsets, widths,
+                  hist, counts, with_counts):
     """Regression histograms: ``hist[s, cell, c] += channels[c, r]`` (see hist_classes).
 
     ``channels`` is channel-major (n_channels, n_included), gathered for the included
     rows.
     """
-    n = slots.shape[0]
+    n = rows.shape[0] if use_rows else slots.shape[0] if use_slots else X.shape[0]
     n_channels = channels.shape[0]
     for jj in range(features.shape[0]):
         j = features[jj]
@@ -83,7 +84,7 @@ def hist_channels(X, rows, use_rows, slots, channels, features, offsets, widths,
             if b > top:
                 b = top
             cell = lo + b
-            s = slots[i]
+            s = slots[i] if use_slots else 0
             for c in range(n_channels):
                 hist[s, cell, c] += channels[c, i]
             if with_counts:
@@ -91,26 +92,32 @@ def hist_channels(X, rows, use_rows, slots, channels, features, offsets, widths,
 
 
 @_jit
-def partition_range(X, level_rows, use_rows, level_slots, k_of_slot, feat, table,
+def partition_range(X, level_rows, use_rows, level_slots, use_slots, k_of_slot, feat, table,
                     slot_of_child, n_built, n_small_cont, child_node, leaf_of_row, lo, hi,
                     built_rows, built_slots, alive_rows, alive_slots, write):
     """Send the level's rows ``lo:hi`` to the children of their node (twin of
     ``_Partition.__call__`` in the grower).
 
-    Row ``level_rows[p]`` (or ``p`` unless ``use_rows``) of slot ``level_slots[p]`` belongs
-    to split pair ``k = k_of_slot[slot]`` (-1: its node is not split); it goes to child
-    ``2 k`` when ``table[k, X[row, feat[k]]]`` (go left), else ``2 k + 1``, whose new slot
-    is ``slot_of_child[child]`` (-1: not kept). With ``write``, ``leaf_of_row[row]``
-    becomes the child's node id ``child_node[child]``. Rows of slots ``< n_built`` are
-    written to ``built_*``, rows of slots ``< n_small_cont`` or ``>= n_built`` to
-    ``alive_*``, each in row order. Returns the numbers written ``(n_built_rows,
-    n_alive_rows)``; with ``write`` False only counts them (to size the outputs of
-    several ranges exactly).
+    Row ``level_rows[p]`` (or ``p`` unless ``use_rows``) of slot ``level_slots[p]`` (or 0
+    unless ``use_slots``) belongs to split pair ``k = k_of_slot[slot]`` (-1: its node is
+    not split); it goes to child ``2 k`` when ``table[k, X[row, feat[k]]]`` (go left),
+    else ``2 k + 1``, whose new slot is ``slot_of_child[child]`` (-1: not kept). With
+    ``write``, ``leaf_of_row[row]`` becomes the child's node id ``child_node[child]``,
+    rows of slots ``< n_built`` are written to ``built_*`` and rows of slots
+    ``< n_small_cont`` or ``>= n_built`` to ``alive_*``, each in row order. The alive
+    rows may be written over the range's own rows (``alive_rows`` the view
+    ``level_rows[lo:hi]``, the same for the slots): the ``i``-th kept row is written at
+    ``i``, after position ``lo + i`` has been read. Returns the numbers of built and
+    alive rows ``(nb, na)``; with ``write`` False only counts them. Writes stop at the
+    outputs' lengths (the counts go on), so a caller that sized them wrong sees it in
+    the counts instead of a corrupted heap.
     """
     nb = 0
     na = 0
+    cap_b = built_rows.shape[0]
+    cap_a = alive_rows.shape[0]
     for p in range(lo, hi):
-        k = k_of_slot[level_slots[p]]
+        k = k_of_slot[level_slots[p]] if use_slots else k_of_slot[0]
         if k < 0:
             continue
         r = level_rows[p] if use_rows else p
@@ -123,12 +130,12 @@ def partition_range(X, level_rows, use_rows, level_slots, k_of_slot, feat, table
         if s < 0:
             continue
         if s < n_built:
-            if write:
+            if write and nb < cap_b:
                 built_rows[nb] = r
                 built_slots[nb] = s
             nb += 1
         if s < n_small_cont or s >= n_built:
-            if write:
+            if write and na < cap_a:
                 alive_rows[na] = r
                 alive_slots[na] = s
             na += 1

@@ -204,8 +204,9 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
         Binned inputs (Fortran order is fastest).
     rows : ndarray of intp or None
         Row indices to include (None: every row, in order).
-    slots : ndarray of intp
-        Slot (node position) of each included row, in ``[0, n_slots)``.
+    slots : ndarray of intp or None
+        Slot (node position) of each included row, in ``[0, n_slots)``; None: every
+        row is in slot 0 (``n_slots`` 1).
     n_slots : int
         Number of nodes.
     n_bins_total : int or BinLayout
@@ -279,7 +280,8 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
         for start in range(0, n_rows, chunk_size):
             stop = min(start + chunk_size, n_rows)
             sel = slice(start, stop) if rows is None else rows[start:stop]
-            slot = slots[start:stop]
+            slot = (np.zeros(stop - start, dtype=np.intp) if slots is None
+                    else slots[start:stop])
             _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts,
                               features)
 
@@ -309,7 +311,8 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts):
     # one dtype per argument: each combination of types is one compilation
     use_rows = rows is not None
     rows_ = np.asarray(rows, dtype=np.int32) if use_rows else np.zeros(1, dtype=np.int32)
-    slots = np.asarray(slots, dtype=np.int32)
+    use_slots = slots is not None
+    slots = np.asarray(slots, dtype=np.int32) if use_slots else np.zeros(1, dtype=np.int32)
     X_binned = np.asfortranarray(X_binned)
     if counts is None:
         counts_ = np.zeros((1, 1), dtype=BIN_COUNT_DTYPE)
@@ -329,7 +332,7 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts):
                 weights = weights.take(rows_, axis=1)
 
         def run(features):
-            _compiled.hist_classes(X_binned, rows_, use_rows, slots, codes, weights,
+            _compiled.hist_classes(X_binned, rows_, use_rows, slots, use_slots, codes, weights,
                                    target.n_classes, features, offsets, widths, hist,
                                    counts_, with_counts)
     else:
@@ -338,7 +341,7 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts):
             chan = chan.take(rows_, axis=1)
 
         def run(features):
-            _compiled.hist_channels(X_binned, rows_, use_rows, slots, chan, features,
+            _compiled.hist_channels(X_binned, rows_, use_rows, slots, use_slots, chan, features,
                                     offsets, widths, hist, counts_, with_counts)
     return run
 
