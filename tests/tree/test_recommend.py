@@ -1,9 +1,11 @@
-"""fit_recommended: candidates, choice on validation data, the hold-out path, errors."""
+"""fit_recommended: candidates, the cross-validated choice and its one-standard-error
+rule, the choice on validation data, the hold-out path, errors."""
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
+from sklearn.model_selection import StratifiedKFold
 
 from dtdecide import (
     DecisionMatrix,
@@ -46,10 +48,13 @@ def test_candidates_follow_the_rule():
     leaf = recommended_candidates(ProfitTreeClassifier())
     assert leaf == [{"decision_rule": "leaf", "criterion": "gini", "posterior_smoothing": 0.0},
                     {"decision_rule": "leaf", "criterion": "profit",
-                     "posterior_smoothing": ("auto", 1.0)}]
+                     "posterior_smoothing": 0.0}]
     case = recommended_candidates(ProfitTreeClassifier(decision_rule="case"))
-    assert case == [{"decision_rule": "case", "criterion": "gini",
-                     "posterior_smoothing": ("auto", 1.0)}]
+    assert case == [{"decision_rule": "case", "criterion": "gini", "posterior_smoothing": 0.0},
+                    {"decision_rule": "case", "criterion": "gini",
+                     "posterior_smoothing": ("auto", 1.0)},
+                    {"decision_rule": "case", "criterion": "gini",
+                     "posterior_smoothing": ("auto", 4.0)}]
     both = recommended_candidates(ProfitTreeClassifier(), ("leaf", "case"))
     assert both == leaf + case
     reg = recommended_candidates(ProfitTreeRegressor())
@@ -76,8 +81,8 @@ def test_chooses_the_best_validation_measure(data, tree):
     (X, y, c), (Xv, yv, cv) = train, valid
     best, results = fit_recommended(tree, X, y, costs=c, X_valid=Xv, y_valid=yv,
                                     costs_valid=cv, decision_rules=("leaf", "case"),
-                                    return_results=True)
-    assert len(results) == 3 and results["chosen"].sum() == 1
+                                    cv=None, return_results=True)
+    assert len(results) == 5 and results["chosen"].sum() == 1
     # every row is what fitting and pruning that candidate by hand gives
     for _, row in results.iterrows():
         params = {"decision_rule": row["decision_rule"], "criterion": row["criterion"],
@@ -93,18 +98,19 @@ def test_chooses_the_best_validation_measure(data, tree):
     # ("auto", k) is k times the strength "auto" resolves to
     auto = clone(tree).set_params(decision_rule="case", posterior_smoothing="auto").fit(
         X, y, costs=c).posterior_smoothing_
-    np.testing.assert_allclose(results["posterior_smoothing"], [0.0, auto, auto])
+    np.testing.assert_allclose(results["posterior_smoothing"],
+                               [0.0, 0.0, 0.0, auto, 4 * auto])
     _, quarter = fit_recommended(tree, X, y, costs=c, X_valid=Xv, y_valid=yv,
-                                 costs_valid=cv, return_results=True, candidates=[
+                                 costs_valid=cv, cv=None, return_results=True, candidates=[
                                      {"posterior_smoothing": ("auto", 0.25)}])
     np.testing.assert_allclose(quarter["posterior_smoothing"], [0.25 * auto])
 
 
 def test_without_validation_data_holds_out_and_refits(data, tree):
     (X, y, c), _ = data
-    best, results = fit_recommended(tree, X, y, costs=c, random_state=3,
+    best, results = fit_recommended(tree, X, y, costs=c, random_state=3, cv=None,
                                     return_results=True)
-    again = fit_recommended(tree, X, y, costs=c, random_state=3)
+    again = fit_recommended(tree, X, y, costs=c, random_state=3, cv=None)
     chosen = results[results["chosen"]].iloc[0]
     assert best.criterion == chosen["criterion"] == again.criterion
     # refitted on every training row, pruned to the chosen size
@@ -125,3 +131,110 @@ def test_custom_candidates_and_errors(data, tree):
         fit_recommended(tree, X, y, costs=c, X_valid=Xv)
     with pytest.raises(ValueError, match="at least one"):
         fit_recommended(tree, X, y, costs=c, candidates=[])
+    with pytest.raises(ValueError, match="se_rule"):
+        fit_recommended(tree, X, y, costs=c, se_rule=-1.0)
+    with pytest.raises(ValueError, match="costs"):
+        fit_recommended(tree, X, y, costs=c, X_valid=Xv, y_valid=yv)
+
+
+def _cv_by_hand(tree, params, X, y, c, folds):
+    """One candidate's cross-validated measure and standard error at its best subtree,
+    written out with PruningStudy."""
+    fitted = clone(tree).set_params(**params).fit(X, y, costs=c)
+    study = PruningStudy(fitted, cv=folds, se_rule=0.0).fit(X_train=X, y_train=y,
+                                                            costs_train=c)
+    k = study.selected_index_
+    return (float(study.results_["cv_mean"].iloc[k]), float(study.results_["cv_se"].iloc[k]),
+            study)
+
+
+def test_cross_validation_on_training_and_validation_rows(data, tree):
+    train, valid = data
+    (X, y, c), (Xv, yv, cv) = train, valid
+    folds = StratifiedKFold(4, shuffle=True, random_state=0)
+    best, results = fit_recommended(tree, X, y, costs=c, X_valid=Xv, y_valid=yv,
+                                    costs_valid=cv, decision_rules=("leaf", "case"),
+                                    cv=folds, se_rule=0.0, return_results=True)
+    assert len(results) == 5 and results["chosen"].sum() == 1
+    # the folds run over the training and the validation rows together
+    Xa = pd.concat([X, Xv], ignore_index=True)
+    ya = pd.concat([y, yv], ignore_index=True)
+    ca = pd.concat([c, cv], ignore_index=True)
+    for _, row in results.iterrows():
+        params = {"decision_rule": row["decision_rule"], "criterion": row["criterion"],
+                  "posterior_smoothing": row["posterior_smoothing"]}
+        mean, se, _ = _cv_by_hand(tree, params, Xa, ya, ca, folds)
+        assert mean == pytest.approx(row["cv_measure"], rel=1e-12)
+        assert se == pytest.approx(row["cv_se"], rel=1e-12)
+    # se_rule=0: the least cross-validated average cost wins
+    k = int(np.flatnonzero(results["chosen"])[0])
+    assert results["cv_measure"].iloc[k] == results["cv_measure"].min()
+    # the chosen setting grown on the training rows, pruned on the validation rows
+    chosen = results.iloc[k]
+    params = {"decision_rule": chosen["decision_rule"], "criterion": chosen["criterion"],
+              "posterior_smoothing": chosen["posterior_smoothing"]}
+    pruned, measure = _by_hand(tree, params, train, valid)
+    assert best.tree_.weighted_n_node_samples[0] == len(y)
+    assert best.get_n_leaves() == pruned.get_n_leaves() == chosen["n_leaves"]
+    assert measure == pytest.approx(chosen["valid_measure"], rel=1e-12)
+    assert results["valid_measure"].drop(index=k).isna().all()
+
+
+def test_cross_validation_without_validation_rows(data, tree):
+    (X, y, c), _ = data
+    folds = StratifiedKFold(4, shuffle=True, random_state=1)
+    best, results = fit_recommended(tree, X, y, costs=c, cv=folds, return_results=True)
+    assert "valid_measure" not in results
+    chosen = results[results["chosen"]].iloc[0]
+    params = {"decision_rule": "leaf", "criterion": chosen["criterion"],
+              "posterior_smoothing": 0.0}
+    _, _, study = _cv_by_hand(tree, params, X, y, c, folds)
+    # grown on every training row, pruned to the subtree the cross-validation chose
+    assert best.tree_.weighted_n_node_samples[0] == len(y)
+    assert best.get_n_leaves() == study.selected_n_leaves_ == chosen["n_leaves"]
+    # an integer cv with a random_state gives the same folds every time
+    a = fit_recommended(tree, X, y, costs=c, cv=3, random_state=5, return_results=True)[1]
+    b = fit_recommended(tree, X, y, costs=c, cv=3, random_state=5, return_results=True)[1]
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_one_standard_error_rule(data, tree):
+    (X, y, c), _ = data
+    folds = StratifiedKFold(4, shuffle=True, random_state=2)
+    # the same candidate twice, then the Gini tree with a tiny leaf minimum: their
+    # measures are known from the by-hand fits, the rule's choice follows from them
+    cands = [{"criterion": "gini", "min_samples_leaf": 200},
+             {"criterion": "gini", "min_samples_leaf": 10}]
+    _, results = fit_recommended(tree, X, y, costs=c, cv=folds, candidates=cands,
+                                 se_rule=0.0, return_results=True)
+    mean, se = results["cv_measure"].to_numpy(), results["cv_se"].to_numpy()
+    best = int(np.argmin(mean))
+    assert results["chosen"].iloc[best]
+    for rule in (None, 1.0, 1e6):
+        _, again = fit_recommended(tree, X, y, costs=c, cv=folds, candidates=cands,
+                                   se_rule=rule, return_results=True)
+        # the first candidate within one (here: 1 or 1e6) standard error of the best
+        limit = mean[best] + (1.0 if rule is None else rule) * se[best]
+        first = int(np.flatnonzero(mean <= limit + 1e-12)[0])
+        assert int(np.flatnonzero(again["chosen"])[0]) == first
+    # a million standard errors keep the first candidate whatever the measures
+    assert fit_recommended(tree, X, y, costs=c, cv=folds, candidates=cands,
+                           se_rule=1e6).min_samples_leaf == 200
+
+
+def test_choice_within_and_between_rules():
+    from dtdecide.tree._studies._recommend import _choose
+
+    # losses (lower is better); leaf candidates 0-1, case candidates 2-4
+    scores = np.array([1.00, 0.95, 0.97, 0.90, 0.93])
+    se = np.array([0.10, 0.10, 0.01, 0.01, 0.01])
+    rules = ["leaf", "leaf", "case", "case", "case"]
+    # no rule: the least loss
+    assert _choose(scores, se, False, 0.0, rules) == 3
+    # leaf: 1.00 is within one se (0.10) of 0.95, so the first leaf candidate is chosen;
+    # case: 0.90 is best and 0.93 is 3 se away; between the rules 0.90 beats 1.00
+    assert _choose(scores, se, False, {"leaf": 1.0, "case": 0.0}, rules) == 3
+    # leaf candidates only: the first one
+    assert _choose(scores[:2], se[:2], False, {"leaf": 1.0}, rules[:2]) == 0
+    # profit (higher is better) with ties: the earlier candidate
+    assert _choose(np.array([2.0, 3.0, 3.0]), None, True, 0.0) == 1

@@ -1,22 +1,27 @@
-"""The recommended tree: growing criterion, smoothing and size chosen on validation data.
+"""The recommended tree: growing criterion, smoothing and size chosen on held-out data.
 
-:func:`fit_recommended` fits a few settings of one tree (the candidates), prunes each to
-its best subtree on validation data (:class:`~dtdecide.tree.PruningStudy`), and keeps
-the one whose pruned tree earns most there. The candidates follow what the
-decision-quality benchmark measured (``docs/guide/quality.rst``):
+:func:`fit_recommended` fits a few settings of one tree (the candidates) and keeps the
+one whose pruned tree earns most on held-out rows: by default by 5-fold
+cross-validation (every candidate scored on the same folds by
+:class:`~dtdecide.tree.PruningStudy`, its best subtree's cross-validated measure), or on
+one validation split (``cv=None``). The candidates and the choice follow what the
+decision-quality benchmark measured over ten splits of four real data sets
+(``docs/guide/quality.rst``):
 
 * one decision per leaf (``decision_rule="leaf"``): the tree grown on the Gini of the
-  classes with raw leaf figures, and the tree grown on the money of the decisions
-  (``criterion="profit"``) with its leaf estimates smoothed toward the parent's
-  (``posterior_smoothing="auto"``): which one earns more depends on the data (on
-  cost rows that vary a lot the profit tree, on others the Gini tree);
+  classes and the tree grown on the money of the decisions (``criterion="profit"``),
+  both with raw leaf figures; which one earns more depends on the data (on cost rows
+  that vary a lot the profit tree, on others the Gini tree). The Gini tree, the first
+  version's path, is kept unless the profit tree's cross-validated measure is better by
+  more than one standard error (``se_rule``);
 * each case deciding from its leaf posterior and its own costs
-  (``decision_rule="case"``): the tree grown on the Gini of the classes with
-  ``posterior_smoothing="auto"``; only its size is chosen (choosing the smoothing
-  strength among several on validation data did not pay over the benchmark's splits).
+  (``decision_rule="case"``): the tree grown on the Gini of the classes with no, the
+  ``"auto"`` or four times the ``"auto"`` posterior smoothing, the best
+  cross-validated one winning.
 
-The candidates were chosen on the benchmark's experiment splits (seeds 10-14), and
-the guide reports them on other splits (seeds 0-4).
+On one validation split (a few hundred cases of the rarer class on the smaller sets)
+the choice among settings was noisy enough to lose to a fixed setting on some sets;
+cross-validating over the training and validation rows together made it pay.
 """
 
 import numbers
@@ -31,10 +36,14 @@ from ._study import PruningStudy
 
 __all__ = ["fit_recommended", "recommended_candidates"]
 
-#: multiples of ``posterior_smoothing="auto"`` tried under the case rule: choosing
-#: among 0, 1/4, 1 and 4 on validation data did not beat "auto" itself over the
-#: benchmark's experiment splits (selection noise), so only "auto" is tried
-CASE_SMOOTHING = (1.0,)
+#: multiples of ``posterior_smoothing="auto"`` tried under the case rule
+CASE_SMOOTHING = (0.0, 1.0, 4.0)
+
+#: the one-standard-error rule of the cross-validated choice, per decision rule
+#: (``se_rule=None``): under the leaf rule the Gini tree with raw leaf figures (the
+#: first candidate) is kept unless another setting beats it by more than one standard
+#: error; under the case rule the best cross-validated smoothing strength wins
+SE_RULE = {"leaf": 1.0, "case": 0.0}
 
 
 def recommended_candidates(estimator, decision_rules=None):
@@ -61,7 +70,7 @@ def recommended_candidates(estimator, decision_rules=None):
     >>> for candidate in recommended_candidates(ProfitTreeClassifier()):
     ...     print(candidate)
     {'decision_rule': 'leaf', 'criterion': 'gini', 'posterior_smoothing': 0.0}
-    {'decision_rule': 'leaf', 'criterion': 'profit', 'posterior_smoothing': ('auto', 1.0)}
+    {'decision_rule': 'leaf', 'criterion': 'profit', 'posterior_smoothing': 0.0}
     """
     params = estimator.get_params()
     own = params.get("decision_rule", "leaf")
@@ -76,12 +85,12 @@ def recommended_candidates(estimator, decision_rules=None):
         if not classifier:
             out += [{"decision_rule": rule, "criterion": c} for c in ("variance", "profit")]
         elif rule == "leaf":
-            out += [{"decision_rule": rule, "criterion": "gini", "posterior_smoothing": 0.0},
-                    {"decision_rule": rule, "criterion": "profit",
-                     "posterior_smoothing": ("auto", 1.0)}]
+            out += [{"decision_rule": rule, "criterion": c, "posterior_smoothing": 0.0}
+                    for c in ("gini", "profit")]
         else:
             out += [{"decision_rule": rule, "criterion": "gini",
-                     "posterior_smoothing": ("auto", k)} for k in CASE_SMOOTHING]
+                     "posterior_smoothing": ("auto", k) if k else 0.0}
+                    for k in CASE_SMOOTHING]
     if "decision_rule" not in params:
         out = [{k: v for k, v in c.items() if k != "decision_rule"} for c in out]
     return out
@@ -110,35 +119,43 @@ def _holdout(X, y, costs, sample_weight, fraction, random_state, classifier):
             [_take(a, valid_rows) for a in (X, y, costs, sample_weight)])
 
 
-def _resolve(candidate, auto_strength):
+def _resolve(candidate, auto):
+    """``candidate`` with ``("auto", k)`` replaced by ``k`` times ``auto(candidate)``."""
     value = candidate.get("posterior_smoothing")
     if isinstance(value, tuple):
-        return dict(candidate, posterior_smoothing=float(value[1]) * auto_strength)
+        return dict(candidate, posterior_smoothing=float(value[1]) * auto(candidate))
     return dict(candidate)
-
-
-def _label(params):
-    return ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                     for k, v in params.items())
 
 
 def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
                     costs_valid=None, sample_weight=None, sample_weight_valid=None,
                     decision_rules=None, candidates=None, validation_fraction=0.25,
-                    random_state=None, return_results=False):
-    """Fit the recommended tree: criterion, smoothing and size chosen on validation data.
+                    cv=5, se_rule=None, random_state=None, return_results=False):
+    """Fit the recommended tree: criterion, smoothing and size chosen on held-out data.
 
     Every candidate setting (:func:`recommended_candidates`, or ``candidates``) is set
-    on a clone of ``estimator`` and fitted on the training data; each fitted tree is
-    pruned to the subtree of its profit-driven pruning sequence with the best
-    validation measure (:class:`~dtdecide.tree.PruningStudy`, the average profit of the
-    decisions for a tree with a decision matrix), and the pruned tree with the best
-    validation measure of all is returned (the earlier candidate on ties).
+    on a clone of ``estimator`` and compared with the others on rows it was not grown
+    on, by the measure of :class:`~dtdecide.tree.PruningStudy` (the average profit of
+    the decisions for a tree with a decision matrix) at its best subtree.
 
-    Without validation data, a ``validation_fraction`` of the training rows (stratified
-    by class for a classifier) is held out to choose the setting and its number of
-    leaves; the chosen setting is then refitted on all training rows and pruned to that
-    number of leaves.
+    By default (``cv=5``) the comparison is a k-fold cross-validation over the
+    training rows and the validation rows together, on the same folds for every
+    candidate: each candidate is grown on those rows, and its pruning sequence is
+    scored by the trees grown on the other folds
+    (:class:`~dtdecide.tree.PruningStudy` with ``cv``). Within a decision rule, the
+    best cross-validated measure wins, or with the one-standard-error rule
+    (``se_rule``) the first candidate of the rule within ``se_rule`` standard errors of
+    the best; between the rules, the better measure. With validation data the chosen
+    setting is then grown on the training rows and pruned to its best validation
+    subtree, as without ``cv``; without validation data the tree grown on all the
+    training rows is pruned to the subtree the cross-validation chose.
+
+    With ``cv=None`` each candidate is grown on the training rows and pruned to its
+    best validation subtree, and the best validation measure wins (the earlier
+    candidate on ties). Without validation data, a ``validation_fraction`` of the
+    training rows (stratified by class for a classifier) is then held out to choose
+    the setting and its number of leaves; the chosen setting is refitted on all
+    training rows and pruned to that number of leaves.
 
     Parameters
     ----------
@@ -168,14 +185,25 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     candidates : list of dict, default=None
         Parameter settings to compare instead of the recommended ones.
     validation_fraction : float, default=0.25
-        Share of the training rows held out when no validation data is given.
+        Share of the training rows held out when no validation data is given and
+        ``cv`` is None.
+    cv : int, cross-validation splitter or None, default=5
+        Folds of the cross-validated comparison (stratified by class for a
+        classifier); None compares the candidates on one validation split.
+    se_rule : float or None, default=None
+        Standard errors of the one-standard-error rule within a decision rule (with
+        ``cv``). None is 1 among the leaf-rule candidates (the first one, the tree
+        grown on the Gini of the classes, is kept unless another one is better by more
+        than a standard error) and 0 among the case-rule candidates.
     random_state : int, RandomState instance or None, default=None
-        Seeds the hold-out split.
+        Seeds the folds or the hold-out split.
     return_results : bool, default=False
         Also return a DataFrame with one row per candidate: its parameters, the number
         of leaves of its pruned tree, the ``measure`` (``"profit"``: higher is better;
-        ``"loss"`` for a loss or cost matrix: lower is better) and its value on the
-        validation data (``valid_measure``), and ``chosen``.
+        ``"loss"`` for a loss or cost matrix: lower is better), its cross-validated
+        value and standard error (``cv_measure``, ``cv_se``) or its value on the
+        validation data (``valid_measure``; with ``cv`` and validation data, of the
+        chosen candidate only), and ``chosen``.
 
     Returns
     -------
@@ -195,25 +223,46 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     ...                             random_state=0)
     >>> best, results = fit_recommended(
     ...     tree, train.data, train.target, costs=train.costs, X_valid=valid.data,
-    ...     y_valid=valid.target, costs_valid=valid.costs, return_results=True)
-    >>> columns = ["criterion", "posterior_smoothing", "n_leaves", "valid_measure", "chosen"]
-    >>> results[columns].round(2)
-      criterion  posterior_smoothing  n_leaves  valid_measure  chosen
-    0      gini                  0.0        10           1.32   False
-    1    profit                 85.5        14           1.35    True
+    ...     y_valid=valid.target, costs_valid=valid.costs, return_results=True,
+    ...     random_state=0)
+    >>> columns = ["criterion", "n_leaves", "cv_measure", "cv_se", "chosen"]
+    >>> results[columns].round(3)
+      criterion  n_leaves  cv_measure  cv_se  chosen
+    0      gini        10       1.298  0.042    True
+    1    profit        18       1.312  0.045   False
     >>> best.criterion, best.get_n_leaves()
-    ('profit', 14)
+    ('gini', 10)
+
+    The profit tree's cross-validated average profit is higher by less than one
+    standard error, so the Gini tree is kept (``se_rule``); on one validation split
+    (``cv=None``) the profit tree wins:
+
+    >>> best = fit_recommended(tree, train.data, train.target, costs=train.costs,
+    ...                        X_valid=valid.data, y_valid=valid.target,
+    ...                        costs_valid=valid.costs, cv=None)
+    >>> best.criterion, best.get_n_leaves()
+    ('profit', 17)
     """
     if not isinstance(validation_fraction, numbers.Real) or not 0 < validation_fraction < 1:
         raise ValueError(f"validation_fraction must be in (0, 1); got {validation_fraction!r}")
     if (X_valid is None) != (y_valid is None):
         raise ValueError("X_valid and y_valid must be given together")
+    if se_rule is not None and (isinstance(se_rule, bool)
+                                or not isinstance(se_rule, numbers.Real)
+                                or not np.isfinite(se_rule) or se_rule < 0):
+        raise ValueError(f"se_rule must be None or a non-negative number; got {se_rule!r}")
     if candidates is None:
         candidates = recommended_candidates(estimator, decision_rules)
     else:
         candidates = [dict(c) for c in candidates]
         if not candidates:
             raise ValueError("candidates must hold at least one parameter setting")
+    if cv is not None:
+        return _fit_cross_validated(estimator, candidates, (X, y, costs, sample_weight),
+                                    None if X_valid is None else
+                                    (X_valid, y_valid, costs_valid, sample_weight_valid),
+                                    cv, SE_RULE if se_rule is None else float(se_rule),
+                                    random_state, return_results)
     classifier = "posterior_smoothing" in estimator.get_params()
     held_out = X_valid is None
     fit_data = (X, y, costs, sample_weight)
@@ -223,15 +272,10 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
                                         classifier)
         X_valid, y_valid, costs_valid, sample_weight_valid = valid_data
     Xf, yf, cf, wf = fit_data
-    auto_strength = None
+    auto = _AutoStrength(estimator, fit_data)
     rows, fitted = [], []
     for candidate in candidates:
-        if any(isinstance(v, tuple) for v in candidate.values()) and auto_strength is None:
-            probe = clone(estimator).set_params(
-                **{k: ("auto" if isinstance(v, tuple) else v) for k, v in candidate.items()})
-            probe.fit(Xf, yf, sample_weight=wf, costs=cf)
-            auto_strength = float(probe.posterior_smoothing_)
-        params = _resolve(candidate, auto_strength)
+        params = _resolve(candidate, auto)
         tree = clone(estimator).set_params(**params).fit(Xf, yf, sample_weight=wf, costs=cf)
         study = PruningStudy(tree).fit(X_valid, y_valid, costs_valid=costs_valid,
                                        sample_weight_valid=sample_weight_valid)
@@ -240,10 +284,8 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
         rows.append({**params, "n_leaves": study.selected_n_leaves_, "measure": study.measure_,
                      "valid_measure": score, "_higher": study.higher_is_better_})
     results = pd.DataFrame(rows)
-    higher = bool(results["_higher"].iloc[0])
-    scores = results["valid_measure"].to_numpy()
-    key = np.round(scores if higher else -scores, 12)
-    k = int(np.flatnonzero(key == key.max())[0])
+    k = _choose(results["valid_measure"].to_numpy(), None, bool(results["_higher"].iloc[0]),
+                0.0)
     results = results.drop(columns="_higher")
     results["chosen"] = np.arange(len(results)) == k
     study, params = fitted[k]
@@ -253,6 +295,118 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
                                                          costs=costs)
         best = PruningStudy(tree, method="n_leaves",
                             n_leaves=study.selected_n_leaves_).fit().best_estimator_
+    if return_results:
+        return best, results
+    return best
+
+
+class _AutoStrength:
+    """The strength ``posterior_smoothing="auto"`` resolves to on some rows (fitted once,
+    when a candidate first asks for it)."""
+
+    def __init__(self, estimator, data):
+        self.estimator, self.data, self.value = estimator, data, None
+
+    def __call__(self, candidate):
+        if self.value is None:
+            X, y, costs, sample_weight = self.data
+            probe = clone(self.estimator).set_params(
+                **{k: ("auto" if isinstance(v, tuple) else v) for k, v in candidate.items()})
+            probe.fit(X, y, sample_weight=sample_weight, costs=costs)
+            self.value = float(probe.posterior_smoothing_)
+        return self.value
+
+
+def _choose(scores, se, higher, se_rule, rules=None):
+    """Index of the chosen candidate. Within each decision rule (``rules``, one entry per
+    candidate; None: one rule) the best score wins (the first on ties), or with a
+    positive ``se_rule`` the first candidate of that rule whose score is within
+    ``se_rule`` standard errors (``se``, of the best one's score) of the best;
+    ``se_rule`` may map a rule to its own multiple. Between the rules, the better score
+    of their chosen candidates (the earlier rule on ties)."""
+    key = np.round(np.asarray(scores, dtype=float) * (1.0 if higher else -1.0), 12)
+    rules = np.zeros(len(key), dtype=object) if rules is None else np.asarray(rules, object)
+    picks = []
+    for rule in dict.fromkeys(rules.tolist()):
+        idx = np.flatnonzero(rules == rule)
+        best = idx[int(np.flatnonzero(key[idx] == key[idx].max())[0])]
+        mult = se_rule.get(rule, 0.0) if isinstance(se_rule, dict) else se_rule
+        if mult > 0 and se is not None and np.isfinite(se[best]):
+            best = idx[int(np.flatnonzero(key[idx] >= key[best] - mult * se[best] - 1e-12)[0])]
+        picks.append(int(best))
+    picks = np.asarray(picks)
+    return int(picks[int(np.flatnonzero(key[picks] == key[picks].max())[0])])
+
+
+def _concat(a, b):
+    if a is None and b is None:
+        return None
+    if (a is None) != (b is None):
+        raise ValueError("cv with validation data: give costs (or sample weights) for both "
+                         "the training and the validation rows, or for neither")
+    if isinstance(a, pd.DataFrame) and isinstance(b, pd.DataFrame):
+        if list(a.columns) != list(b.columns):
+            raise ValueError("cv with validation data: the validation columns must be the "
+                             f"training columns; got {list(b.columns)} for {list(a.columns)}")
+        return pd.concat([a, b], ignore_index=True)
+    if isinstance(a, pd.Series) or isinstance(b, pd.Series):
+        return pd.concat([pd.Series(np.asarray(a, dtype=object) if not isinstance(
+            a, pd.Series) else a).reset_index(drop=True), pd.Series(
+            np.asarray(b, dtype=object) if not isinstance(b, pd.Series) else b
+        ).reset_index(drop=True)], ignore_index=True)
+    if isinstance(a, pd.DataFrame) or isinstance(b, pd.DataFrame):
+        raise ValueError("cv with validation data: give the training and the validation "
+                         "inputs (and costs) as the same kind of table")
+    return np.concatenate([np.asarray(a), np.asarray(b)])
+
+
+def _fit_cross_validated(estimator, candidates, train, valid, cv, se_rule, random_state,
+                         return_results):
+    """fit_recommended with ``cv``: the candidates compared by k-fold cross-validation on
+    the training rows (and the validation rows, when given), the same folds for all."""
+    seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    rows_cv = train if valid is None else tuple(_concat(a, b) for a, b in zip(train, valid))
+    Xc, yc, cc, wc = rows_cv
+    auto = _AutoStrength(estimator, rows_cv)
+    rows, fitted = [], []
+    for candidate in candidates:
+        params = _resolve(candidate, auto)
+        tree = clone(estimator).set_params(**params).fit(Xc, yc, sample_weight=wc, costs=cc)
+        # the same seed gives every candidate the same folds (a paired comparison)
+        study = PruningStudy(tree, cv=cv, se_rule=0.0, random_state=seed).fit(
+            X_train=Xc, y_train=yc, costs_train=cc, sample_weight_train=wc)
+        k = study.selected_index_
+        fitted.append((study, candidate))
+        rows.append({**params, "n_leaves": study.selected_n_leaves_, "measure": study.measure_,
+                     "cv_measure": float(study.results_["cv_mean"].iloc[k]),
+                     "cv_se": float(study.results_["cv_se"].iloc[k]),
+                     "_higher": study.higher_is_better_})
+    results = pd.DataFrame(rows)
+    own = estimator.get_params().get("decision_rule", "leaf")
+    rules = [c.get("decision_rule", own) for c in candidates]
+    k = _choose(results["cv_measure"].to_numpy(), results["cv_se"].to_numpy(),
+                bool(results["_higher"].iloc[0]), se_rule, rules)
+    results = results.drop(columns="_higher")
+    results["chosen"] = np.arange(len(results)) == k
+    study, candidate = fitted[k]
+    if valid is None:
+        best = study.best_estimator_
+    else:
+        # the chosen setting grown on the training rows, pruned on the validation rows
+        X, y, costs, sample_weight = train
+        X_valid, y_valid, costs_valid, sample_weight_valid = valid
+        params = _resolve(candidate, _AutoStrength(estimator, train))
+        tree = clone(estimator).set_params(**params).fit(X, y, sample_weight=sample_weight,
+                                                         costs=costs)
+        final = PruningStudy(tree).fit(X_valid, y_valid, costs_valid=costs_valid,
+                                       sample_weight_valid=sample_weight_valid)
+        best = final.best_estimator_
+        results["valid_measure"] = np.where(
+            results["chosen"], float(final.results_["valid_measure"].iloc[
+                final.selected_index_]), np.nan)
+        results.loc[k, "n_leaves"] = final.selected_n_leaves_
+        if "posterior_smoothing" in params:
+            results.loc[k, "posterior_smoothing"] = params["posterior_smoothing"]
     if return_results:
         return best, results
     return best
