@@ -67,88 +67,117 @@ def _max0(x):
 
 
 @_jit
-def _xlog2x(a):
+def _xlog2x(a, log2_table):
+    """``a * log2(a)`` (0 unless ``a > 0``) with NumPy's ``log2`` of the integers below
+    ``log2_table.size`` (``log2_table[k] = np.log2(k)``), the C library's elsewhere."""
     if a > 0:
+        if a < log2_table.shape[0]:
+            k = int(a)
+            if k == a:
+                return a * log2_table[k]
         return a * np.log2(a)
     return 0.0
 
 
 @_jit
-def _gini_of(s, lo, hi):
-    """``N - sum s**2 / N`` of ``s[lo:hi]`` (before the clip at 0; 0 when N <= 0)."""
-    N = _csum(s, lo, hi)
-    sq = s[lo] * s[lo]
+def _val(L, s, P, right, c):
+    """Channel ``c`` of the left sums ``L[s]``, or of the right ones ``P - L[s]``."""
+    if right:
+        return P[c] - L[s, c]
+    return L[s, c]
+
+
+@_jit
+def _vsum(L, s, P, right, lo, hi):
+    """``channel_sum`` of channels ``lo:hi`` of :func:`_val`."""
+    out = _val(L, s, P, right, lo)
     for c in range(lo + 1, hi):
-        sq += s[c] * s[c]
+        out += _val(L, s, P, right, c)
+    return out
+
+
+@_jit
+def _gini_at(L, s, P, right, D):
+    """``_gini`` of the first ``D`` channels (0 when their sum is not positive)."""
+    N = _vsum(L, s, P, right, 0, D)
+    v = _val(L, s, P, right, 0)
+    sq = v * v
+    for c in range(1, D):
+        v = _val(L, s, P, right, c)
+        sq += v * v
     if N > 0:
         return N - sq / N
     return 0.0
 
 
 @_jit
-def _regret(s, d, D, g0, has_r):
+def _regret_at(L, s, P, right, d, D, g0, has_r):
     """``R(d)`` of :class:`~._profit.ProfitCriterion` (``g0``: the first R group)."""
     if has_r:
-        return _csum(s, (g0 + d) * D, (g0 + d + 1) * D)
-    return s[D - 1 - d]  # two decisions: R = A reversed
+        return _vsum(L, s, P, right, (g0 + d) * D, (g0 + d + 1) * D)
+    return _val(L, s, P, right, D - 1 - d)  # two decisions: R = A reversed
 
 
 @_jit
-def _impurity(s, crit, loss, D, has_m, has_r, tie_break):
-    """``W`` of the sums ``s`` (``weighted_impurity`` / ``ProfitCriterion.weighted_impurity``)."""
-    C = s.shape[0]
+def _impurity_at(L, s, P, right, crit, loss, D, has_m, has_r, tie_break, log2_table):
+    """``W`` of the sums :func:`_val` (``weighted_impurity`` of :mod:`._criteria`, or
+    ``ProfitCriterion.weighted_impurity``), operation for operation."""
+    C = L.shape[1]
     if crit == GINI:
-        N = _csum(s, 0, C)
-        sq = s[0] * s[0]
+        N = _vsum(L, s, P, right, 0, C)
+        v = _val(L, s, P, right, 0)
+        sq = v * v
         for c in range(1, C):
-            sq += s[c] * s[c]
+            v = _val(L, s, P, right, c)
+            sq += v * v
         if N > 0:
             sq = sq / N
         out = _max0(N - sq)
         return out if N > 0 else 0.0
     if crit == ENTROPY:
-        N = _csum(s, 0, C)
-        out = _xlog2x(N)
+        N = _vsum(L, s, P, right, 0, C)
+        out = _xlog2x(N, log2_table)
         for c in range(C):
-            out -= _xlog2x(s[c])
+            out -= _xlog2x(_val(L, s, P, right, c), log2_table)
         out = _max0(out)
         return out if N > 0 else 0.0
     if crit == GENERALIZED_GINI:
-        N = _csum(s, 0, C)
+        N = _vsum(L, s, P, right, 0, C)
         quad = 0.0
         for t in range(C):
             for d in range(C):
                 if loss[t, d] != 0:
-                    quad += loss[t, d] * (s[t] * s[d])
+                    quad += loss[t, d] * (_val(L, s, P, right, t) * _val(L, s, P, right, d))
         if N > 0:
             quad = quad / N
         out = _max0(quad)
         return out if N > 0 else 0.0
     if crit == VARIANCE:
-        W = s[0]
-        sq = s[1] * s[1]
+        W = _val(L, s, P, right, 0)
+        v = _val(L, s, P, right, 1)
+        sq = v * v
         sq = sq / W if W > 0 else 0.0
-        return _max0(s[2] - sq)
+        return _max0(_val(L, s, P, right, 2) - sq)
     # the profit methods
     g0 = 2 if has_m else 1
     if crit == COST_GINI:
-        out = _gini_of(s, 0, D)
+        out = _gini_at(L, s, P, right, D)
     elif crit == REGRET_GINI:
-        NM = _csum(s, D, 2 * D)
-        quad = _regret(s, 0, D, g0, has_r) * s[D]
+        NM = _vsum(L, s, P, right, D, 2 * D)
+        quad = _regret_at(L, s, P, right, 0, D, g0, has_r) * _val(L, s, P, right, D)
         for d in range(1, D):
-            quad += _regret(s, d, D, g0, has_r) * s[D + d]
+            quad += _regret_at(L, s, P, right, d, D, g0, has_r) * _val(L, s, P, right, D + d)
         out = quad / NM if NM > 0 else 0.0
     else:  # profit, profit_gini: the smallest regret (a NaN wins, as in np.min)
-        out = _regret(s, 0, D, g0, has_r)
+        out = _regret_at(L, s, P, right, 0, D, g0, has_r)
         for d in range(1, D):
             if np.isnan(out):
                 break
-            r = _regret(s, d, D, g0, has_r)
+            r = _regret_at(L, s, P, right, d, D, g0, has_r)
             if r < out or np.isnan(r):
                 out = r
         if crit == PROFIT_GINI:
-            out = out + tie_break * _gini_of(s, 0, D)
+            out = out + tie_break * _gini_at(L, s, P, right, D)
     return _max0(out)
 
 
@@ -161,9 +190,10 @@ def _first_max(g, s, best, pos, seen_nan):
 
 
 @_jit
-def _best_prefix(L, n, ok, P, right, Wp, NP, crit, loss, D, has_m, has_r, tie_break):
+def _best_prefix(L, n, ok, P, Wp, NP, crit, loss, D, has_m, has_r, tie_break, log2_table):
     """``(gain, pos)``: the first best of the candidates ``L[:n]`` (left sums; -inf
-    where not ``ok``) under ``split_gain`` of the twin, one loop per criterion."""
+    where not ``ok``) under ``split_gain`` of the twin; Gini, variance, entropy and
+    ``cost_gini`` in loops of their own."""
     C = L.shape[1]
     best, pos, seen_nan = -np.inf, 0, False
     if crit == GINI:  # the parent's N cancels against N_left + N_right
@@ -195,14 +225,63 @@ def _best_prefix(L, n, ok, P, right, Wp, NP, crit, loss, D, has_m, has_r, tie_br
                 g = SL * SL / WL + SR * SR / WR
                 g -= sub
             best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
+    elif crit == ENTROPY:
+        for s in range(n):
+            g = -np.inf
+            if ok[s]:
+                g = Wp
+                for right in (False, True):
+                    N = _vsum(L, s, P, right, 0, C)
+                    W = 0.0
+                    if N > 0:
+                        W = _xlog2x(N, log2_table)
+                        for c in range(C):
+                            W -= _xlog2x(_val(L, s, P, right, c), log2_table)
+                        W = _max0(W)
+                    g -= W
+            best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
+    elif crit == GENERALIZED_GINI:
+        # the loss matrix's non-zero entries, in the twin's order (t, then d)
+        n_pairs = 0
+        pt = np.empty(C * C, dtype=np.intp)
+        pd = np.empty(C * C, dtype=np.intp)
+        for t in range(C):
+            for d in range(C):
+                if loss[t, d] != 0:
+                    pt[n_pairs], pd[n_pairs] = t, d
+                    n_pairs += 1
+        v = np.empty(C)
+        for s in range(n):
+            g = -np.inf
+            if ok[s]:
+                g = Wp
+                for right in (False, True):
+                    for c in range(C):
+                        v[c] = _val(L, s, P, right, c)
+                    N = _csum(v, 0, C)
+                    quad = 0.0
+                    for q in range(n_pairs):
+                        quad += loss[pt[q], pd[q]] * (v[pt[q]] * v[pd[q]])
+                    W = 0.0
+                    if N > 0:
+                        W = _max0(quad / N)
+                    g -= W
+            best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
+    elif crit == COST_GINI:
+        for s in range(n):
+            g = -np.inf
+            if ok[s]:
+                g = Wp - _max0(_gini_at(L, s, P, False, D))
+                g -= _max0(_gini_at(L, s, P, True, D))
+            best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
     else:  # W(parent) - W(left) - W(parent - left)
         for s in range(n):
             g = -np.inf
             if ok[s]:
-                for c in range(C):
-                    right[c] = P[c] - L[s, c]
-                g = Wp - _impurity(L[s], crit, loss, D, has_m, has_r, tie_break)
-                g -= _impurity(right, crit, loss, D, has_m, has_r, tie_break)
+                g = Wp - _impurity_at(L, s, P, False, crit, loss, D, has_m, has_r,
+                                      tie_break, log2_table)
+                g -= _impurity_at(L, s, P, True, crit, loss, D, has_m, has_r, tie_break,
+                                  log2_table)
             best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
     return best, pos
 
@@ -229,14 +308,14 @@ def _weight(L, s, is_clf):
 
 @_jit
 def _scan_sequence(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, has_r,
-                   tie_break, msl, i, lo, cells, n, mcell, zero_raw, buf, ok):
+                   tie_break, msl, i, lo, cells, n, mcell, zero_raw, buf, ok, log2_table):
     """Best prefix of the cells ``lo + cells[:n]`` of node ``i`` (the twin's ``_scan``).
 
     Returns ``(gain, pos, missing_left)``.
     """
     C = hist.shape[2]
-    cum, cum_l, vec = buf[0], buf[1], buf[2]  # vec rows: P, Hm, right
-    P, Hm, right = vec[0], vec[1], vec[2]
+    cum, cum_l, vec = buf[0], buf[1], buf[2]  # vec rows: P, Hm
+    P, Hm = vec[0], vec[1]
     ok_r, ok_l = ok[0], ok[1]
     # cumulative (class-weighted) sums in scan order, as np.cumsum adds them
     for s in range(n):
@@ -298,13 +377,13 @@ def _scan_sequence(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m,
             if has_missing:
                 wl = _weight(cum_l, s, is_clf)
                 ok_l[s] = ok_l[s] and wl > 0 and wP - wl > 0
-    Wp = _impurity(P, crit, loss, D, has_m, has_r, tie_break)
+    Wp = _impurity_at(vec, 0, P, False, crit, loss, D, has_m, has_r, tie_break, log2_table)
     NP = _csum(P, 0, C)
-    best_r, pos_r = _best_prefix(cum, n, ok_r, P, right, Wp, NP, crit, loss, D, has_m,
-                                 has_r, tie_break)
+    best_r, pos_r = _best_prefix(cum, n, ok_r, P, Wp, NP, crit, loss, D, has_m, has_r,
+                                 tie_break, log2_table)
     if has_missing:
-        best_l, pos_l = _best_prefix(cum_l, n, ok_l, P, right, Wp, NP, crit, loss, D,
-                                     has_m, has_r, tie_break)
+        best_l, pos_l = _best_prefix(cum_l, n, ok_l, P, Wp, NP, crit, loss, D, has_m,
+                                     has_r, tie_break, log2_table)
         if best_l > best_r:
             return best_l, pos_l, True
     return best_r, pos_r, False
@@ -313,7 +392,7 @@ def _scan_sequence(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m,
 @_jit
 def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, has_r,
                   tie_break, msl, features, offsets, widths, orders, key_lo, n_keys,
-                  n_scan, out_gain, out_pos, out_ml, out_key):
+                  n_scan, log2_table, out_gain, out_pos, out_ml, out_key):
     """Best split of every node for each feature of ``features`` (twin of
     ``scan_feature`` in :func:`~dtdecide.tree._kernels._splitter.find_best_splits`).
 
@@ -321,7 +400,8 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
     ``mode`` is ``ROW_COUNTS``); ``cw`` the class weights (when ``use_cw``); ``crit`` a
     code of :data:`CRITERION_CODES` or :data:`PROFIT_CODES` with the profit criterion's
     ``D``, ``has_m``, ``has_r`` and ``tie_break``; ``loss`` the generalized Gini's
-    matrix; ``msl`` ``min_samples_leaf``. Feature ``j`` has cells ``offsets[j] ..
+    matrix; ``msl`` ``min_samples_leaf``; ``log2_table`` NumPy's ``log2`` of the first
+    integers (entropy; see :func:`_xlog2x`). Feature ``j`` has cells ``offsets[j] ..
     offsets[j] + widths[j] - 1``, its missing bin last. A numeric feature (``n_keys[j]
     == 0``) is scanned in bin order; a categorical one in each of its ``n_keys[j]``
     orders ``orders[key_lo[j] + k, i, :n_scan[j]]`` (positions among its non-missing
@@ -332,7 +412,7 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
     m = hist.shape[0]
     C = hist.shape[2]
     width = widths.max()
-    buf = np.empty((3, max(width, 3), C))
+    buf = np.empty((3, max(width, 2), C))
     ok = np.empty((2, width), dtype=np.bool_)
     zero_raw = np.zeros(1, hist.dtype)[0]
     natural = np.arange(width)
@@ -345,7 +425,7 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
             if n_keys[j] == 0:
                 g, pos, ml = _scan_sequence(
                     hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, has_r,
-                    tie_break, msl, i, lo, natural, w - 1, mcell, zero_raw, buf, ok)
+                    tie_break, msl, i, lo, natural, w - 1, mcell, zero_raw, buf, ok, log2_table)
                 key = -1
             else:
                 g, pos, ml, key = -np.inf, 0, False, -1
@@ -353,7 +433,7 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
                     g_k, pos_k, ml_k = _scan_sequence(
                         hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m,
                         has_r, tie_break, msl, i, lo, orders[key_lo[j] + k, i], n_scan[j],
-                        mcell, zero_raw, buf, ok)
+                        mcell, zero_raw, buf, ok, log2_table)
                     if g_k > g:
                         g, pos, ml, key = g_k, pos_k, ml_k, k
             out_gain[j, i] = g

@@ -351,6 +351,28 @@ def _compiled_supports(hist, criterion):
         criterion == "generalized_gini" and C <= 6)
 
 
+#: the largest table of NumPy's log2 of the integers the compiled entropy scan reads
+#: (16 MiB): beyond it, the C library's log2, which may differ in the last bit
+_LOG2_TABLE_MAX = 1 << 21
+_log2_cache = [np.zeros(1)]
+
+
+def _log2_table(n):
+    """``np.log2(k)`` for ``k < n`` (at least), kept for the next call.
+
+    The compiled entropy scan reads it for integer sums (unit weights), so that its
+    gains are NumPy's bit for bit: NumPy's vectorised ``log2`` and the C library's
+    differ in the last bit for a few arguments.
+    """
+    table = _log2_cache[0]
+    if table.shape[0] < n:
+        size = max(n, min(2 * table.shape[0], _LOG2_TABLE_MAX))
+        table = np.zeros(size)
+        np.log2(np.arange(1, size, dtype=np.float64), out=table[1:])
+        _log2_cache[0] = table
+    return table
+
+
 def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matrix,
                    class_weight, is_categorical, min_samples_leaf, per_feature, pool):
     """The NumPy scan's winners, scanned by :func:`._compiled_scan.scan_features`.
@@ -404,6 +426,14 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
             orders[q, :, : o.shape[1]] = o
     else:
         orders = np.zeros((1, 1, 1), dtype=np.intp)
+    log2_table = np.zeros(1)
+    if crit == cs.ENTROPY:
+        w0 = int(layout.widths[0])
+        top = float(np.max(_channel_weight(hist[:, :w0].sum(axis=1, dtype=np.float64),
+                                           is_classification), initial=0.0))
+        if use_cw:
+            top *= float(np.max(class_weight))
+        log2_table = _log2_table(int(min(top, _LOG2_TABLE_MAX)) + 1)
     gain = np.empty((n_features, m))
     pos = np.empty((n_features, m), dtype=np.intp)
     ml = np.empty((n_features, m), dtype=np.bool_)
@@ -413,7 +443,7 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
         cs.scan_features(hist, counts, mode, cw, use_cw, bool(is_classification), crit, loss,
                          D, has_m, has_r, TIE_BREAK, int(min_samples_leaf),
                          np.asarray(features, dtype=np.intp), layout.offsets, layout.widths,
-                         orders, key_lo, n_keys, n_scan, gain, pos, ml, key)
+                         orders, key_lo, n_keys, n_scan, log2_table, gain, pos, ml, key)
 
     if pool is None or n_features < 2:
         scan(np.arange(n_features))
