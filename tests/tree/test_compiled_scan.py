@@ -99,6 +99,28 @@ def test_compiled_scan_equals_numpy_twin(case):
     np.testing.assert_allclose(b.gain[a.is_valid], a.gain[a.is_valid], rtol=1e-12, atol=0)
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), D=st.integers(2, 4),
+       method=st.sampled_from(PROFIT_METHODS), ties=st.booleans())
+def test_profit_row_channels_equal_numpy_twin(seed, n, D, method, ties):
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=(n, D))
+    if ties:  # equal best decisions: the first wins in both
+        q = q.round(0)
+    weight = rng.uniform(0.0, 3.0, size=n)
+    crit = ProfitCriterion(D, method)
+    with config_context(kernels="numpy"):
+        codes_a, out_a = crit.row_channels(q, weight)
+    with config_context(kernels="compiled"):
+        codes_b, out_b = crit.row_channels(q, weight)
+    assert codes_a.dtype == codes_b.dtype and np.array_equal(codes_a, codes_b)
+    assert np.array_equal(out_a, out_b)
+    q[n // 2, D - 1] = np.nan
+    for mode in ("numpy", "compiled"):
+        with config_context(kernels=mode), pytest.raises(ValueError, match="must be finite"):
+            crit.row_channels(q, weight)
+
+
 def test_compiled_scan_takes_every_criterion_it_can_repeat():
     """The twin runs where the compiled scan would sum in another order."""
     hist2, hist7 = np.zeros((1, 4, 2)), np.zeros((1, 4, 7))

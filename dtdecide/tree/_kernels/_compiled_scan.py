@@ -440,3 +440,41 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
             out_pos[j, i] = pos
             out_ml[j, i] = ml
             out_key[j, i] = key
+
+
+@_jit
+def profit_row_channels(q, weight, has_m, has_r, codes, out):
+    """Per-case histogram contributions of the profit criterion (twin of
+    :meth:`~dtdecide.tree._kernels._profit.ProfitCriterion.row_channels`).
+
+    ``q`` (n, D) finite consequences, ``weight`` (n,); writes ``codes`` (n,) the first
+    best decision of each case and ``out`` (n_groups, n): ``w (best - min)``, then
+    ``w`` (``has_m``), then ``w (best - q[:, d])`` per decision (``has_r``). Returns
+    False, writing nothing more, at the first case with a non-finite consequence.
+    """
+    n, D = q.shape
+    for i in range(n):
+        for d in range(D):
+            if not np.isfinite(q[i, d]):
+                return False
+    for i in range(n):
+        b = 0
+        best = q[i, 0]
+        low = q[i, 0]
+        for d in range(1, D):
+            v = q[i, d]
+            if v > best:
+                best, b = v, d
+            if v < low:
+                low = v
+        codes[i] = b
+        w = weight[i]
+        out[0, i] = w * (best - low)
+        g = 1
+        if has_m:
+            out[g, i] = w
+            g += 1
+        if has_r:
+            for d in range(D):
+                out[g + d, i] = w * (best - q[i, d])
+    return True

@@ -62,6 +62,7 @@ and of each decision's share for more.
 
 import numpy as np
 
+from ..._jit import use_compiled
 from ._criteria import channel_sum
 
 __all__ = ["PROFIT_METHODS", "DEFAULT_PROFIT_METHOD", "ProfitCriterion", "growth_consequences"]
@@ -70,6 +71,7 @@ PROFIT_METHODS = ("cost_gini", "cost_gini_money", "regret_gini", "profit", "prof
 # methods that grow on consequences per unit of each case's stake
 PER_STAKE_METHODS = ("cost_gini",)
 DEFAULT_PROFIT_METHOD = "cost_gini"
+_NOT_FINITE = "the training consequences must be finite for criterion='profit'"
 # weight of the cost-weighted Gini in ``profit_gini``: small, so the profit gain leads
 TIE_BREAK = 0.1
 
@@ -179,6 +181,10 @@ class ProfitCriterion:
         weight : ndarray of shape (n_samples,)
             Non-negative case weights ``w(i)``.
 
+        With :func:`dtdecide._jit.use_compiled`, one compiled pass over the cases
+        (:func:`~dtdecide.tree._kernels._compiled_scan.profit_row_channels`), the same
+        numbers.
+
         Returns
         -------
         codes : ndarray of intp, shape (n_samples,)
@@ -191,8 +197,17 @@ class ProfitCriterion:
         n, D = q.shape
         if D != self.n_decisions:
             raise ValueError(f"q must have {self.n_decisions} columns; got {D}")
+        if use_compiled(n):
+            from . import _compiled_scan
+
+            codes = np.empty(n, dtype=np.intp)
+            out = np.empty((self.n_groups, n), dtype=np.float64)
+            if not _compiled_scan.profit_row_channels(np.ascontiguousarray(q), weight,
+                                                      self.has_m, self.has_r, codes, out):
+                raise ValueError(_NOT_FINITE)
+            return codes, out
         if not np.all(np.isfinite(q)):
-            raise ValueError("the training consequences must be finite for criterion='profit'")
+            raise ValueError(_NOT_FINITE)
         codes = np.argmax(q, axis=1)
         best = q[np.arange(n), codes]
         out = np.empty((self.n_groups, n), dtype=np.float64)
