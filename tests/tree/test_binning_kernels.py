@@ -215,3 +215,60 @@ def test_fit_transform_counts_nan_and_equals_fit_then_transform():
             ref = Binner(random_state=0).fit(X, is_cat).transform(X)
         assert np.array_equal(out, ref)
         assert np.array_equal(nan, np.isnan(X).sum(axis=0))
+
+
+# ---------------------------------------------------------------- the fit's checks
+def fit_data(n=3000, seed=0):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({
+        "a": rng.normal(size=n),
+        "b": rng.integers(0, 9, size=n),  # integers: cast while binning
+        "c": pd.Categorical(rng.choice(list("pqr"), size=n)),
+        "d": rng.normal(size=n).astype(np.float32),
+    })
+    y = (X["a"] + rng.normal(size=n) > 0).astype(int).to_numpy()
+    return X, y
+
+
+FITS = {
+    "greedy": {},
+    "exact": {"search": "exact", "max_depth": 2},
+    "honest": {"honest_fraction": 0.5},
+}
+
+
+@pytest.mark.parametrize("mode", ["numpy", "compiled"])
+@pytest.mark.parametrize("fit", sorted(FITS))
+@pytest.mark.parametrize("where", [0, 1234, 2999])
+def test_fit_names_the_column_holding_infinity(mode, fit, where):
+    from dtdecide import DecisionMatrix, ProfitTreeClassifier
+
+    X, y = fit_data()
+    X.loc[where, "d"] = -np.inf
+    matrix = DecisionMatrix([[1.0, -1.0], [0.0, 0.0]], levels=[1, 0],
+                            decisions=["call", "skip"])
+    est = ProfitTreeClassifier(decision_matrix=matrix, random_state=0, **FITS[fit])
+    with config_context(kernels=mode):
+        with pytest.raises(ValueError, match="infinity in column 'd'; only NaN"):
+            est.fit(X, y)
+        with pytest.raises(ValueError, match="infinity in column 'x3'; only NaN"):
+            est.fit(X.drop(columns="c").assign(c=0.0).to_numpy()[:, [0, 1, 3, 2]], y)
+
+
+@pytest.mark.parametrize("mode", ["numpy", "compiled"])
+@pytest.mark.parametrize("fit", sorted(FITS))
+def test_fit_has_missing_equals_isnan(mode, fit):
+    from dtdecide import DecisionMatrix, ProfitTreeClassifier
+
+    X, y = fit_data()
+    X.loc[[5, 2900], "a"] = np.nan
+    X.loc[[77], "c"] = np.nan
+    matrix = DecisionMatrix([[1.0, -1.0], [0.0, 0.0]], levels=[1, 0],
+                            decisions=["call", "skip"])
+    est = ProfitTreeClassifier(decision_matrix=matrix, random_state=0, **FITS[fit])
+    with config_context(kernels=mode):
+        est.fit(X, y)
+    assert est.has_missing_in_fit_.tolist() == [True, False, True, False]
+    assert not hasattr(est, "_binned_nan")

@@ -38,6 +38,7 @@ from ...decision._validation import (
 )
 from .._algorithms._edit import replay_edits
 from .._backends._dask import is_dask_collection
+from .._kernels._binning import InfiniteValuesError
 from .._kernels._criteria import ordinal_loss_matrix, split_loss_weights, training_loss_matrix
 from .._kernels._parallel import check_n_jobs
 from .._kernels._profit import DEFAULT_PROFIT_METHOD, growth_consequences
@@ -46,6 +47,7 @@ from .._structure._encode import (
     encode,
     encode_apply,
     fit_encode,
+    infinity_error,
     warn_identifier_columns,
 )
 from .._structure._view import tree_view_of
@@ -111,7 +113,9 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         index = reference_index(X)
         check_same_index(y, index, "y")
         X_in, resolve_costs, cost_columns, cost_features = self._split_costs(X, costs, matrix)
-        X_codes, encoding = fit_encode(X_in)
+        # infinite values are found while binning (the pass over every value that binning
+        # makes anyway), or below for the rows growing does not bin
+        X_codes, encoding = fit_encode(X_in, check_finite=False)
         warn_identifier_columns(X_in, stacklevel=4)
         n = X_codes.shape[0]
         y_arr = _check_fit_y(y)
@@ -127,7 +131,6 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         self.n_features_in_ = len(encoding.feature_names)
         self.is_categorical_ = encoding.is_categorical
         self.categories_ = encoding.categories
-        self.has_missing_in_fit_ = _columns_with_nan(X_codes)
         self._encoding = encoding
         self.cost_features_ = cost_features
         self.decision_matrix_ = matrix
@@ -154,18 +157,29 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         honest = self._honest_rows(target, F)
         grow = slice(None) if honest is None else honest[0]
         self.__dict__.pop("_grown", None)
-        if self.search == "exact":
-            tree = self._grow_exact(X_codes, target, F, loss_matrix=loss_matrix, cons=cons,
-                                    cost_columns=cost_columns)
+        self.__dict__.pop("_binned_nan", None)
+        try:
+            if self.search == "exact":
+                tree = self._grow_exact(X_codes, target, F, loss_matrix=loss_matrix,
+                                        cons=cons, cost_columns=cost_columns)
+            else:
+                case_profit = None
+                if self.split_criterion_ == "profit":
+                    # the realised profit of every decision for every training case
+                    case_profit = growth_consequences(
+                        cons, target, getattr(self, "_profit_method", DEFAULT_PROFIT_METHOD))
+                extra = {} if case_profit is None else {"case_profit": case_profit[grow]}
+                tree = self._grow(X_codes[grow], target[grow], F[grow],
+                                  loss_matrix=loss_matrix, priors=priors, **extra)
+        except InfiniteValuesError as exc:
+            raise infinity_error(encoding.feature_names[exc.column]) from None
+        # NaN per column, counted while binning every row (else looked for here, with
+        # the infinite values of the rows growing did not bin)
+        nan = self.__dict__.pop("_binned_nan", None)
+        if nan is None or honest is not None:
+            self.has_missing_in_fit_ = _check_codes(X_codes, encoding)
         else:
-            case_profit = None
-            if self.split_criterion_ == "profit":
-                # the realised profit of every decision for every training case
-                case_profit = growth_consequences(
-                    cons, target, getattr(self, "_profit_method", DEFAULT_PROFIT_METHOD))
-            extra = {} if case_profit is None else {"case_profit": case_profit[grow]}
-            tree = self._grow(X_codes[grow], target[grow], F[grow], loss_matrix=loss_matrix,
-                              priors=priors, **extra)
+            self.has_missing_in_fit_ = nan > 0
         # every training row's leaf as growing left it (None: route the rows below)
         node_of_row = self._grown_leaves(tree) if honest is None else None
         self.__dict__.pop("_grown", None)
@@ -386,12 +400,17 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         return _pruning.prune_estimator(self, **kwargs)
 
 
-def _columns_with_nan(X, block=1 << 15):
-    """Columns of ``X`` holding a NaN, found a block of rows at a time (no mask of the
-    whole matrix)."""
+def _check_codes(X, encoding, block=1 << 15):
+    """Columns of the codes ``X`` holding a NaN, found a block of rows at a time (no
+    mask of the whole matrix); an infinite value is an error naming its column."""
     found = np.zeros(X.shape[1], dtype=bool)
+    inf = np.zeros(X.shape[1], dtype=bool)
     for start in range(0, X.shape[0], block):
-        found |= np.isnan(X[start : start + block]).any(axis=0)
+        part = X[start : start + block]
+        found |= np.isnan(part).any(axis=0)
+        inf |= np.isinf(part).any(axis=0)
+    if inf.any():
+        raise infinity_error(encoding.feature_names[int(np.argmax(inf))])
     return found
 
 

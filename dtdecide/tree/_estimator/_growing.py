@@ -101,9 +101,12 @@ class _GrowingMixin:
         class_weight = self.split_class_weight_
         seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
         binner = Binner(max_bins=self.max_bins, random_state=seed)
+        # NaN per column, counted while binning (the fit's has_missing_in_fit_)
+        self._binned_nan = np.zeros(X_codes.shape[1], dtype=np.int64)
         with thread_pool(check_n_jobs(getattr(self, "n_jobs", None))) as pool:
             X_binned = binner.fit_transform(X_codes, self.is_categorical_, F,
-                                            check_input=False, pool=pool)
+                                            check_input=False, pool=pool,
+                                            nan_counts=self._binned_nan)
             return self._grow_binned(X_binned, binner, target, F, class_weight=class_weight,
                                      loss_matrix=loss_matrix, case_profit=case_profit,
                                      pool=pool)

@@ -38,7 +38,7 @@ from ..._jit import use_compiled
 from ...decision._validation import check_sample_weight
 from ._parallel import feature_groups
 
-__all__ = ["Binner", "check_float_matrix"]
+__all__ = ["Binner", "InfiniteValuesError", "check_float_matrix"]
 
 _MAX_BINS_LARGE = np.iinfo(X_BINNED_DTYPE_LARGE).max  # 65535 (the missing bin fits too)
 
@@ -106,6 +106,24 @@ def _infinite_columns(X):
     for start in range(0, X.shape[0], _BLOCK):
         found |= np.isinf(X[start : start + _BLOCK]).any(axis=0)
     return found
+
+
+class InfiniteValuesError(ValueError):
+    """A numeric column of the matrix being binned holds +-inf (``column``: its index).
+
+    A ``ValueError``; the estimators re-raise it naming the input column.
+
+    Examples
+    --------
+    >>> from dtdecide.tree._kernels._binning import InfiniteValuesError
+    >>> InfiniteValuesError(2).column
+    2
+    """
+
+    def __init__(self, column):
+        self.column = int(column)
+        super().__init__(
+            f"X_encoded column {self.column} contains infinite values; use NaN for missing")
 
 
 def _first_infinite_column(X, numeric):
@@ -385,10 +403,6 @@ class Binner:
             w_sub = None if sample_weight is None else sample_weight[rows]
         unit = w_sub is None or bool(np.all(w_sub == 1.0))
 
-        def inf_error(j):
-            return ValueError(
-                f"X_encoded column {j} contains infinite values; use NaN for missing")
-
         def feature_bins(j):
             col = X[:, j]
             if is_categorical[j]:
@@ -408,7 +422,7 @@ class Binner:
                     )
                 return np.arange(n_cat, dtype=np.float64)
             if has_inf is not None and has_inf[j]:
-                raise inf_error(j)
+                raise InfiniteValuesError(j)
             sub = col if rows is None else col[rows]
             if sub.dtype != np.float64:
                 sub = sub.astype(np.float64)
@@ -416,12 +430,12 @@ class Binner:
                 nan = np.isnan(sub)
                 ordered = np.sort(sub[~nan] if nan.any() else sub)
                 if ordered.size and np.isinf(ordered[[0, -1]]).any():
-                    raise inf_error(j)
+                    raise InfiniteValuesError(j)
                 return sorted_bin_edges(ordered, self.max_bins)
             keep = ~np.isnan(sub)
             keep &= w_sub > 0
             if np.isinf(sub[keep]).any():
-                raise inf_error(j)
+                raise InfiniteValuesError(j)
             return numeric_bin_edges(sub[keep], w_sub[keep], self.max_bins)
 
         def group_bins(features):
@@ -449,7 +463,7 @@ class Binner:
             # the first error in column order, infinite values outside the sub-sample
             # included, as with check_inf
             has_inf = _infinite_columns(X) & ~is_categorical
-            found = [(j, e, inf_error(j) if has_inf[j] else exc) for j, e, exc in found]
+            found = [(j, e, InfiniteValuesError(j) if has_inf[j] else exc) for j, e, exc in found]
         for _, _, exc in found:
             if exc is not None:
                 raise exc
@@ -551,10 +565,7 @@ class Binner:
             found = pool.map_groups(bin_features, groups)
         if any(f is not None for f in found):
             # the first block with an inf, its first such column (whatever the threads)
-            raise ValueError(
-                f"X_encoded column {_first_infinite_column(X, numeric)} contains infinite "
-                "values; use NaN for missing"
-            )
+            raise InfiniteValuesError(_first_infinite_column(X, numeric))
         return out
 
     def _compiled_binner(self, X, out, nan_counts):
@@ -631,7 +642,4 @@ class Binner:
             if not has_inf.any():
                 raise
             # the error fit would have raised: the first such column
-            raise ValueError(
-                f"X_encoded column {int(np.argmax(has_inf))} contains infinite values; "
-                "use NaN for missing"
-            ) from exc
+            raise InfiniteValuesError(int(np.argmax(has_inf))) from exc

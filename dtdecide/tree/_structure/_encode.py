@@ -51,6 +51,7 @@ __all__ = [
     "UnseenCategoryWarning",
     "IdentifierColumnWarning",
     "fit_encode",
+    "infinity_error",
     "warn_identifier_columns",
     "encode",
     "encode_apply",
@@ -232,9 +233,10 @@ def _check_shape(n_samples, n_features, shape):
         )
 
 
-def _as_frame_or_array(X):
+def _as_frame_or_array(X, finite="allow-nan"):
     """Return ``(frame, None)`` for DataFrames and ``(None, float array)`` or a frame
-    built from a non-numeric numpy array."""
+    built from a non-numeric numpy array (``finite``: ``check_array``'s
+    ``ensure_all_finite``)."""
     if _is_sparse(X):
         raise TypeError(
             "Sparse input is not supported by the profit trees; pass a dense array or a "
@@ -250,14 +252,14 @@ def _as_frame_or_array(X):
     arr = np.asarray(X)
     if arr.dtype.kind in "OUS" and arr.ndim == 2:
         try:
-            return None, check_array(arr, dtype=X_DTYPE, ensure_all_finite="allow-nan")
+            return None, check_array(arr, dtype=X_DTYPE, ensure_all_finite=finite)
         except ValueError as exc:
             if "could not convert" not in str(exc):
                 raise
         # strings in an array: treat non-numeric columns as categorical
         frame = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
         return frame, None
-    return None, check_array(arr, dtype=X_DTYPE, ensure_all_finite="allow-nan")
+    return None, check_array(arr, dtype=X_DTYPE, ensure_all_finite=finite)
 
 
 def _column_kind(col, name):
@@ -297,12 +299,21 @@ def _fit_categories(col):
     return values
 
 
-def _numeric_values(col, name):
+def infinity_error(name):
+    """The error for an infinite value in input column ``name`` (fit and scoring)."""
+    return ValueError(
+        f"Input X contains infinity in column {name!r}; only NaN is allowed as a "
+        "missing value."
+    )
+
+
+def _numeric_values(col, name, check_finite=True):
     """A validated 1-D numeric array of one column (no copy when numpy holds numbers).
 
     Columns that numpy already holds as numbers (float, int, bool) are returned as they
     are, to be cast while being written; nullable and object columns go through
-    ``to_numpy`` with NaN for missing values.
+    ``to_numpy`` with NaN for missing values. ``check_finite=False`` leaves the search
+    for infinite values to the caller.
     """
     dtype = col.dtype
     if isinstance(dtype, np.dtype) and dtype.kind in "fiub":
@@ -312,11 +323,8 @@ def _numeric_values(col, name):
             values = col.to_numpy(dtype=X_DTYPE, na_value=np.nan)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"X column {name!r} could not be read as numbers: {exc}") from exc
-    if values.dtype.kind == "f" and np.isinf(values).any():
-        raise ValueError(
-            f"Input X contains infinity in column {name!r}; only NaN is allowed as a "
-            "missing value."
-        )
+    if check_finite and values.dtype.kind == "f" and np.isinf(values).any():
+        raise infinity_error(name)
     return values
 
 
@@ -553,8 +561,9 @@ def _column_getter(frame):
     return column
 
 
-def _frame_columns(frame, encoding, *, fitting=False):
-    """Validate every column of ``frame`` against ``encoding`` and return ``_Columns``."""
+def _frame_columns(frame, encoding, *, fitting=False, check_finite=True):
+    """Validate every column of ``frame`` against ``encoding`` and return ``_Columns``
+    (``check_finite=False``: infinite numbers are the caller's to find)."""
     sources = []
     labels = [None] * frame.shape[1]
     column = _column_getter(frame)
@@ -572,7 +581,7 @@ def _frame_columns(frame, encoding, *, fitting=False):
                 f"X column {name!r} was numeric at fit time but now holds "
                 f"non-numeric values (dtype {col.dtype})."
             )
-        sources.append((_numeric_values(col, name), None))
+        sources.append((_numeric_values(col, name, check_finite), None))
     return _Columns(sources, frame.shape[0], labels, list(encoding.feature_names))
 
 
@@ -589,13 +598,17 @@ def _frame_names(frame):
     return np.array([str(c) for c in cols], dtype=object), has_names
 
 
-def fit_encode(X):
+def fit_encode(X, *, check_finite=True):
     """Learn the encoding of ``X`` and return ``(X_codes, encoding)``.
 
     Parameters
     ----------
     X : array-like or DataFrame of shape (n_samples, n_features)
         Raw training inputs.
+    check_finite : bool, default=True
+        Refuse infinite values (:func:`infinity_error`). False leaves that to the
+        caller: the estimators find them while binning, which reads every value
+        anyway, and raise the same error (one pass over the data fewer).
 
     Returns
     -------
@@ -613,7 +626,7 @@ def fit_encode(X):
     >>> enc.categories[1].tolist()
     ['a', 'b']
     """
-    frame, arr = _as_frame_or_array(X)
+    frame, arr = _as_frame_or_array(X, "allow-nan" if check_finite else False)
     if arr is not None:
         if arr.ndim != 2:
             raise ValueError(f"X must be 2-dimensional; got an array of shape {arr.shape}.")
@@ -649,7 +662,7 @@ def fit_encode(X):
     encoding = FeatureEncoding(
         feature_names=names, is_categorical=is_cat, categories=categories, has_names=has_names
     )
-    columns = _frame_columns(frame, encoding, fitting=True)  # validates every column
+    columns = _frame_columns(frame, encoding, fitting=True, check_finite=check_finite)
     if not is_cat.any() and all(v.dtype == X_DTYPE for v, _ in columns.sources):
         # one float64 block: the frame's own memory (column-major), no copy
         view = frame.to_numpy(dtype=X_DTYPE, copy=False)
