@@ -459,8 +459,8 @@ class _Partition:
         position, after it was read), then the ranges' pieces are moved together:
         no new row arrays after the root level. The rows of the histogrammed children
         (each no more than half its parent's rows, so half the level's rows in all)
-        go to new arrays: on one thread of that size, on several of the exact size
-        (each range counted first, then written at its offset).
+        go to new arrays: on one thread of that size, on several of the level's size
+        (each range writes its own stretch; the pieces are then moved together).
         """
         from .._kernels import _compiled
 
@@ -481,29 +481,30 @@ class _Partition:
             _check_built(nb, cap)
             # views: the built rows live only while their histograms are built
             return built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na]
-        empty = np.empty(0, dtype=_ROW_INT)
-        sizes = pool.map_groups(
-            lambda b: _compiled.partition_range(*args, b[0], b[1], empty, empty, empty,
-                                                empty, False), ranges)
-        nb = np.concatenate([[0], np.cumsum([s[0] for s in sizes])])
-        built_rows = np.empty(int(nb[-1]), dtype=_ROW_INT)
-        built_slots = np.empty(int(nb[-1]), dtype=_ROW_INT)
+        # several threads: one pass, each range writing its histogrammed rows into its
+        # own stretch of level-sized arrays, then every range's pieces moved together
+        built_rows = np.empty(n_level, dtype=_ROW_INT)
+        built_slots = np.empty(n_level, dtype=_ROW_INT)
 
         def fill(i):
             lo, hi = ranges[i]
-            b = slice(nb[i], nb[i + 1])
-            return _compiled.partition_range(*args, lo, hi, built_rows[b], built_slots[b],
-                                             alive_rows[lo:hi], alive_slots[lo:hi], True)
+            return _compiled.partition_range(*args, lo, hi, built_rows[lo:hi],
+                                             built_slots[lo:hi], alive_rows[lo:hi],
+                                             alive_slots[lo:hi], True)
 
         written = pool.map_groups(fill, list(range(len(ranges))))
-        na = 0
-        for (lo, _), (n_b, n_a), (want_b, _) in zip(ranges, written, sizes):
-            _check_built(n_b, want_b)
-            if lo != na:  # move the range's kept rows down (never past unread ones)
+        nb = na = 0
+        for (lo, hi), (n_b, n_a) in zip(ranges, written):
+            _check_built(n_b, hi - lo)
+            if lo != nb:  # move the range's rows down (never past unread ones)
+                built_rows[nb : nb + n_b] = built_rows[lo : lo + n_b]
+                built_slots[nb : nb + n_b] = built_slots[lo : lo + n_b]
+            if lo != na:
                 alive_rows[na : na + n_a] = alive_rows[lo : lo + n_a]
                 alive_slots[na : na + n_a] = alive_slots[lo : lo + n_a]
+            nb += n_b
             na += n_a
-        return built_rows, built_slots, alive_rows[:na], alive_slots[:na]
+        return built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na]
 
 
 def _check_built(n_written, capacity):
@@ -744,7 +745,8 @@ def _make_context(X_binned, binner, *, y, n_classes, sample_weight, criterion, l
             y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.floor(y))
         ):
             raise ValueError("y must hold integer class codes for a classification criterion")
-        codes = y.astype(np.intp, copy=False)
+        # integer codes as given (the estimators pass the smallest dtype)
+        codes = y if y.dtype.kind in "iu" else y.astype(np.intp)
         if check_input and codes.min() < 0:
             raise ValueError("y class codes must be non-negative")
         if n_classes is None:

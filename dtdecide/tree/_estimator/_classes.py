@@ -28,6 +28,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..._dtypes import FLOAT_DTYPE as _FLOAT
+from ..._dtypes import code_dtype
 from ...decision._kernels import encode_target
 from ...decision._validation import (
     check_1d,
@@ -125,7 +126,8 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
             )
         F = check_sample_weight(sample_weight, n, index=index, positive_sum=True)
         if F is None:
-            F = np.ones(n, dtype=_FLOAT)
+            # every case weight 1: a read-only view of one number, not n of them
+            F = np.broadcast_to(_FLOAT(1.0), (n,))
 
         self.feature_names_in_ = encoding.feature_names
         self.n_features_in_ = len(encoding.feature_names)
@@ -816,7 +818,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         self.classes_ = classes
         self.n_classes_ = len(classes)
         self.is_ordinal_ = ordinal
-        t_idx = t_idx.astype(np.intp)
+        # the smallest integer dtype (int8 below 127 classes): one byte a case
+        t_idx = t_idx.astype(code_dtype(len(classes)))
         if matrix is not None and matrix.priors is not None:
             seen = np.bincount(t_idx, weights=F, minlength=matrix.n_levels) > 0
             absent = [lv for lv, p, s in zip(matrix.levels.tolist(), matrix.priors, seen)
