@@ -205,3 +205,30 @@ def test_cost_columns_in_x_are_taken_out_by_name(bank):
     dup.columns = [*X.columns[:-1], "contact_cost", "contact_cost"]
     with pytest.raises(ValueError):
         fitted.decide(dup)
+
+
+def test_cached_node_inputs_follow_the_tree_and_are_not_saved(bank, tmp_path):
+    """The case rule's node inputs are cached per fitted tree: a refit, an edit of the
+    matrix (redecide) or a pruned copy recompute them, and saved models leave them out."""
+    import pickle
+
+    from dtdecide.export import load, save
+
+    X, y, costs, _, case = bank
+    rows = X.iloc[:30]
+    first = case.decide(rows, costs=costs.iloc[:30])
+    assert case._node_inputs_cache[1] is case._case_node_inputs()  # cached
+    for path in (save(case, tmp_path / "case.dtdecide"),):
+        again = load(path)
+        assert not hasattr(again, "_node_inputs_cache")
+        pd.testing.assert_frame_equal(again.decide(rows, costs=costs.iloc[:30]).cases,
+                                      first.cases)
+    assert "_node_inputs_cache" not in pickle.loads(pickle.dumps(case)).__dict__
+    other = case.decision_matrix_.replace(priors=[0.5, 0.5])
+    moved = case.redecide(other)
+    np.testing.assert_array_equal(moved._case_node_inputs(),
+                                  moved._case_node_inputs(moved.tree_))
+    refit = ProfitTreeClassifier(decision_matrix=case.decision_matrix, max_depth=2,
+                                 decision_rule="case").fit(X, y, costs=costs)
+    np.testing.assert_array_equal(refit._case_node_inputs(),
+                                  refit._case_node_inputs(refit.tree_))

@@ -51,6 +51,12 @@ def _label_count_summary(label_counts):
 class _DecidingMixin:
     """Decisions of a fitted profit tree: leaf and case rule, re-deciding, decide."""
 
+    def __getstate__(self):
+        # the case rule's cached node inputs are derived: not saved, rebuilt when needed
+        state = dict(super().__getstate__())
+        state.pop("_node_inputs_cache", None)
+        return state
+
     def _case_rule(self):
         """Whether cases decide for themselves (``decision_rule="case"``)."""
         return getattr(self, "decision_rule", "leaf") == "case"
