@@ -338,8 +338,9 @@ def _scan_sequence(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m,
         for s in range(n):
             Lc = _weight(cum, s, is_clf)
             ok_r[s] = Lc >= msl and Pc - Lc >= msl
-            Lc = Lc + cm
-            ok_l[s] = Lc >= msl and Pc - Lc >= msl
+            if has_missing:
+                Lc = Lc + cm
+                ok_l[s] = Lc >= msl and Pc - Lc >= msl
     elif mode == ROW_COUNTS:
         cm_i = counts[i, mcell]
         has_missing = cm_i > 0
@@ -351,8 +352,9 @@ def _scan_sequence(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m,
         for s in range(n):
             acc += counts[i, lo + cells[s]]
             ok_r[s] = acc >= msl and Pc_i - acc >= msl
-            Lc_i = acc + cm_i
-            ok_l[s] = Lc_i >= msl and Pc_i - Lc_i >= msl
+            if has_missing:
+                Lc_i = acc + cm_i
+                ok_l[s] = Lc_i >= msl and Pc_i - Lc_i >= msl
     else:  # RAW_WEIGHTS: cumulated in the histogram's dtype
         has_missing = cm_r > 0
         acc_r = zero_raw
@@ -363,8 +365,9 @@ def _scan_sequence(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m,
         for s in range(n):
             acc_r = acc_r + _raw_count(hist, i, lo + cells[s], is_clf)
             ok_r[s] = acc_r >= msl and Pc_r - acc_r >= msl
-            Lc_r = acc_r + cm_r
-            ok_l[s] = Lc_r >= msl and Pc_r - Lc_r >= msl
+            if has_missing:
+                Lc_r = acc_r + cm_r
+                ok_l[s] = Lc_r >= msl and Pc_r - Lc_r >= msl
     if has_missing:
         for s in range(n):
             for c in range(C):
