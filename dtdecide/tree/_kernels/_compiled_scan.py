@@ -13,9 +13,11 @@ scan order, the same formulas per candidate (Gini's and the variance's shortcut,
 others as ``W(parent) - W(left) - W(right)``), the twin's validity tests (row counts or
 weights of each child), the first maximum of the gains (NumPy's ``argmax``, a NaN first),
 missing values tried right, then left where the node has some, taken left only when
-strictly better. Gains are therefore equal bit for bit, except under ``entropy``, whose
-``log2`` is NumPy's (SIMD) in the twin and the C library's here: those can differ in the
-last bit, so entropy gains agree to a relative ``1e-15`` or so.
+strictly better. Gains are therefore equal bit for bit, except under ``entropy`` with
+non-integer sums: the twin's ``log2`` is NumPy's (SIMD), this one's the C library's
+(NumPy's own for integers, from a table the caller passes), and the two differ in the
+last bit for a few arguments, so such gains agree to about ``1e-15`` of the node's
+weight.
 
 Categorical features are scanned in orders the caller computes with the twin's own
 NumPy code (``_splitter._category_orders``), so ties between categories sort the same.
