@@ -415,15 +415,35 @@ def _decision_dtype(decisions):
 _SUMMARY_INDEXES = {}
 
 
-def summary_series(values, name):
-    """The float64 summary Series of a dict of numbers, keys in their order (what
-    ``pd.Series(values, name=name, dtype=float)`` gives, with the Index cached)."""
-    keys = tuple(values)
+def _label_index(keys):
+    """The pandas Index of a tuple of names (summary entries, case columns), cached."""
     index = _SUMMARY_INDEXES.get(keys)
     if index is None:
         if len(_SUMMARY_INDEXES) >= 256:
             _SUMMARY_INDEXES.clear()
         index = _SUMMARY_INDEXES[keys] = pd.Series(dict.fromkeys(keys, 0.0)).index
+    return index
+
+
+def cases_frame(columns, index):
+    """``pd.DataFrame(columns, index=index, copy=False)`` for a dict of equally long
+    arrays, its column Index cached: scoring one case pays mostly for building
+    the frame. Through pandas' array constructor (which checks the lengths) where it
+    has one, else the public constructor."""
+    names = _label_index(tuple(columns)).view()
+    from_arrays = getattr(pd.DataFrame, "_from_arrays", None)
+    if from_arrays is not None:
+        try:
+            return from_arrays(list(columns.values()), columns=names, index=index)
+        except TypeError:  # another pandas signature: the public way
+            pass
+    return pd.DataFrame(columns, index=index, copy=False)
+
+
+def summary_series(values, name):
+    """The float64 summary Series of a dict of numbers, keys in their order (what
+    ``pd.Series(values, name=name, dtype=float)`` gives, with the Index cached)."""
+    index = _label_index(tuple(values))
     data = np.array(list(values.values()), dtype=_FLOAT)
     # a view: the caller may rename its index without touching the cached one
     return pd.Series(data, index=index.view(), name=name, copy=False)
@@ -503,7 +523,7 @@ def build_decision_result(matrix, decision, expected, *, computed=None, best=Non
             cols[f"ROI_{target_name}"] = roi_values
     if index is None:
         index = pd.RangeIndex(n)
-    cases = pd.DataFrame(cols, index=index, copy=False)
+    cases = cases_frame(cols, index)
     data = {
         "decision": decision, "expected": expected, "computed": computed, "best": best,
         "investment": investment, "missing": np.zeros(n, dtype=bool) if missing is None

@@ -232,3 +232,21 @@ def test_cached_node_inputs_follow_the_tree_and_are_not_saved(bank, tmp_path):
                                  decision_rule="case").fit(X, y, costs=costs)
     np.testing.assert_array_equal(refit._case_node_inputs(),
                                   refit._case_node_inputs(refit.tree_))
+
+
+def test_cases_table_is_the_public_constructors_and_owns_its_column_index(bank):
+    """The cases table built through the cached column Index equals the one pandas'
+    public constructor builds from the same columns; renaming one result's columns
+    leaves the next result alone."""
+    X, y, costs, leaf, case = bank
+    for res in (leaf.decide(X.iloc[:5], y.iloc[:5], costs=costs.iloc[:5]),
+                case.decide(X.iloc[:1], costs=costs.iloc[:1])):
+        cases = res.cases
+        public = pd.DataFrame({c: cases[c].array for c in cases.columns}, index=cases.index)
+        pd.testing.assert_frame_equal(cases, public, check_column_type=True)
+        assert cases.columns.dtype == public.columns.dtype
+    first = leaf.decide(X.iloc[:1])
+    first.cases.columns.name = "renamed"
+    first.cases.rename(columns={"D_y": "X"}, inplace=True)
+    again = leaf.decide(X.iloc[:1])
+    assert again.cases.columns.name is None and "D_y" in again.cases.columns
