@@ -180,3 +180,29 @@ def test_local_cluster_of_two_workers():
         frame[COLS], frame["y"], sample_weight=frame["w"], costs=frame[["offer"]])
     assert_same_tree(mem.tree_, dsk.tree_)
     assert pred.tolist() == mem.predict(frame[COLS]).tolist()
+
+
+def test_partitions_run_the_compiled_kernels(monkeypatch):
+    """Under ``kernels="compiled"`` every partition's histograms come from the compiled
+    kernel, and the tree is the in-memory fit's under the NumPy twins."""
+    pytest.importorskip("numba")
+    from dtdecide.tree._kernels import _compiled
+
+    frame, ddf = table()
+    est = dict(decision_matrix=MATRIX, max_depth=5, min_samples_leaf=3)
+    monkeypatch.setenv("DTDECIDE_KERNELS", "numpy")
+    mem = ProfitTreeClassifier(**est).fit(frame[COLS], frame["y"], sample_weight=frame["w"],
+                                          costs=frame[["offer"]])
+    calls = []
+    kernel = _compiled.hist_classes
+
+    def counted(*args):
+        calls.append(args[0].shape[0])  # the rows of the partition
+        return kernel(*args)
+
+    monkeypatch.setattr(_compiled, "hist_classes", counted)
+    monkeypatch.setenv("DTDECIDE_KERNELS", "compiled")
+    dsk = ProfitTreeClassifier(**est).fit(ddf[COLS], ddf["y"], sample_weight=ddf["w"],
+                                          costs=ddf[["offer"]])
+    assert_same_tree(mem.tree_, dsk.tree_)
+    assert calls and max(calls) < len(frame)  # per partition, never the whole table

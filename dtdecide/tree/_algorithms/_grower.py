@@ -39,7 +39,7 @@ import numbers
 
 import numpy as np
 
-from ..._dtypes import COUNT_DTYPE
+from ..._dtypes import COUNT_DTYPE, code_dtype
 from ..._dtypes import ROW_INDEX_DTYPE as _ROW_INT
 from ..._jit import use_compiled
 from ..._progress import progress_bar
@@ -291,9 +291,11 @@ def _expand(ctx, level, split, do):
     # siblings by subtraction: parent - smaller child
     big_parent = sel[big_cont // 2]
     big_small = slot_of_child[small_child[big_cont // 2]]
-    _subtract_into(new_hist[n_built:], level.hist, big_parent, new_hist, big_small)
+    pool = getattr(ctx, "pool", None)
+    _subtract_into(new_hist[n_built:], level.hist, big_parent, new_hist, big_small, pool)
     if new_counts is not None:
-        _subtract_into(new_counts[n_built:], level.counts, big_parent, new_counts, big_small)
+        _subtract_into(new_counts[n_built:], level.counts, big_parent, new_counts, big_small,
+                       pool)
     if ctx.clip_subtraction:
         big = new_hist[n_built:]
         if ctx.is_classification:
@@ -515,18 +517,22 @@ def _check_built(n_written, capacity):
         )
 
 
-_ASSEMBLE_BATCH = 32  # nodes per batch: bounds the temporaries of the subtraction
+def _subtract_into(out, parent_hist, parent_idx, small_hist, small_idx, pool=None):
+    """``out[i] = parent_hist[parent_idx[i]] - small_hist[small_idx[i]]``, node by node
+    (views, no temporaries), the nodes shared among the threads of ``pool``."""
+    parent_idx = parent_idx.tolist()
+    small_idx = small_idx.tolist()
 
+    def run(nodes):
+        for i in nodes:
+            np.subtract(parent_hist[parent_idx[i]], small_hist[small_idx[i]], out=out[i])
 
-def _subtract_into(out, parent_hist, parent_idx, small_hist, small_idx):
-    """``out[i] = parent_hist[parent_idx[i]] - small_hist[small_idx[i]]``, in batches."""
-    for start in range(0, parent_idx.size, _ASSEMBLE_BATCH):
-        stop = min(start + _ASSEMBLE_BATCH, parent_idx.size)
-        np.subtract(
-            parent_hist[parent_idx[start:stop]],
-            small_hist[small_idx[start:stop]],
-            out=out[start:stop],
-        )
+    n = len(parent_idx)
+    if pool is None or n < 2:
+        run(range(n))
+    else:
+        bounds = np.linspace(0, n, min(pool.n_threads, n) + 1).astype(int)
+        pool.map_groups(run, [range(a, b) for a, b in zip(bounds[:-1], bounds[1:])])
 
 
 def _grow_level_wise(ctx, root, bar):
@@ -1026,9 +1032,13 @@ def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class
             f"case_profit must have shape ({n_samples}, n_decisions); got {q.shape}"
         )
     profit = ProfitCriterion(q.shape[1], method)
-    F = np.ones(n_samples) if sample_weight is None else sample_weight
+    # unit weights: a read-only broadcast of 1, not an array of ones
+    F = np.broadcast_to(1.0, (n_samples,)) if sample_weight is None else sample_weight
     weight = F if class_weight is None else F * class_weight[y_value]
     codes, weights = profit.row_channels(q, weight)
+    del q, weight
+    # each case's best decision in the smallest integer dtype (the kernels' codes)
+    codes = codes.astype(code_dtype(profit.n_decisions), copy=False)
     target = HistogramTarget(codes=codes, n_classes=profit.n_decisions, weights=weights)
     return profit, target, (y_value, F, n_classes)
 

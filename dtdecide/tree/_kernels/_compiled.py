@@ -32,9 +32,9 @@ def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, n_classes,
     ``X`` (n_samples, n_features) binned, Fortran order; ``rows`` the included rows
     (ignored unless ``use_rows``: then row ``i`` is row ``i``); ``slots`` the slot of each
     included row (ignored unless ``use_slots``: then every row is in slot 0); ``codes``
-    the class code and ``weights`` (n_groups, n_included) the weights of each *included*
-    row, gathered once by the caller so that the loop over features reads them in order
-    (zero groups for unweighted counts); ``hist`` (n_slots, n_cells, n_channels) and
+    the class code and ``weights`` (n_groups, n_samples) the weights of *every* row, read
+    where they are (the included rows ascend, so no copy of them is gathered; zero
+    groups for unweighted counts); ``hist`` (n_slots, n_cells, n_channels) and
     ``counts`` (n_slots, n_cells) are added to, cells ``offsets[j] + b`` of ``features``
     only. Binned values ``>= widths[j] - 1`` (the shared missing code) go to the
     feature's last cell.
@@ -53,12 +53,12 @@ def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, n_classes,
                 b = top
             cell = lo + b
             s = slots[i] if use_slots else 0
-            c = codes[i]
+            c = codes[r]
             if n_groups == 0:
                 hist[s, cell, c] += 1.0
             else:
                 for k in range(n_groups):
-                    hist[s, cell, k * n_classes + c] += weights[k, i]
+                    hist[s, cell, k * n_classes + c] += weights[k, r]
             if with_counts:
                 counts[s, cell] += 1
 
@@ -68,8 +68,8 @@ def hist_channels(X, rows, use_rows, slots, use_slots, channels, features, offse
                   hist, counts, with_counts):
     """Regression histograms: ``hist[s, cell, c] += channels[c, r]`` (see hist_classes).
 
-    ``channels`` is channel-major (n_channels, n_included), gathered for the included
-    rows.
+    ``channels`` is channel-major (n_channels, n_samples), every row's, read where they
+    are.
     """
     n = rows.shape[0] if use_rows else slots.shape[0] if use_slots else X.shape[0]
     n_channels = channels.shape[0]
@@ -86,7 +86,7 @@ def hist_channels(X, rows, use_rows, slots, use_slots, channels, features, offse
             cell = lo + b
             s = slots[i] if use_slots else 0
             for c in range(n_channels):
-                hist[s, cell, c] += channels[c, i]
+                hist[s, cell, c] += channels[c, r]
             if with_counts:
                 counts[s, cell] += 1
 

@@ -320,16 +320,12 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts):
         counts_ = counts
     with_counts = counts is not None
     offsets, widths = layout.offsets, layout.widths
-    # the per-row target values of the included rows, gathered once for every feature
+    # the kernels read every row's target values where they are (no gathered copies)
     if target.is_classification:
         codes = target._compact_codes()
         weights = target.weights
         weights = (np.zeros((0, 1), dtype=np.float64) if weights is None
                    else np.ascontiguousarray(weights, dtype=np.float64))
-        if use_rows:
-            codes = codes.take(rows_)
-            if weights.shape[0]:
-                weights = weights.take(rows_, axis=1)
 
         def run(features):
             _compiled.hist_classes(X_binned, rows_, use_rows, slots, use_slots, codes, weights,
@@ -337,8 +333,6 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts):
                                    counts_, with_counts)
     else:
         chan = target._channels_by_row
-        if use_rows:
-            chan = chan.take(rows_, axis=1)
 
         def run(features):
             _compiled.hist_channels(X_binned, rows_, use_rows, slots, use_slots, chan, features,
