@@ -272,3 +272,104 @@ def test_fit_has_missing_equals_isnan(mode, fit):
         est.fit(X, y)
     assert est.has_missing_in_fit_.tolist() == [True, False, True, False]
     assert not hasattr(est, "_binned_nan")
+
+
+# ---------------------------------------------------------------- no copy of the input
+def mixed_frame(seed, n=2500):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({
+        "f64": rng.normal(size=n),
+        "f32": rng.normal(size=n).astype(np.float32),
+        "i64": rng.integers(-50, 50, size=n),
+        "u8": rng.integers(0, 7, size=n).astype(np.uint8),
+        "flag": rng.random(n) < 0.3,
+        "cat": pd.Categorical(rng.choice(["p", "q", "r"], size=n)),
+        "txt": rng.choice(["lo", "mid", "hi"], size=n).astype(object),
+        "nullable": pd.array(rng.integers(0, 20, size=n), dtype="Int64"),
+    })
+    X.loc[rng.random(n) < 0.1, "f64"] = np.nan
+    X.loc[rng.random(n) < 0.1, "f32"] = np.nan
+    X.loc[rng.random(n) < 0.1, "nullable"] = pd.NA
+    X.loc[rng.random(n) < 0.1, "cat"] = np.nan
+    y = (X["f64"].fillna(0) + X["i64"] / 30 + rng.normal(size=n) > 0).astype(int).to_numpy()
+    return X, y
+
+
+@pytest.mark.parametrize("mode", ["numpy", "compiled"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_column_source_bins_as_the_code_matrix(mode, seed):
+    from dtdecide.tree._structure._encode import fit_encode
+
+    X, _ = mixed_frame(seed)
+    codes, enc = fit_encode(X)
+    source, enc2 = fit_encode(X, as_columns=True)
+    assert not isinstance(source, np.ndarray) and source.shape == codes.shape
+    assert np.array_equal(enc.is_categorical, enc2.is_categorical)
+    w = np.random.default_rng(seed).uniform(0.5, 2, size=codes.shape[0])
+    for weights in (None, w):
+        with config_context(kernels=mode), ThreadPool(2) as pool:
+            nan_a = np.zeros(codes.shape[1], dtype=np.int64)
+            nan_b = nan_a.copy()
+            a = Binner(max_bins=32, subsample=1000, random_state=seed)
+            b = Binner(max_bins=32, subsample=1000, random_state=seed)
+            bins_a = a.fit_transform(codes, enc.is_categorical, weights, nan_counts=nan_a)
+            bins_b = b.fit_transform(source, enc.is_categorical, weights, pool=pool,
+                                     nan_counts=nan_b)
+        assert all(p.tobytes() == q.tobytes()
+                   for p, q in zip(a.bin_thresholds_, b.bin_thresholds_))
+        assert np.array_equal(bins_a, bins_b) and np.array_equal(nan_a, nan_b)
+
+
+@pytest.mark.parametrize("mode", ["numpy", "compiled"])
+def test_column_source_inf_error_as_the_code_matrix(mode):
+    from dtdecide.tree._structure._encode import fit_encode
+
+    X, _ = mixed_frame(2)
+    X.loc[2000, "f32"] = np.inf
+    X.loc[100, "f64"] = -np.inf
+    codes, enc = fit_encode(X, check_finite=False)
+    source, _ = fit_encode(X, check_finite=False, as_columns=True)
+    messages = []
+    for data in (codes, source):
+        with config_context(kernels=mode), pytest.raises(ValueError) as info:
+            Binner(subsample=100, random_state=0).fit_transform(data, enc.is_categorical)
+        messages.append(str(info.value))
+        with config_context(kernels=mode), pytest.raises(ValueError) as info:
+            Binner(random_state=0).fit(data, enc.is_categorical)
+        messages.append(str(info.value))
+    assert messages[0] == messages[2] and messages[1] == messages[3]
+    assert "column 0 contains infinite" in messages[0]
+
+
+@pytest.mark.parametrize("mode", ["numpy", "compiled"])
+def test_float32_and_mixed_inputs_grow_the_trees_of_their_float64_values(mode):
+    import pandas as pd
+    from test_n_jobs import assert_same_tree
+
+    from dtdecide import DecisionMatrix, ProfitTreeClassifier
+
+    X, y = mixed_frame(3)
+    mixed = X[["f64", "f32", "i64", "u8"]]  # read column by column
+    block = pd.DataFrame(mixed.to_numpy(dtype=np.float64), columns=mixed.columns)
+    arr32 = mixed.to_numpy(dtype=np.float32)
+    with config_context(kernels=mode):
+        a = ProfitTreeClassifier(max_depth=4, random_state=0).fit(block, y)  # no copy
+        b = ProfitTreeClassifier(max_depth=4, random_state=0).fit(mixed, y)
+        c = ProfitTreeClassifier(max_depth=4, random_state=0).fit(arr32, y)
+        d = ProfitTreeClassifier(max_depth=4, random_state=0).fit(arr32.astype(np.float64), y)
+        matrix = DecisionMatrix([[1.0, -1.0], [0.0, 0.0]], levels=[1, 0],
+                                decisions=["call", "skip"])
+        e = ProfitTreeClassifier(max_depth=4, random_state=0, honest_fraction=0.5,
+                                 decision_matrix=matrix)
+        f = ProfitTreeClassifier(max_depth=4, random_state=0, honest_fraction=0.5,
+                                 decision_matrix=matrix)
+        e.fit(X, y)
+        f.fit(X.astype({c: np.float64 for c in ["f32", "i64", "u8"]}), y)
+    assert_same_tree(a.tree_, b.tree_)
+    assert_same_tree(c.tree_, d.tree_)
+    assert_same_tree(e.tree_, f.tree_)
+    assert np.array_equal(a.has_missing_in_fit_, b.has_missing_in_fit_)
+    assert np.array_equal(c.has_missing_in_fit_, d.has_missing_in_fit_)
+    assert np.array_equal(e.has_missing_in_fit_, f.has_missing_in_fit_)

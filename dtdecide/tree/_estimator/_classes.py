@@ -116,7 +116,9 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         X_in, resolve_costs, cost_columns, cost_features = self._split_costs(X, costs, matrix)
         # infinite values are found while binning (the pass over every value that binning
         # makes anyway), or below for the rows growing does not bin
-        X_codes, encoding = fit_encode(X_in, check_finite=False)
+        # and no copy of X: a float32 array or a frame of several blocks is binned column
+        # by column (a code matrix is built only for the paths below that need one)
+        X_codes, encoding = fit_encode(X_in, check_finite=False, as_columns=True)
         warn_identifier_columns(X_in, stacklevel=4)
         n = X_codes.shape[0]
         y_arr = _check_fit_y(y)
@@ -158,6 +160,8 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         self.split_criterion_ = self._split_criterion(loss_matrix)
         honest = self._honest_rows(target, F)
         grow = slice(None) if honest is None else honest[0]
+        if honest is not None:
+            X_codes = _code_matrix(X_codes)
         self.__dict__.pop("_grown", None)
         self.__dict__.pop("_binned_nan", None)
         try:
@@ -171,8 +175,9 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
                     case_profit = growth_consequences(
                         cons, target, getattr(self, "_profit_method", DEFAULT_PROFIT_METHOD))
                 extra = {} if case_profit is None else {"case_profit": case_profit[grow]}
-                tree = self._grow(X_codes[grow], target[grow], F[grow],
-                                  loss_matrix=loss_matrix, priors=priors, **extra)
+                tree = self._grow(X_codes if honest is None else X_codes[grow],
+                                  target[grow], F[grow], loss_matrix=loss_matrix,
+                                  priors=priors, **extra)
         except InfiniteValuesError as exc:
             raise infinity_error(encoding.feature_names[exc.column]) from None
         # NaN per column, counted while binning every row (else looked for here, with
@@ -197,7 +202,8 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         if matrix is not None:
             if node_of_row is None:
                 node_of_row = tree.apply(
-                    X_codes, n_threads=check_n_jobs(getattr(self, "n_jobs", None)))
+                    _code_matrix(X_codes),
+                    n_threads=check_n_jobs(getattr(self, "n_jobs", None)))
             stats = _leaf.compute_decision_stats(
                 node_of_row, tree.parent, tree.depth, cons=cons, sample_weight=F,
                 t_idx=None if matrix.is_interval else target,
@@ -402,12 +408,24 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         return _pruning.prune_estimator(self, **kwargs)
 
 
+def _code_matrix(X_codes):
+    """The code matrix of ``fit_encode(..., as_columns=True)``'s result (built from a
+    column source)."""
+    return X_codes if isinstance(X_codes, np.ndarray) else X_codes.to_array(order="F")
+
+
 def _check_codes(X, encoding, block=1 << 15):
-    """Columns of the codes ``X`` holding a NaN, found a block of rows at a time (no
-    mask of the whole matrix); an infinite value is an error naming its column."""
+    """Columns of the codes ``X`` (a matrix or a column source) holding a NaN, found a
+    block of rows (or a column) at a time, no mask of the whole matrix; an infinite
+    value is an error naming its column."""
     found = np.zeros(X.shape[1], dtype=bool)
     inf = np.zeros(X.shape[1], dtype=bool)
-    for start in range(0, X.shape[0], block):
+    if not isinstance(X, np.ndarray):
+        for j in range(X.shape[1]):
+            col = np.asarray(X.column(j))
+            if col.dtype.kind == "f":
+                found[j], inf[j] = np.isnan(col).any(), np.isinf(col).any()
+    for start in range(0, X.shape[0] if isinstance(X, np.ndarray) else 0, block):
         part = X[start : start + block]
         found |= np.isnan(part).any(axis=0)
         inf |= np.isinf(part).any(axis=0)

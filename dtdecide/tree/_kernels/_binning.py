@@ -100,8 +100,26 @@ def _bin_numeric(v, edges, grid):
     return b
 
 
+def _column(X, j):
+    """Column ``j`` of a matrix or a column source, as float64 or float32 (1-D)."""
+    col = X[:, j] if isinstance(X, np.ndarray) else np.asarray(X.column(j))
+    if col.dtype != np.float64 and col.dtype != np.float32:
+        col = col.astype(np.float64)
+    return col
+
+
+def _column_matrix(X, j):
+    """A read-only view of the shape of ``X`` whose every column is column ``j`` (no
+    copy: the columns' stride is 0), for the matrix code to read one column of a
+    column source."""
+    return np.broadcast_to(_column(X, j)[:, None], X.shape)
+
+
 def _infinite_columns(X):
     """Columns holding +-inf, checked row block by row block (cache friendly)."""
+    if not isinstance(X, np.ndarray):
+        return np.array([bool(np.isinf(_column(X, j)).any()) for j in range(X.shape[1])],
+                        dtype=bool)
     found = np.zeros(X.shape[1], dtype=bool)
     for start in range(0, X.shape[0], _BLOCK):
         found |= np.isinf(X[start : start + _BLOCK]).any(axis=0)
@@ -128,6 +146,13 @@ class InfiniteValuesError(ValueError):
 
 def _first_infinite_column(X, numeric):
     """The first numeric column holding +-inf in the first block of rows that has one."""
+    if not isinstance(X, np.ndarray):
+        first = []
+        for j in np.flatnonzero(numeric):
+            rows = np.flatnonzero(np.isinf(_column(X, j)))
+            if rows.size:
+                first.append((int(rows[0]) // _BLOCK, int(j)))
+        return min(first)[1] if first else None
     for start in range(0, X.shape[0], _BLOCK):
         hit = np.isinf(X[start : start + _BLOCK]).any(axis=0) & numeric
         if hit.any():
@@ -336,6 +361,8 @@ class Binner:
 
     @staticmethod
     def _check_X(X, name="X_encoded"):
+        if not isinstance(X, np.ndarray) and hasattr(X, "column") and len(X.shape) == 2:
+            return X  # a column source: read column by column
         X = np.asarray(X)
         if X.ndim == 2 and X.dtype == np.float32:
             return X  # read as it is: float64 of a float32 is exact
@@ -404,7 +431,7 @@ class Binner:
         unit = w_sub is None or bool(np.all(w_sub == 1.0))
 
         def feature_bins(j):
-            col = X[:, j]
+            col = _column(X, j)
             if is_categorical[j]:
                 present = col[~np.isnan(col)]
                 if np.isinf(present).any() or np.any(present < 0) or np.any(
@@ -526,12 +553,13 @@ class Binner:
         compiled = use_compiled(X.shape[0])
         grids = None if compiled else self._numpy_grids()
 
-        def bin_features(features):
-            """Bin the columns ``features``; the first (row, column) holding an inf."""
+        def bin_matrix(M, features):
+            """Bin the columns ``features`` of ``M``; the first (row, column) holding an
+            inf."""
             use_grid = {j: grids[j] is not None for j in features}
-            cols = slice(None) if len(features) == X.shape[1] else features
-            for start in range(0, X.shape[0], _BLOCK):
-                block = X[start : start + _BLOCK, cols]  # rows stay in cache
+            cols = slice(None) if len(features) == M.shape[1] else features
+            for start in range(0, M.shape[0], _BLOCK):
+                block = M[start : start + _BLOCK, cols]  # rows stay in cache
                 columns = block.T.copy()  # one contiguous row per feature
                 has_inf = np.isinf(block).any(axis=0) & numeric[cols]
                 if has_inf.any():
@@ -555,7 +583,17 @@ class Binner:
             return None
 
         if compiled:
-            bin_features = self._compiled_binner(X, out, nan_counts)
+            bin_matrix = self._compiled_binner(out, nan_counts)
+
+        def bin_features(features):
+            if isinstance(X, np.ndarray):
+                return bin_matrix(X, features)
+            for j in features:  # a column source: one column at a time
+                found = bin_matrix(_column_matrix(X, j), np.array([j]))
+                if found is not None:
+                    return found
+            return None
+
         n_features = self.n_features_in_
         if pool is None or n_features < 2:
             groups = [np.arange(n_features)]
@@ -568,8 +606,8 @@ class Binner:
             raise InfiniteValuesError(_first_infinite_column(X, numeric))
         return out
 
-    def _compiled_binner(self, X, out, nan_counts):
-        """``bin_features(features)`` with the compiled kernel (the same result).
+    def _compiled_binner(self, out, nan_counts):
+        """``bin_matrix(X, features)`` with the compiled kernel (the same result).
 
         Each column is read straight from ``X`` (float64 or float32, either memory
         order) and written to its column of ``out``; a row-major ``X`` is read a block
@@ -587,14 +625,14 @@ class Binner:
         edge_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
         n_bins = np.asarray(self.n_bins_, dtype=np.intp)
         lo, scale, cells, offsets, tables = self._cell_tables(cb)
-        if X.flags.f_contiguous or X.shape[1] == 1:
-            block = max(X.shape[0], 1)
-        else:  # rows of the block stay in cache while each column is read
-            block = max(256, _C_BLOCK_BYTES // (X.shape[1] * X.itemsize))
-        has_inf = np.zeros(X.shape[1], dtype=np.bool_)
-        counts = np.zeros(X.shape[1], dtype=np.int64) if nan_counts is None else nan_counts
+        has_inf = np.zeros(out.shape[1], dtype=np.bool_)
+        counts = np.zeros(out.shape[1], dtype=np.int64) if nan_counts is None else nan_counts
 
-        def bin_features(features):
+        def bin_matrix(X, features):
+            if X.flags.f_contiguous or X.shape[1] == 1 or X.strides[1] == 0:
+                block = max(X.shape[0], 1)  # column by column
+            else:  # rows of the block stay in cache while each column is read
+                block = max(256, _C_BLOCK_BYTES // (X.shape[1] * X.itemsize))
             features = np.asarray(features, dtype=np.intp)
             cb.bin_columns(X, features, is_cat, edges, edge_offsets, n_bins,
                            self.missing_bin_idx_, lo, scale, cells, offsets, tables, block,
@@ -602,7 +640,7 @@ class Binner:
             hit = np.flatnonzero(has_inf[features])
             return (0, int(features[hit[0]])) if hit.size else None
 
-        return bin_features
+        return bin_matrix
 
     def _numpy_grids(self):
         """The NumPy twin's lookup grids (computed once per fitted Binner)."""

@@ -233,10 +233,10 @@ def _check_shape(n_samples, n_features, shape):
         )
 
 
-def _as_frame_or_array(X, finite="allow-nan"):
+def _as_frame_or_array(X, finite="allow-nan", dtype=X_DTYPE):
     """Return ``(frame, None)`` for DataFrames and ``(None, float array)`` or a frame
     built from a non-numeric numpy array (``finite``: ``check_array``'s
-    ``ensure_all_finite``)."""
+    ``ensure_all_finite``; ``dtype``: its ``dtype``)."""
     if _is_sparse(X):
         raise TypeError(
             "Sparse input is not supported by the profit trees; pass a dense array or a "
@@ -252,14 +252,14 @@ def _as_frame_or_array(X, finite="allow-nan"):
     arr = np.asarray(X)
     if arr.dtype.kind in "OUS" and arr.ndim == 2:
         try:
-            return None, check_array(arr, dtype=X_DTYPE, ensure_all_finite=finite)
+            return None, check_array(arr, dtype=dtype, ensure_all_finite=finite)
         except ValueError as exc:
             if "could not convert" not in str(exc):
                 raise
         # strings in an array: treat non-numeric columns as categorical
         frame = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
         return frame, None
-    return None, check_array(arr, dtype=X_DTYPE, ensure_all_finite=finite)
+    return None, check_array(arr, dtype=dtype, ensure_all_finite=finite)
 
 
 def _column_kind(col, name):
@@ -463,6 +463,18 @@ class _Columns:
             out[self.names[j]] = (int(per_label[unseen_pos].sum()), n_missing, unseen)
         return out
 
+    @property
+    def shape(self):
+        """``(n_samples, n_features)`` of the code matrix."""
+        return (self.n_samples, self.n_features)
+
+    def column(self, j):
+        """Input ``j``'s codes as a 1-D array: a numeric input's values as the column
+        holds them (float, int or bool: the reader casts them), a categorical input's
+        codes into the training categories (float64, NaN for missing or unseen)."""
+        values, table = self.sources[j]
+        return values if table is None else np.take(table, values, mode="wrap")
+
     def fill(self, start, stop, out):
         for j, (values, table) in enumerate(self.sources):
             if table is None:
@@ -598,7 +610,7 @@ def _frame_names(frame):
     return np.array([str(c) for c in cols], dtype=object), has_names
 
 
-def fit_encode(X, *, check_finite=True):
+def fit_encode(X, *, check_finite=True, as_columns=False):
     """Learn the encoding of ``X`` and return ``(X_codes, encoding)``.
 
     Parameters
@@ -609,6 +621,11 @@ def fit_encode(X, *, check_finite=True):
         Refuse infinite values (:func:`infinity_error`). False leaves that to the
         caller: the estimators find them while binning, which reads every value
         anyway, and raise the same error (one pass over the data fewer).
+    as_columns : bool, default=False
+        Return no code matrix that would be a copy of ``X``: a float32 array as it is,
+        and a DataFrame other than one float64 block as a column source (``shape``,
+        ``column(j)``, ``to_array()``) that the binner reads column by column. The
+        codes are the same numbers.
 
     Returns
     -------
@@ -626,7 +643,8 @@ def fit_encode(X, *, check_finite=True):
     >>> enc.categories[1].tolist()
     ['a', 'b']
     """
-    frame, arr = _as_frame_or_array(X, "allow-nan" if check_finite else False)
+    frame, arr = _as_frame_or_array(X, "allow-nan" if check_finite else False,
+                                    [X_DTYPE, np.float32] if as_columns else X_DTYPE)
     if arr is not None:
         if arr.ndim != 2:
             raise ValueError(f"X must be 2-dimensional; got an array of shape {arr.shape}.")
@@ -640,7 +658,8 @@ def fit_encode(X, *, check_finite=True):
         )
         # no copy of a float64 array in either memory order: every reader of the codes
         # (binning, apply) takes both
-        arr = np.asarray(arr, dtype=X_DTYPE)
+        if not (as_columns and arr.dtype == np.float32):
+            arr = np.asarray(arr, dtype=X_DTYPE)
         if not (arr.flags.c_contiguous or arr.flags.f_contiguous):
             arr = np.ascontiguousarray(arr)
         return arr, encoding
@@ -669,6 +688,8 @@ def fit_encode(X, *, check_finite=True):
         if view.flags.f_contiguous and any(np.shares_memory(view, v)
                                            for v, _ in columns.sources[:1]):
             return view, encoding
+    if as_columns:
+        return columns, encoding
     # column-major: each column written contiguously, no block buffer
     return columns.to_array(order="F"), encoding
 
