@@ -160,7 +160,10 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         self.split_criterion_ = self._split_criterion(loss_matrix)
         honest = self._honest_rows(target, F)
         grow = slice(None) if honest is None else honest[0]
-        if honest is not None:
+        # a _grow or _grow_exact of a subclass gets the code matrix, as it always did
+        growing = "_grow_exact" if self.search == "exact" else "_grow"
+        if honest is not None or (getattr(type(self), growing)
+                                  is not getattr(_GrowingMixin, growing)):
             X_codes = _code_matrix(X_codes)
         self.__dict__.pop("_grown", None)
         self.__dict__.pop("_binned_nan", None)
