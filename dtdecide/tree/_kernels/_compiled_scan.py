@@ -384,14 +384,16 @@ def _scan_sequence(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m,
                 ok_l[s] = ok_l[s] and wl > 0 and wP - wl > 0
     Wp = _impurity_at(vec, 0, P, False, crit, loss, D, has_m, has_r, tie_break, log2_table)
     NP = _csum(P, 0, C)
-    best_r, pos_r = _best_prefix(cum, n, ok_r, P, Wp, NP, crit, loss, D, has_m, has_r,
-                                 tie_break, log2_table)
-    if has_missing:
-        best_l, pos_l = _best_prefix(cum_l, n, ok_l, P, Wp, NP, crit, loss, D, has_m,
-                                     has_r, tie_break, log2_table)
-        if best_l > best_r:
-            return best_l, pos_l, True
-    return best_r, pos_r, False
+    # missing values right, then left (one call site: the kernel compiles faster)
+    best, pos, missing_left = -np.inf, 0, False
+    for side in range(2 if has_missing else 1):
+        g, p = _best_prefix(cum if side == 0 else cum_l, n, ok_r if side == 0 else ok_l, P,
+                            Wp, NP, crit, loss, D, has_m, has_r, tie_break, log2_table)
+        if side == 0:
+            best, pos = g, p
+        elif g > best:
+            best, pos, missing_left = g, p, True
+    return best, pos, missing_left
 
 
 @_jit
@@ -426,21 +428,21 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
         lo = offsets[j]
         w = widths[j]
         mcell = lo + w - 1
+        nk = n_keys[j]
         for i in range(m):
-            if n_keys[j] == 0:
-                g, pos, ml = _scan_sequence(
+            # a numeric feature is one order, its bins'; an invalid or NaN best ends
+            # as -inf, which never wins (as in the twin)
+            g, pos, ml, key = -np.inf, 0, False, -1
+            for k in range(max(nk, 1)):
+                if nk == 0:
+                    cells, n = natural, w - 1
+                else:
+                    cells, n = orders[key_lo[j] + k, i], n_scan[j]
+                g_k, pos_k, ml_k = _scan_sequence(
                     hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, has_r,
-                    tie_break, msl, i, lo, natural, w - 1, mcell, zero_raw, buf, ok, log2_table)
-                key = -1
-            else:
-                g, pos, ml, key = -np.inf, 0, False, -1
-                for k in range(n_keys[j]):
-                    g_k, pos_k, ml_k = _scan_sequence(
-                        hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m,
-                        has_r, tie_break, msl, i, lo, orders[key_lo[j] + k, i], n_scan[j],
-                        mcell, zero_raw, buf, ok, log2_table)
-                    if g_k > g:
-                        g, pos, ml, key = g_k, pos_k, ml_k, k
+                    tie_break, msl, i, lo, cells, n, mcell, zero_raw, buf, ok, log2_table)
+                if g_k > g:
+                    g, pos, ml, key = g_k, pos_k, ml_k, (k if nk else -1)
             out_gain[j, i] = g
             out_pos[j, i] = pos
             out_ml[j, i] = ml
