@@ -214,30 +214,51 @@ def case_node_sums(parent, leaf, node_in, base, case_costs, use_costs, q, weight
 
 
 @_jit
-def apply_rows(X, left, right, feature, threshold, is_categorical, cat_left, missing_left,
-               out):
-    """Leaf of every row of ``X`` (twin of ``TreeStructure._route_block``).
+def apply_fixed(X, lo, hi, children, feature, threshold, is_categorical, cat_left,
+                missing_left, depth, out):
+    """Leaf of rows ``lo:hi`` of ``X`` into ``out[lo:hi]`` (twin of ``Router.route_fixed``).
 
-    At a numeric node a row goes left when ``x <= threshold`` and by ``missing_left``
-    when ``x`` is NaN; at a categorical node by ``cat_left[node, x]`` when ``x`` is an
-    integer code in ``[0, n_cat)``, else by ``missing_left``.
+    ``children`` is the router's flat ``(left, right)`` table in which a leaf points to
+    itself both ways, ``feature`` and ``threshold`` its routing columns (0 and ``+inf``
+    at leaves), so every row takes exactly ``depth`` steps. The rows go down a block of
+    ``256`` at a time, one level at a time: the block's walks are independent, so their
+    loads overlap instead of waiting on each other, and the block's cells of ``X`` stay in
+    cache in either memory order (no row-major copy). At a numeric node a row goes left
+    when ``x <= threshold`` and by ``missing_left`` when ``x`` is NaN; at a categorical
+    node by ``cat_left[node, x]`` when ``x`` is an integer code in ``[0, n_cat)``, else by
+    ``missing_left``.
     """
     n_cat = cat_left.shape[1]
-    for i in range(X.shape[0]):
-        node = 0
-        while left[node] >= 0:
-            x = X[i, feature[node]]
-            if is_categorical[node]:
-                if x >= 0 and x < n_cat and x == np.floor(x):
-                    go_left = cat_left[node, np.intp(x)]
-                else:
-                    go_left = missing_left[node]
-            elif np.isnan(x):
-                go_left = missing_left[node]
+    has_cat = False
+    for v in range(is_categorical.shape[0]):
+        has_cat = has_cat or is_categorical[v]
+    size = 256
+    node = np.empty(size, dtype=np.intp)
+    for a in range(lo, hi, size):
+        m = min(size, hi - a)
+        for i in range(m):
+            node[i] = 0
+        for _ in range(depth):
+            if has_cat:
+                for i in range(m):
+                    v = node[i]
+                    x = X[a + i, feature[v]]
+                    if is_categorical[v]:
+                        if x >= 0 and x < n_cat and x == np.floor(x):
+                            go_left = cat_left[v, np.intp(x)]
+                        else:
+                            go_left = missing_left[v]
+                    else:
+                        go_left = (x <= threshold[v]) or (np.isnan(x) and missing_left[v])
+                    node[i] = children[2 * v + (0 if go_left else 1)]
             else:
-                go_left = x <= threshold[node]
-            node = left[node] if go_left else right[node]
-        out[i] = node
+                for i in range(m):  # without branches: the comparisons as 0/1
+                    v = node[i]
+                    x = X[a + i, feature[v]]
+                    go_left = (x <= threshold[v]) | ((x != x) & missing_left[v])
+                    node[i] = children[2 * v + 1 - np.intp(go_left)]
+        for i in range(m):
+            out[a + i] = node[i]
 
 
 @_jit

@@ -771,7 +771,32 @@ def _prepare(X, encoding, estimator_name):
             )
     if frame.shape[0] == 0:
         return np.empty((0, n_expected), dtype=X_DTYPE)
-    return _frame_columns(frame, encoding)
+    columns = _frame_columns(frame, encoding)
+    if isinstance(frame, pd.DataFrame) and not encoding.is_categorical.any():
+        whole = _one_float_block(frame, columns)
+        if whole is not None:
+            return whole
+    return columns
+
+
+def _one_float_block(frame, columns):
+    """The validated numeric ``columns`` as one 2-D view of ``frame``'s memory, or None.
+
+    A frame of float64 columns held in one block (the frame of a 2-D float64 array) is
+    already the code matrix of an all-numeric encoding, column-major: scoring then reads
+    it in place instead of copying it block by block. Only when every column is a view
+    of one array, in the encoding's order; anything else keeps the per-column path.
+    """
+    values = [v for v, _ in columns.sources]
+    base = values[0].base
+    if base is None or any(
+            v.dtype != X_DTYPE or v.ndim != 1 or v.base is not base for v in values):
+        return None
+    whole = frame.to_numpy(dtype=X_DTYPE, copy=False)
+    if whole.shape != (columns.n_samples, columns.n_features) or any(
+            whole[:, j].ctypes.data != v.ctypes.data for j, v in enumerate(values)):
+        return None  # copied, or another column order
+    return whole
 
 
 HANDLE_UNKNOWN = ("warn", "error")

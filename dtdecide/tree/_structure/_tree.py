@@ -426,16 +426,14 @@ class TreeStructure:
             from .._kernels import _compiled
             from .._kernels._parallel import thread_pool
 
+            router = self._router
+
             def run(bounds):
-                # the walk reads rows: column-major rows are first copied a block at a time
-                lo, hi = bounds
-                step = hi - lo if X.flags.c_contiguous else _APPLY_BLOCK
-                for a in range(lo, hi, step):
-                    b = min(a + step, hi)
-                    _compiled.apply_rows(np.ascontiguousarray(X[a:b]), self.children_left,
-                                         self.children_right, self.feature, self.threshold,
-                                         self.is_categorical, self.cat_left,
-                                         self.missing_left, out[a:b])
+                # rows walk down in blocks, level by level, read in place in either order
+                _compiled.apply_fixed(X, bounds[0], bounds[1], router.children,
+                                      router.route_feature, router.route_threshold,
+                                      self.is_categorical, self.cat_left, self.missing_left,
+                                      router.max_depth, out)
 
             n_threads = max(1, min(int(n_threads), n // _APPLY_BLOCK))
             bounds = np.linspace(0, n, n_threads + 1).astype(np.intp)
