@@ -289,6 +289,10 @@ def test_encode_copies_frames_and_keeps_float_arrays():
     codes = encode(frame, enc)
     codes[:] = -1.0
     assert frame["a"].tolist() == [1.0, 2.0]  # the result never aliases the frame
+    one_block = pd.DataFrame(np.array([[1.0, 2.0], [3.0, 4.0]]), columns=["a", "b"])
+    _, enc = fit_encode(one_block)
+    encode(one_block, enc)[:] = -1.0
+    assert one_block["a"].tolist() == [1.0, 3.0]  # not even a frame of one float block
     X = np.asfortranarray([[1.0, 2.0], [3.0, np.nan]])
     _, enc = fit_encode(X)
     out = encode(X, enc)
@@ -503,3 +507,36 @@ def test_estimator_scores_on_threads_like_one_thread(monkeypatch, kernels, as_ar
         np.testing.assert_array_equal(threaded.apply(X_new), leaves)
         pd.testing.assert_frame_equal(threaded.decide(X_new).cases, one)
     assert seen and set(seen) == {kernels}
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_one_float_block_is_routed_in_place_like_its_columns(n_jobs):
+    # a frame of one float64 block is scored from its own memory; the same numbers in
+    # other layouts (several blocks, another column order, float32) take the per-column
+    # fill and must give the same outputs
+    from dtdecide.tree._structure._encode import _prepare, encode_apply
+
+    rng = np.random.default_rng(0)
+    values = rng.normal(size=(5_000, 3))
+    values[rng.random(values.shape) < 0.05] = np.nan
+    one = pd.DataFrame(values, columns=["a", "b", "c"])
+    _, enc = fit_encode(one)
+    whole = _prepare(one, enc, "e", in_place=True)
+    assert isinstance(whole, np.ndarray) and np.shares_memory(whole, one["a"].to_numpy())
+    split = one.copy()
+    split["b"] = split["b"].astype(np.float32).astype(np.float64)  # its own block
+    split.loc[:, "b"] = one["b"]
+    assert not isinstance(_prepare(split, enc, "e", in_place=True), np.ndarray)
+
+    def route(block):
+        b = np.nan_to_num(block, nan=7.0)  # elementwise: the same bits in any layout
+        return b[:, 0] + 10.0 * b[:, 1] + 100.0 * b[:, 2]
+
+    expected = route(values.copy())
+    for frame in (one, split):
+        got = encode_apply(frame, enc, route, block_rows=1_000, n_jobs=n_jobs)
+        np.testing.assert_array_equal(got, expected)
+    with pytest.raises(ValueError, match="infinity in column 'c'"):
+        bad = one.copy()
+        bad.iloc[3, 2] = np.inf
+        encode_apply(bad, enc, route, n_jobs=n_jobs)

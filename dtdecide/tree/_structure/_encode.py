@@ -737,9 +737,10 @@ def _check_names(frame, encoding, estimator_name):
     raise ValueError(message)
 
 
-def _prepare(X, encoding, estimator_name):
+def _prepare(X, encoding, estimator_name, in_place=False):
     """Check ``X`` against ``encoding``: a float64 ndarray (all-numeric array input,
-    returned as it is) or validated :class:`_Columns`."""
+    returned as it is) or validated :class:`_Columns`; ``in_place`` also returns a frame
+    of one float64 block as a view of its memory (read-only use: scoring)."""
     n_expected = len(encoding.feature_names)
     frame, arr = (X, None) if isinstance(X, FrameColumns) else _as_frame_or_array(X)
     if arr is not None:
@@ -772,7 +773,7 @@ def _prepare(X, encoding, estimator_name):
     if frame.shape[0] == 0:
         return np.empty((0, n_expected), dtype=X_DTYPE)
     columns = _frame_columns(frame, encoding)
-    if isinstance(frame, pd.DataFrame) and not encoding.is_categorical.any():
+    if in_place and isinstance(frame, pd.DataFrame) and not encoding.is_categorical.any():
         whole = _one_float_block(frame, columns)
         if whole is not None:
             return whole
@@ -973,7 +974,7 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
         block_rows = SCORE_BLOCK_ROWS
     if not isinstance(block_rows, (int, np.integer)) or block_rows < 1:
         raise ValueError(f"block_rows must be a positive integer; got {block_rows!r}")
-    prepared = _prepare(X, encoding, estimator_name)
+    prepared = _prepare(X, encoding, estimator_name, in_place=True)
     check_labels(prepared, encoding, handle_unknown, estimator_name, label_counts)
     is_array = isinstance(prepared, np.ndarray)
     n = prepared.shape[0] if is_array else prepared.n_samples
