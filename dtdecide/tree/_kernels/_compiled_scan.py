@@ -120,47 +120,63 @@ def _regret_at(L, s, P, right, d, D, g0, has_r):
     return _val(L, s, P, right, D - 1 - d)  # two decisions: R = A reversed
 
 
+# ---------------------------------------------------------------- W of one child
+# One function per criterion family, so that a fit compiles only its own (see
+# :func:`scan_features`); each is ``weighted_impurity`` of :mod:`._criteria` (or
+# ``ProfitCriterion.weighted_impurity``) of the sums :func:`_val`, operation for operation.
+
+
 @_jit
-def _impurity_at(L, s, P, right, crit, loss, D, has_m, has_r, tie_break, log2_table):
-    """``W`` of the sums :func:`_val` (``weighted_impurity`` of :mod:`._criteria`, or
-    ``ProfitCriterion.weighted_impurity``), operation for operation."""
+def _w_gini(P):
+    """Gini's ``W`` of the parent's sums ``P`` (the Gini scan needs no child's ``W``)."""
+    N = _csum(P, 0, P.shape[0])
+    sq = P[0] * P[0]
+    for c in range(1, P.shape[0]):
+        sq += P[c] * P[c]
+    if N > 0:
+        sq = sq / N
+    out = _max0(N - sq)
+    return out if N > 0 else 0.0
+
+
+@_jit
+def _w_entropy(L, s, P, right, log2_table):
     C = L.shape[1]
-    if crit == GINI:
-        N = _vsum(L, s, P, right, 0, C)
-        v = _val(L, s, P, right, 0)
-        sq = v * v
-        for c in range(1, C):
-            v = _val(L, s, P, right, c)
-            sq += v * v
-        if N > 0:
-            sq = sq / N
-        out = _max0(N - sq)
-        return out if N > 0 else 0.0
-    if crit == ENTROPY:
-        N = _vsum(L, s, P, right, 0, C)
-        out = _xlog2x(N, log2_table)
-        for c in range(C):
-            out -= _xlog2x(_val(L, s, P, right, c), log2_table)
-        out = _max0(out)
-        return out if N > 0 else 0.0
-    if crit == GENERALIZED_GINI:
-        N = _vsum(L, s, P, right, 0, C)
-        quad = 0.0
-        for t in range(C):
-            for d in range(C):
-                if loss[t, d] != 0:
-                    quad += loss[t, d] * (_val(L, s, P, right, t) * _val(L, s, P, right, d))
-        if N > 0:
-            quad = quad / N
-        out = _max0(quad)
-        return out if N > 0 else 0.0
-    if crit == VARIANCE:
-        W = _val(L, s, P, right, 0)
-        v = _val(L, s, P, right, 1)
-        sq = v * v
-        sq = sq / W if W > 0 else 0.0
-        return _max0(_val(L, s, P, right, 2) - sq)
-    # the profit methods
+    N = _vsum(L, s, P, right, 0, C)
+    out = _xlog2x(N, log2_table)
+    for c in range(C):
+        out -= _xlog2x(_val(L, s, P, right, c), log2_table)
+    out = _max0(out)
+    return out if N > 0 else 0.0
+
+
+@_jit
+def _w_generalized_gini(L, s, P, right, loss):
+    C = L.shape[1]
+    N = _vsum(L, s, P, right, 0, C)
+    quad = 0.0
+    for t in range(C):
+        for d in range(C):
+            if loss[t, d] != 0:
+                quad += loss[t, d] * (_val(L, s, P, right, t) * _val(L, s, P, right, d))
+    if N > 0:
+        quad = quad / N
+    out = _max0(quad)
+    return out if N > 0 else 0.0
+
+
+@_jit
+def _w_variance(L, s, P, right):
+    W = _val(L, s, P, right, 0)
+    v = _val(L, s, P, right, 1)
+    sq = v * v
+    sq = sq / W if W > 0 else 0.0
+    return _max0(_val(L, s, P, right, 2) - sq)
+
+
+@_jit
+def _w_profit(L, s, P, right, crit, D, has_m, has_r, tie_break):
+    """The profit methods (``crit`` one of :data:`PROFIT_CODES`)."""
     g0 = 2 if has_m else 1
     if crit == COST_GINI:
         out = _gini_at(L, s, P, right, D)
@@ -191,101 +207,130 @@ def _first_max(g, s, best, pos, seen_nan):
     return best, pos, seen_nan
 
 
+# ------------------------------------------------- best prefix of one scan order
+# ``(gain, pos)``: the first best of the candidates ``L[:n]`` (left sums; -inf where not
+# ``ok``) under ``split_gain`` of the twin, one function per criterion family.
+
+
 @_jit
-def _best_prefix(L, n, ok, P, Wp, NP, crit, loss, D, has_m, has_r, tie_break, log2_table):
-    """``(gain, pos)``: the first best of the candidates ``L[:n]`` (left sums; -inf
-    where not ``ok``) under ``split_gain`` of the twin; Gini, variance, entropy and
-    ``cost_gini`` in loops of their own."""
+def _best_gini(L, n, ok, P, Wp, NP):
+    """The parent's N cancels against N_left + N_right."""
     C = L.shape[1]
     best, pos, seen_nan = -np.inf, 0, False
-    if crit == GINI:  # the parent's N cancels against N_left + N_right
-        for s in range(n):
-            g = -np.inf
-            if ok[s]:
-                NL = L[s, 0]
-                for c in range(1, C):
-                    NL += L[s, c]
-                QL = L[s, 0] * L[s, 0]
-                r = P[0] - L[s, 0]
-                QR = r * r
-                for c in range(1, C):
-                    QL += L[s, c] * L[s, c]
-                    r = P[c] - L[s, c]
-                    QR += r * r
-                g = QL / NL
-                g += QR / (NP - NL)
-                g += Wp - NP
-            best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
-    elif crit == VARIANCE:  # the S2 terms cancel
-        WP, SP = P[0], P[1]
-        sub = SP * SP / WP if WP > 0 else 0.0
-        for s in range(n):
-            g = -np.inf
-            if ok[s]:
-                WL, SL = L[s, 0], L[s, 1]
-                WR, SR = WP - WL, SP - SL
-                g = SL * SL / WL + SR * SR / WR
-                g -= sub
-            best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
-    elif crit == ENTROPY:
-        for s in range(n):
-            g = -np.inf
-            if ok[s]:
-                g = Wp
-                for right in (False, True):
-                    N = _vsum(L, s, P, right, 0, C)
-                    W = 0.0
-                    if N > 0:
-                        W = _xlog2x(N, log2_table)
-                        for c in range(C):
-                            W -= _xlog2x(_val(L, s, P, right, c), log2_table)
-                        W = _max0(W)
-                    g -= W
-            best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
-    elif crit == GENERALIZED_GINI:
-        # the loss matrix's non-zero entries, in the twin's order (t, then d)
-        n_pairs = 0
-        pt = np.empty(C * C, dtype=np.intp)
-        pd = np.empty(C * C, dtype=np.intp)
-        for t in range(C):
-            for d in range(C):
-                if loss[t, d] != 0:
-                    pt[n_pairs], pd[n_pairs] = t, d
-                    n_pairs += 1
-        v = np.empty(C)
-        for s in range(n):
-            g = -np.inf
-            if ok[s]:
-                g = Wp
-                for right in (False, True):
+    for s in range(n):
+        g = -np.inf
+        if ok[s]:
+            NL = L[s, 0]
+            for c in range(1, C):
+                NL += L[s, c]
+            QL = L[s, 0] * L[s, 0]
+            r = P[0] - L[s, 0]
+            QR = r * r
+            for c in range(1, C):
+                QL += L[s, c] * L[s, c]
+                r = P[c] - L[s, c]
+                QR += r * r
+            g = QL / NL
+            g += QR / (NP - NL)
+            g += Wp - NP
+        best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
+    return best, pos
+
+
+@_jit
+def _best_variance(L, n, ok, P):
+    """The S2 terms cancel."""
+    best, pos, seen_nan = -np.inf, 0, False
+    WP, SP = P[0], P[1]
+    sub = SP * SP / WP if WP > 0 else 0.0
+    for s in range(n):
+        g = -np.inf
+        if ok[s]:
+            WL, SL = L[s, 0], L[s, 1]
+            WR, SR = WP - WL, SP - SL
+            g = SL * SL / WL + SR * SR / WR
+            g -= sub
+        best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
+    return best, pos
+
+
+@_jit
+def _best_entropy(L, n, ok, P, Wp, log2_table):
+    C = L.shape[1]
+    best, pos, seen_nan = -np.inf, 0, False
+    for s in range(n):
+        g = -np.inf
+        if ok[s]:
+            g = Wp
+            for right in (False, True):
+                N = _vsum(L, s, P, right, 0, C)
+                W = 0.0
+                if N > 0:
+                    W = _xlog2x(N, log2_table)
                     for c in range(C):
-                        v[c] = _val(L, s, P, right, c)
-                    N = _csum(v, 0, C)
-                    quad = 0.0
-                    for q in range(n_pairs):
-                        quad += loss[pt[q], pd[q]] * (v[pt[q]] * v[pd[q]])
-                    W = 0.0
-                    if N > 0:
-                        W = _max0(quad / N)
-                    g -= W
-            best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
-    elif crit == COST_GINI:
+                        W -= _xlog2x(_val(L, s, P, right, c), log2_table)
+                    W = _max0(W)
+                g -= W
+        best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
+    return best, pos
+
+
+@_jit
+def _best_generalized_gini(L, n, ok, P, Wp, loss):
+    C = L.shape[1]
+    best, pos, seen_nan = -np.inf, 0, False
+    # the loss matrix's non-zero entries, in the twin's order (t, then d)
+    n_pairs = 0
+    pt = np.empty(C * C, dtype=np.intp)
+    pd = np.empty(C * C, dtype=np.intp)
+    for t in range(C):
+        for d in range(C):
+            if loss[t, d] != 0:
+                pt[n_pairs], pd[n_pairs] = t, d
+                n_pairs += 1
+    v = np.empty(C)
+    for s in range(n):
+        g = -np.inf
+        if ok[s]:
+            g = Wp
+            for right in (False, True):
+                for c in range(C):
+                    v[c] = _val(L, s, P, right, c)
+                N = _csum(v, 0, C)
+                quad = 0.0
+                for q in range(n_pairs):
+                    quad += loss[pt[q], pd[q]] * (v[pt[q]] * v[pd[q]])
+                W = 0.0
+                if N > 0:
+                    W = _max0(quad / N)
+                g -= W
+        best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
+    return best, pos
+
+
+@_jit
+def _best_profit(L, n, ok, P, Wp, crit, D, has_m, has_r, tie_break):
+    """``cost_gini`` in a loop of its own, the other methods as ``W(parent) - W(left)
+    - W(parent - left)``."""
+    best, pos, seen_nan = -np.inf, 0, False
+    if crit == COST_GINI:
         for s in range(n):
             g = -np.inf
             if ok[s]:
                 g = Wp - _max0(_gini_at(L, s, P, False, D))
                 g -= _max0(_gini_at(L, s, P, True, D))
             best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
-    else:  # W(parent) - W(left) - W(parent - left)
+    else:
         for s in range(n):
             g = -np.inf
             if ok[s]:
-                g = Wp - _impurity_at(L, s, P, False, crit, loss, D, has_m, has_r,
-                                      tie_break, log2_table)
-                g -= _impurity_at(L, s, P, True, crit, loss, D, has_m, has_r, tie_break,
-                                  log2_table)
+                g = Wp - _w_profit(L, s, P, False, crit, D, has_m, has_r, tie_break)
+                g -= _w_profit(L, s, P, True, crit, D, has_m, has_r, tie_break)
             best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
     return best, pos
+
+
+# ---------------------------------------------------- sums and valid candidates
 
 
 @_jit
@@ -309,11 +354,15 @@ def _weight(L, s, is_clf):
 
 
 @_jit
-def _scan_sequence(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, has_r,
-                   tie_break, msl, i, lo, cells, n, mcell, zero_raw, buf, ok, log2_table):
-    """Best prefix of the cells ``lo + cells[:n]`` of node ``i`` (the twin's ``_scan``).
+def _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo, cells, n, mcell, zero_raw,
+             buf, ok):
+    """The sums and valid candidates of the cells ``lo + cells[:n]`` of node ``i`` in
+    this order (the twin's ``_scan`` before its gains), for every criterion.
 
-    Returns ``(gain, pos, missing_left)``.
+    Writes ``buf[0][:n]`` the cumulative (class-weighted) sums with missing values
+    right, ``buf[1][:n]`` those with missing values left, ``buf[2][0]`` the parent's
+    sums ``P``, ``ok[0]``/``ok[1]`` the valid candidates of each side. Returns whether
+    the node has missing values here (then the left side is to be tried).
     """
     C = hist.shape[2]
     cum, cum_l, vec = buf[0], buf[1], buf[2]  # vec rows: P, Hm
@@ -382,21 +431,161 @@ def _scan_sequence(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m,
             if has_missing:
                 wl = _weight(cum_l, s, is_clf)
                 ok_l[s] = ok_l[s] and wl > 0 and wP - wl > 0
-    Wp = _impurity_at(vec, 0, P, False, crit, loss, D, has_m, has_r, tie_break, log2_table)
-    NP = _csum(P, 0, C)
-    # missing values right, then left (one call site: the kernel compiles faster)
-    best, pos, missing_left = -np.inf, 0, False
-    for side in range(2 if has_missing else 1):
-        g, p = _best_prefix(cum if side == 0 else cum_l, n, ok_r if side == 0 else ok_l, P,
-                            Wp, NP, crit, loss, D, has_m, has_r, tie_break, log2_table)
-        if side == 0:
-            best, pos = g, p
-        elif g > best:
-            best, pos, missing_left = g, p, True
-    return best, pos, missing_left
+    return has_missing
 
 
 @_jit
+def _order(j, i, k, offsets, widths, orders, key_lo, n_keys, n_scan, natural):
+    """``(lo, cells, n, mcell)``: scan order ``k`` of feature ``j`` at node ``i`` (a
+    numeric feature is one order, its bins')."""
+    lo = offsets[j]
+    w = widths[j]
+    if n_keys[j] == 0:
+        return lo, natural, w - 1, lo + w - 1
+    return lo, orders[key_lo[j] + k, i], n_scan[j], lo + w - 1
+
+
+# ----------------------------------------------- the scans, one per criterion family
+# Each repeats the same loops (features, nodes, scan orders, missing sides) around its
+# family's functions; arguments as in :func:`scan_features`, with the buffers of
+# :func:`_prepare` (``buf``, ``ok``), the histogram dtype's zero and ``natural`` (the
+# numeric features' order, ``arange`` of the widest feature) made by the caller. Missing
+# values are tried right, then left, taken left only when strictly better; a later
+# category order is kept only when strictly better, so an invalid or NaN best ends as
+# -inf, which never wins (as in the twin).
+
+
+@_jit
+def _scan_gini(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths,
+               orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, out_gain,
+               out_pos, out_ml, out_key):
+    for j in features:
+        for i in range(hist.shape[0]):
+            g, pos, ml, key = -np.inf, 0, False, -1
+            for k in range(max(n_keys[j], 1)):
+                lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo, n_keys,
+                                             n_scan, natural)
+                sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
+                                     cells, n, mcell, zero_raw, buf, ok)
+                P = buf[2, 0]
+                Wp = _w_gini(P)
+                NP = _csum(P, 0, P.shape[0])
+                g_k, pos_k, ml_k = -np.inf, 0, False
+                for side in range(sides):
+                    g_s, p_s = _best_gini(buf[side], n, ok[side], P, Wp, NP)
+                    if side == 0:
+                        g_k, pos_k = g_s, p_s
+                    elif g_s > g_k:
+                        g_k, pos_k, ml_k = g_s, p_s, True
+                if g_k > g:
+                    g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
+            out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
+
+
+@_jit
+def _scan_variance(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths,
+                   orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, out_gain,
+                   out_pos, out_ml, out_key):
+    for j in features:
+        for i in range(hist.shape[0]):
+            g, pos, ml, key = -np.inf, 0, False, -1
+            for k in range(max(n_keys[j], 1)):
+                lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo, n_keys,
+                                             n_scan, natural)
+                sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
+                                     cells, n, mcell, zero_raw, buf, ok)
+                P = buf[2, 0]
+                g_k, pos_k, ml_k = -np.inf, 0, False
+                for side in range(sides):
+                    g_s, p_s = _best_variance(buf[side], n, ok[side], P)
+                    if side == 0:
+                        g_k, pos_k = g_s, p_s
+                    elif g_s > g_k:
+                        g_k, pos_k, ml_k = g_s, p_s, True
+                if g_k > g:
+                    g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
+            out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
+
+
+@_jit
+def _scan_entropy(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths,
+                  orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, log2_table,
+                  out_gain, out_pos, out_ml, out_key):
+    for j in features:
+        for i in range(hist.shape[0]):
+            g, pos, ml, key = -np.inf, 0, False, -1
+            for k in range(max(n_keys[j], 1)):
+                lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo, n_keys,
+                                             n_scan, natural)
+                sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
+                                     cells, n, mcell, zero_raw, buf, ok)
+                P = buf[2, 0]
+                Wp = _w_entropy(buf[2], 0, P, False, log2_table)
+                g_k, pos_k, ml_k = -np.inf, 0, False
+                for side in range(sides):
+                    g_s, p_s = _best_entropy(buf[side], n, ok[side], P, Wp, log2_table)
+                    if side == 0:
+                        g_k, pos_k = g_s, p_s
+                    elif g_s > g_k:
+                        g_k, pos_k, ml_k = g_s, p_s, True
+                if g_k > g:
+                    g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
+            out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
+
+
+@_jit
+def _scan_generalized_gini(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets,
+                           widths, orders, key_lo, n_keys, n_scan, buf, ok, zero_raw,
+                           natural, loss, out_gain, out_pos, out_ml, out_key):
+    for j in features:
+        for i in range(hist.shape[0]):
+            g, pos, ml, key = -np.inf, 0, False, -1
+            for k in range(max(n_keys[j], 1)):
+                lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo, n_keys,
+                                             n_scan, natural)
+                sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
+                                     cells, n, mcell, zero_raw, buf, ok)
+                P = buf[2, 0]
+                Wp = _w_generalized_gini(buf[2], 0, P, False, loss)
+                g_k, pos_k, ml_k = -np.inf, 0, False
+                for side in range(sides):
+                    g_s, p_s = _best_generalized_gini(buf[side], n, ok[side], P, Wp, loss)
+                    if side == 0:
+                        g_k, pos_k = g_s, p_s
+                    elif g_s > g_k:
+                        g_k, pos_k, ml_k = g_s, p_s, True
+                if g_k > g:
+                    g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
+            out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
+
+
+@_jit
+def _scan_profit(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths,
+                 orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, crit, D, has_m,
+                 has_r, tie_break, out_gain, out_pos, out_ml, out_key):
+    for j in features:
+        for i in range(hist.shape[0]):
+            g, pos, ml, key = -np.inf, 0, False, -1
+            for k in range(max(n_keys[j], 1)):
+                lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo, n_keys,
+                                             n_scan, natural)
+                sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
+                                     cells, n, mcell, zero_raw, buf, ok)
+                P = buf[2, 0]
+                Wp = _w_profit(buf[2], 0, P, False, crit, D, has_m, has_r, tie_break)
+                g_k, pos_k, ml_k = -np.inf, 0, False
+                for side in range(sides):
+                    g_s, p_s = _best_profit(buf[side], n, ok[side], P, Wp, crit, D, has_m,
+                                            has_r, tie_break)
+                    if side == 0:
+                        g_k, pos_k = g_s, p_s
+                    elif g_s > g_k:
+                        g_k, pos_k, ml_k = g_s, p_s, True
+                if g_k > g:
+                    g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
+            out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
+
+
 def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, has_r,
                   tie_break, msl, features, offsets, widths, orders, key_lo, n_keys,
                   n_scan, log2_table, out_gain, out_pos, out_ml, out_key):
@@ -415,38 +604,27 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
     bins), keeping a later order only when strictly better. Writes row ``j`` of
     ``out_gain``, ``out_pos``, ``out_ml`` and ``out_key`` (the winning order, -1 for a
     numeric feature; gain ``-inf`` where no split is valid).
+
+    A Python function: it calls the compiled scan of ``crit``'s family (Gini, entropy,
+    generalized Gini, variance, the profit methods), so that Numba compiles only the
+    scans that run (one kernel for every criterion took about 10 s of CPU to compile).
     """
-    m = hist.shape[0]
-    C = hist.shape[2]
-    width = widths.max()
-    buf = np.empty((3, max(width, 2), C))
+    width = int(widths.max())
+    buf = np.empty((3, max(width, 2), hist.shape[2]))
     ok = np.empty((2, width), dtype=np.bool_)
-    zero_raw = np.zeros(1, hist.dtype)[0]
-    natural = np.arange(width)
-    for jj in range(features.shape[0]):
-        j = features[jj]
-        lo = offsets[j]
-        w = widths[j]
-        mcell = lo + w - 1
-        nk = n_keys[j]
-        for i in range(m):
-            # a numeric feature is one order, its bins'; an invalid or NaN best ends
-            # as -inf, which never wins (as in the twin)
-            g, pos, ml, key = -np.inf, 0, False, -1
-            for k in range(max(nk, 1)):
-                if nk == 0:
-                    cells, n = natural, w - 1
-                else:
-                    cells, n = orders[key_lo[j] + k, i], n_scan[j]
-                g_k, pos_k, ml_k = _scan_sequence(
-                    hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, has_r,
-                    tie_break, msl, i, lo, cells, n, mcell, zero_raw, buf, ok, log2_table)
-                if g_k > g:
-                    g, pos, ml, key = g_k, pos_k, ml_k, (k if nk else -1)
-            out_gain[j, i] = g
-            out_pos[j, i] = pos
-            out_ml[j, i] = ml
-            out_key[j, i] = key
+    common = (hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths, orders,
+              key_lo, n_keys, n_scan, buf, ok, hist.dtype.type(0), np.arange(width))
+    out = (out_gain, out_pos, out_ml, out_key)
+    if crit == GINI:
+        _scan_gini(*common, *out)
+    elif crit == VARIANCE:
+        _scan_variance(*common, *out)
+    elif crit == ENTROPY:
+        _scan_entropy(*common, log2_table, *out)
+    elif crit == GENERALIZED_GINI:
+        _scan_generalized_gini(*common, loss, *out)
+    else:
+        _scan_profit(*common, crit, D, has_m, has_r, tie_break, *out)
 
 
 @_jit
