@@ -2,7 +2,8 @@
 
 Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 
-:func:`scan_features` scans every node of a level for a group of features and writes,
+:func:`scan_features` (which calls the compiled scan of the criterion's family, so that a
+fit compiles only that one) scans every node of a level for a group of features and writes,
 per (feature, node), the best split's gain, position, missing side and (categorical
 features) which category order won -- what ``scan_feature`` of
 :func:`~dtdecide.tree._kernels._splitter.find_best_splits` returns, for every criterion
@@ -127,11 +128,12 @@ def _regret_at(L, s, P, right, d, D, g0, has_r):
 
 
 @_jit
-def _w_gini(P):
-    """Gini's ``W`` of the parent's sums ``P`` (the Gini scan needs no child's ``W``)."""
-    N = _csum(P, 0, P.shape[0])
+def _w_gini(P, D):
+    """Gini's ``W`` of the first ``D`` of the parent's sums ``P`` (``gini``: all of them;
+    ``cost_gini``: the cases' best decisions); the scans need no child's ``W`` from it."""
+    N = _csum(P, 0, D)
     sq = P[0] * P[0]
-    for c in range(1, P.shape[0]):
+    for c in range(1, D):
         sq += P[c] * P[c]
     if N > 0:
         sq = sq / N
@@ -176,11 +178,9 @@ def _w_variance(L, s, P, right):
 
 @_jit
 def _w_profit(L, s, P, right, crit, D, has_m, has_r, tie_break):
-    """The profit methods (``crit`` one of :data:`PROFIT_CODES`)."""
+    """The other profit methods (``crit`` ``REGRET_GINI``, ``PROFIT`` or ``PROFIT_GINI``)."""
     g0 = 2 if has_m else 1
-    if crit == COST_GINI:
-        out = _gini_at(L, s, P, right, D)
-    elif crit == REGRET_GINI:
+    if crit == REGRET_GINI:
         NM = _vsum(L, s, P, right, D, 2 * D)
         quad = _regret_at(L, s, P, right, 0, D, g0, has_r) * _val(L, s, P, right, D)
         for d in range(1, D):
@@ -309,24 +309,41 @@ def _best_generalized_gini(L, n, ok, P, Wp, loss):
 
 
 @_jit
-def _best_profit(L, n, ok, P, Wp, crit, D, has_m, has_r, tie_break):
-    """``cost_gini`` in a loop of its own, the other methods as ``W(parent) - W(left)
-    - W(parent - left)``."""
+def _best_cost_gini(L, n, ok, P, Wp, D):
+    """``W(parent) - W(left) - W(right)``, each child's Gini of the first ``D`` channels
+    (``_gini_at``'s operations, read directly)."""
     best, pos, seen_nan = -np.inf, 0, False
-    if crit == COST_GINI:
-        for s in range(n):
-            g = -np.inf
-            if ok[s]:
-                g = Wp - _max0(_gini_at(L, s, P, False, D))
-                g -= _max0(_gini_at(L, s, P, True, D))
-            best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
-    else:
-        for s in range(n):
-            g = -np.inf
-            if ok[s]:
-                g = Wp - _w_profit(L, s, P, False, crit, D, has_m, has_r, tie_break)
-                g -= _w_profit(L, s, P, True, crit, D, has_m, has_r, tie_break)
-            best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
+    for s in range(n):
+        g = -np.inf
+        if ok[s]:
+            v = L[s, 0]
+            r = P[0] - v
+            NL, NR, QL, QR = v, r, v * v, r * r
+            for c in range(1, D):
+                v = L[s, c]
+                r = P[c] - v
+                NL += v
+                NR += r
+                QL += v * v
+                QR += r * r
+            WL = NL - QL / NL if NL > 0 else 0.0
+            WR = NR - QR / NR if NR > 0 else 0.0
+            g = Wp - _max0(WL)
+            g -= _max0(WR)
+        best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
+    return best, pos
+
+
+@_jit
+def _best_profit(L, n, ok, P, Wp, crit, D, has_m, has_r, tie_break):
+    """``W(parent) - W(left) - W(parent - left)`` of :func:`_w_profit`."""
+    best, pos, seen_nan = -np.inf, 0, False
+    for s in range(n):
+        g = -np.inf
+        if ok[s]:
+            g = Wp - _w_profit(L, s, P, False, crit, D, has_m, has_r, tie_break)
+            g -= _w_profit(L, s, P, True, crit, D, has_m, has_r, tie_break)
+        best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
     return best, pos
 
 
@@ -468,7 +485,7 @@ def _scan_gini(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, w
                 sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
                                      cells, n, mcell, zero_raw, buf, ok)
                 P = buf[2, 0]
-                Wp = _w_gini(P)
+                Wp = _w_gini(P, P.shape[0])
                 NP = _csum(P, 0, P.shape[0])
                 g_k, pos_k, ml_k = -np.inf, 0, False
                 for side in range(sides):
@@ -560,6 +577,32 @@ def _scan_generalized_gini(hist, counts, mode, cw, use_cw, is_clf, msl, features
 
 
 @_jit
+def _scan_cost_gini(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets,
+                    widths, orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, D,
+                    out_gain, out_pos, out_ml, out_key):
+    for j in features:
+        for i in range(hist.shape[0]):
+            g, pos, ml, key = -np.inf, 0, False, -1
+            for k in range(max(n_keys[j], 1)):
+                lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo, n_keys,
+                                             n_scan, natural)
+                sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
+                                     cells, n, mcell, zero_raw, buf, ok)
+                P = buf[2, 0]
+                Wp = _w_gini(P, D)
+                g_k, pos_k, ml_k = -np.inf, 0, False
+                for side in range(sides):
+                    g_s, p_s = _best_cost_gini(buf[side], n, ok[side], P, Wp, D)
+                    if side == 0:
+                        g_k, pos_k = g_s, p_s
+                    elif g_s > g_k:
+                        g_k, pos_k, ml_k = g_s, p_s, True
+                if g_k > g:
+                    g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
+            out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
+
+
+@_jit
 def _scan_profit(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths,
                  orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, crit, D, has_m,
                  has_r, tie_break, out_gain, out_pos, out_ml, out_key):
@@ -606,8 +649,9 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
     numeric feature; gain ``-inf`` where no split is valid).
 
     A Python function: it calls the compiled scan of ``crit``'s family (Gini, entropy,
-    generalized Gini, variance, the profit methods), so that Numba compiles only the
-    scans that run (one kernel for every criterion took about 10 s of CPU to compile).
+    generalized Gini, variance, ``cost_gini``, the other profit methods), so that Numba
+    compiles only the scans that run (one kernel for every criterion took about 10 s of
+    CPU to compile).
     """
     width = int(widths.max())
     buf = np.empty((3, max(width, 2), hist.shape[2]))
@@ -623,6 +667,8 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
         _scan_entropy(*common, log2_table, *out)
     elif crit == GENERALIZED_GINI:
         _scan_generalized_gini(*common, loss, *out)
+    elif crit == COST_GINI:  # the profit criterion's default
+        _scan_cost_gini(*common, D, *out)
     else:
         _scan_profit(*common, crit, D, has_m, has_r, tie_break, *out)
 
