@@ -155,9 +155,12 @@ def case_node_sums(parent, leaf, node_in, base, case_costs, use_costs, q, weight
     cases) and adds ``weight[i] q[i, d]`` (and its square times the weight) to
     ``S[v, group[i]]``. The sums are taken level by level up the paths (step ``k``: the
     node ``k`` levels above each case's leaf), each step's sums in case order and then
-    added into ``S``: the order of the NumPy twin's ``bincount`` steps.
+    added into ``S``: the order of the NumPy twin's ``bincount`` steps. Without groups
+    (one group) ``group`` may be any array shorter than the cases: then every case is in
+    group 0, with no array of zeros per case.
     """
     n = leaf.shape[0]
+    per_case_group = group.shape[0] == n
     n_levels = base.shape[0]
     n_dec = base.shape[1]
     size = S.shape[0]
@@ -197,7 +200,7 @@ def case_node_sums(parent, leaf, node_in, base, case_costs, use_costs, q, weight
                     if a[d] > a[best]:
                         best = d
             val = q[i, best]
-            key = v * n_groups + group[i]
+            key = v * n_groups + (group[i] if per_case_group else 0)
             wv = weight[i] * val
             step[key] += wv
             if squares:

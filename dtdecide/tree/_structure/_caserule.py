@@ -137,9 +137,10 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
     size = n_nodes * n_groups
     S = np.zeros(size, dtype=STAT_DTYPE)
     S2 = np.zeros(size, dtype=STAT_DTYPE) if squares else None
-    ok = ~cons.has_missing
-    q = np.where(ok[:, None], q, 0.0)
-    weight = np.where(ok, weight, 0.0)
+    if cons.has_missing.any():  # cases with a missing cost count with weight 0
+        ok = ~cons.has_missing
+        q = np.where(ok[:, None], q, 0.0)
+        weight = np.where(ok, weight, 0.0)
     if use_compiled(len(leaf)) and not cons.is_interval and cons.case_q is None:
         from .._kernels import _compiled
 
@@ -151,7 +152,7 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
             np.ascontiguousarray(cons.case_costs, dtype=STAT_DTYPE) if use_costs
             else np.zeros((1, 1)), use_costs, np.ascontiguousarray(q, dtype=STAT_DTYPE),
             np.ascontiguousarray(weight, dtype=STAT_DTYPE),
-            np.zeros(np.shape(leaf), dtype=NODE_DTYPE) if group is None
+            np.zeros(0, dtype=NODE_DTYPE) if group is None  # every case in group 0
             else np.asarray(group, dtype=NODE_DTYPE), n_groups, squares, S,
             S2 if squares else np.zeros(1),
         )

@@ -250,28 +250,39 @@ def compute_decision_stats(node_of_row, parent, depth, *, cons, sample_weight,
             )
         return DecisionStats(**fields)
 
-    t_idx = np.asarray(t_idx, dtype=np.intp)
+    t_idx = np.asarray(t_idx)
     n_levels = cons.base.shape[0]
-    onehot = np.zeros((t_idx.shape[0], n_levels), dtype=STAT_DTYPE)
-    onehot[np.arange(t_idx.shape[0]), t_idx] = F
+    # sums per (node, level) from one key per row: the sums of a one-hot expansion by
+    # level, in the same row order, without its (rows x levels [x columns]) arrays
+    key = node_of_row * n_levels + t_idx
     fields = dict(
         weight=weight,
-        class_weight=_node_sums(node_of_row, onehot, parent, depth),
+        class_weight=_level_sums(key, [F], n_levels, parent, depth)[:, :, 0],
         rows=rows,
         decisions=tuple(decisions),
     )
     if cons.case_q is not None:
         fields["is_case_specific"] = True
         q_own = cons.case_q[np.arange(t_idx.shape[0]), t_idx]  # (n, D): Q(j, T(j), d)
-        by_class = np.zeros((t_idx.shape[0], n_levels, q_own.shape[1]), dtype=STAT_DTYPE)
-        by_class[np.arange(t_idx.shape[0]), t_idx] = F[:, None] * q_own
-        fields["q_sums"] = _node_sums(node_of_row, by_class, parent, depth)
+        fields["q_sums"] = _level_sums(
+            key, [F * q_own[:, d] for d in range(q_own.shape[1])], n_levels, parent, depth)
     else:
         fields["cost_variables"] = cost_vars
-        fields["cost_var_sums"] = _node_sums(
-            node_of_row, onehot[:, :, None] * var_columns[:, None, :], parent, depth
-        )
+        fields["cost_var_sums"] = _level_sums(
+            key, [F * var_columns[:, k] for k in range(len(cost_vars))], n_levels, parent,
+            depth)
     return DecisionStats(**fields)
+
+
+def _level_sums(key, columns, n_levels, parent, depth):
+    """``out[v, t, k]``: the sum of ``columns[k]`` over the rows of node ``v``'s subtree
+    whose level is ``t`` (``key = node * n_levels + level``); shape
+    (n_nodes, n_levels, len(columns))."""
+    n_nodes = parent.shape[0]
+    out = np.empty((n_nodes * n_levels, len(columns)), dtype=STAT_DTYPE)
+    for k, col in enumerate(columns):  # one column of weights at a time
+        out[:, k] = np.bincount(key, weights=col, minlength=n_nodes * n_levels)
+    return propagate_up(out.reshape(n_nodes, n_levels, len(columns)), parent, depth)
 
 
 # --------------------------------------------------------------------- decisions
