@@ -540,3 +540,9 @@ def test_one_float_block_is_routed_in_place_like_its_columns(n_jobs):
         bad = one.copy()
         bad.iloc[3, 2] = np.inf
         encode_apply(bad, enc, route, n_jobs=n_jobs)
+    # the threads look for infinity block by block; the error names the first column
+    # holding one, as the column-by-column check does, whichever block saw it first
+    bad.iloc[4_500, 0] = -np.inf
+    for frame in (bad, bad.assign(b=bad["b"].astype(np.float32))):
+        with pytest.raises(ValueError, match="infinity in column 'a'"):
+            encode_apply(frame, enc, route, block_rows=1_000, n_jobs=n_jobs)

@@ -772,12 +772,32 @@ def _prepare(X, encoding, estimator_name, in_place=False):
             )
     if frame.shape[0] == 0:
         return np.empty((0, n_expected), dtype=X_DTYPE)
-    columns = _frame_columns(frame, encoding)
-    if in_place and isinstance(frame, pd.DataFrame) and not encoding.is_categorical.any():
+    one_block = (in_place and isinstance(frame, pd.DataFrame)
+                 and not encoding.is_categorical.any())
+    columns = _frame_columns(frame, encoding, check_finite=not one_block)
+    if one_block:
         whole = _one_float_block(frame, columns)
         if whole is not None:
-            return whole
+            return whole.view(_Unchecked)  # infinity: looked for by the scoring threads
+        for (values, _), name in zip(columns.sources, columns.names):
+            if values.dtype.kind == "f" and np.isinf(values).any():
+                raise infinity_error(name)
     return columns
+
+
+class _Unchecked(np.ndarray):
+    """A float64 code matrix (a view of the caller's frame) whose infinite values are
+    still to be looked for: :func:`encode_apply` does it block by block on its threads
+    (:func:`_refuse_infinity`) instead of column by column before them."""
+
+
+def _refuse_infinity(block, whole, names):
+    """Raise :func:`infinity_error` when ``block`` holds an infinite value, naming the
+    first such column of ``whole`` (the same column whichever block or thread saw it)."""
+    if np.isinf(block).any():
+        with np.errstate(invalid="ignore"):
+            first = int(np.flatnonzero(np.isinf(whole).any(axis=0))[0])
+        raise infinity_error(names[first])
 
 
 def _one_float_block(frame, columns):
@@ -976,6 +996,10 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
         raise ValueError(f"block_rows must be a positive integer; got {block_rows!r}")
     prepared = _prepare(X, encoding, estimator_name, in_place=True)
     check_labels(prepared, encoding, handle_unknown, estimator_name, label_counts)
+    if isinstance(prepared, _Unchecked):
+        prepared = prepared.view(np.ndarray)
+        apply = _checking_infinity(apply, prepared, list(encoding.feature_names),
+                                   block_rows)
     is_array = isinstance(prepared, np.ndarray)
     n = prepared.shape[0] if is_array else prepared.n_samples
     if n > block_rows and n_jobs not in (None, 1):
@@ -996,6 +1020,18 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
             block = prepared.fill(start, stop, buffer[: stop - start])
             parts.append(np.asarray(apply(block)).copy())  # never a view of the buffer
     return np.concatenate(parts)
+
+
+def _checking_infinity(apply, whole, names, block_rows):
+    """``apply`` of a range of rows of ``whole`` after looking for infinite values in
+    it, a block at a time (the check runs on the calling thread: several at once)."""
+
+    def checked(rows):
+        for start in range(0, rows.shape[0], block_rows):
+            _refuse_infinity(rows[start:start + block_rows], whole, names)
+        return apply(rows)
+
+    return checked
 
 
 def _encode_apply_threads(prepared, apply, block_rows, n_threads):
