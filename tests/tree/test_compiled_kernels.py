@@ -278,6 +278,40 @@ def test_case_node_sums_equal_numpy_twin(seed, n, with_costs, grouped, squares):
         np.testing.assert_allclose(y, x, rtol=1e-12, atol=1e-9)
 
 
+@pytest.mark.parametrize("grouped", [False, True])
+def test_case_node_sums_in_chunks_are_the_same_for_any_n_jobs(monkeypatch, grouped):
+    # above CASE_SUM_CHUNK cases the compiled sums are taken per chunk and added in
+    # chunk order: equal bit for bit for every thread count, and to the twin within 1e-12
+    from dtdecide.tree._structure import _caserule
+
+    monkeypatch.setattr(_caserule, "CASE_SUM_CHUNK", 97)
+    rng = np.random.default_rng(5)
+    n, n_nodes = 1_000, 15
+    parent = np.array([-1] + [(v - 1) // 2 for v in range(1, n_nodes)])
+    leaf = rng.integers(7, n_nodes, size=n)
+    post = rng.dirichlet(np.ones(3), size=n_nodes)
+    costs = pd.DataFrame({"c": rng.uniform(0, 4, size=n)})
+    m = DecisionMatrix({"a": [9.0, 1.0, -3.0], "b": [0.0, 2.0, 0.5]}, levels=[0, 1, 2],
+                       kind="revenue", costs={"a": "c"})
+    cons = m.resolve(costs, n_samples=n)
+    q = cons.q_actual(rng.integers(0, 3, size=n))
+    w = rng.uniform(0, 2, size=n)
+    kw = dict(group=rng.integers(0, 3, size=n) if grouped else None,
+              n_groups=3 if grouped else 1, squares=True)
+    with kernels("compiled"):
+        one = _caserule.case_node_sums(parent, leaf, post, cons, q, w, n_jobs=1, **kw)
+        for n_jobs in (2, 3):
+            other = _caserule.case_node_sums(parent, leaf, post, cons, q, w, n_jobs=n_jobs,
+                                             **kw)
+            for x, y in zip(one, other):
+                assert np.array_equal(x, y)
+    with kernels("numpy"):
+        twin = _caserule.case_node_sums(parent, leaf, post, cons, q, w, **kw)
+    for x, y in zip(one, twin):
+        np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-9)
+    assert one[0][0].sum() != 0
+
+
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), fortran=st.booleans())
 def test_apply_equals_numpy_twin(seed, fortran):

@@ -97,16 +97,20 @@ class _DecidingMixin:
         d_j)``, ``d_j`` the case's own best decision from the node's posteriors; and
         the ``matrix`` it was computed with (pruning refuses other matrices).
         """
+        from .._kernels._parallel import check_n_jobs
         from .._structure._caserule import case_node_sums
 
         node_in = self._case_node_inputs(tree)
         q = cons.q_actual(target)
+        n_jobs = check_n_jobs(getattr(self, "n_jobs", None))
         if self._is_classifier:
             n_groups = len(self.classes_)
             S = case_node_sums(tree.parent, node_of_row, node_in, cons, q, F,
-                               group=np.asarray(target, dtype=np.intp), n_groups=n_groups)
+                               group=np.asarray(target, dtype=np.intp), n_groups=n_groups,
+                               n_jobs=n_jobs)
         else:
-            S = case_node_sums(tree.parent, node_of_row, node_in, cons, q, F)[:, 0]
+            S = case_node_sums(tree.parent, node_of_row, node_in, cons, q, F,
+                               n_jobs=n_jobs)[:, 0]
         return {"profit": S, "matrix": self.decision_matrix_}
 
     def _case_node_profit(self, structure):
