@@ -4,23 +4,15 @@ import inspect
 import numbers
 
 import numpy as np
-import pandas as pd
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 
 from ._estimator import DecisionEstimator
 from ._matrix import DecisionMatrix
+from ._validation import take_rows as _take
 
 __all__ = ["cross_validate_decisions"]
-
-
-def _take(data, rows):
-    if data is None:
-        return None
-    if isinstance(data, (pd.DataFrame, pd.Series)):
-        return data.iloc[rows]
-    return np.asarray(data)[rows]
 
 
 def _splitter(cv, estimator, random_state):

@@ -213,3 +213,21 @@ def numeric_cost_column(values, name, *, allow_bool=True):
     if num is None or (not allow_bool and num.dtype == bool):
         raise TypeError(f"costs column {name!r} must be numeric; got dtype {arr.dtype}")
     return num.to_numpy(dtype=_FLOAT, na_value=np.nan)
+
+
+def take_rows(data, rows):
+    """Rows ``rows`` (positions) of a table, a Series or an array-like; None stays None.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> take_rows(pd.Series([5, 6, 7], index=[10, 11, 12]), [2, 0]).tolist()
+    [7, 5]
+    >>> take_rows([[1, 2], [3, 4]], [1]).tolist()
+    [[3, 4]]
+    """
+    if data is None:
+        return None
+    if isinstance(data, (pd.DataFrame, pd.Series)):
+        return data.iloc[rows]
+    return np.asarray(data)[rows]

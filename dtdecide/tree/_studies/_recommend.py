@@ -32,6 +32,7 @@ from sklearn.base import clone
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 
+from ...decision._validation import take_rows as _take
 from ._study import PruningStudy
 
 __all__ = ["fit_recommended", "recommended_candidates"]
@@ -94,14 +95,6 @@ def recommended_candidates(estimator, decision_rules=None):
     if "decision_rule" not in params:
         out = [{k: v for k, v in c.items() if k != "decision_rule"} for c in out]
     return out
-
-
-def _take(data, rows):
-    if data is None:
-        return None
-    if isinstance(data, (pd.DataFrame, pd.Series)):
-        return data.iloc[rows]
-    return np.asarray(data)[rows]
 
 
 def _holdout(X, y, costs, sample_weight, fraction, random_state, classifier):
