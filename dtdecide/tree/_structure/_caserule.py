@@ -155,34 +155,27 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
         from .._kernels._parallel import thread_pool
 
         use_costs = cons.case_costs is not None
-        args = dict(
-            parent=np.asarray(parent, dtype=NODE_DTYPE),
-            leaf=np.asarray(leaf, dtype=NODE_DTYPE),
-            node_in=np.ascontiguousarray(
-                np.asarray(node_in, dtype=STAT_DTYPE).reshape(n_nodes, -1)),
-            base=np.ascontiguousarray(cons.base, dtype=STAT_DTYPE),
-            costs=np.ascontiguousarray(cons.case_costs, dtype=STAT_DTYPE) if use_costs
-            else None,
-            q=np.ascontiguousarray(q, dtype=STAT_DTYPE),
-            weight=np.ascontiguousarray(weight, dtype=STAT_DTYPE),
-            group=None if group is None else np.asarray(group, dtype=NODE_DTYPE),
-        )
-        n = args["leaf"].shape[0]
+        parent = np.asarray(parent, dtype=NODE_DTYPE)
+        leaf = np.asarray(leaf, dtype=NODE_DTYPE)
+        node_in = np.ascontiguousarray(np.asarray(node_in, dtype=STAT_DTYPE).reshape(n_nodes, -1))
+        base = np.ascontiguousarray(cons.base, dtype=STAT_DTYPE)
+        costs = (np.ascontiguousarray(cons.case_costs, dtype=STAT_DTYPE) if use_costs
+                 else np.zeros((1, 1)))
+        q = np.ascontiguousarray(q, dtype=STAT_DTYPE)
+        weight = np.ascontiguousarray(weight, dtype=STAT_DTYPE)
+        group = np.zeros(0, dtype=NODE_DTYPE) if group is None else np.asarray(
+            group, dtype=NODE_DTYPE)  # an empty group array: every case in group 0
+        n = leaf.shape[0]
         starts = list(range(0, n, CASE_SUM_CHUNK)) or [0]
         parts = np.zeros((len(starts), 2 if squares else 1, size), dtype=STAT_DTYPE)
 
         def run(chunks):
             for c in chunks:
-                a, b = starts[c], min(starts[c] + CASE_SUM_CHUNK, n)
-                cut = {k: None if v is None or k in ("parent", "node_in", "base")
-                       else v[a:b] for k, v in args.items()}
+                rows = slice(starts[c], min(starts[c] + CASE_SUM_CHUNK, n))
                 _compiled.case_node_sums(
-                    args["parent"], cut["leaf"], args["node_in"], args["base"],
-                    cut["costs"] if use_costs else np.zeros((1, 1)), use_costs, cut["q"],
-                    cut["weight"],
-                    np.zeros(0, dtype=NODE_DTYPE) if group is None  # every case in group 0
-                    else cut["group"], n_groups, squares, parts[c, 0],
-                    parts[c, 1] if squares else np.zeros(1),
+                    parent, leaf[rows], node_in, base, costs[rows] if use_costs else costs,
+                    use_costs, q[rows], weight[rows], group[rows] if group.size else group,
+                    n_groups, squares, parts[c, 0], parts[c, 1] if squares else np.zeros(1),
                 )
 
         n_threads = min(int(n_jobs), len(starts))

@@ -323,9 +323,15 @@ def _numeric_values(col, name, check_finite=True):
             values = col.to_numpy(dtype=X_DTYPE, na_value=np.nan)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"X column {name!r} could not be read as numbers: {exc}") from exc
-    if check_finite and values.dtype.kind == "f" and np.isinf(values).any():
-        raise infinity_error(name)
+    if check_finite:
+        _refuse_infinite_column(values, name)
     return values
+
+
+def _refuse_infinite_column(values, name):
+    """Raise :func:`infinity_error` when the numeric column ``values`` holds one."""
+    if values.dtype.kind == "f" and np.isinf(values).any():
+        raise infinity_error(name)
 
 
 # Per training category array: a dict from string label to position (None when a label
@@ -780,8 +786,7 @@ def _prepare(X, encoding, estimator_name, in_place=False):
         if whole is not None:
             return whole.view(_Unchecked)  # infinity: looked for by the scoring threads
         for (values, _), name in zip(columns.sources, columns.names):
-            if values.dtype.kind == "f" and np.isinf(values).any():
-                raise infinity_error(name)
+            _refuse_infinite_column(values, name)
     return columns
 
 
