@@ -479,7 +479,7 @@ class _Partition:
             built_rows = np.empty(cap, dtype=_ROW_INT)
             built_slots = np.empty(cap, dtype=_ROW_INT)
             nb, na = _compiled.partition_range(*args, lo, hi, built_rows, built_slots,
-                                               alive_rows[lo:hi], alive_slots[lo:hi], True)
+                                               alive_rows[lo:hi], alive_slots[lo:hi])
             _check_built(nb, cap)
             # views: the built rows live only while their histograms are built
             return built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na]
@@ -492,7 +492,7 @@ class _Partition:
             lo, hi = ranges[i]
             return _compiled.partition_range(*args, lo, hi, built_rows[lo:hi],
                                              built_slots[lo:hi], alive_rows[lo:hi],
-                                             alive_slots[lo:hi], True)
+                                             alive_slots[lo:hi])
 
         written = pool.map_groups(fill, list(range(len(ranges))))
         nb = na = 0

@@ -94,21 +94,21 @@ def hist_channels(X, rows, use_rows, slots, use_slots, channels, features, offse
 @_jit
 def partition_range(X, level_rows, use_rows, level_slots, use_slots, k_of_slot, feat, table,
                     slot_of_child, n_built, n_small_cont, child_node, leaf_of_row, lo, hi,
-                    built_rows, built_slots, alive_rows, alive_slots, write):
+                    built_rows, built_slots, alive_rows, alive_slots):
     """Send the level's rows ``lo:hi`` to the children of their node (twin of
     ``_Partition.__call__`` in the grower).
 
     Row ``level_rows[p]`` (or ``p`` unless ``use_rows``) of slot ``level_slots[p]`` (or 0
     unless ``use_slots``) belongs to split pair ``k = k_of_slot[slot]`` (-1: its node is
     not split); it goes to child ``2 k`` when ``table[k, X[row, feat[k]]]`` (go left),
-    else ``2 k + 1``, whose new slot is ``slot_of_child[child]`` (-1: not kept). With
-    ``write``, ``leaf_of_row[row]`` becomes the child's node id ``child_node[child]``,
+    else ``2 k + 1``, whose new slot is ``slot_of_child[child]`` (-1: not kept).
+    ``leaf_of_row[row]`` becomes the child's node id ``child_node[child]``,
     rows of slots ``< n_built`` are written to ``built_*`` and rows of slots
     ``< n_small_cont`` or ``>= n_built`` to ``alive_*``, each in row order. The alive
     rows may be written over the range's own rows (``alive_rows`` the view
     ``level_rows[lo:hi]``, the same for the slots): the ``i``-th kept row is written at
     ``i``, after position ``lo + i`` has been read. Returns the numbers of built and
-    alive rows ``(nb, na)``; with ``write`` False only counts them. Writes stop at the
+    alive rows ``(nb, na)``. Writes stop at the
     outputs' lengths (the counts go on), so a caller that sized them wrong sees it in
     the counts instead of a corrupted heap.
     """
@@ -124,18 +124,17 @@ def partition_range(X, level_rows, use_rows, level_slots, use_slots, k_of_slot, 
         child = 2 * k
         if not table[k, X[r, feat[k]]]:
             child += 1
-        if write:
-            leaf_of_row[r] = child_node[child]
+        leaf_of_row[r] = child_node[child]
         s = slot_of_child[child]
         if s < 0:
             continue
         if s < n_built:
-            if write and nb < cap_b:
+            if nb < cap_b:
                 built_rows[nb] = r
                 built_slots[nb] = s
             nb += 1
         if s < n_small_cont or s >= n_built:
-            if write and na < cap_a:
+            if na < cap_a:
                 alive_rows[na] = r
                 alive_slots[na] = s
             na += 1
