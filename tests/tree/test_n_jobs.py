@@ -161,10 +161,33 @@ def test_binner_errors_do_not_depend_on_threads():
 
 def test_feature_groups_balance_and_cover():
     groups = feature_groups([4.0, 1.0, 3.0, 2.0, 2.0], 2)
-    assert sorted(np.concatenate(groups).tolist()) == [0, 1, 2, 3, 4]
-    loads = [sum([4.0, 1.0, 3.0, 2.0, 2.0][j] for j in g) for g in groups]
-    assert loads == [6.0, 6.0]
+    assert [g.tolist() for g in groups] == [[0, 1], [2, 3, 4]]  # runs: max load 7
     assert len(feature_groups([1.0, 1.0], 8)) == 2
+    assert [g.tolist() for g in feature_groups(np.ones(20), 2)] == [
+        list(range(10)), list(range(10, 20))
+    ]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_feature_groups_are_optimal_runs(seed):
+    """Consecutive runs covering every feature once, whose largest load is the smallest
+    any split into at most ``n_groups`` runs achieves (brute force over the cuts)."""
+    import itertools
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 9))
+    n_groups = int(rng.integers(1, 5))
+    costs = rng.choice([1.0, 2.0, 3.0, 7.5], size=n)
+    groups = feature_groups(costs, n_groups)
+    assert np.concatenate(groups).tolist() == list(range(n))
+    assert all(np.all(np.diff(g) == 1) for g in groups)
+    assert len(groups) <= n_groups
+    best = min(
+        max(costs[a:b].sum() for a, b in zip((0, *cut), (*cut, n)))
+        for k in range(min(n_groups, n))
+        for cut in itertools.combinations(range(1, n), k)
+    )
+    assert max(costs[g].sum() for g in groups) == pytest.approx(best)
 
 
 @pytest.mark.parametrize("bad", [0, 1.5, "two", True])

@@ -106,24 +106,47 @@ def thread_pool(n_threads):
 
 
 def feature_groups(costs, n_groups):
-    """Split features into at most ``n_groups`` groups of balanced total cost.
+    """Split features into at most ``n_groups`` runs of consecutive features of balanced
+    total cost.
 
-    Longest-processing-time-first: features by decreasing cost, each to the group with
-    the least cost so far (ties: the lowest group). Deterministic; each group's features
-    come back in increasing order.
+    The runs are consecutive because threads that share out interleaved features run
+    markedly slower (measured: 1.3x instead of 2x on two cores for the level
+    histograms, whose cells are laid out feature after feature); within that
+    constraint the largest group's cost is as small as it can be (a bisection on that
+    cost, each candidate checked by filling groups left to right). Deterministic.
 
     Examples
     --------
     >>> from dtdecide.tree._kernels._parallel import feature_groups
     >>> [g.tolist() for g in feature_groups([5, 1, 1, 3], 2)]
     [[0], [1, 2, 3]]
+    >>> [g.tolist() for g in feature_groups([1] * 6, 3)]
+    [[0, 1], [2, 3], [4, 5]]
     """
     costs = np.asarray(costs, dtype=np.float64)
-    n_groups = max(1, min(int(n_groups), costs.size))
-    load = np.zeros(n_groups)
-    owner = np.empty(costs.size, dtype=np.intp)
-    for j in np.argsort(-costs, kind="stable"):
-        g = int(np.argmin(load))
-        owner[j] = g
-        load[g] += costs[j]
-    return [np.flatnonzero(owner == g) for g in range(n_groups) if np.any(owner == g)]
+    n = costs.size
+    n_groups = max(1, min(int(n_groups), n))
+    if n_groups == 1:
+        return [np.arange(n)] if n else []
+
+    def cuts(cap):
+        """Group starts when each group takes features while its cost stays <= cap."""
+        starts, load = [0], 0.0
+        for j, c in enumerate(costs):
+            if load + c > cap and load > 0:
+                starts.append(j)
+                load = 0.0
+            load += c
+        return starts
+
+    lo, hi = float(costs.max()), float(costs.sum())
+    for _ in range(60):  # bisection on the largest group's cost
+        mid = 0.5 * (lo + hi)
+        if len(cuts(mid)) <= n_groups:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= 1e-9 * max(hi, 1.0):
+            break
+    starts = cuts(hi) + [n]
+    return [np.arange(a, b) for a, b in zip(starts[:-1], starts[1:])]
