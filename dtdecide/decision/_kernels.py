@@ -345,11 +345,34 @@ def encode_target(y, levels):
     return _target_codes(y, levels).astype(np.intp, copy=False)
 
 
+#: Most levels looked up by one comparison each (integer targets: a binary target, a few
+#: ordinal grades); more go through pandas' hash table.
+_FEW_LEVELS = 8
+
+
+def _few_integer_levels(level_list, dtype):
+    """The levels as Python ints when integer values of ``dtype`` are looked up in a
+    few distinct integer levels that the dtype can hold, else None."""
+    if dtype.kind not in "iu" or not 0 < len(level_list) <= _FEW_LEVELS:
+        return None
+    info = np.iinfo(dtype)
+    ints = []
+    for level in level_list:
+        if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, np.integer)):
+            return None
+        level = int(level)
+        if not info.min <= level <= info.max:
+            return None
+        ints.append(level)
+    return ints if len(set(ints)) == len(ints) else None
+
+
 class _LevelLookup:
     """Position of values in ``levels`` (-1 where absent), prepared once per call.
 
     The common inputs take vectorised paths that give the same codes as the general
-    one: string levels looked up in a numpy unicode array by binary search on the
+    one: integer values among a few integer levels by one comparison per level (int8
+    codes), string levels looked up in a numpy unicode array by binary search on the
     sorted levels, and string levels looked up in an object array by one hash lookup
     per value (no inference over the values). Called on the whole array or on chunks.
     """
@@ -361,7 +384,11 @@ class _LevelLookup:
             and all(type(lv) is str and not lv.endswith("\x00") for lv in level_list)
             and len(set(level_list)) == len(level_list)
         )
-        if str_levels and dtype.kind == "U":
+        ints = _few_integer_levels(level_list, dtype)
+        if ints is not None:
+            self._ints = ints
+            self._mode = "ints"
+        elif str_levels and dtype.kind == "U":
             lv = np.asarray(level_list, dtype=str)
             self._order = np.argsort(lv, kind="stable")
             self._sorted = lv[self._order]
@@ -379,6 +406,14 @@ class _LevelLookup:
             self._mode = "index"
 
     def __call__(self, values):
+        if self._mode == "ints":
+            # one comparison per level, in the values' own dtype (levels are unique, so
+            # at most one matches): int8 codes, -1 where none does
+            codes = np.full(np.shape(values), -1, dtype=np.int8)
+            for c, level in enumerate(self._ints):
+                match = np.equal(values, values.dtype.type(level)).view(np.int8)
+                codes += match if c == 0 else match * np.int8(c + 1)
+            return codes
         if self._mode == "sorted":
             pos = np.searchsorted(self._sorted, values)
             np.minimum(pos, len(self._sorted) - 1, out=pos)

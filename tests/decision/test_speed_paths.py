@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtdecide.decision import DecisionMatrix, _engine, decide, encode_target, roi
-from dtdecide.decision._kernels import _target_codes
+from dtdecide.decision._kernels import _LevelLookup, _target_codes
 
 SETTINGS = settings(max_examples=30, deadline=None)
 
@@ -244,6 +244,29 @@ def test_encode_target_non_string_levels_keep_general_path():
     np.testing.assert_array_equal(encode_target([True, False], [False, True]), [1, 0])
     with pytest.raises(ValueError, match="y contains values"):
         encode_target(np.array(["1"], dtype=object), [0, 1])
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(0, 60),
+       dtype=st.sampled_from(["int8", "int64", "uint8", "uint64"]),
+       levels=st.lists(st.integers(-130, 300), min_size=1, max_size=10, unique=True))
+def test_encode_target_few_integer_levels_equal_the_index_lookup(seed, n, dtype, levels):
+    """Integer values among a few integer levels (one comparison per level, int8 codes)
+    give pandas' codes, unknown values and values the levels' dtype cannot hold
+    included; more levels, or levels the values' dtype cannot hold, take pandas' path."""
+    rng = np.random.default_rng(seed)
+    info = np.iinfo(dtype)
+    pool = [v for v in levels + [0, 1, 255, -1, 7] if info.min <= v <= info.max]
+    y = np.array([pool[i] for i in rng.integers(0, len(pool), size=n)], dtype=dtype)
+    expected = pd.Index(levels).get_indexer(y)
+    np.testing.assert_array_equal(_LevelLookup(levels, y.dtype)(y), expected)
+    np.testing.assert_array_equal(
+        _LevelLookup(np.asarray(levels), y.dtype)(y), expected)
+    if (expected >= 0).all():
+        np.testing.assert_array_equal(encode_target(y, levels), expected)
+    else:
+        with pytest.raises(ValueError, match="y contains values"):
+            encode_target(y, levels)
 
 
 def test_decide_accepts_categorical_target_series():

@@ -278,6 +278,69 @@ def test_case_node_sums_equal_numpy_twin(seed, n, with_costs, grouped, squares):
         np.testing.assert_allclose(y, x, rtol=1e-12, atol=1e-9)
 
 
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 400), n_nodes=st.integers(1, 15),
+       n_levels=st.integers(1, 4), k=st.integers(0, 2),
+       weights=st.sampled_from(["unit", "whole", "float"]), chunk=st.sampled_from([5, 64, 1 << 16]))
+def test_level_sums_equal_numpy_twin_for_any_n_jobs(seed, n, n_nodes, n_levels, k, weights,
+                                                    chunk):
+    # the compiled sums per chunk of rows, added in chunk order: bit for bit the same for
+    # every n_jobs; the twin's within 1e-12, bit for bit on one chunk or whole numbers
+    from unittest import mock
+
+    from dtdecide.tree._structure import _leaf
+
+    rng = np.random.default_rng(seed)
+    node = rng.integers(0, n_nodes, size=n).astype(np.int32)
+    level = rng.integers(0, n_levels, size=n).astype(np.int8)
+    F = {"unit": np.broadcast_to(1.0, (n,)), "whole": rng.integers(0, 4, size=n) * 1.0,
+         "float": rng.uniform(0, 2, size=n)}[weights]
+    columns = rng.normal(size=(n, k)) * 10.0 ** rng.integers(-3, 4, size=k)
+    with mock.patch.object(_leaf, "LEVEL_SUM_CHUNK", chunk):
+        with kernels("numpy"):
+            w0, s0 = _leaf.level_sums(node, level, F, columns, n_nodes, n_levels)
+        with kernels("compiled"):
+            runs = [_leaf.level_sums(node, level, F, columns, n_nodes, n_levels, n_jobs=j)
+                    for j in (1, 2, 3)]
+    assert s0.shape == (n_nodes, n_levels, 1 + k) and w0.shape == (n_nodes,)
+    for w, s in runs[1:]:
+        assert np.array_equal(w, runs[0][0]) and np.array_equal(s, runs[0][1])
+    w1, s1 = runs[0]
+    if chunk >= n or weights != "float":
+        assert np.array_equal(w0, w1) and np.array_equal(s0[..., 0], s1[..., 0])
+    if chunk >= n:
+        assert np.array_equal(s0, s1)
+    np.testing.assert_allclose(w1, w0, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(s1, s0, rtol=1e-12, atol=1e-9)
+    # the twin's sums are the per-row definition's
+    np.testing.assert_allclose(w0, np.bincount(node, weights=F, minlength=n_nodes))
+    onehot = np.zeros((n, n_levels))
+    onehot[np.arange(n), level] = 1.0
+    per_row = (F[:, None, None] * onehot[:, :, None]
+               * np.concatenate([np.ones((n, 1)), columns], axis=1)[:, None, :])
+    expected = np.zeros((n_nodes, n_levels, 1 + k))
+    np.add.at(expected, node, per_row)
+    np.testing.assert_allclose(s0, expected, rtol=1e-9, atol=1e-6)
+
+
+def test_compiled_decision_stats_of_case_specific_arrays():
+    # the case-specific consequence arrays sum through the same kernel (by level, one
+    # column per decision): the same fitted figures as the twin's, on one chunk
+    rng = np.random.default_rng(3)
+    X, signal, _ = data(3, 500)
+    y = np.where(signal > 0.0, "good", "bad")
+    q = rng.normal(size=(y.size, 2, 3))
+    m = DecisionMatrix.case_specific(levels=["good", "bad"], decisions=["a", "b", "c"])
+    kw = dict(decision_matrix=m, max_depth=4, random_state=0, n_jobs=2)
+    w = rng.uniform(0.5, 2.0, size=y.size)
+    a, b = both(lambda: ProfitTreeClassifier(**kw).fit(X, y, sample_weight=w, costs=q))
+    assert_same_tree(a.tree_, b.tree_)
+    sa, sb = a._decision_stats_, b._decision_stats_
+    assert sa.is_case_specific and sb.is_case_specific
+    for name in ("weight", "class_weight", "q_sums"):
+        assert np.array_equal(getattr(sa, name), getattr(sb, name)), name
+
+
 @pytest.mark.parametrize("grouped", [False, True])
 def test_case_node_sums_in_chunks_are_the_same_for_any_n_jobs(monkeypatch, grouped):
     # above CASE_SUM_CHUNK cases the compiled sums are taken per chunk and added in

@@ -29,7 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..._dtypes import FLOAT_DTYPE as _FLOAT
 from ..._dtypes import code_dtype
-from ...decision._kernels import encode_target
+from ...decision._kernels import _target_codes
 from ...decision._validation import (
     check_1d,
     check_same_index,
@@ -212,6 +212,7 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
                 t_idx=None if matrix.is_interval else target,
                 y=target if matrix.is_interval else None,
                 rows=matrix.rows, decisions=matrix.decisions, cost_columns=cost_columns,
+                n_jobs=check_n_jobs(getattr(self, "n_jobs", None)),
             )
             self._decision_stats_ = stats
             tree = self._redecide(tree)
@@ -820,11 +821,11 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
                         f"{cats!r} disagrees with the decision_matrix levels "
                         f"{levels.tolist()!r}; reorder one of them"
                     )
-            t_idx = encode_target(y_arr, levels)
+            t_idx = _target_codes(y_arr, levels)
             classes = levels
         elif is_ordered_cat:
             classes = np.asarray(dtype.categories)
-            t_idx = encode_target(y_arr, classes)
+            t_idx = _target_codes(y_arr, classes)
         else:
             # unique without inverse (hash-based, no argsort of every row), then the
             # codes by binary search: the same classes_ and codes, several times faster
@@ -840,7 +841,7 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         self.n_classes_ = len(classes)
         self.is_ordinal_ = ordinal
         # the smallest integer dtype (int8 below 127 classes): one byte a case
-        t_idx = t_idx.astype(code_dtype(len(classes)))
+        t_idx = t_idx.astype(code_dtype(len(classes)), copy=False)
         if matrix is not None and matrix.priors is not None:
             seen = np.bincount(t_idx, weights=F, minlength=matrix.n_levels) > 0
             absent = [lv for lv, p, s in zip(matrix.levels.tolist(), matrix.priors, seen)

@@ -117,11 +117,16 @@ class BinLayout:
             Cell ``b`` holds the sums of binned value ``b`` of ``features[i]`` in node
             ``nodes[i]`` (the missing cell last); unused values are 0.
         """
+        nodes = np.asarray(nodes)
+        if self.is_uniform:
+            # every feature max_width cells wide, every binned value its own cell: one
+            # block of cells per (node, feature), taken whole
+            blocks = flat.reshape(flat.shape[0], -1, self.max_width, *flat.shape[2:])
+            return blocks[nodes, np.asarray(features)]
         idx = self.cell_index[features]  # (k, max_width)
-        used = idx >= 0
-        out = flat[np.asarray(nodes)[:, None], np.maximum(idx, 0)]
-        mask = used.reshape(used.shape + (1,) * (out.ndim - 2))
-        return np.where(mask, out, 0).astype(flat.dtype, copy=False)
+        out = flat[nodes[:, None], np.maximum(idx, 0)]  # a new array
+        out[idx < 0] = 0
+        return out
 
 
 class HistogramTarget:

@@ -37,12 +37,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..._dtypes import STAT_DTYPE
+from ..._jit import use_compiled
 from ...decision._kernels import _segments, decide_arrays, interpolate_knots
 
 __all__ = [
     "DecisionStats",
     "compute_decision_stats",
     "leaf_sums",
+    "level_sums",
     "node_decisions",
     "node_posteriors",
     "propagate_up",
@@ -183,7 +185,8 @@ class DecisionStats:
 
 
 def compute_decision_stats(node_of_row, parent, depth, *, cons, sample_weight,
-                           t_idx=None, y=None, rows=None, decisions=(), cost_columns=None):
+                           t_idx=None, y=None, rows=None, decisions=(), cost_columns=None,
+                           n_jobs=1):
     """Per-node decision statistics from the training rows.
 
     Parameters
@@ -206,6 +209,9 @@ def compute_decision_stats(node_of_row, parent, depth, *, cons, sample_weight,
         Decision names.
     cost_columns : dict of str to ndarray (n_samples,), optional
         The training values of every cost variable (additive matrices).
+    n_jobs : int, default=1
+        Threads of the compiled sums of a categorical target (:func:`level_sums`); the
+        statistics do not depend on it.
 
     Returns
     -------
@@ -214,15 +220,19 @@ def compute_decision_stats(node_of_row, parent, depth, *, cons, sample_weight,
     parent = np.asarray(parent)
     depth = np.asarray(depth)
     n_nodes = parent.shape[0]
-    node_of_row = np.asarray(node_of_row, dtype=np.intp)
     F = np.asarray(sample_weight, dtype=STAT_DTYPE)
     cost_columns = {} if cost_columns is None else dict(cost_columns)
     cost_vars = tuple(cost_columns)
-    var_columns = np.zeros((node_of_row.shape[0], len(cost_vars)), dtype=STAT_DTYPE)
-    for k, name in enumerate(cost_vars):
-        var_columns[:, k] = np.asarray(cost_columns[name], dtype=STAT_DTYPE)
-    weight = _node_sums(node_of_row, F, parent, depth)
+    n = np.shape(node_of_row)[0]
+    if len(cost_vars) == 1:  # (n, 1) without a copy where the column is float64 already
+        var_columns = np.asarray(cost_columns[cost_vars[0]], dtype=STAT_DTYPE).reshape(n, 1)
+    else:
+        var_columns = np.zeros((n, len(cost_vars)), dtype=STAT_DTYPE)
+        for k, name in enumerate(cost_vars):
+            var_columns[:, k] = np.asarray(cost_columns[name], dtype=STAT_DTYPE)
     if cons.is_interval:
+        node_of_row = np.asarray(node_of_row, dtype=np.intp)
+        weight = _node_sums(node_of_row, F, parent, depth)
         y = np.asarray(y, dtype=STAT_DTYPE)
         knots = np.asarray(cons.knots, dtype=STAT_DTYPE)
         fields = dict(
@@ -252,37 +262,137 @@ def compute_decision_stats(node_of_row, parent, depth, *, cons, sample_weight,
 
     t_idx = np.asarray(t_idx)
     n_levels = cons.base.shape[0]
-    # sums per (node, level) from one key per row: the sums of a one-hot expansion by
-    # level, in the same row order, without its (rows x levels [x columns]) arrays
-    key = node_of_row * n_levels + t_idx
+    if cons.case_q is not None:
+        # Q(j, T(j), d) of every case: the sums by level of its own consequences
+        columns = cons.case_q[np.arange(t_idx.shape[0]), t_idx]  # (n, D)
+    else:
+        columns = var_columns
+    weight, sums = level_sums(node_of_row, t_idx, F, columns, n_nodes, n_levels,
+                              n_jobs=n_jobs)
+    weight = propagate_up(weight, parent, depth)
+    sums = propagate_up(sums, parent, depth)
     fields = dict(
         weight=weight,
-        class_weight=_level_sums(key, [F], n_levels, parent, depth)[:, :, 0],
+        class_weight=np.ascontiguousarray(sums[:, :, 0]),
         rows=rows,
         decisions=tuple(decisions),
     )
     if cons.case_q is not None:
         fields["is_case_specific"] = True
-        q_own = cons.case_q[np.arange(t_idx.shape[0]), t_idx]  # (n, D): Q(j, T(j), d)
-        fields["q_sums"] = _level_sums(
-            key, [F * q_own[:, d] for d in range(q_own.shape[1])], n_levels, parent, depth)
+        fields["q_sums"] = np.ascontiguousarray(sums[:, :, 1:])
     else:
         fields["cost_variables"] = cost_vars
-        fields["cost_var_sums"] = _level_sums(
-            key, [F * var_columns[:, k] for k in range(len(cost_vars))], n_levels, parent,
-            depth)
+        fields["cost_var_sums"] = np.ascontiguousarray(sums[:, :, 1:])
     return DecisionStats(**fields)
 
 
-def _level_sums(key, columns, n_levels, parent, depth):
-    """``out[v, t, k]``: the sum of ``columns[k]`` over the rows of node ``v``'s subtree
-    whose level is ``t`` (``key = node * n_levels + level``); shape
-    (n_nodes, n_levels, len(columns))."""
-    n_nodes = parent.shape[0]
-    out = np.empty((n_nodes * n_levels, len(columns)), dtype=STAT_DTYPE)
-    for k, col in enumerate(columns):  # one column of weights at a time
-        out[:, k] = np.bincount(key, weights=col, minlength=n_nodes * n_levels)
-    return propagate_up(out.reshape(n_nodes, n_levels, len(columns)), parent, depth)
+#: Rows of a chunk of the compiled :func:`level_sums` (the chunks' sums are added in
+#: chunk order, whatever the number of threads).
+LEVEL_SUM_CHUNK = 1 << 16
+
+
+def level_sums(node_of_row, level, sample_weight, columns, n_nodes, n_levels, *, n_jobs=1):
+    """Per leaf: the weight, and per (leaf, level) the weight and the weighted columns.
+
+    ``weight[v] = sum_{i in v} F(i)`` and ``sums[v, t] = [sum F(i), sum F(i) c_1(i),
+    ...]`` over the rows ``i`` of leaf ``v`` whose level is ``t`` (the node statistics
+    of a categorical target, before :func:`propagate_up`).
+
+    The NumPy twin (the reference) is one ``np.bincount`` per sum, each adding the rows
+    in row order. The compiled kernel (:mod:`~dtdecide.tree._kernels._compiled_sums`,
+    when :func:`dtdecide._jit.use_compiled` says so) makes every sum in one pass, per
+    chunk of ``LEVEL_SUM_CHUNK`` rows or more (more when the chunks' buffers would
+    outgrow a float per row) on ``n_jobs`` threads, and adds the chunks' sums in chunk
+    order: the same sums for every ``n_jobs``, equal to the twin's within a relative
+    ``1e-12`` (bit for bit on one chunk, and always for whole-number weights).
+
+    Parameters
+    ----------
+    node_of_row : ndarray of int, shape (n_samples,)
+    level : ndarray of int, shape (n_samples,)
+        Level codes in ``[0, n_levels)``.
+    sample_weight : ndarray of float, shape (n_samples,)
+    columns : ndarray of float, shape (n_samples, k)
+    n_nodes, n_levels : int
+    n_jobs : int, default=1
+        Threads of the compiled kernel.
+
+    Returns
+    -------
+    weight : ndarray of shape (n_nodes,)
+    sums : ndarray of shape (n_nodes, n_levels, 1 + k)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> w, s = level_sums(np.array([1, 1, 0]), np.array([0, 1, 1]), np.ones(3),
+    ...                   np.array([[2.0], [3.0], [4.0]]), 2, 2)
+    >>> w.tolist(), s[1].tolist()
+    ([1.0, 2.0], [[1.0, 2.0], [1.0, 3.0]])
+    """
+    n = np.shape(node_of_row)[0]
+    columns = np.asarray(columns, dtype=STAT_DTYPE).reshape(n, -1)
+    k = columns.shape[1]
+    F = np.asarray(sample_weight, dtype=STAT_DTYPE)
+    if n_levels < 127 and use_compiled(n):
+        return _compiled_level_sums(node_of_row, level, F, columns, n_nodes, n_levels,
+                                    n_jobs)
+    node_of_row = np.asarray(node_of_row, dtype=np.intp)
+    weight = leaf_sums(node_of_row, F, n_nodes)
+    # one key per row: the sums of a one-hot expansion by level, in the same row order,
+    # without its (rows x levels [x columns]) arrays
+    key = node_of_row * n_levels + np.asarray(level)
+    size = n_nodes * n_levels
+    sums = np.empty((size, 1 + k), dtype=STAT_DTYPE)
+    sums[:, 0] = np.bincount(key, weights=F, minlength=size)
+    for j in range(k):  # one column of weights at a time
+        sums[:, 1 + j] = np.bincount(key, weights=F * columns[:, j], minlength=size)
+    return weight, sums.reshape(n_nodes, n_levels, 1 + k)
+
+
+def _compiled_level_sums(node_of_row, level, F, columns, n_nodes, n_levels, n_jobs):
+    """:func:`level_sums` by the compiled kernel, per chunk of rows on the threads."""
+    from .._kernels import _compiled_sums
+    from .._kernels._parallel import feature_groups, thread_pool
+
+    n = columns.shape[0]
+    k = columns.shape[1]
+    node_of_row = np.ascontiguousarray(node_of_row, dtype=np.int32)
+    level = np.ascontiguousarray(level, dtype=np.int8)
+    columns = np.ascontiguousarray(columns)
+    unit = F.ndim == 1 and F.size > 0 and F.strides[0] == 0 and F[0] == 1.0
+    F = np.ones(1, dtype=STAT_DTYPE) if unit else np.ascontiguousarray(F)
+    # chunks of LEVEL_SUM_CHUNK rows, fewer and longer when their buffers would hold more
+    # numbers than there are rows (a deep tree on few rows); fixed by the data, never
+    # by the threads
+    cells = n_nodes * (1 + n_levels * (1 + k))
+    max_chunks = max(1, n // max(cells, 1))
+    size = max(LEVEL_SUM_CHUNK, -(-n // max_chunks))
+    bounds = np.append(np.arange(0, n, size), n).astype(np.intp)
+    n_chunks = max(bounds.size - 1, 1)
+    if bounds.size == 1:
+        bounds = np.zeros(2, dtype=np.intp)
+    weight = np.zeros((n_chunks, n_nodes), dtype=STAT_DTYPE)
+    sums = np.zeros((n_chunks, n_nodes * n_levels, 1 + k), dtype=STAT_DTYPE)
+
+    def run(chunks):
+        _compiled_sums.node_level_sums(node_of_row, level, F, unit, columns, bounds,
+                                       int(chunks[0]), int(chunks[-1]) + 1, n_levels,
+                                       weight, sums)
+
+    n_threads = min(int(n_jobs), n_chunks)
+    with thread_pool(n_threads) as pool:
+        groups = feature_groups(np.ones(n_chunks), n_threads)
+        if pool is None:
+            for g in groups:
+                run(g)
+        else:
+            pool.map_groups(run, groups)
+    total_w, total = weight[0], sums[0]
+    for c in range(1, n_chunks):  # in chunk order
+        total_w += weight[c]
+        total += sums[c]
+    return total_w, total.reshape(n_nodes, n_levels, 1 + k)
 
 
 # --------------------------------------------------------------------- decisions
