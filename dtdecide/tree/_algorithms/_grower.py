@@ -82,10 +82,13 @@ class Level:
         :class:`~dtdecide.tree._kernels._histogram.BinLayout` (``n_cells = sum(n_bins_ + 1)``).
     counts : ndarray, shape (m, n_cells) or None
         Their row counts per bin.
-    rows : ndarray of intp or None
-        Training rows still in these nodes (None: every row).
+    rows : ndarray of int32 or None
+        Training rows still in these nodes, in row order (best-first growth in memory).
+        None: the rows whose node (``leaf_of_row`` of the in-memory source) is one of
+        ``node_ids`` (growing level by level, and the root), or rows kept by another
+        source (Dask partitions).
     slots : ndarray of int32 or None
-        Slot of each of ``rows`` (None: every row is in slot 0).
+        Slot of each of ``rows`` (None with ``rows`` None).
     active : ndarray of bool, shape (m,)
         Slots that may be split. Inactive slots hold the histogram of a finished smaller
         child, kept only to derive its sibling.
@@ -287,6 +290,7 @@ def _expand(ctx, level, split, do):
         ctx, level, child_ids, slot_of_child, n_built, small_cont.size,
         (new_hist[:n_built], None if new_counts is None else new_counts[:n_built]),
         sel=sel, needed=needed, feat=feat, table=table,
+        n_built_rows=int(child_cnt[small_needed].sum()),
     )
     # siblings by subtraction: parent - smaller child
     big_parent = sel[big_cont // 2]
@@ -317,6 +321,12 @@ class _LocalRows:
     ``root`` histograms every row; ``children`` partitions the rows of the split nodes
     (in contiguous ranges, one per thread of ``ctx.pool``) and histograms the children
     that are built from rows, returning the rows (and slots) of the next level.
+
+    A row's node is ``ctx.leaf_of_row``, kept up to date by every partition. Growing
+    level by level, a level keeps no row list: its rows are those whose node is one of
+    its nodes, found by reading ``leaf_of_row`` (4 bytes a row, in row order). Growing
+    best first (``max_leaf_nodes``), each node keeps its own rows, so a split visits
+    that node's rows only.
     """
 
     def root(self, ctx):
@@ -329,40 +339,44 @@ class _LocalRows:
         )
         return hist, counts, None, None  # every row, in slot 0
 
-    def finish(self, ctx, level, child_ids, *, sel, feat, table):
+    def finish(self, ctx, level, child_ids, *, sel, feat, table, **_):
         """Record the child of every row of the split nodes ``sel`` when no child grows
         on (the partition without outputs)."""
         self._partition(ctx, level, child_ids, np.full(2 * sel.size, -1, dtype=_ROW_INT),
-                        0, 0, sel, feat, table)
+                        0, 0, sel, feat, table, 0)
 
     def _partition(self, ctx, level, child_ids, slot_of_child, n_built, n_small_cont, sel,
-                   feat, table):
+                   feat, table, n_built_rows):
         # the rows of every split node go to a child: its id is their node from now on;
-        # those of a child that grows on (a slot) are kept (row-level arrays in int32:
-        # half the memory), in contiguous ranges of rows (one per thread), in order
-        k_of_slot = np.full(level.n_nodes, -1, dtype=_ROW_INT)
-        k_of_slot[sel] = np.arange(sel.size, dtype=_ROW_INT)
-        every_pair = sel.size == level.n_nodes  # every row goes to a child
-        part = _Partition(ctx.X_binned, level, k_of_slot, every_pair, feat, table,
-                          slot_of_child, n_built, n_small_cont,
-                          np.asarray(child_ids, dtype=_ROW_INT), ctx.leaf_of_row)
+        # the rows of the histogrammed children (``n_built_rows`` of them) are gathered
+        # in row order, and growing best first the rows of every kept child too
+        # (row-level arrays in int32: half the memory), in contiguous ranges of rows
+        # (one per thread)
+        node_ids = level.node_ids
+        node_lo = int(node_ids.min())
+        k_of_node = np.full(int(node_ids.max()) - node_lo + 1, -1, dtype=_ROW_INT)
+        k_of_node[node_ids[sel] - node_lo] = np.arange(sel.size, dtype=_ROW_INT)
+        part = _Partition(ctx.X_binned, level.rows, ctx.leaf_of_row, node_lo, k_of_node,
+                          feat, table, slot_of_child, n_built, n_small_cont,
+                          np.asarray(child_ids, dtype=_ROW_INT), ctx.max_leaf_nodes is not None)
         n_level_rows = ctx.X_binned.shape[0] if level.rows is None else level.rows.shape[0]
         n_ranges = 1 if ctx.pool is None else ctx.pool.n_threads
         bounds = np.linspace(0, n_level_rows, n_ranges + 1).astype(np.intp)
         ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
         if part.compiled:
-            pieces = part.compiled_ranges(ranges, ctx.pool)
+            pieces = part.compiled_ranges(ranges, ctx.pool, n_built_rows)
         elif len(ranges) == 1:
             pieces = part(ranges[0])
         else:
-            pieces = [np.concatenate(arrays)
+            pieces = [None if arrays[0] is None else np.concatenate(arrays)
                       for arrays in zip(*ctx.pool.map_groups(part, ranges))]
+        _check_built(pieces[0].shape[0], n_built_rows, exact=True)
         return pieces
 
     def children(self, ctx, level, child_ids, slot_of_child, n_built, n_small_cont, out, *,
-                 sel, needed, feat, table):
+                 sel, needed, feat, table, n_built_rows):
         pieces = self._partition(ctx, level, child_ids, slot_of_child, n_built,
-                                 n_small_cont, sel, feat, table)
+                                 n_small_cont, sel, feat, table, n_built_rows)
         built_rows, built_slots, alive_rows, alive_slots = pieces
         del pieces
         # histograms of the smaller children
@@ -379,39 +393,37 @@ class _LocalRows:
 class _Partition:
     """Send one contiguous range of a level's rows to the children of their node.
 
-    Called with ``(lo, hi)``, positions in the level's row list, it returns the rows
-    (and new slots) of that range that go to a histogrammed child (slot ``< n_built``)
-    and those that stay in a growing child, each in row order. Ranges are independent,
-    so threads may take one each.
+    Called with ``(lo, hi)``, positions in the level's row list (``rows``; None: every
+    row of the table, those of the level being the rows whose node ``leaf_of_row`` is
+    one of the split nodes ``k_of_node[node - node_lo] >= 0``), it records each routed
+    row's child in ``leaf_of_row`` and returns the rows (and new slots) of that range
+    that go to a histogrammed child (slot ``< n_built``) and, with ``keep_alive``, those
+    that stay in a growing child, each in row order (None without). Ranges are
+    independent, so threads may take one each.
     """
 
-    def __init__(self, X_binned, level, k_of_slot, every_pair, feat, table, slot_of_child,
-                 n_built, n_small_cont, child_node, leaf_of_row):
+    def __init__(self, X_binned, rows, leaf_of_row, node_lo, k_of_node, feat, table,
+                 slot_of_child, n_built, n_small_cont, child_node, keep_alive):
         self.__dict__.update(locals())
         del self.__dict__["self"]
         # read here, in the calling thread (config_context), for the whole table
         self.compiled = use_compiled(X_binned.shape[0])
 
     def __call__(self, bounds):
-        """The NumPy twin on the rows ``lo:hi``: ``(built_rows, built_slots, alive_rows,
-        alive_slots)``."""
+        """The NumPy twin on the positions ``lo:hi``: ``(built_rows, built_slots,
+        alive_rows, alive_slots)``."""
         lo, hi = bounds
-        X_binned, level, table, feat = self.X_binned, self.level, self.table, self.feat
-        if level.slots is None:  # every row in slot 0
-            k = np.full(hi - lo, self.k_of_slot[0], dtype=_ROW_INT)
-        else:
-            k = self.k_of_slot.take(level.slots[lo:hi])
-        if self.every_pair:  # every node splits and goes on: every row stays
-            rows = np.arange(lo, hi, dtype=_ROW_INT) if level.rows is None else level.rows[lo:hi]
-        else:
-            keep = np.flatnonzero(k >= 0)
-            if level.rows is None:
-                rows = keep.astype(_ROW_INT)
-                rows += lo
-            else:
-                rows = level.rows[lo:hi].take(keep)
-            k = k.take(keep)
-            del keep
+        X_binned, table, feat = self.X_binned, self.table, self.feat
+        rows = np.arange(lo, hi, dtype=_ROW_INT) if self.rows is None else self.rows[lo:hi]
+        v = self.leaf_of_row.take(rows).astype(np.intp)
+        v -= self.node_lo
+        inside = np.flatnonzero((v >= 0) & (v < self.k_of_node.shape[0]))
+        k = self.k_of_node.take(v.take(inside))
+        del v
+        keep = inside.take(np.flatnonzero(k >= 0))
+        rows = rows.take(keep)
+        k = k[k >= 0]
+        del keep, inside
         n_total, B = X_binned.shape[0], table.shape[1]
         if feat.size == 1:
             child = (~table[0].take(X_binned[:, feat[0]].take(rows))).astype(_ROW_INT)
@@ -434,65 +446,98 @@ class _Partition:
         del child
         n_built = self.n_built
         built = np.flatnonzero((row_slot >= 0) & (row_slot < n_built))
+        if not self.keep_alive:
+            return rows.take(built), row_slot.take(built), None, None
         alive = np.flatnonzero(
             (row_slot >= 0) & ((row_slot < self.n_small_cont) | (row_slot >= n_built))
         )
         return rows.take(built), row_slot.take(built), rows.take(alive), row_slot.take(alive)
 
     def _compiled_args(self):
-        level = self.level
-        use_rows = level.rows is not None
-        use_slots = level.slots is not None
+        use_rows = self.rows is not None
         dummy = np.zeros(1, dtype=_ROW_INT)
         return (
             np.asfortranarray(self.X_binned),
-            np.asarray(level.rows, dtype=_ROW_INT) if use_rows else dummy, use_rows,
-            np.asarray(level.slots, dtype=_ROW_INT) if use_slots else dummy, use_slots,
-            np.asarray(self.k_of_slot, dtype=_ROW_INT), np.asarray(self.feat, dtype=np.intp),
-            np.ascontiguousarray(self.table), np.asarray(self.slot_of_child, dtype=_ROW_INT),
-            self.n_built, self.n_small_cont, self.child_node, self.leaf_of_row,
+            np.asarray(self.rows, dtype=_ROW_INT) if use_rows else dummy, use_rows,
+            self.leaf_of_row, self.node_lo, self.k_of_node,
+            np.asarray(self.feat, dtype=np.intp), np.ascontiguousarray(self.table),
+            np.asarray(self.slot_of_child, dtype=_ROW_INT),
+            self.n_built, self.n_small_cont, self.child_node,
         )
 
-    def compiled_ranges(self, ranges, pool):
+    def compiled_ranges(self, ranges, pool, n_built_rows):
         """The compiled partition of ``ranges`` (on the threads of ``pool``).
 
-        The rows that stay (alive) are written over the level's own rows and slots,
-        range by range (the ``i``-th kept row of a range at the range's ``i``-th
-        position, after it was read), then the ranges' pieces are moved together:
-        no new row arrays after the root level. The rows of the histogrammed children
-        (each no more than half its parent's rows, so half the level's rows in all)
-        go to new arrays: on one thread of that size, on several of the level's size
-        (each range writes its own stretch; the pieces are then moved together).
+        The rows of the histogrammed children (``n_built_rows``, known from the
+        histograms) go to new arrays of exactly that size: on one thread in the one
+        pass; on several, each thread first routes its range and counts them, then
+        copies them into its own stretch (``collect_rows``, a read of ``leaf_of_row``).
+        Growing best first, the rows that stay (alive) are also written, over the level's
+        own rows and slots where it has them (the ``i``-th kept row of a range at the
+        range's ``i``-th position, after it was read), the ranges' pieces then moved
+        together; the rows of the histogrammed children then go, on several threads,
+        into level-sized arrays, each range writing its own stretch.
         """
         from .._kernels import _compiled
 
         args = self._compiled_args()
-        level = self.level
         n_level = ranges[-1][1]
-        # in place where the level has its own arrays (the root has none)
-        alive_rows = args[1] if level.rows is not None else np.empty(n_level, dtype=_ROW_INT)
-        alive_slots = (args[3] if level.slots is not None
-                       else np.empty(n_level, dtype=_ROW_INT))
+        keep = self.keep_alive
+        if keep:  # in place where the level has its own rows (the root has none)
+            alive_rows = args[1] if self.rows is not None else np.empty(n_level, _ROW_INT)
+            alive_slots = np.empty(n_level, _ROW_INT)
+        else:
+            alive_rows = alive_slots = np.zeros(0, dtype=_ROW_INT)
         if len(ranges) == 1:
             lo, hi = ranges[0]
-            cap = (hi - lo) // 2 + 1
-            built_rows = np.empty(cap, dtype=_ROW_INT)
-            built_slots = np.empty(cap, dtype=_ROW_INT)
-            nb, na = _compiled.partition_range(*args, lo, hi, built_rows, built_slots,
-                                               alive_rows[lo:hi], alive_slots[lo:hi])
-            _check_built(nb, cap)
-            # views: the built rows live only while their histograms are built
-            return built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na]
-        # several threads: one pass, each range writing its histogrammed rows into its
-        # own stretch of level-sized arrays, then every range's pieces moved together
+            built_rows = np.empty(n_built_rows, dtype=_ROW_INT)
+            built_slots = np.empty(n_built_rows, dtype=_ROW_INT)
+            nb, na = _compiled.partition_range(
+                *args, lo, hi, built_rows, built_slots, True,
+                alive_rows[lo:hi] if keep else alive_rows,
+                alive_slots[lo:hi] if keep else alive_slots, keep)
+            _check_built(nb, n_built_rows, exact=True)
+            if not keep:
+                return built_rows, built_slots, None, None
+            return built_rows, built_slots, alive_rows[:na], alive_slots[:na]
+        if not keep:
+            # count on the threads, then each thread copies its range's rows into its
+            # own stretch of the exact-size arrays
+            def route(i):
+                lo, hi = ranges[i]
+                return _compiled.partition_range(*args, lo, hi, alive_rows, alive_slots,
+                                                 False, alive_rows, alive_slots, False)[0]
+
+            counts = pool.map_groups(route, list(range(len(ranges))))
+            starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+            _check_built(int(starts[-1]), n_built_rows, exact=True)
+            built_rows = np.empty(n_built_rows, dtype=_ROW_INT)
+            built_slots = np.empty(n_built_rows, dtype=_ROW_INT)
+            node_lo = int(self.child_node[0]) if self.child_node.size else 0
+            slot_of_node = args[8]  # children ids are node_lo, node_lo + 1, ...
+
+            def collect(i):
+                lo, hi = ranges[i]
+                a, b = starts[i], starts[i + 1]
+                return _compiled.collect_rows(self.leaf_of_row, node_lo, slot_of_node,
+                                              self.n_built, lo, hi, built_rows[a:b],
+                                              built_slots[a:b])
+
+            got = pool.map_groups(collect, list(range(len(ranges))))
+            for i, n in enumerate(got):
+                _check_built(n, int(starts[i + 1] - starts[i]), exact=True)
+            return built_rows, built_slots, None, None
+        # growing best first on several threads: one pass, each range writing its
+        # histogrammed rows into its own stretch of level-sized arrays, then every
+        # range's pieces moved together
         built_rows = np.empty(n_level, dtype=_ROW_INT)
         built_slots = np.empty(n_level, dtype=_ROW_INT)
 
         def fill(i):
             lo, hi = ranges[i]
             return _compiled.partition_range(*args, lo, hi, built_rows[lo:hi],
-                                             built_slots[lo:hi], alive_rows[lo:hi],
-                                             alive_slots[lo:hi])
+                                             built_slots[lo:hi], True, alive_rows[lo:hi],
+                                             alive_slots[lo:hi], True)
 
         written = pool.map_groups(fill, list(range(len(ranges))))
         nb = na = 0
@@ -509,11 +554,12 @@ class _Partition:
         return built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na]
 
 
-def _check_built(n_written, capacity):
-    if n_written > capacity:  # the kernel stopped writing at the capacity
+def _check_built(n_written, capacity, exact=False):
+    if n_written > capacity or (exact and n_written != capacity):
+        # the kernel stops writing at the capacity
         raise RuntimeError(
             f"internal error: the partition found {n_written} rows for the histogrammed "
-            f"children, more than the {capacity} it made room for"
+            f"children; their histograms count {capacity}"
         )
 
 

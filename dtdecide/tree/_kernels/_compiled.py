@@ -19,6 +19,7 @@ __all__ = [
     "hist_classes",
     "hist_channels",
     "partition_range",
+    "collect_rows",
 ]
 
 _jit = numba.njit(nogil=True, cache=True)
@@ -92,35 +93,40 @@ def hist_channels(X, rows, use_rows, slots, use_slots, channels, features, offse
 
 
 @_jit
-def partition_range(X, level_rows, use_rows, level_slots, use_slots, k_of_slot, feat, table,
-                    slot_of_child, n_built, n_small_cont, child_node, leaf_of_row, lo, hi,
-                    built_rows, built_slots, alive_rows, alive_slots):
-    """Send the level's rows ``lo:hi`` to the children of their node (twin of
-    ``_Partition.__call__`` in the grower).
+def partition_range(X, rows, use_rows, leaf_of_row, node_lo, k_of_node, feat, table,
+                    slot_of_child, n_built, n_small_cont, child_node, lo, hi, built_rows,
+                    built_slots, write_built, alive_rows, alive_slots, write_alive):
+    """Send the rows at positions ``lo:hi`` of a level to the children of their node
+    (twin of ``_Partition.__call__`` in the grower).
 
-    Row ``level_rows[p]`` (or ``p`` unless ``use_rows``) of slot ``level_slots[p]`` (or 0
-    unless ``use_slots``) belongs to split pair ``k = k_of_slot[slot]`` (-1: its node is
-    not split); it goes to child ``2 k`` when ``table[k, X[row, feat[k]]]`` (go left),
-    else ``2 k + 1``, whose new slot is ``slot_of_child[child]`` (-1: not kept).
-    ``leaf_of_row[row]`` becomes the child's node id ``child_node[child]``,
-    rows of slots ``< n_built`` are written to ``built_*`` and rows of slots
-    ``< n_small_cont`` or ``>= n_built`` to ``alive_*``, each in row order. The alive
-    rows may be written over the range's own rows (``alive_rows`` the view
-    ``level_rows[lo:hi]``, the same for the slots): the ``i``-th kept row is written at
-    ``i``, after position ``lo + i`` has been read. Returns the numbers of built and
-    alive rows ``(nb, na)``. Writes stop at the
-    outputs' lengths (the counts go on), so a caller that sized them wrong sees it in
-    the counts instead of a corrupted heap.
+    Position ``p`` is row ``rows[p]`` (or row ``p`` unless ``use_rows``: the level's rows
+    are then those of every row whose node is one of the level's). A row's node is
+    ``leaf_of_row[row]``; it belongs to split pair ``k = k_of_node[node - node_lo]``
+    (-1, or a node outside the table: not split here). It goes to child ``2 k`` when
+    ``table[k, X[row, feat[k]]]`` (go left), else ``2 k + 1``: ``leaf_of_row[row]``
+    becomes ``child_node[child]``, whose slot in the next level is
+    ``slot_of_child[child]`` (-1: not kept). Rows of slots ``< n_built`` are counted and,
+    with ``write_built``, written to ``built_*``; with ``write_alive``, rows of slots
+    ``< n_small_cont`` or ``>= n_built`` are written to ``alive_*``; each in row order.
+    The alive rows may be written over the range's own rows (``alive_rows`` the view
+    ``rows[lo:hi]``): the ``i``-th kept row is written at ``i``, after position
+    ``lo + i`` has been read. Returns the numbers of built and alive rows ``(nb, na)``.
+    Writes stop at the outputs' lengths (the counts go on), so a caller that sized them
+    wrong sees it in the counts instead of a corrupted heap.
     """
     nb = 0
     na = 0
     cap_b = built_rows.shape[0]
     cap_a = alive_rows.shape[0]
+    n_k = k_of_node.shape[0]
     for p in range(lo, hi):
-        k = k_of_slot[level_slots[p]] if use_slots else k_of_slot[0]
+        r = rows[p] if use_rows else p
+        v = leaf_of_row[r] - node_lo
+        if v < 0 or v >= n_k:
+            continue
+        k = k_of_node[v]
         if k < 0:
             continue
-        r = level_rows[p] if use_rows else p
         child = 2 * k
         if not table[k, X[r, feat[k]]]:
             child += 1
@@ -129,16 +135,41 @@ def partition_range(X, level_rows, use_rows, level_slots, use_slots, k_of_slot, 
         if s < 0:
             continue
         if s < n_built:
-            if nb < cap_b:
+            if write_built and nb < cap_b:
                 built_rows[nb] = r
                 built_slots[nb] = s
             nb += 1
-        if s < n_small_cont or s >= n_built:
+        if write_alive and (s < n_small_cont or s >= n_built):
             if na < cap_a:
                 alive_rows[na] = r
                 alive_slots[na] = s
             na += 1
     return nb, na
+
+
+@_jit
+def collect_rows(leaf_of_row, node_lo, slot_of_node, n_built, lo, hi, out_rows, out_slots):
+    """Rows ``lo:hi`` whose node ``v`` has a slot ``slot_of_node[v - node_lo]`` below
+    ``n_built``, in row order, into ``out_rows`` (and the slots into ``out_slots``);
+    returns their number (writes stop at the outputs' length). After a partition on
+    several threads that only counted (``partition_range`` without ``write_built``),
+    each thread collects its range's rows into its own stretch of exact-size arrays.
+    Twin: the rows of the histogrammed children in ``_Partition.__call__``."""
+    n = 0
+    cap = out_rows.shape[0]
+    n_s = slot_of_node.shape[0]
+    for r in range(lo, hi):
+        v = leaf_of_row[r] - node_lo
+        if v < 0 or v >= n_s:
+            continue
+        s = slot_of_node[v]
+        if s < 0 or s >= n_built:
+            continue
+        if n < cap:
+            out_rows[n] = r
+            out_slots[n] = s
+        n += 1
+    return n
 
 
 @_jit
