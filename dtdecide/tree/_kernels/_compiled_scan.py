@@ -36,6 +36,8 @@ __all__ = ["CRITERION_CODES", "PROFIT_CODES", "scan_features"]
 
 # float division by zero gives inf/NaN as in NumPy (the twin masks those candidates)
 _jit = numba.njit(nogil=True, cache=True, error_model="numpy")
+# inlined into its callers by Numba: the entropy scan ran 1.5x slower calling it per candidate
+_jit_inline = numba.njit(nogil=True, cache=True, error_model="numpy", inline="always")
 
 GINI, ENTROPY, GENERALIZED_GINI, VARIANCE = 0, 1, 2, 3
 COST_GINI, REGRET_GINI, PROFIT, PROFIT_GINI = 4, 5, 6, 7
@@ -141,8 +143,10 @@ def _w_gini(P, D):
     return out if N > 0 else 0.0
 
 
-@_jit
+@_jit_inline
 def _w_entropy(L, s, P, right, log2_table):
+    """Entropy's ``W`` of the sums :func:`_val` (a child's, or the parent's: ``L[s]`` is
+    ``P`` and ``right`` False)."""
     C = L.shape[1]
     N = _vsum(L, s, P, right, 0, C)
     out = _xlog2x(N, log2_table)
@@ -165,15 +169,6 @@ def _w_generalized_gini(L, s, P, right, loss):
         quad = quad / N
     out = _max0(quad)
     return out if N > 0 else 0.0
-
-
-@_jit
-def _w_variance(L, s, P, right):
-    W = _val(L, s, P, right, 0)
-    v = _val(L, s, P, right, 1)
-    sq = v * v
-    sq = sq / W if W > 0 else 0.0
-    return _max0(_val(L, s, P, right, 2) - sq)
 
 
 @_jit
@@ -209,13 +204,19 @@ def _first_max(g, s, best, pos, seen_nan):
 
 # ------------------------------------------------- best prefix of one scan order
 # ``(gain, pos)``: the first best of the candidates ``L[:n]`` (left sums; -inf where not
-# ``ok``) under ``split_gain`` of the twin, one function per criterion family.
+# ``ok``) under ``split_gain`` of the twin, one function per criterion family, all with
+# the arguments ``(L, n, ok, parent, params)``: ``parent[0]`` the parent's sums ``P``
+# (:func:`_prepare`'s ``buf[2]``) and ``params`` the family's own tuple (see
+# :func:`scan_features`).
 
 
 @_jit
-def _best_gini(L, n, ok, P, Wp, NP):
-    """The parent's N cancels against N_left + N_right."""
+def _best_gini(L, n, ok, parent, params):
+    """The parent's N cancels against N_left + N_right (``params`` empty)."""
     C = L.shape[1]
+    P = parent[0]
+    Wp = _w_gini(P, C)
+    NP = _csum(P, 0, C)
     best, pos, seen_nan = -np.inf, 0, False
     for s in range(n):
         g = -np.inf
@@ -238,10 +239,10 @@ def _best_gini(L, n, ok, P, Wp, NP):
 
 
 @_jit
-def _best_variance(L, n, ok, P):
-    """The S2 terms cancel."""
+def _best_variance(L, n, ok, parent, params):
+    """The S2 terms cancel (``params`` empty)."""
     best, pos, seen_nan = -np.inf, 0, False
-    WP, SP = P[0], P[1]
+    WP, SP = parent[0, 0], parent[0, 1]
     sub = SP * SP / WP if WP > 0 else 0.0
     for s in range(n):
         g = -np.inf
@@ -255,29 +256,28 @@ def _best_variance(L, n, ok, P):
 
 
 @_jit
-def _best_entropy(L, n, ok, P, Wp, log2_table):
-    C = L.shape[1]
+def _best_entropy(L, n, ok, parent, params):
+    """``params``: ``(log2_table,)`` (see :func:`_xlog2x`)."""
+    log2_table = params[0]
+    P = parent[0]
+    Wp = _w_entropy(parent, 0, P, False, log2_table)
     best, pos, seen_nan = -np.inf, 0, False
     for s in range(n):
         g = -np.inf
         if ok[s]:
-            g = Wp
-            for right in (False, True):
-                N = _vsum(L, s, P, right, 0, C)
-                W = 0.0
-                if N > 0:
-                    W = _xlog2x(N, log2_table)
-                    for c in range(C):
-                        W -= _xlog2x(_val(L, s, P, right, c), log2_table)
-                    W = _max0(W)
-                g -= W
+            g = Wp - _w_entropy(L, s, P, False, log2_table)
+            g -= _w_entropy(L, s, P, True, log2_table)
         best, pos, seen_nan = _first_max(g, s, best, pos, seen_nan)
     return best, pos
 
 
 @_jit
-def _best_generalized_gini(L, n, ok, P, Wp, loss):
+def _best_generalized_gini(L, n, ok, parent, params):
+    """``params``: ``(loss,)``, the loss matrix."""
+    loss = params[0]
     C = L.shape[1]
+    P = parent[0]
+    Wp = _w_generalized_gini(parent, 0, P, False, loss)
     best, pos, seen_nan = -np.inf, 0, False
     # the loss matrix's non-zero entries, in the twin's order (t, then d)
     n_pairs = 0
@@ -309,9 +309,12 @@ def _best_generalized_gini(L, n, ok, P, Wp, loss):
 
 
 @_jit
-def _best_cost_gini(L, n, ok, P, Wp, D):
+def _best_cost_gini(L, n, ok, parent, params):
     """``W(parent) - W(left) - W(right)``, each child's Gini of the first ``D`` channels
-    (``_gini_at``'s operations, read directly)."""
+    (``_gini_at``'s operations, read directly); ``params``: ``(D,)``."""
+    D = params[0]
+    P = parent[0]
+    Wp = _w_gini(P, D)
     best, pos, seen_nan = -np.inf, 0, False
     for s in range(n):
         g = -np.inf
@@ -335,8 +338,12 @@ def _best_cost_gini(L, n, ok, P, Wp, D):
 
 
 @_jit
-def _best_profit(L, n, ok, P, Wp, crit, D, has_m, has_r, tie_break):
-    """``W(parent) - W(left) - W(parent - left)`` of :func:`_w_profit`."""
+def _best_profit(L, n, ok, parent, params):
+    """``W(parent) - W(left) - W(parent - left)`` of :func:`_w_profit`; ``params``:
+    ``(crit, D, has_m, has_r, tie_break)``."""
+    crit, D, has_m, has_r, tie_break = params
+    P = parent[0]
+    Wp = _w_profit(parent, 0, P, False, crit, D, has_m, has_r, tie_break)
     best, pos, seen_nan = -np.inf, 0, False
     for s in range(n):
         g = -np.inf
@@ -462,171 +469,69 @@ def _order(j, i, k, offsets, widths, orders, key_lo, n_keys, n_scan, natural):
     return lo, orders[key_lo[j] + k, i], n_scan[j], lo + w - 1
 
 
-# ----------------------------------------------- the scans, one per criterion family
-# Each repeats the same loops (features, nodes, scan orders, missing sides) around its
-# family's functions; arguments as in :func:`scan_features`, with the buffers of
-# :func:`_prepare` (``buf``, ``ok``), the histogram dtype's zero and ``natural`` (the
-# numeric features' order, ``arange`` of the widest feature) made by the caller. Missing
-# values are tried right, then left, taken left only when strictly better; a later
-# category order is kept only when strictly better, so an invalid or NaN best ends as
-# -inf, which never wins (as in the twin).
+# ---------------------------------------------------------------- the scan loops
+# One skeleton for every family: the loops over features, nodes, scan orders and missing
+# sides, around the family's ``_best_*``. :func:`_family_scan` compiles one copy per
+# family (``family`` is a constant of the closure, so Numba prunes the other families'
+# branches before typing them and a fit compiles only its own); a closure over a
+# constant, unlike one over a jitted function or a function passed as an argument, is
+# found again in Numba's on-disk cache by the next process.
 
 
-@_jit
-def _scan_gini(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths,
-               orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, out_gain,
-               out_pos, out_ml, out_key):
-    for j in features:
-        for i in range(hist.shape[0]):
-            g, pos, ml, key = -np.inf, 0, False, -1
-            for k in range(max(n_keys[j], 1)):
-                lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo, n_keys,
-                                             n_scan, natural)
-                sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
-                                     cells, n, mcell, zero_raw, buf, ok)
-                P = buf[2, 0]
-                Wp = _w_gini(P, P.shape[0])
-                NP = _csum(P, 0, P.shape[0])
-                g_k, pos_k, ml_k = -np.inf, 0, False
-                for side in range(sides):
-                    g_s, p_s = _best_gini(buf[side], n, ok[side], P, Wp, NP)
-                    if side == 0:
-                        g_k, pos_k = g_s, p_s
-                    elif g_s > g_k:
-                        g_k, pos_k, ml_k = g_s, p_s, True
-                if g_k > g:
-                    g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
-            out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
+def _family_scan(family):
+    """The compiled scan of one criterion family (:data:`GINI`, :data:`VARIANCE`,
+    :data:`ENTROPY`, :data:`GENERALIZED_GINI`, :data:`COST_GINI` or :data:`PROFIT` for
+    every other profit method).
+
+    Arguments as in :func:`scan_features`, with the buffers of :func:`_prepare` (``buf``,
+    ``ok``), the histogram dtype's zero, ``natural`` (the numeric features' order,
+    ``arange`` of the widest feature) and the family's ``params`` made by the caller.
+    Missing values are tried right, then left, taken left only when strictly better; a
+    later category order is kept only when strictly better, so an invalid or NaN best
+    ends as -inf, which never wins (as in the twin).
+    """
+
+    @_jit
+    def scan(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths, orders,
+             key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, params, out_gain, out_pos,
+             out_ml, out_key):
+        for j in features:
+            for i in range(hist.shape[0]):
+                g, pos, ml, key = -np.inf, 0, False, -1
+                for k in range(max(n_keys[j], 1)):
+                    lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo,
+                                                 n_keys, n_scan, natural)
+                    sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
+                                         cells, n, mcell, zero_raw, buf, ok)
+                    g_k, pos_k, ml_k = -np.inf, 0, False
+                    for side in range(sides):
+                        if family == GINI:
+                            g_s, p_s = _best_gini(buf[side], n, ok[side], buf[2], params)
+                        elif family == VARIANCE:
+                            g_s, p_s = _best_variance(buf[side], n, ok[side], buf[2], params)
+                        elif family == ENTROPY:
+                            g_s, p_s = _best_entropy(buf[side], n, ok[side], buf[2], params)
+                        elif family == GENERALIZED_GINI:
+                            g_s, p_s = _best_generalized_gini(buf[side], n, ok[side], buf[2],
+                                                              params)
+                        elif family == COST_GINI:
+                            g_s, p_s = _best_cost_gini(buf[side], n, ok[side], buf[2], params)
+                        else:
+                            g_s, p_s = _best_profit(buf[side], n, ok[side], buf[2], params)
+                        if side == 0:
+                            g_k, pos_k = g_s, p_s
+                        elif g_s > g_k:
+                            g_k, pos_k, ml_k = g_s, p_s, True
+                    if g_k > g:
+                        g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
+                out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
+
+    return scan
 
 
-@_jit
-def _scan_variance(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths,
-                   orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, out_gain,
-                   out_pos, out_ml, out_key):
-    for j in features:
-        for i in range(hist.shape[0]):
-            g, pos, ml, key = -np.inf, 0, False, -1
-            for k in range(max(n_keys[j], 1)):
-                lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo, n_keys,
-                                             n_scan, natural)
-                sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
-                                     cells, n, mcell, zero_raw, buf, ok)
-                P = buf[2, 0]
-                g_k, pos_k, ml_k = -np.inf, 0, False
-                for side in range(sides):
-                    g_s, p_s = _best_variance(buf[side], n, ok[side], P)
-                    if side == 0:
-                        g_k, pos_k = g_s, p_s
-                    elif g_s > g_k:
-                        g_k, pos_k, ml_k = g_s, p_s, True
-                if g_k > g:
-                    g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
-            out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
-
-
-@_jit
-def _scan_entropy(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths,
-                  orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, log2_table,
-                  out_gain, out_pos, out_ml, out_key):
-    for j in features:
-        for i in range(hist.shape[0]):
-            g, pos, ml, key = -np.inf, 0, False, -1
-            for k in range(max(n_keys[j], 1)):
-                lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo, n_keys,
-                                             n_scan, natural)
-                sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
-                                     cells, n, mcell, zero_raw, buf, ok)
-                P = buf[2, 0]
-                Wp = _w_entropy(buf[2], 0, P, False, log2_table)
-                g_k, pos_k, ml_k = -np.inf, 0, False
-                for side in range(sides):
-                    g_s, p_s = _best_entropy(buf[side], n, ok[side], P, Wp, log2_table)
-                    if side == 0:
-                        g_k, pos_k = g_s, p_s
-                    elif g_s > g_k:
-                        g_k, pos_k, ml_k = g_s, p_s, True
-                if g_k > g:
-                    g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
-            out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
-
-
-@_jit
-def _scan_generalized_gini(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets,
-                           widths, orders, key_lo, n_keys, n_scan, buf, ok, zero_raw,
-                           natural, loss, out_gain, out_pos, out_ml, out_key):
-    for j in features:
-        for i in range(hist.shape[0]):
-            g, pos, ml, key = -np.inf, 0, False, -1
-            for k in range(max(n_keys[j], 1)):
-                lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo, n_keys,
-                                             n_scan, natural)
-                sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
-                                     cells, n, mcell, zero_raw, buf, ok)
-                P = buf[2, 0]
-                Wp = _w_generalized_gini(buf[2], 0, P, False, loss)
-                g_k, pos_k, ml_k = -np.inf, 0, False
-                for side in range(sides):
-                    g_s, p_s = _best_generalized_gini(buf[side], n, ok[side], P, Wp, loss)
-                    if side == 0:
-                        g_k, pos_k = g_s, p_s
-                    elif g_s > g_k:
-                        g_k, pos_k, ml_k = g_s, p_s, True
-                if g_k > g:
-                    g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
-            out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
-
-
-@_jit
-def _scan_cost_gini(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets,
-                    widths, orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, D,
-                    out_gain, out_pos, out_ml, out_key):
-    for j in features:
-        for i in range(hist.shape[0]):
-            g, pos, ml, key = -np.inf, 0, False, -1
-            for k in range(max(n_keys[j], 1)):
-                lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo, n_keys,
-                                             n_scan, natural)
-                sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
-                                     cells, n, mcell, zero_raw, buf, ok)
-                P = buf[2, 0]
-                Wp = _w_gini(P, D)
-                g_k, pos_k, ml_k = -np.inf, 0, False
-                for side in range(sides):
-                    g_s, p_s = _best_cost_gini(buf[side], n, ok[side], P, Wp, D)
-                    if side == 0:
-                        g_k, pos_k = g_s, p_s
-                    elif g_s > g_k:
-                        g_k, pos_k, ml_k = g_s, p_s, True
-                if g_k > g:
-                    g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
-            out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
-
-
-@_jit
-def _scan_profit(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths,
-                 orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, crit, D, has_m,
-                 has_r, tie_break, out_gain, out_pos, out_ml, out_key):
-    for j in features:
-        for i in range(hist.shape[0]):
-            g, pos, ml, key = -np.inf, 0, False, -1
-            for k in range(max(n_keys[j], 1)):
-                lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo, n_keys,
-                                             n_scan, natural)
-                sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
-                                     cells, n, mcell, zero_raw, buf, ok)
-                P = buf[2, 0]
-                Wp = _w_profit(buf[2], 0, P, False, crit, D, has_m, has_r, tie_break)
-                g_k, pos_k, ml_k = -np.inf, 0, False
-                for side in range(sides):
-                    g_s, p_s = _best_profit(buf[side], n, ok[side], P, Wp, crit, D, has_m,
-                                            has_r, tie_break)
-                    if side == 0:
-                        g_k, pos_k = g_s, p_s
-                    elif g_s > g_k:
-                        g_k, pos_k, ml_k = g_s, p_s, True
-                if g_k > g:
-                    g, pos, ml, key = g_k, pos_k, ml_k, (k if n_keys[j] else -1)
-            out_gain[j, i], out_pos[j, i], out_ml[j, i], out_key[j, i] = g, pos, ml, key
+#: criterion family -> its compiled scan (compiled on its first call)
+_SCANS = {family: _family_scan(family)
+          for family in (GINI, VARIANCE, ENTROPY, GENERALIZED_GINI, COST_GINI, PROFIT)}
 
 
 def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, has_r,
@@ -658,19 +563,17 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
     ok = np.empty((2, width), dtype=np.bool_)
     common = (hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths, orders,
               key_lo, n_keys, n_scan, buf, ok, hist.dtype.type(0), np.arange(width))
-    out = (out_gain, out_pos, out_ml, out_key)
-    if crit == GINI:
-        _scan_gini(*common, *out)
-    elif crit == VARIANCE:
-        _scan_variance(*common, *out)
+    if crit in (GINI, VARIANCE):
+        family, params = crit, ()
     elif crit == ENTROPY:
-        _scan_entropy(*common, log2_table, *out)
+        family, params = crit, (log2_table,)
     elif crit == GENERALIZED_GINI:
-        _scan_generalized_gini(*common, loss, *out)
+        family, params = crit, (loss,)
     elif crit == COST_GINI:  # the profit criterion's default
-        _scan_cost_gini(*common, D, *out)
+        family, params = crit, (D,)
     else:
-        _scan_profit(*common, crit, D, has_m, has_r, tie_break, *out)
+        family, params = PROFIT, (crit, D, has_m, has_r, tie_break)
+    _SCANS[family](*common, params, out_gain, out_pos, out_ml, out_key)
 
 
 @_jit
