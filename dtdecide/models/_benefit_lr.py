@@ -8,7 +8,6 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..decision import DecisionMatrix
@@ -19,6 +18,7 @@ from ._benefit import (
     class_matrix,
     one_vs_rest_benefits,
 )
+from ._targets import class_codes
 
 __all__ = ["BenefitWeightedLogisticRegression"]
 
@@ -256,13 +256,8 @@ default="lbfgs"
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], order="C"
         )
-        check_classification_targets(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        self.classes_, y_idx = class_codes(y)
         n_classes = self.classes_.shape[0]
-        if n_classes < 2:
-            raise ValueError(
-                f"y must hold at least 2 classes; got one class {self.classes_.tolist()}"
-            )
         weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         self.decision_matrix_ = None
         given_priors = self.priors

@@ -39,7 +39,6 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils import Bunch, _safe_indexing, get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
     check_is_fitted,
@@ -49,6 +48,7 @@ from sklearn.utils.validation import (
 )
 
 from ._benefit_lr import BenefitWeightedLogisticRegression
+from ._targets import class_codes
 
 __all__ = [
     "FlatCostSensitiveClassifier",
@@ -231,10 +231,27 @@ def _accepts_sparse(estimator):
 
 
 class _MinorityGroupsMixin:
-    """Shared parameter checks: majority class, costs, y and weights."""
+    """Shared checks: parameters, costs, ``y`` and weights at fit; ``X`` when scoring."""
 
-    def _check_costs(self):
-        return hierarchical_cost_parameters(self.cost_hd, self.cost_dh, self.cost_dd)
+    def _start_fit(self, X, y, sample_weight):
+        """Check the parameters, the costs, ``X``, ``y`` and the weights, and set
+        ``classes_`` and ``majority_class_``. Returns ``(params, y, majority_idx,
+        sample_weight)``, ``params`` those of :func:`hierarchical_cost_parameters`."""
+        self._validate_params()
+        params = hierarchical_cost_parameters(self.cost_hd, self.cost_dh, self.cost_dd)
+        y, classes, majority_idx, sample_weight = self._check_target(X, y, sample_weight)
+        self.classes_ = classes
+        self.majority_class_ = classes[majority_idx]
+        return params, y, majority_idx, sample_weight
+
+    def _check_scoring_X(self, X):
+        """Check that the model is fitted and ``X`` has the features seen in ``fit``."""
+        check_is_fitted(self)
+        _check_2d(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+
+    def _majority_index(self):
+        return int(np.flatnonzero(self.classes_ == self.majority_class_)[0])
 
     def _check_target(self, X, y, sample_weight):
         _check_2d(X)
@@ -244,10 +261,7 @@ class _MinorityGroupsMixin:
                 f"{type(self).__name__} requires y to be passed, but the target y is None"
             )
         y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        classes, y_idx = np.unique(y, return_inverse=True)
-        if classes.shape[0] < 2:
-            raise ValueError(f"y must hold at least 2 classes; got one class {classes.tolist()}")
+        classes, y_idx = class_codes(y)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(
                 sample_weight, np.empty((y.shape[0], 0)), ensure_non_negative=True
@@ -381,11 +395,7 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         self : FlatCostSensitiveClassifier
             The fitted estimator.
         """
-        self._validate_params()
-        params = self._check_costs()
-        y, classes, majority_idx, sample_weight = self._check_target(X, y, sample_weight)
-        self.classes_ = classes
-        self.majority_class_ = classes[majority_idx]
+        params = self._start_fit(X, y, sample_weight)[0]
         self.beta_, self.delta_ = params.beta, params.delta
         base = (
             _default_kernel_model(self.random_state, self.n_features_in_)
@@ -408,9 +418,7 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
         ndarray of shape (n_samples, n_classes)
             Cost-blind posterior of every class, columns in the order of ``classes_``.
         """
-        check_is_fitted(self)
-        _check_2d(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
+        self._check_scoring_X(X)
         return _proba_columns(self.estimator_, X, self.classes_)
 
     def cost_sensitive_scores(self, X):
@@ -431,8 +439,7 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
             class, ``beta P(H|x) - Delta`` for the majority class.
         """
         proba = self.predict_proba(X)
-        majority_idx = int(np.flatnonzero(self.classes_ == self.majority_class_)[0])
-        return flat_decision_scores(proba, majority_idx, self.beta_, self.delta_)
+        return flat_decision_scores(proba, self._majority_index(), self.beta_, self.delta_)
 
     def predict(self, X):
         """Decision of least expected cost (ties: the first in ``classes_``).
@@ -621,12 +628,8 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
         self : HierarchicalCostSensitiveClassifier
             The fitted estimator.
         """
-        self._validate_params()
-        params = self._check_costs()
-        y, classes, majority_idx, sample_weight = self._check_target(X, y, sample_weight)
-        self.classes_ = classes
-        self.majority_class_ = classes[majority_idx]
-        self.minority_classes_ = np.delete(classes, majority_idx)
+        params, y, majority_idx, sample_weight = self._start_fit(X, y, sample_weight)
+        self.minority_classes_ = np.delete(self.classes_, majority_idx)
         self.p_star_, self.beta_, self.delta_ = params.p_star, params.beta, params.delta
         self.threshold_ = 0.5 if self.benefit_weighted else params.p_star
 
@@ -646,9 +649,7 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
         return self
 
     def _minority_probability(self, X):
-        check_is_fitted(self)
-        _check_2d(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
+        self._check_scoring_X(X)
         return _proba_columns(self.binary_estimator_, X, np.array([False, True]))[:, 1]
 
     def predict_proba(self, X):
@@ -667,8 +668,7 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
         """
         p_minority = self._minority_probability(X)
         out = np.zeros((p_minority.shape[0], self.classes_.shape[0]))
-        majority_idx = int(np.flatnonzero(self.classes_ == self.majority_class_)[0])
-        out[:, majority_idx] = 1.0 - p_minority
+        out[:, self._majority_index()] = 1.0 - p_minority
         minority_pos = np.flatnonzero(self.classes_ != self.majority_class_)
         if self.minority_estimator_ is None:
             out[:, minority_pos[0]] = p_minority

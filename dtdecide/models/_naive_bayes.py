@@ -7,12 +7,12 @@ import pandas as pd
 from scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..decision import DecisionMatrix
 from ..decision._kernels import decide_arrays
 from ._benefit import check_priors, choose_priors, class_matrix, matrix_values
+from ._targets import class_codes
 
 __all__ = ["CostSensitiveNaiveBayes"]
 
@@ -302,14 +302,9 @@ default=None
         """
         self._validate_params()
         columns, mask, y = self._validate_X(X, reset=True, y=y)
-        check_classification_targets(y)
         self.is_categorical_ = mask
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        self.classes_, y_idx = class_codes(y)
         n_classes = self.classes_.shape[0]
-        if n_classes < 2:
-            raise ValueError(
-                f"y must hold at least 2 classes; got one class {self.classes_.tolist()}"
-            )
         weight = _check_sample_weight(
             sample_weight, columns[0][:, None], dtype=np.float64, ensure_non_negative=True
         )
