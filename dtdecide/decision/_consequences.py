@@ -112,14 +112,20 @@ class Consequences:
                 return _interpolate_cases(self.knots, self.case_q, y)
             seg, w = _segments(self.knots, y)
             w = w[:, None]
-            out = self.base[seg] * (1.0 - w) + self.base[seg + 1] * w
+            # np.take of the matrix's rows: the same numbers as base[seg], several times
+            # faster on many cases
+            out = (np.take(self.base, seg, axis=0) * (1.0 - w)
+                   + np.take(self.base, seg + 1, axis=0) * w)
         else:
             t = np.asarray(t, dtype=np.intp)
             if self.case_q is not None:
                 return self.case_q[np.arange(t.size), t]
-            out = self.base[t]
+            out = np.take(self.base, t, axis=0)
         if self.case_costs is not None:
-            out = out - self.case_costs
+            if out.dtype == np.result_type(out, self.case_costs):
+                np.subtract(out, self.case_costs, out=out)  # out is a new array
+            else:
+                out = out - self.case_costs
         return out
 
     def stake(self):

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dtdecide.decision import DecisionMatrix, _engine, decide, encode_target, roi
-from dtdecide.decision._kernels import _LevelLookup, _target_codes
+from dtdecide.decision._kernels import _LevelLookup, _segments, _target_codes
 
 SETTINGS = settings(max_examples=30, deadline=None)
 
@@ -301,3 +301,34 @@ def test_fast_path_edge_shapes_equal_general_path():
     y = rng.choice(["a", "b", "c"], size=300)
     kwargs = dict(y=y, threshold=0.5, chunk_size=50)
     assert_same_result(decide(post, m, **kwargs), general_decide(post, m, **kwargs))
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**31 - 1), n=st.integers(0, 50), with_costs=st.booleans(),
+       interval=st.booleans())
+def test_q_actual_takes_the_matrix_rows_it_indexes(seed, n, with_costs, interval):
+    """``q_actual`` gathers the matrix's rows with ``np.take`` (fast on many cases): the
+    numbers of the plain indexing ``base[t] - costs``, missing costs included."""
+    rng = np.random.default_rng(seed)
+    costs = {"a": "c"} if with_costs else None
+    if interval:
+        m = DecisionMatrix({"a": [0.0, 10.0, 30.0], "b": [5.0, 5.0, 5.0]},
+                           knots=[0.0, 1.0, 3.0], kind="revenue", costs=costs)
+        t = rng.uniform(-1.0, 4.0, size=n)
+    else:
+        m = DecisionMatrix({"a": [9.0, 1.0, -3.0], "b": [0.0, 2.0, 0.5]}, levels=[0, 1, 2],
+                           kind="revenue", costs=costs)
+        t = rng.integers(0, 3, size=n).astype(np.int8)
+    c = rng.uniform(0, 4, size=n)
+    c[rng.random(n) < 0.2] = np.nan
+    cons = m.resolve(pd.DataFrame({"c": c}) if with_costs else None, n_samples=n)
+    if interval:
+        seg, w = _segments(cons.knots, t)
+        expected = cons.base[seg] * (1.0 - w[:, None]) + cons.base[seg + 1] * w[:, None]
+    else:
+        expected = cons.base[t.astype(np.intp)]
+    if with_costs:
+        expected = expected - cons.case_costs
+    got = cons.q_actual(t)
+    assert got.shape == (n, 2) and got.dtype == np.float64
+    np.testing.assert_array_equal(got, expected)

@@ -1132,16 +1132,18 @@ def route_binned(X_binned, left, right, feature, tables, start=None):
 
 def _profit_node_values(ctx, n_nodes, parent, depth, left, right, feature):
     """``value`` and frequency of every node of a tree grown on money channels."""
-    from .._structure._leaf import leaf_sums, propagate_up
+    from .._structure._leaf import leaf_sums, level_sums, propagate_up
 
     y_value, F, n_classes = ctx.value_rows
     node = getattr(ctx, "leaf_of_row", None)  # each row's leaf, left by the partitions
     if node is None:
         node = _route_binned(ctx, n_nodes, left, right, feature)
     if n_classes is not None:
-        value = np.zeros((n_nodes, n_classes))
-        for t in range(n_classes):
-            value[:, t] = np.bincount(node, weights=F * (y_value == t), minlength=n_nodes)
+        # per (leaf, class) weight sums: level_sums (compiled on the threads, or one
+        # bincount per class)
+        _, sums = level_sums(node, y_value, F, np.zeros((node.shape[0], 0)), n_nodes,
+                             n_classes, pool=getattr(ctx, "pool", None))
+        value = np.ascontiguousarray(sums[:, :, 0])
     else:
         y = np.asarray(y_value, dtype=np.float64)
         value = leaf_sums(node, np.column_stack([F, F * y, F * y * y]), n_nodes)

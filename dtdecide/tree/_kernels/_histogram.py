@@ -268,17 +268,27 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
         hist, counts = out
         if not hist.flags.c_contiguous or (counts is not None and not counts.flags.c_contiguous):
             raise ValueError("out arrays must be C-contiguous (they are filled through views)")
-        hist[...] = 0
-        if counts is not None:
-            counts[...] = 0
         hist = hist.reshape(*flat_shape, C)  # a view: out arrays are contiguous
         if counts is not None:
             counts = counts.reshape(flat_shape)
     n_rows = X_binned.shape[0] if rows is None else rows.shape[0]
+    threaded = pool is not None and n_features >= 2 and n_rows > 0
+    if out is not None and not threaded:
+        hist[...] = 0
+        if counts is not None:
+            counts[...] = 0
     compiled = _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts) \
         if use_compiled(X_binned.shape[0]) and n_rows else None
 
     def accumulate(features):
+        if out is not None and threaded:
+            # each thread clears the cells of its own features (a level's histograms
+            # are tens of MB: not a serial fill on the calling thread)
+            for j in features:
+                lo, hi = layout.offsets[j], layout.offsets[j + 1]
+                hist[:, lo:hi] = 0
+                if counts is not None:
+                    counts[:, lo:hi] = 0
         if compiled is not None:
             compiled(np.asarray(features, dtype=np.intp))
             return
@@ -290,7 +300,7 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
             _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts,
                               features)
 
-    if pool is None or n_features < 2 or n_rows == 0:
+    if not threaded:
         accumulate(range(n_features))
     else:
         # a feature costs a pass over the rows plus its output cells

@@ -139,14 +139,23 @@ def feature_groups(costs, n_groups):
             load += c
         return starts
 
-    lo, hi = float(costs.max()), float(costs.sum())
-    for _ in range(60):  # bisection on the largest group's cost
-        mid = 0.5 * (lo + hi)
-        if len(cuts(mid)) <= n_groups:
-            hi = mid
-        else:
-            lo = mid
-        if hi - lo <= 1e-9 * max(hi, 1.0):
-            break
-    starts = cuts(hi) + [n]
+    key = (costs.tobytes(), n_groups)
+    starts = _GROUP_STARTS.get(key)
+    if starts is None:
+        lo, hi = float(costs.max()), float(costs.sum())
+        for _ in range(60):  # bisection on the largest group's cost, to 0.1 %
+            mid = 0.5 * (lo + hi)
+            if len(cuts(mid)) <= n_groups:
+                hi = mid
+            else:
+                lo = mid
+            if hi - lo <= 1e-3 * max(hi, 1e-300):
+                break
+        starts = cuts(hi) + [n]
+        if len(_GROUP_STARTS) >= 256:  # the callers' few cost vectors recur level after level
+            _GROUP_STARTS.clear()
+        _GROUP_STARTS[key] = starts
     return [np.arange(a, b) for a, b in zip(starts[:-1], starts[1:])]
+
+
+_GROUP_STARTS = {}  # (costs' bytes, n_groups) -> group starts

@@ -291,7 +291,8 @@ def compute_decision_stats(node_of_row, parent, depth, *, cons, sample_weight,
 LEVEL_SUM_CHUNK = 1 << 16
 
 
-def level_sums(node_of_row, level, sample_weight, columns, n_nodes, n_levels, *, n_jobs=1):
+def level_sums(node_of_row, level, sample_weight, columns, n_nodes, n_levels, *, n_jobs=1,
+               pool=None):
     """Per leaf: the weight, and per (leaf, level) the weight and the weighted columns.
 
     ``weight[v] = sum_{i in v} F(i)`` and ``sums[v, t] = [sum F(i), sum F(i) c_1(i),
@@ -316,6 +317,9 @@ def level_sums(node_of_row, level, sample_weight, columns, n_nodes, n_levels, *,
     n_nodes, n_levels : int
     n_jobs : int, default=1
         Threads of the compiled kernel.
+    pool : ThreadPool or None
+        Threads already open (:mod:`dtdecide.tree._kernels._parallel`), used instead of
+        ``n_jobs`` new ones.
 
     Returns
     -------
@@ -336,7 +340,7 @@ def level_sums(node_of_row, level, sample_weight, columns, n_nodes, n_levels, *,
     F = np.asarray(sample_weight, dtype=STAT_DTYPE)
     if n_levels < 127 and use_compiled(n):
         return _compiled_level_sums(node_of_row, level, F, columns, n_nodes, n_levels,
-                                    n_jobs)
+                                    n_jobs, pool)
     node_of_row = np.asarray(node_of_row, dtype=np.intp)
     weight = leaf_sums(node_of_row, F, n_nodes)
     # one key per row: the sums of a one-hot expansion by level, in the same row order,
@@ -350,7 +354,7 @@ def level_sums(node_of_row, level, sample_weight, columns, n_nodes, n_levels, *,
     return weight, sums.reshape(n_nodes, n_levels, 1 + k)
 
 
-def _compiled_level_sums(node_of_row, level, F, columns, n_nodes, n_levels, n_jobs):
+def _compiled_level_sums(node_of_row, level, F, columns, n_nodes, n_levels, n_jobs, pool):
     """:func:`level_sums` by the compiled kernel, per chunk of rows on the threads."""
     from .._kernels import _compiled_sums
     from .._kernels._parallel import feature_groups, thread_pool
@@ -380,14 +384,17 @@ def _compiled_level_sums(node_of_row, level, F, columns, n_nodes, n_levels, n_jo
                                        int(chunks[0]), int(chunks[-1]) + 1, n_levels,
                                        weight, sums)
 
-    n_threads = min(int(n_jobs), n_chunks)
-    with thread_pool(n_threads) as pool:
-        groups = feature_groups(np.ones(n_chunks), n_threads)
-        if pool is None:
-            for g in groups:
-                run(g)
-        else:
-            pool.map_groups(run, groups)
+    if pool is not None:
+        pool.map_groups(run, feature_groups(np.ones(n_chunks), pool.n_threads))
+    else:
+        n_threads = min(int(n_jobs), n_chunks)
+        with thread_pool(n_threads) as new_pool:
+            groups = feature_groups(np.ones(n_chunks), n_threads)
+            if new_pool is None:
+                for g in groups:
+                    run(g)
+            else:
+                new_pool.map_groups(run, groups)
     total_w, total = weight[0], sums[0]
     for c in range(1, n_chunks):  # in chunk order
         total_w += weight[c]
