@@ -14,7 +14,7 @@ from .._dtypes import code_dtype
 from ._kernels import _FLOAT, prior_adjustment_weights, roi
 
 __all__ = ["DecisionResult", "SummaryTotals", "build_decision_result", "constant_costs",
-           "realised_profits"]
+           "insert_confidence_columns", "realised_profits"]
 
 
 class DecisionResult:
@@ -537,6 +537,20 @@ def build_decision_result(matrix, decision, expected, *, computed=None, best=Non
     result = DecisionResult(cases, summary, matrix, decisions, target_name)
     result._case_data = data
     return result
+
+
+def insert_confidence_columns(cases, matrix, target_name, margin, confidence):
+    """Insert ``MARGIN_<target_name>`` and ``CONF_<target_name>`` into the cases table
+    ``cases`` (in place), right after its expected profit (``EP_``) or, for a loss
+    matrix, expected loss (``EL_``) column: where the tree's ``decide(confidence=True)``
+    and the scoring of a file put them.
+
+    ``margin`` and ``confidence`` are per case (each case's leaf's figures).
+    """
+    letter = "L" if matrix.sign < 0 else "P"
+    at = cases.columns.get_loc(f"E{letter}_{target_name}") + 1
+    cases.insert(at, f"MARGIN_{target_name}", margin)
+    cases.insert(at + 1, f"CONF_{target_name}", confidence)
 
 
 def constant_costs(matrix):

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._progress import progress_bar
-from ..decision._result import SummaryTotals
+from ..decision._result import SummaryTotals, insert_confidence_columns
 from ._files import AtomicFile
 
 __all__ = ["score_file"]
@@ -455,10 +455,7 @@ class _Scorer:
             self.node_confidence = margin, conf
         margin, conf = self.node_confidence
         leaves = self.model.apply(X)
-        ep = f"EL_{self.name}" if self.matrix.kind == "loss" else f"EP_{self.name}"
-        at = cases.columns.get_loc(ep) + 1
-        cases.insert(at, f"MARGIN_{self.name}", margin[leaves])
-        cases.insert(at + 1, f"CONF_{self.name}", conf[leaves])
+        insert_confidence_columns(cases, self.matrix, self.name, margin[leaves], conf[leaves])
 
     def _require(self, chunk, columns, label, option=None):
         message = missing_columns(chunk, columns, label, option)

@@ -21,7 +21,11 @@ from sklearn.utils.validation import check_is_fitted
 from ..._dtypes import FLOAT_DTYPE as _FLOAT
 from ...decision import DecisionMatrix
 from ...decision._kernels import encode_target
-from ...decision._result import build_decision_result, realised_profits
+from ...decision._result import (
+    build_decision_result,
+    insert_confidence_columns,
+    realised_profits,
+)
 from ...decision._validation import (
     check_1d,
     check_same_index,
@@ -508,8 +512,5 @@ class _DecidingMixin:
             # every leaf at once, as the leaf table draws them: the same figures
             conf[all_leaves] = self._leaf_confidence(
                 all_leaves, n_resamples=n_resamples, random_state=random_state)
-        name = self.target_name_
-        ep = f"EL_{name}" if self.decision_matrix_.kind == "loss" else f"EP_{name}"
-        at = cases.columns.get_loc(ep) + 1
-        cases.insert(at, f"MARGIN_{name}", margin[leaves])
-        cases.insert(at + 1, f"CONF_{name}", conf[leaves])
+        insert_confidence_columns(cases, self.decision_matrix_, self.target_name_,
+                                  margin[leaves], conf[leaves])
