@@ -671,10 +671,13 @@ def grow_tree(X_binned, binner, *, y, n_classes=None, sample_weight=None, criter
         When set, grow best-first up to this many leaves.
     chunk_size : int
         Rows per histogram chunk.
-    case_profit : array-like of shape (n_samples, n_decisions) or None
+    case_profit : array-like of shape (n_samples, n_decisions), callable or None
         ``criterion="profit"`` only: realised profit ``Q(i, T(i), d)`` of every decision
         for every case (profit orientation). ``class_weight`` (classification) multiplies
-        each case's weight by its class's entry.
+        each case's weight by its class's entry. A callable without arguments returning
+        that array is called once, when growing starts: the grower keeps only each
+        case's best decision and weights from it, so an array that nothing else holds
+        is freed before the tree grows (the estimators pass one).
     profit_method : str, default=DEFAULT_PROFIT_METHOD
         ``criterion="profit"`` only: one of :data:`dtdecide.tree._kernels._profit.PROFIT_METHODS`.
     check_input : bool, default=True
@@ -1072,7 +1075,8 @@ def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_w
 def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class_weight,
                    n_samples):
     """Criterion, histogram target and value inputs of ``criterion="profit"``."""
-    q = np.asarray(case_profit, dtype=np.float64)
+    q = np.asarray(case_profit() if callable(case_profit) else case_profit,
+                   dtype=np.float64)
     if q.ndim != 2 or q.shape[0] != n_samples:
         raise ValueError(
             f"case_profit must have shape ({n_samples}, n_decisions); got {q.shape}"

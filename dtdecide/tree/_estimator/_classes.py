@@ -172,12 +172,16 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
                 tree = self._grow_exact(X_codes, target, F, loss_matrix=loss_matrix,
                                         cons=cons, cost_columns=cost_columns)
             else:
-                case_profit = None
+                extra = {}
                 if self.split_criterion_ == "profit":
-                    # the realised profit of every decision for every training case
-                    case_profit = growth_consequences(
-                        cons, target, getattr(self, "_profit_method", DEFAULT_PROFIT_METHOD))
-                extra = {} if case_profit is None else {"case_profit": case_profit[grow]}
+                    method = getattr(self, "_profit_method", DEFAULT_PROFIT_METHOD)
+
+                    def case_profit():
+                        # the realised profit of every decision for every training case,
+                        # made when growing starts and not kept while the tree grows
+                        return growth_consequences(cons, target, method)[grow]
+
+                    extra = {"case_profit": case_profit}
                 tree = self._grow(X_codes if honest is None else X_codes[grow],
                                   target[grow], F[grow], loss_matrix=loss_matrix,
                                   priors=priors, **extra)
