@@ -1026,26 +1026,6 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         node_class = np.argmax(self.node_posteriors_, axis=1)
         return self.classes_.take(node_class.take(leaves))
 
-    def predict_decision(self, X, costs=None):
-        """Decision name of every case (its leaf's decision, or its own under the case rule).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Inputs, with the columns (names and types) seen in ``fit``; may also hold
-            the cost columns recorded in ``cost_features_``.
-        costs : DataFrame, dict of arrays or ndarray, default=None
-            The cases' own costs. Needed under ``decision_rule="case"`` when the matrix
-            has case costs (each case decides with them); ignored under the leaf rule.
-
-        Returns
-        -------
-        ndarray of object, shape (n_samples,)
-            Name of every case's decision; under the case rule None for a case with a
-            missing cost (it cannot decide).
-        """
-        return self._predict_decision(X, costs)
-
 
 # ============================================================================ regressor
 class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
@@ -1308,34 +1288,3 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         leaves = self.apply(X)
         v = self.tree_.value
         return (v[:, 1] / v[:, 0])[leaves]
-
-    def predict_decision(self, X, costs=None):
-        """Decision name of every case (its leaf's decision, or its own under the case rule).
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-            Inputs, with the columns (names and types) seen in ``fit``; may also hold
-            the cost columns recorded in ``cost_features_``.
-        costs : DataFrame, dict of arrays or ndarray, default=None
-            The cases' own costs. Needed under ``decision_rule="case"`` when the matrix
-            has case costs (each case decides with them); ignored under the leaf rule.
-
-        Returns
-        -------
-        ndarray of object, shape (n_samples,)
-            Name of every case's decision; under the case rule None for a case with a
-            missing cost (it cannot decide).
-
-        Examples
-        --------
-        >>> from dtdecide import DecisionMatrix, ProfitTreeRegressor
-        >>> X = [[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]]
-        >>> y = [1.0, 1.0, 2.0, 8.0, 9.0, 9.0]
-        >>> m = DecisionMatrix({"invest": [-5, 5], "wait": [0, 0]}, knots=[0, 10])
-        >>> reg = ProfitTreeRegressor(decision_matrix=m, max_depth=1, min_samples_leaf=1,
-        ...                           min_samples_split=2).fit(X, y)
-        >>> reg.predict_decision([[1.5], [5.5]]).tolist()
-        ['wait', 'invest']
-        """
-        return self._predict_decision(X, costs)

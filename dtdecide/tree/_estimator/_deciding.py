@@ -300,9 +300,41 @@ class _DecidingMixin:
         e_node = t.node_expected[np.arange(per_node.shape[0]), per_node]
         return np.take(per_node, leaves), np.take(e_node, leaves)
 
-    def _predict_decision(self, X, costs):
+    def predict_decision(self, X, costs=None):
+        """Decision name of every case (its leaf's decision, or its own under the case rule).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Inputs, with the columns (names and types) seen in ``fit``; may also hold
+            the cost columns recorded in ``cost_features_``.
+        costs : DataFrame, dict of arrays or ndarray, default=None
+            The cases' own costs. Needed under ``decision_rule="case"`` when the matrix
+            has case costs (each case decides with them); ignored under the leaf rule.
+
+        Returns
+        -------
+        ndarray of object, shape (n_samples,)
+            Name of every case's decision; under the case rule None for a case with a
+            missing cost (it cannot decide).
+
+        Examples
+        --------
+        >>> from dtdecide import DecisionMatrix, ProfitTreeRegressor
+        >>> X = [[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]]
+        >>> y = [1.0, 1.0, 2.0, 8.0, 9.0, 9.0]
+        >>> m = DecisionMatrix({"invest": [-5, 5], "wait": [0, 0]}, knots=[0, 10])
+        >>> reg = ProfitTreeRegressor(decision_matrix=m, max_depth=1, min_samples_leaf=1,
+        ...                           min_samples_split=2).fit(X, y)
+        >>> reg.predict_decision([[1.5], [5.5]]).tolist()
+        ['wait', 'invest']
+        """
         if is_dask_collection(X):
             return predict_decision_dask(self, X, costs)
+        return self._predict_decision(X, costs)
+
+    def _predict_decision(self, X, costs):
+        """:meth:`predict_decision` of ``X`` in memory (also each Dask partition's)."""
         check_is_fitted(self, "tree_")
         names = np.asarray(self.decisions_ if self.decisions_ is not None else (),
                            dtype=object)
