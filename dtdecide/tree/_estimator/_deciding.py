@@ -320,14 +320,12 @@ class _DecidingMixin:
 
         Examples
         --------
-        >>> from dtdecide import DecisionMatrix, ProfitTreeRegressor
-        >>> X = [[1.0], [2.0], [3.0], [4.0], [5.0], [6.0]]
-        >>> y = [1.0, 1.0, 2.0, 8.0, 9.0, 9.0]
-        >>> m = DecisionMatrix({"invest": [-5, 5], "wait": [0, 0]}, knots=[0, 10])
-        >>> reg = ProfitTreeRegressor(decision_matrix=m, max_depth=1, min_samples_leaf=1,
-        ...                           min_samples_split=2).fit(X, y)
-        >>> reg.predict_decision([[1.5], [5.5]]).tolist()
-        ['wait', 'invest']
+        >>> from dtdecide import DecisionMatrix, ProfitTreeClassifier
+        >>> offer = DecisionMatrix({"offer": [8, -2], "none": [0, 0]}, levels=[1, 0])
+        >>> tree = ProfitTreeClassifier(decision_matrix=offer, max_depth=1,
+        ...                             min_samples_leaf=1, min_samples_split=2)
+        >>> tree.fit([[0], [1], [2], [3]], [0, 0, 1, 1]).predict_decision([[0.5], [2.5]])
+        array(['none', 'offer'], dtype=object)
         """
         if is_dask_collection(X):
             return predict_decision_dask(self, X, costs)
