@@ -336,3 +336,60 @@ def test_level_histograms_scale_with_the_sum_of_widths(monkeypatch):
     n_cells = int((binner.n_bins_ + 1).sum())
     assert n_cells < X.shape[1] * binner.n_bins_total_
     assert seen and all(shape[1:] == (n_cells, 2) for shape in seen)
+
+
+@pytest.mark.parametrize("mode", ["gini", "weighted", "variance", "best-first", "profit"])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_histogram_parts_grow_the_same_tree(monkeypatch, mode, n_jobs):
+    """A level's histograms in several parts (each larger child written over its
+    parent's, every part scanned on its own) grow the tree of one joined part, with the
+    same leaves, on the NumPy twins and the compiled kernels."""
+    import dtdecide.tree._algorithms._grower as grower_module
+    from dtdecide import config_context
+    from dtdecide.tree._kernels._parallel import thread_pool
+
+    X, y, is_cat, rng = make_data(11, n=700)
+    kw = dict(max_depth=6, min_samples_leaf=2, min_samples_split=4)
+    if mode == "gini":
+        kw.update(n_classes=3)
+    elif mode == "weighted":
+        kw.update(n_classes=3, sample_weight=rng.uniform(0.5, 2.0, size=y.size))
+    elif mode == "variance":
+        kw.update(criterion="variance")
+        y = y + rng.normal(size=y.size)
+    elif mode == "best-first":
+        kw.update(n_classes=3, max_depth=None, max_leaf_nodes=14)
+    else:
+        kw.update(criterion="profit", case_profit=rng.normal(size=(y.size, 2)), n_classes=3)
+    binner = Binner(max_bins=32, random_state=0).fit(X, is_cat)
+    Xb = binner.transform(X)
+    parts = []
+    real = grower_module.find_best_splits
+
+    def spy(hist, counts, **k):
+        parts.append(hist.shape[0])
+        return real(hist, counts, **k)
+
+    def grow():
+        with thread_pool(n_jobs) as pool:
+            return grow_tree(Xb, binner, y=y, pool=pool, return_leaves=True, **kw)
+
+    monkeypatch.setattr(grower_module, "find_best_splits", spy)
+    for kernels in ("numpy", "compiled"):
+        with config_context(kernels=kernels):
+            joined, joined_leaves = grow()
+            n_joined = len(parts)
+            monkeypatch.setattr(grower_module, "_SMALL_PART_BYTES", 0)  # never joined
+            split, split_leaves = grow()
+            monkeypatch.undo()
+            monkeypatch.setattr(grower_module, "find_best_splits", spy)
+        if mode != "best-first":
+            assert len(parts) - n_joined > n_joined  # several parts per level
+        parts.clear()
+        for name in ("children_left", "children_right", "feature", "threshold",
+                     "missing_left", "cat_left", "n_node_samples", "value", "impurity",
+                     "weighted_n_node_samples"):
+            np.testing.assert_array_equal(getattr(joined, name), getattr(split, name),
+                                          err_msg=name)
+        np.testing.assert_array_equal(joined_leaves, split_leaves)
+        np.testing.assert_array_equal(split_leaves, split.apply(X))

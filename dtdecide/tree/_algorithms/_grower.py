@@ -34,6 +34,7 @@ its impurity is above machine epsilon, a split leaving at least ``min_samples_le
 ``(W(parent) - W(left) - W(right)) / total weight`` is at least ``min_impurity_decrease``.
 """
 
+import dataclasses
 import heapq
 import numbers
 
@@ -97,8 +98,9 @@ class Level:
     def __init__(self, node_ids, depth, hist, counts, rows, slots, active=None):
         self.node_ids = node_ids
         self.depth = depth
-        self.hist = hist
-        self.counts = counts
+        self.hist = hist if isinstance(hist, list) else [hist]
+        self.counts = counts if isinstance(counts, list) else [counts] * len(self.hist)
+        self.offsets = np.cumsum([0] + [h.shape[0] for h in self.hist])
         self.rows = rows
         self.slots = slots
         self.active = np.ones(node_ids.shape[0], dtype=bool) if active is None else active
@@ -107,21 +109,26 @@ class Level:
     def n_nodes(self):
         return self.node_ids.shape[0]
 
+    def part_of(self, slots):
+        """The part holding each of ``slots`` (ascending slots give ascending parts)."""
+        return np.searchsorted(self.offsets, slots, side="right") - 1
+
     def take(self, i):
         """The state of slot ``i`` alone."""
+        p = int(self.part_of(i))
+        j = i - int(self.offsets[p])
+        hist = self.hist[p][j : j + 1]
+        counts = None if self.counts[p] is None else self.counts[p][j : j + 1]
         if self.slots is None:  # rows kept by another row source (e.g. Dask partitions)
-            return Level(
-                self.node_ids[i : i + 1], self.depth, self.hist[i : i + 1],
-                None if self.counts is None else self.counts[i : i + 1], None, None,
-                self.active[i : i + 1],
-            )
+            return Level(self.node_ids[i : i + 1], self.depth, hist, counts, None, None,
+                         self.active[i : i + 1])
         mask = self.slots == i
         rows = np.flatnonzero(mask).astype(_ROW_INT) if self.rows is None else self.rows[mask]
         return Level(
             self.node_ids[i : i + 1],
             self.depth,
-            self.hist[i : i + 1],
-            None if self.counts is None else self.counts[i : i + 1],
+            hist,
+            counts,
             rows,
             None,  # every row in slot 0
             self.active[i : i + 1],
@@ -191,19 +198,27 @@ class _Context:
         return channel_sum(sums) if self.is_classification else sums[..., 0]
 
     def find(self, level):
-        return find_best_splits(
-            level.hist,
-            level.counts,
-            is_classification=self.is_classification,
-            criterion=self.criterion,
-            loss_matrix=self.loss_matrix,
-            class_weight=self.class_weight,
-            is_categorical=self.is_categorical,
-            min_samples_leaf=self.min_samples_leaf,
-            layout=self.layout,
-            pool=getattr(self, "pool", None),
-            n_rows=getattr(self, "n_rows", None),
-        )
+        """The best split of every slot of ``level``, its parts scanned in turn."""
+        found = [
+            find_best_splits(
+                hist,
+                counts,
+                is_classification=self.is_classification,
+                criterion=self.criterion,
+                loss_matrix=self.loss_matrix,
+                class_weight=self.class_weight,
+                is_categorical=self.is_categorical,
+                min_samples_leaf=self.min_samples_leaf,
+                layout=self.layout,
+                pool=getattr(self, "pool", None),
+                n_rows=getattr(self, "n_rows", None),
+            )
+            for hist, counts in zip(level.hist, level.counts)
+        ]
+        if len(found) == 1:
+            return found[0]
+        return SplitResult(*(np.concatenate([getattr(f, field.name) for f in found])
+                             for field in dataclasses.fields(SplitResult)))
 
     def accept(self, split, level):
         """Active nodes whose best split is valid and decreases impurity enough."""
@@ -229,9 +244,9 @@ def _expand(ctx, level, split, do):
     ns = sel.size
     feat = split.feature[sel]
     table = split.go_left[sel]
-    chosen = ctx.layout.gather(level.hist, sel, feat)  # (ns, B, C), by binned value
-    if level.counts is not None:
-        cnt = ctx.layout.gather(level.counts, sel, feat)  # (ns, B)
+    chosen = _gather(ctx.layout, level, level.hist, sel, feat)  # (ns, B, C), by binned value
+    if level.counts[0] is not None:
+        cnt = _gather(ctx.layout, level, level.counts, sel, feat)  # (ns, B)
     else:
         cnt = ctx.weight_of(chosen)
     left_sums = np.einsum("sbc,sb->sc", chosen, table)
@@ -282,35 +297,47 @@ def _expand(ctx, level, split, do):
     slot_of_child = np.full(2 * ns, -1, dtype=_ROW_INT)
     slot_of_child[order] = np.arange(order.size, dtype=_ROW_INT)
 
-    new_hist = np.empty((order.size, *level.hist.shape[1:]), dtype=level.hist.dtype)
-    new_counts = None
+    # the histograms of the new level: those of the smaller children in a new array; each
+    # growing larger child's written over its parent's (the parent's part then holds its
+    # larger children first), so a level and its parent need no more than the level's
+    # slots and the smaller children's
+    first = level.hist[0]
+    small_hist = np.empty((n_built, *first.shape[1:]), dtype=first.dtype)
+    small_counts = None
     if ctx.with_counts:
-        new_counts = np.empty((order.size, *level.counts.shape[1:]), dtype=level.counts.dtype)
+        small_counts = np.empty((n_built, *level.counts[0].shape[1:]),
+                                dtype=level.counts[0].dtype)
     alive_rows, alive_slots = ctx.source.children(
         ctx, level, child_ids, slot_of_child, n_built, small_cont.size,
-        (new_hist[:n_built], None if new_counts is None else new_counts[:n_built]),
+        (small_hist, small_counts),
         sel=sel, needed=needed, feat=feat, table=table,
         n_built_rows=int(child_cnt[small_needed].sum()),
     )
     # siblings by subtraction: parent - smaller child
-    big_parent = sel[big_cont // 2]
+    big_parent = sel[big_cont // 2]  # ascending
     big_small = slot_of_child[small_child[big_cont // 2]]
+    hists, counts = [small_hist], [small_counts]
+    part = level.part_of(big_parent)
     pool = getattr(ctx, "pool", None)
-    _subtract_into(new_hist[n_built:], level.hist, big_parent, new_hist, big_small, pool)
-    if new_counts is not None:
-        _subtract_into(new_counts[n_built:], level.counts, big_parent, new_counts, big_small,
-                       pool)
-    if ctx.clip_subtraction:
-        big = new_hist[n_built:]
-        if ctx.is_classification:
-            np.maximum(big, 0.0, out=big)
-        else:
-            np.maximum(big[..., 0], 0.0, out=big[..., 0])
-            np.maximum(big[..., 2], 0.0, out=big[..., 2])
+    for p in np.unique(part).tolist():
+        idx = np.flatnonzero(part == p)
+        local = big_parent[idx] - level.offsets[p]
+        hists.append(_subtract_over_parents(level.hist[p], local, small_hist, big_small[idx],
+                                            pool))
+        counts.append(None if small_counts is None else _subtract_over_parents(
+            level.counts[p], local, small_counts, big_small[idx], pool))
+        if ctx.clip_subtraction:
+            big = hists[-1]
+            if ctx.is_classification:
+                np.maximum(big, 0.0, out=big)
+            else:
+                np.maximum(big[..., 0], 0.0, out=big[..., 0])
+                np.maximum(big[..., 2], 0.0, out=big[..., 2])
+    hists, counts = _tidy_parts(hists, counts)
     active = np.ones(order.size, dtype=bool)
     active[small_cont.size : n_built] = False
     return Level(
-        child_ids[order], child_depth, new_hist, new_counts, alive_rows, alive_slots,
+        child_ids[order], child_depth, hists, counts, alive_rows, alive_slots,
         active=active,
     )
 
@@ -563,15 +590,19 @@ def _check_built(n_written, capacity, exact=False):
         )
 
 
-def _subtract_into(out, parent_hist, parent_idx, small_hist, small_idx, pool=None):
-    """``out[i] = parent_hist[parent_idx[i]] - small_hist[small_idx[i]]``, node by node
-    (views, no temporaries), the nodes shared among the threads of ``pool``."""
+def _subtract_over_parents(parents, parent_idx, small, small_idx, pool=None):
+    """``parents[i] = parents[parent_idx[i]] - small[small_idx[i]]`` for ascending
+    ``parent_idx``: each larger child's histogram over its parent's, then moved to the
+    front; returns the view ``parents[:len(parent_idx)]``. The subtractions are shared
+    among the threads of ``pool`` (node by node, in place: no temporaries), the moves
+    made after them, in order (a slot is moved down only after it was read)."""
     parent_idx = parent_idx.tolist()
     small_idx = small_idx.tolist()
 
     def run(nodes):
         for i in nodes:
-            np.subtract(parent_hist[parent_idx[i]], small_hist[small_idx[i]], out=out[i])
+            p = parents[parent_idx[i]]
+            np.subtract(p, small[small_idx[i]], out=p)
 
     n = len(parent_idx)
     if pool is None or n < 2:
@@ -579,6 +610,58 @@ def _subtract_into(out, parent_hist, parent_idx, small_hist, small_idx, pool=Non
     else:
         bounds = np.linspace(0, n, min(pool.n_threads, n) + 1).astype(int)
         pool.map_groups(run, [range(a, b) for a, b in zip(bounds[:-1], bounds[1:])])
+    for i, j in enumerate(parent_idx):
+        if i != j:
+            parents[i] = parents[j]
+    return parents[:n]
+
+
+#: parts of a level's histograms smaller than this are copied together (fewer scans)
+_SMALL_PART_BYTES = 1 << 21
+
+
+def _tidy_parts(hists, counts):
+    """A level's histogram parts, with a part that fills less than half its array copied
+    out of it (the array is then freed) and runs of adjacent small parts joined (one
+    split scan each); slots keep their order."""
+    for i, h in enumerate(hists):
+        base = h if h.base is None else h.base
+        if base.nbytes > _SMALL_PART_BYTES and base.nbytes >= 2 * h.nbytes:
+            hists[i] = h.copy()
+            if counts[i] is not None:
+                counts[i] = counts[i].copy()
+    out_h, out_c, run = [], [], []
+
+    def flush():
+        if len(run) == 1:
+            out_h.append(run[0][0])
+            out_c.append(run[0][1])
+        elif run:
+            out_h.append(np.concatenate([h for h, _ in run]))
+            out_c.append(None if run[0][1] is None else np.concatenate([c for _, c in run]))
+        run.clear()
+
+    for h, c in zip(hists, counts):
+        if h.nbytes < _SMALL_PART_BYTES:
+            run.append((h, c))
+            continue
+        flush()
+        out_h.append(h)
+        out_c.append(c)
+    flush()
+    return out_h, out_c
+
+
+def _gather(layout, level, parts, sel, feat):
+    """``layout.gather`` of the slots ``sel`` (ascending) over a level's parts."""
+    if len(parts) == 1:
+        return layout.gather(parts[0], sel, feat)
+    part = level.part_of(sel)
+    pieces = []
+    for p in np.unique(part).tolist():
+        idx = np.flatnonzero(part == p)
+        pieces.append(layout.gather(parts[p], sel[idx] - level.offsets[p], feat[idx]))
+    return np.concatenate(pieces)
 
 
 def _grow_level_wise(ctx, root, bar):
@@ -987,7 +1070,7 @@ def _grow(ctx, n_samples, max_leaf_nodes, shift, *, min_rows=None):
     min_rows = PROGRESS_MIN_ROWS if min_rows is None else min_rows
     ctx.n_rows = n_samples  # the split scan's choice of kernels: one for the whole fit
     root = Level(np.array([0], dtype=np.intp), 0, *ctx.source.root(ctx))
-    root_sums = root.hist[0, : ctx.layout.widths[0]].sum(axis=0)
+    root_sums = root.hist[0][0, : ctx.layout.widths[0]].sum(axis=0)
     ctx.total_weight = float(ctx.weight_of(ctx.crit_sums(root_sums)))
     ctx.nodes.add(np.array([-1]), 0, [n_samples], root_sums[None, :])
     # the growers take the level out of a list: no frame keeps a finished level alive
