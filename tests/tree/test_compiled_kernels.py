@@ -370,11 +370,23 @@ def test_case_node_sums_in_chunks_are_the_same_for_any_n_jobs(monkeypatch, group
                                              **kw)
             for x, y in zip(one, other):
                 assert np.array_equal(x, y)
+        # compact inputs (int32 leaves, int8 level codes) are cast chunk by chunk: the same
+        compact = dict(kw, group=None if kw["group"] is None else kw["group"].astype(np.int8))
+        other = _caserule.case_node_sums(parent, leaf.astype(np.int32), post, cons, q, w,
+                                         n_jobs=2, **compact)
+        for x, y in zip(one, other):
+            assert np.array_equal(x, y)
     with kernels("numpy"):
         twin = _caserule.case_node_sums(parent, leaf, post, cons, q, w, **kw)
     for x, y in zip(one, twin):
         np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-9)
     assert one[0][0].sum() != 0
+    with kernels("compiled"):  # a broadcast weight of 1 (the estimators' default)
+        ones = _caserule.case_node_sums(parent, leaf, post, cons, q,
+                                        np.broadcast_to(1.0, (n,)), n_jobs=2, **kw)
+        plain = _caserule.case_node_sums(parent, leaf, post, cons, q, np.ones(n), **kw)
+    for x, y in zip(ones, plain):
+        assert np.array_equal(x, y)
 
 
 @SETTINGS

@@ -110,7 +110,7 @@ class _DecidingMixin:
         if self._is_classifier:
             n_groups = len(self.classes_)
             S = case_node_sums(tree.parent, node_of_row, node_in, cons, q, F,
-                               group=np.asarray(target, dtype=np.intp), n_groups=n_groups,
+                               group=target, n_groups=n_groups,
                                n_jobs=n_jobs)
         else:
             S = case_node_sums(tree.parent, node_of_row, node_in, cons, q, F,

@@ -156,15 +156,17 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
 
         use_costs = cons.case_costs is not None
         parent = np.asarray(parent, dtype=NODE_DTYPE)
-        leaf = np.asarray(leaf, dtype=NODE_DTYPE)
         node_in = np.ascontiguousarray(np.asarray(node_in, dtype=STAT_DTYPE).reshape(n_nodes, -1))
         base = np.ascontiguousarray(cons.base, dtype=STAT_DTYPE)
         costs = (np.ascontiguousarray(cons.case_costs, dtype=STAT_DTYPE) if use_costs
                  else np.zeros((1, 1)))
         q = np.ascontiguousarray(q, dtype=STAT_DTYPE)
-        weight = np.ascontiguousarray(weight, dtype=STAT_DTYPE)
-        group = np.zeros(0, dtype=NODE_DTYPE) if group is None else np.asarray(
-            group, dtype=NODE_DTYPE)  # an empty group array: every case in group 0
+        # leaves, groups and weights are cast chunk by chunk on the threads (a leaf array
+        # of int32, int8 level codes, a broadcast weight of 1: no case-sized copies)
+        leaf = np.asarray(leaf)
+        weight = np.asarray(weight, dtype=STAT_DTYPE)
+        no_group = np.zeros(0, dtype=NODE_DTYPE)  # an empty group array: every case in group 0
+        group = None if group is None else np.asarray(group)
         n = leaf.shape[0]
         starts = list(range(0, n, CASE_SUM_CHUNK)) or [0]
         parts = np.zeros((len(starts), 2 if squares else 1, size), dtype=STAT_DTYPE)
@@ -173,8 +175,11 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
             for c in chunks:
                 rows = slice(starts[c], min(starts[c] + CASE_SUM_CHUNK, n))
                 _compiled.case_node_sums(
-                    parent, leaf[rows], node_in, base, costs[rows] if use_costs else costs,
-                    use_costs, q[rows], weight[rows], group[rows] if group.size else group,
+                    parent, np.ascontiguousarray(leaf[rows], dtype=NODE_DTYPE), node_in, base,
+                    costs[rows] if use_costs else costs, use_costs, q[rows],
+                    np.ascontiguousarray(weight[rows]),
+                    no_group if group is None else np.ascontiguousarray(group[rows],
+                                                                        dtype=NODE_DTYPE),
                     n_groups, squares, parts[c, 0], parts[c, 1] if squares else np.zeros(1),
                 )
 
