@@ -325,6 +325,29 @@ def test_level_sums_equal_numpy_twin_for_any_n_jobs(seed, n, n_nodes, n_levels, 
     np.testing.assert_allclose(s0, expected, rtol=1e-9, atol=1e-6)
 
 
+@pytest.mark.parametrize("case", ["gini", "profit"])
+def test_decision_stats_in_chunks_are_the_same_for_any_n_jobs(monkeypatch, case):
+    # many chunks of rows (a small LEVEL_SUM_CHUNK) and fractional weights: the node
+    # statistics and the profit grower's node values are the same for every n_jobs
+    from dtdecide.tree._structure import _leaf
+
+    monkeypatch.setattr(_leaf, "LEVEL_SUM_CHUNK", 97)
+    X, signal, rng = data(11, 2_000)
+    y = np.where(signal > 0.0, "good", "bad")
+    costs = pd.DataFrame({"offer": rng.uniform(1, 5, size=y.size)})
+    w = rng.uniform(0.5, 2.0, size=y.size)
+    kw = dict(max_depth=4, random_state=0, **CLASSIFIER_CASES[case])
+    kw.setdefault("decision_matrix", MATRIX)
+    with kernels("compiled"):
+        fits = [ProfitTreeClassifier(n_jobs=j, **kw).fit(X, y, sample_weight=w, costs=costs)
+                for j in (1, 2, 3)]
+    for other in fits[1:]:
+        assert_same_tree(fits[0].tree_, other.tree_)
+        for name in ("weight", "class_weight", "cost_var_sums"):
+            assert np.array_equal(getattr(fits[0]._decision_stats_, name),
+                                  getattr(other._decision_stats_, name)), name
+
+
 def test_compiled_decision_stats_of_case_specific_arrays():
     # the case-specific consequence arrays sum through the same kernel (by level, one
     # column per decision): the same fitted figures as the twin's, on one chunk
