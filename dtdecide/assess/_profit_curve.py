@@ -21,6 +21,17 @@ def _check_n_bins(n_bins):
     return int(n_bins)
 
 
+def _score_y_score(y_true, y_score, matrix, costs, decision_costs, sample_weight,
+                   train_priors, event):
+    """``(scored cases, event index)`` of ``y_score`` against ``y_true``: how
+    :func:`profit_curve` and :func:`best_threshold` read their arguments."""
+    idx = event_code(matrix, event) if hasattr(matrix, "levels") else None
+    scored = score_cases(y_score, None, y_true, matrix, costs=costs,
+                         sample_weight=sample_weight, train_priors=train_priors,
+                         event_idx=idx, name="y_score", decision_costs=decision_costs)
+    return scored, idx
+
+
 def _chart_arrays(scored, *, event_idx, name="y_score"):
     """Arrays the chart kernels need, over the cases that count.
 
@@ -224,10 +235,8 @@ def profit_curve(y_true, y_score, matrix, *, costs=None, decision_costs=None,
     [7.0, 6.0, 15.0, 14.0, 13.0]
     """
     n_bins = _check_n_bins(n_bins)
-    idx = event_code(matrix, event) if hasattr(matrix, "levels") else None
-    scored = score_cases(y_score, None, y_true, matrix, costs=costs,
-                         sample_weight=sample_weight, train_priors=train_priors,
-                         event_idx=idx, name="y_score", decision_costs=decision_costs)
+    scored, idx = _score_y_score(y_true, y_score, matrix, costs, decision_costs,
+                                 sample_weight, train_priors, event)
     return curve_from_scored(scored, sample_weight=sample_weight, event_idx=idx, n_bins=n_bins)
 
 
@@ -339,10 +348,8 @@ def best_threshold(y_true, y_score, matrix, *, costs=None, decision_costs=None,
     >>> round(float(res.summary["total_profit"]), 6)
     17.0
     """
-    idx = event_code(matrix, event) if hasattr(matrix, "levels") else None
-    scored = score_cases(y_score, None, y_true, matrix, costs=costs,
-                         sample_weight=sample_weight, train_priors=train_priors,
-                         event_idx=idx, name="y_score", decision_costs=decision_costs)
+    scored, idx = _score_y_score(y_true, y_score, matrix, costs, decision_costs,
+                                 sample_weight, train_priors, event)
     scored.weight = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
     return _best_threshold_scored(scored, event_idx=idx)
 

@@ -13,7 +13,15 @@ import os
 import secrets
 from pathlib import Path
 
-__all__ = ["AtomicFile", "atomic_path"]
+__all__ = ["AtomicFile", "atomic_path", "check_path"]
+
+
+def check_path(path):
+    """``path`` as a :class:`~pathlib.Path`; a :class:`TypeError` unless it is a str or
+    path-like (the check of every export function that takes a file path)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"path must be a str or path-like; got {type(path).__name__}")
+    return Path(path)
 
 
 class AtomicFile:

@@ -1,9 +1,7 @@
 """A standalone HTML page of a fitted tree (the view notebooks show, as a file)."""
 
-import os
-from pathlib import Path
-
 from ._common import tree_view
+from ._files import check_path
 
 __all__ = ["export_html"]
 
@@ -83,8 +81,7 @@ def export_html(
     (True, 5, False)
     """
     view = tree_view(tree)  # checks that ``tree`` is a fitted tree estimator
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or path-like; got {type(path).__name__}")
+    path = check_path(path)
     markup = view.estimator._tree_html(
         X_valid,
         y_valid,
@@ -95,6 +92,5 @@ def export_html(
         full_page=True,
         title=title,
     )
-    path = Path(path)
     path.write_text(markup, encoding="utf-8")
     return path

@@ -17,13 +17,12 @@ exactly (shortest round-trip text, or binary), and every reader restores the dty
 
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ._files import atomic_path
+from ._files import atomic_path, check_path
 
 __all__ = ["read_leaf_table", "write_leaf_table"]
 
@@ -168,10 +167,8 @@ def write_leaf_table(table, path, *, format=None):
     True
     """
     _check_table(table)
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or path-like; got {type(path).__name__}")
+    path = check_path(path)
     fmt = _format_of(path, format)
-    path = Path(path)
     target = path
     # written beside the destination and renamed when complete (folders created)
     with atomic_path(target, "path") as path:
@@ -284,10 +281,8 @@ def read_leaf_table(path, *, format=None):
     >>> back.equals(table)
     True
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or path-like; got {type(path).__name__}")
+    path = check_path(path)
     fmt = _format_of(path, format)
-    path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"path does not exist: {path}")
     if fmt == "csv":

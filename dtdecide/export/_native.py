@@ -26,6 +26,7 @@ Shared objects (the same array or estimator reachable twice) are written once an
 referenced by id (``{"t": "ref", "id": k}``), so identity survives the round trip.
 """
 
+import contextlib
 import io
 import json
 import math
@@ -480,23 +481,36 @@ def _read_exactly(fh, out, shown, what):
         done += n
 
 
-def _read_manifest(zf, shown, archive_size):
-    what = f"its {MANIFEST}"
-    info = _member_info(zf, MANIFEST, shown, what, _MAX_MANIFEST_BYTES, archive_size)
+def _check_end(fh, shown, what):
+    """Refuse a member with bytes after those it declares."""
+    if fh.read(1):
+        raise ModelFileError(f"model file {shown}: {what} is longer than declared")
+
+
+@contextlib.contextmanager
+def _reading_member(shown, what, errors):
+    """Re-raise the ``errors`` (and the zip module's) of reading a member as a
+    :class:`ModelFileError` naming the file and the member; our own pass through."""
     try:
-        with zf.open(info) as fh:
-            data = bytearray(info.file_size)
-            _read_exactly(fh, data, shown, what)
-            if fh.read(1):
-                raise ModelFileError(f"model file {shown}: {what} is longer than declared")
-        return json.loads(data.decode("utf-8"))
+        yield
     except ModelFileError:
         raise
-    except (UnicodeDecodeError, RecursionError, *_ZIP_ERRORS) as exc:
+    except (*errors, *_ZIP_ERRORS) as exc:
         raise ModelFileError(
             f"model file {shown}: {what} cannot be read ({type(exc).__name__}: {exc}); the "
             "file is damaged or truncated"
         ) from exc
+
+
+def _read_manifest(zf, shown, archive_size):
+    what = f"its {MANIFEST}"
+    info = _member_info(zf, MANIFEST, shown, what, _MAX_MANIFEST_BYTES, archive_size)
+    with _reading_member(shown, what, (UnicodeDecodeError, RecursionError)):
+        with zf.open(info) as fh:
+            data = bytearray(info.file_size)
+            _read_exactly(fh, data, shown, what)
+            _check_end(fh, shown, what)
+        return json.loads(data.decode("utf-8"))
 
 
 def _read_array(zf, name, shown, archive_size):
@@ -507,7 +521,7 @@ def _read_array(zf, name, shown, archive_size):
 
     what = f"array member {name!r}"
     info = _member_info(zf, name, shown, what, _MAX_MEMBER_BYTES, archive_size)
-    try:
+    with _reading_member(shown, what, (MemoryError, OverflowError)):
         with zf.open(info) as fh:
             version = npy.read_magic(fh)
             if version == (1, 0):
@@ -532,16 +546,8 @@ def _read_array(zf, name, shown, archive_size):
             out = np.empty(shape, dtype=dtype, order="F" if fortran else "C")
             if nbytes:
                 _read_exactly(fh, out.reshape(-1, order="A").view(np.uint8), shown, what)
-            if fh.read(1):
-                raise ModelFileError(f"model file {shown}: {what} is longer than declared")
+            _check_end(fh, shown, what)
         return out
-    except ModelFileError:
-        raise
-    except (MemoryError, OverflowError, *_ZIP_ERRORS) as exc:
-        raise ModelFileError(
-            f"model file {shown}: {what} cannot be read ({type(exc).__name__}: {exc}); the "
-            "file is damaged or truncated"
-        ) from exc
 
 
 def read_model(path, *, dtdecide_version):

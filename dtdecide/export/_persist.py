@@ -5,10 +5,8 @@ The default is dtdecide's native format (``_native``): a versioned zip of JSON a
 on explicit request, and the skops format is read with an explicit allow-list of types.
 """
 
-import os
-from pathlib import Path
 
-from ._files import atomic_path
+from ._files import atomic_path, check_path
 from ._native import (
     ALLOWED_CLASSES,
     FORMAT_VERSION,
@@ -34,12 +32,6 @@ def _version():
     from dtdecide import __version__
 
     return __version__
-
-
-def _check_path(path):
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or path-like; got {type(path).__name__}")
-    return Path(path)
 
 
 def _check_format(format):
@@ -119,7 +111,7 @@ def save(model, path, *, format=None, compress=3):
     >>> again.decide(X).cases.equals(tree.decide(X).cases)
     True
     """
-    path = _check_path(path)
+    path = check_path(path)
     fmt = _check_format(format)
     if fmt is None:
         suffix = path.suffix.lower()
@@ -238,7 +230,7 @@ def load(path, *, format=None, allow_pickle=False, trusted=None):
     >>> again.predict(X).tolist() == tree.predict(X).tolist()
     True
     """
-    path = _check_path(path)
+    path = check_path(path)
     fmt = _check_format(format)
     if not isinstance(allow_pickle, bool):
         raise TypeError(f"allow_pickle must be True or False; got {allow_pickle!r}")
