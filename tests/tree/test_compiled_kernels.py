@@ -271,13 +271,19 @@ def test_case_node_sums_equal_numpy_twin(seed, n, with_costs, grouped, squares):
     else:
         m = DecisionMatrix({"a": [9.0, 1.0, -3.0], "b": [0.0, 2.0, 0.5]}, levels=[0, 1, 2])
     cons = m.resolve(costs, n_samples=n)
-    q = cons.q_actual(rng.integers(0, 3, size=n))
+    target = rng.integers(0, 3, size=n)
+    q = cons.q_actual(target)
     w = rng.uniform(0, 2, size=n)
     group = rng.integers(0, 3, size=n) if grouped else None
     kw = dict(group=group, n_groups=3 if grouped else 1, squares=squares)
     a, b = both(lambda: case_node_sums(parent, leaf, post, cons, q, w, **kw))
     for x, y in zip(a, b) if squares else [(a, b)]:
         np.testing.assert_allclose(y, x, rtol=1e-12, atol=1e-9)
+    # q=None with the targets: the consequences computed where they are summed
+    c, d = both(lambda: case_node_sums(parent, leaf, post, cons, None, w, target=target,
+                                       **kw))
+    for x, y in [(a, c), (b, d)] if not squares else list(zip(a, c)) + list(zip(b, d)):
+        assert np.array_equal(x, y)
 
 
 @SETTINGS
@@ -382,7 +388,8 @@ def test_case_node_sums_in_chunks_are_the_same_for_any_n_jobs(monkeypatch, group
     m = DecisionMatrix({"a": [9.0, 1.0, -3.0], "b": [0.0, 2.0, 0.5]}, levels=[0, 1, 2],
                        kind="revenue", costs={"a": "c"})
     cons = m.resolve(costs, n_samples=n)
-    q = cons.q_actual(rng.integers(0, 3, size=n))
+    target = rng.integers(0, 3, size=n)
+    q = cons.q_actual(target)
     w = rng.uniform(0, 2, size=n)
     kw = dict(group=rng.integers(0, 3, size=n) if grouped else None,
               n_groups=3 if grouped else 1, squares=True)
@@ -399,8 +406,17 @@ def test_case_node_sums_in_chunks_are_the_same_for_any_n_jobs(monkeypatch, group
                                          n_jobs=2, **compact)
         for x, y in zip(one, other):
             assert np.array_equal(x, y)
+        # q=None: the consequences computed chunk by chunk on the threads, the same
+        other = _caserule.case_node_sums(parent, leaf, post, cons, None, w, n_jobs=2,
+                                         target=target, **kw)
+        for x, y in zip(one, other):
+            assert np.array_equal(x, y)
     with kernels("numpy"):
         twin = _caserule.case_node_sums(parent, leaf, post, cons, q, w, **kw)
+        lazy = _caserule.case_node_sums(parent, leaf, post, cons, None, w, target=target,
+                                        **kw)
+        for x, y in zip(twin, lazy):
+            assert np.array_equal(x, y)
     for x, y in zip(one, twin):
         np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-9)
     assert one[0][0].sum() != 0

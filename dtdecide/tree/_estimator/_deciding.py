@@ -105,16 +105,16 @@ class _DecidingMixin:
         from .._structure._caserule import case_node_sums
 
         node_in = self._case_node_inputs(tree)
-        q = cons.q_actual(target)
         n_jobs = check_n_jobs(getattr(self, "n_jobs", None))
+        # q=None: the cases' consequences cons.q_actual(target), computed chunk by chunk
         if self._is_classifier:
             n_groups = len(self.classes_)
-            S = case_node_sums(tree.parent, node_of_row, node_in, cons, q, F,
-                               group=target, n_groups=n_groups,
-                               n_jobs=n_jobs)
+            S = case_node_sums(tree.parent, node_of_row, node_in, cons, None, F,
+                               group=target, n_groups=n_groups, n_jobs=n_jobs,
+                               target=target)
         else:
-            S = case_node_sums(tree.parent, node_of_row, node_in, cons, q, F,
-                               n_jobs=n_jobs)[:, 0]
+            S = case_node_sums(tree.parent, node_of_row, node_in, cons, None, F,
+                               n_jobs=n_jobs, target=target)[:, 0]
         return {"profit": S, "matrix": self.decision_matrix_}
 
     def _case_node_profit(self, structure):

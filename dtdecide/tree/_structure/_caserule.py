@@ -107,7 +107,7 @@ CASE_SUM_CHUNK = 1 << 16
 
 
 def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_groups=1,
-                   squares=False, n_jobs=1):
+                   squares=False, n_jobs=1, target=None):
     """Per node: the weighted profit of its cases under their own best decisions.
 
     ``S[v, g] = sum_{i reaches v, group(i) = g} weight(i) q(i, d_i(v))`` where
@@ -122,8 +122,9 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
         From :func:`node_inputs`.
     cons : Consequences
         The cases' consequences (decided with).
-    q : ndarray of shape (n_samples, n_decisions)
-        The profit each decision earns each case (``cons.q_actual(target)``).
+    q : ndarray of shape (n_samples, n_decisions) or None
+        The profit each decision earns each case (``cons.q_actual(target)``); None with
+        ``target``: computed chunk by chunk (on the threads of the compiled kernel).
     weight : ndarray of shape (n_samples,)
         Case weights; cases with a missing cost must have weight 0.
     group : ndarray of int, shape (n_samples,), optional
@@ -131,6 +132,8 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
     n_groups : int
     squares : bool
         Also return the sums of ``weight(i) q(i, d_i(v))**2``.
+    target : ndarray of shape (n_samples,), optional
+        The cases' targets, when ``q`` is None.
     n_jobs : int, default=1
         Threads for the compiled kernel. Above ``CASE_SUM_CHUNK`` cases the compiled
         sums are taken per chunk of that many cases and the chunks' sums added in chunk
@@ -146,11 +149,18 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
     size = n_nodes * n_groups
     S = np.zeros(size, dtype=STAT_DTYPE)
     S2 = np.zeros(size, dtype=STAT_DTYPE) if squares else None
-    if cons.has_missing.any():  # cases with a missing cost count with weight 0
+    missing = bool(cons.has_missing.any())
+    if missing:  # cases with a missing cost count with weight 0
         ok = ~cons.has_missing
-        q = np.where(ok[:, None], q, 0.0)
+        if q is not None:
+            q = np.where(ok[:, None], q, 0.0)
         weight = np.where(ok, weight, 0.0)
-    if use_compiled(len(leaf)) and not cons.is_interval and cons.case_q is None:
+    compiled = use_compiled(len(leaf)) and not cons.is_interval and cons.case_q is None
+    if q is None and not compiled:
+        q = cons.q_actual(target)
+        if missing:
+            q = np.where(ok[:, None], q, 0.0)
+    if compiled:
         from .._kernels import _compiled
         from .._kernels._parallel import thread_pool
 
@@ -160,7 +170,17 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
         base = np.ascontiguousarray(cons.base, dtype=STAT_DTYPE)
         costs = (np.ascontiguousarray(cons.case_costs, dtype=STAT_DTYPE) if use_costs
                  else np.zeros((1, 1)))
-        q = np.ascontiguousarray(q, dtype=STAT_DTYPE)
+        if q is not None:
+            q = np.ascontiguousarray(q, dtype=STAT_DTYPE)
+
+        def q_of(rows):  # the chunk's consequences (computed there when q is None)
+            if q is not None:
+                return q[rows]
+            q_c = cons.take(rows).q_actual(target[rows])
+            if missing:
+                q_c = np.where(ok[rows, None], q_c, 0.0)
+            return np.ascontiguousarray(q_c, dtype=STAT_DTYPE)
+
         # leaves, groups and weights are cast chunk by chunk on the threads (a leaf array
         # of int32, int8 level codes, a broadcast weight of 1: no case-sized copies)
         leaf = np.asarray(leaf)
@@ -176,7 +196,7 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
                 rows = slice(starts[c], min(starts[c] + CASE_SUM_CHUNK, n))
                 _compiled.case_node_sums(
                     parent, np.ascontiguousarray(leaf[rows], dtype=NODE_DTYPE), node_in, base,
-                    costs[rows] if use_costs else costs, use_costs, q[rows],
+                    costs[rows] if use_costs else costs, use_costs, q_of(rows),
                     np.ascontiguousarray(weight[rows]),
                     no_group if group is None else np.ascontiguousarray(group[rows],
                                                                         dtype=NODE_DTYPE),
