@@ -388,6 +388,15 @@ class _LevelLookup:
         if ints is not None:
             self._ints = ints
             self._mode = "ints"
+            # consecutive levels in increasing or decreasing order within int8 (0/1
+            # targets): the codes from the values themselves, after a range check
+            lo, hi = min(ints), max(ints)
+            self._run = None
+            if hi - lo + 1 == len(ints) and -128 <= lo and hi <= 127:
+                if ints == list(range(lo, hi + 1)):
+                    self._run = (lo, hi, 1)
+                elif ints == list(range(hi, lo - 1, -1)):
+                    self._run = (lo, hi, -1)
         elif str_levels and dtype.kind == "U":
             lv = np.asarray(level_list, dtype=str)
             self._order = np.argsort(lv, kind="stable")
@@ -407,6 +416,16 @@ class _LevelLookup:
 
     def __call__(self, values):
         if self._mode == "ints":
+            if self._run is not None and values.size:
+                lo, hi, step = self._run
+                if lo <= values.min() and values.max() <= hi:
+                    codes = values.astype(np.int8)  # exact: every value in [lo, hi]
+                    if step == 1:
+                        if lo:
+                            codes -= np.int8(lo)
+                    else:
+                        np.subtract(np.int8(hi), codes, out=codes)
+                    return codes
             # one comparison per level, in the values' own dtype (levels are unique, so
             # at most one matches): int8 codes, -1 where none does
             codes = np.full(np.shape(values), -1, dtype=np.int8)

@@ -269,6 +269,25 @@ def test_encode_target_few_integer_levels_equal_the_index_lookup(seed, n, dtype,
             encode_target(y, levels)
 
 
+@pytest.mark.parametrize("levels", [[0, 1], [1, 0], [3, 4, 5], [-2, -3, -4], [7], [126, 127]])
+@pytest.mark.parametrize("dtype", ["int64", "uint8", "int8"])
+def test_encode_target_consecutive_integer_levels(levels, dtype):
+    """Consecutive integer levels in either order take their codes from the values
+    (after a range check); values outside the levels fall back to the comparisons."""
+    info = np.iinfo(dtype)
+    if not (info.min <= min(levels) and max(levels) <= info.max):
+        pytest.skip("levels outside the dtype")
+    rng = np.random.default_rng(0)
+    y = np.asarray(levels, dtype=dtype)[rng.integers(0, len(levels), size=50)]
+    lookup = _LevelLookup(levels, y.dtype)
+    np.testing.assert_array_equal(lookup(y), pd.Index(levels).get_indexer(y))
+    assert lookup(y).dtype == np.int8
+    outside = np.append(y, max(levels) - len(levels) if min(levels) > info.min
+                        else max(levels) + 1).astype(dtype)
+    np.testing.assert_array_equal(lookup(outside), pd.Index(levels).get_indexer(outside))
+    assert lookup(outside)[-1] == -1
+
+
 def test_decide_accepts_categorical_target_series():
     m = DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"], decisions=["x", "y"])
     post = [[0.7, 0.3], [0.2, 0.8], [0.6, 0.4]]
