@@ -497,8 +497,10 @@ class _Partition:
 
         The rows of the histogrammed children (``n_built_rows``, known from the
         histograms) go to new arrays of exactly that size: on one thread in the one
-        pass; on several, each thread first routes its range and counts them, then
-        copies them into its own stretch (``collect_rows``, a read of ``leaf_of_row``).
+        pass; on two, in one pass too, the first thread filling the arrays from the start
+        and the second from the end (visiting its rows backward); on more, each thread
+        first routes its range and counts them, then copies them into its own stretch
+        (``collect_rows``, a read of ``leaf_of_row``).
         Growing best first, the rows that stay (alive) are also written, over the level's
         own rows and slots where it has them (the ``i``-th kept row of a range at the
         range's ``i``-th position, after it was read), the ranges' pieces then moved
@@ -522,18 +524,35 @@ class _Partition:
             nb, na = _compiled.partition_range(
                 *args, lo, hi, built_rows, built_slots, True,
                 alive_rows[lo:hi] if keep else alive_rows,
-                alive_slots[lo:hi] if keep else alive_slots, keep)
+                alive_slots[lo:hi] if keep else alive_slots, keep, False)
             _check_built(nb, n_built_rows, exact=True)
             if not keep:
                 return built_rows, built_slots, None, None
             return built_rows, built_slots, alive_rows[:na], alive_slots[:na]
+        if not keep and len(ranges) == 2:
+            # two threads fill the exact-size arrays from both ends in one pass: the
+            # first range forward from the start, the second backward from the end
+            built_rows = np.empty(n_built_rows, dtype=_ROW_INT)
+            built_slots = np.empty(n_built_rows, dtype=_ROW_INT)
+
+            def both_ends(i):
+                lo, hi = ranges[i]
+                return _compiled.partition_range(*args, lo, hi, built_rows, built_slots,
+                                                 True, alive_rows, alive_slots, False,
+                                                 i == 1)[0]
+
+            counts = pool.map_groups(both_ends, [0, 1])
+            # nothing was written twice: the two counts fill the arrays exactly
+            _check_built(sum(counts), n_built_rows, exact=True)
+            return built_rows, built_slots, None, None
         if not keep:
             # count on the threads, then each thread copies its range's rows into its
             # own stretch of the exact-size arrays
             def route(i):
                 lo, hi = ranges[i]
                 return _compiled.partition_range(*args, lo, hi, alive_rows, alive_slots,
-                                                 False, alive_rows, alive_slots, False)[0]
+                                                 False, alive_rows, alive_slots, False,
+                                                 False)[0]
 
             counts = pool.map_groups(route, list(range(len(ranges))))
             starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
@@ -564,7 +583,7 @@ class _Partition:
             lo, hi = ranges[i]
             return _compiled.partition_range(*args, lo, hi, built_rows[lo:hi],
                                              built_slots[lo:hi], True, alive_rows[lo:hi],
-                                             alive_slots[lo:hi], True)
+                                             alive_slots[lo:hi], True, False)
 
         written = pool.map_groups(fill, list(range(len(ranges))))
         nb = na = 0

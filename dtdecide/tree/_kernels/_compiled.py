@@ -95,7 +95,8 @@ def hist_channels(X, rows, use_rows, slots, use_slots, channels, features, offse
 @_jit
 def partition_range(X, rows, use_rows, leaf_of_row, node_lo, k_of_node, feat, table,
                     slot_of_child, n_built, n_small_cont, child_node, lo, hi, built_rows,
-                    built_slots, write_built, alive_rows, alive_slots, write_alive):
+                    built_slots, write_built, alive_rows, alive_slots, write_alive,
+                    backward):
     """Send the rows at positions ``lo:hi`` of a level to the children of their node
     (twin of ``_Partition.__call__`` in the grower).
 
@@ -108,6 +109,9 @@ def partition_range(X, rows, use_rows, leaf_of_row, node_lo, k_of_node, feat, ta
     ``slot_of_child[child]`` (-1: not kept). Rows of slots ``< n_built`` are counted and,
     with ``write_built``, written to ``built_*``; with ``write_alive``, rows of slots
     ``< n_small_cont`` or ``>= n_built`` are written to ``alive_*``; each in row order.
+    With ``backward`` (and no alive rows) the positions are visited from ``hi - 1`` down
+    and the built rows written from the end of ``built_*`` down, so they too end in row
+    order: two threads fill one exact-size array from both ends.
     The alive rows may be written over the range's own rows (``alive_rows`` the view
     ``rows[lo:hi]``): the ``i``-th kept row is written at ``i``, after position
     ``lo + i`` has been read. Returns the numbers of built and alive rows ``(nb, na)``.
@@ -119,7 +123,8 @@ def partition_range(X, rows, use_rows, leaf_of_row, node_lo, k_of_node, feat, ta
     cap_b = built_rows.shape[0]
     cap_a = alive_rows.shape[0]
     n_k = k_of_node.shape[0]
-    for p in range(lo, hi):
+    for q in range(lo, hi):
+        p = hi - 1 - (q - lo) if backward else q
         r = rows[p] if use_rows else p
         v = leaf_of_row[r] - node_lo
         if v < 0 or v >= n_k:
@@ -136,8 +141,9 @@ def partition_range(X, rows, use_rows, leaf_of_row, node_lo, k_of_node, feat, ta
             continue
         if s < n_built:
             if write_built and nb < cap_b:
-                built_rows[nb] = r
-                built_slots[nb] = s
+                at = cap_b - 1 - nb if backward else nb
+                built_rows[at] = r
+                built_slots[at] = s
             nb += 1
         if write_alive and (s < n_small_cont or s >= n_built):
             if na < cap_a:
