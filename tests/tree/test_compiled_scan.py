@@ -25,6 +25,8 @@ from dtdecide.tree._kernels._splitter import _compiled_supports, find_best_split
 pytest.importorskip("numba")
 
 CRITERIA = ("gini", "entropy", "generalized_gini", "variance", "profit")
+# the criteria whose fits build float32 histograms (row counts of the classes, no weights)
+FLOAT32_CRITERIA = ("gini", "entropy", "generalized_gini")
 
 
 @st.composite
@@ -61,7 +63,10 @@ def scan_case(draw):
         if draw(st.booleans()):
             class_weight = rng.uniform(0.5, 2.0, size=n_classes)
         is_clf, crit = True, criterion
-    dtype = np.float32 if draw(st.booleans()) and not weighted else np.float64
+    # float32 histograms only where a fit makes them: unweighted class counts
+    # (HistogramTarget.hist_dtype); the variance and profit scans always get float64
+    small = not weighted and criterion in FLOAT32_CRITERIA
+    dtype = np.float32 if small and draw(st.booleans()) else np.float64
     hist = hist.astype(dtype)
     counts = rows.astype(np.int32) if (weighted or draw(st.booleans())) else None
     if counts is None and not weighted and criterion == "variance":
