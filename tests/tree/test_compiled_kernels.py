@@ -460,7 +460,7 @@ def test_apply_threads_share_rows():
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), from_start=st.booleans())
 def test_route_binned_equals_numpy_twin(seed, from_start):
-    from dtdecide.tree._algorithms._grower import route_binned
+    from dtdecide.tree._algorithms._rows import route_binned
 
     rng = np.random.default_rng(seed)
     n_nodes = 15  # a full binary tree of depth 3; nodes 7.. are leaves

@@ -500,7 +500,7 @@ def _route(part, tree):
     node is an ancestor of its leaf -- so a stale or missing cache (a copy of the
     partition moved to another worker) only costs time.
     """
-    from .._algorithms._grower import route_binned
+    from .._algorithms._rows import route_binned
 
     start = getattr(part, "node", None)
     node = route_binned(part.Xb, *tree, start=start)

@@ -98,7 +98,7 @@ def partition_range(X, rows, use_rows, leaf_of_row, node_lo, k_of_node, feat, ta
                     built_slots, write_built, alive_rows, alive_slots, write_alive,
                     backward):
     """Send the rows at positions ``lo:hi`` of a level to the children of their node
-    (twin of ``_Partition.__call__`` in the grower).
+    (twin of ``_Partition.__call__`` in ``_algorithms._rows``).
 
     Position ``p`` is row ``rows[p]`` (or row ``p`` unless ``use_rows``: the level's rows
     are then those of every row whose node is one of the level's). A row's node is
@@ -160,7 +160,7 @@ def collect_rows(leaf_of_row, node_lo, slot_of_node, n_built, lo, hi, out_rows, 
     returns their number (writes stop at the outputs' length). After a partition on
     several threads that only counted (``partition_range`` without ``write_built``),
     each thread collects its range's rows into its own stretch of exact-size arrays.
-    Twin: the rows of the histogrammed children in ``_Partition.__call__``."""
+    Twin: the rows of the histogrammed children in ``_rows._Partition.__call__``."""
     n = 0
     cap = out_rows.shape[0]
     n_s = slot_of_node.shape[0]
