@@ -421,7 +421,9 @@ class Binner:
         rows = None
         if self.subsample is not None and n_samples > self.subsample:
             rng = np.random.default_rng(self.random_state)
-            rows = np.sort(rng.choice(n_samples, size=self.subsample, replace=False))
+            # shuffle=False: the same set of rows (only their order differs), sorted below
+            rows = np.sort(rng.choice(n_samples, size=self.subsample, replace=False,
+                                      shuffle=False))
 
         has_inf = _infinite_columns(X) if check_inf else None
         if rows is None:

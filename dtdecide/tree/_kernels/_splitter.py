@@ -373,6 +373,11 @@ def _log2_table(n):
     return table
 
 
+# Below this many (node, cell) pairs the compiled scan runs on the calling thread: it
+# takes tens of microseconds, less than handing it to the threads and back.
+_SCAN_INLINE_CELLS = 1 << 16
+
+
 def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matrix,
                    class_weight, is_categorical, min_samples_leaf, per_feature, pool):
     """The NumPy scan's winners, scanned by :func:`._compiled_scan.scan_features`.
@@ -445,8 +450,8 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
                          np.asarray(features, dtype=np.intp), layout.offsets, layout.widths,
                          orders, key_lo, n_keys, n_scan, log2_table, gain, pos, ml, key)
 
-    if pool is None or n_features < 2:
-        scan(np.arange(n_features))
+    if pool is None or n_features < 2 or m * int(layout.n_cells) < _SCAN_INLINE_CELLS:
+        scan(np.arange(n_features))  # a small scan: less than handing it to threads
     else:  # each thread writes its own features' rows: the result is the same
         pool.map_groups(scan, feature_groups(layout.widths, pool.n_threads))
     # the best feature of each node, taken in feature order as the NumPy scan does:
