@@ -546,3 +546,30 @@ def test_one_float_block_is_routed_in_place_like_its_columns(n_jobs):
     for frame in (bad, bad.assign(b=bad["b"].astype(np.float32))):
         with pytest.raises(ValueError, match="infinity in column 'a'"):
             encode_apply(frame, enc, route, block_rows=1_000, n_jobs=n_jobs)
+
+
+@pytest.mark.parametrize("n_jobs", [None, 2])
+@pytest.mark.parametrize("block_rows", [3, 1000])
+@pytest.mark.parametrize("kind", ["frame", "mixed", "array"])
+def test_encode_apply_out_dtypes_writes_each_output_in_row_order(kind, block_rows, n_jobs):
+    """With ``out_dtypes`` the tuple of outputs of every block lands at the block's rows:
+    the same arrays as ``apply`` on the whole code matrix, whatever the blocks and
+    threads."""
+    from dtdecide.tree._structure._encode import encode_apply
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"a": rng.normal(size=20), "b": rng.normal(size=20)})
+    if kind == "mixed":
+        X["job"] = rng.choice(["x", "y"], size=20)
+    _, enc = fit_encode(X)
+    data = X.to_numpy() if kind == "array" else X
+
+    def two(block):
+        return block[:, 0] * 2.0, (block[:, 1] > 0).astype(np.int8)
+
+    whole = encode(data, enc)
+    got = encode_apply(data, enc, two, block_rows=block_rows, n_jobs=n_jobs,
+                       out_dtypes=(np.float64, np.int8))
+    assert got[0].dtype == np.float64 and got[1].dtype == np.int8
+    np.testing.assert_array_equal(got[0], whole[:, 0] * 2.0)
+    np.testing.assert_array_equal(got[1], (whole[:, 1] > 0).astype(np.int8))

@@ -19,6 +19,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..._dtypes import FLOAT_DTYPE as _FLOAT
+from ..._dtypes import NODE_DTYPE
 from ...decision import DecisionMatrix
 from ...decision._kernels import encode_target
 from ...decision._result import (
@@ -288,17 +289,37 @@ class _DecidingMixin:
         out.decisions_ = tuple(new.decisions)
         return out
 
-    def _leaf_decisions(self, leaves):
-        """(D_idx, E) of the cases from their leaves (profit orientation)."""
+    def _node_decisions(self):
+        """Each node's decision and its expected profit (profit orientation)."""
         t = self.tree_
         if t.node_decision is None:
             raise ValueError(
                 "decide needs a tree fitted with a decision_matrix; got decision_matrix=None"
             )
-        # each node's figure first (a few hundred), then one gather per case
         per_node = t.node_decision
-        e_node = t.node_expected[np.arange(per_node.shape[0]), per_node]
+        return per_node, t.node_expected[np.arange(per_node.shape[0]), per_node]
+
+    def _leaf_decisions(self, leaves):
+        """(D_idx, E) of the cases from their leaves (profit orientation)."""
+        # each node's figure first (a few hundred), then one gather per case
+        per_node, e_node = self._node_decisions()
         return np.take(per_node, leaves), np.take(e_node, leaves)
+
+    def _apply_with_decisions(self, X_in, label_counts):
+        """Leaves, D_idx and E of raw inputs under the leaf rule: the two gathers run
+        block by block on the threads that route the rows, writing in place."""
+        per_node, e_node = self._node_decisions()
+        apply = self.tree_.apply
+
+        def route(block):
+            leaves = apply(block)
+            return leaves, np.take(per_node, leaves), np.take(e_node, leaves)
+
+        return encode_apply(X_in, self._encoding, route,
+                            estimator_name=type(self).__name__,
+                            handle_unknown=self._handle_unknown(), label_counts=label_counts,
+                            n_jobs=getattr(self, "n_jobs", None),
+                            out_dtypes=(NODE_DTYPE, per_node.dtype, e_node.dtype))
 
     def predict_decision(self, X, costs=None):
         """Decision name of every case (its leaf's decision, or its own under the case rule).
@@ -460,10 +481,14 @@ class _DecidingMixin:
             )
         X_in, cost_frame = self._drop_cost_features(X)
         label_counts = {}
-        leaves = encode_apply(X_in, self._encoding, self.tree_.apply,
-                              estimator_name=type(self).__name__,
-                              handle_unknown=self._handle_unknown(), label_counts=label_counts,
-                              n_jobs=getattr(self, "n_jobs", None))
+        if self._case_rule():
+            leaves = encode_apply(X_in, self._encoding, self.tree_.apply,
+                                  estimator_name=type(self).__name__,
+                                  handle_unknown=self._handle_unknown(),
+                                  label_counts=label_counts,
+                                  n_jobs=getattr(self, "n_jobs", None))
+        else:
+            leaves, d_idx, E = self._apply_with_decisions(X_in, label_counts)
         n = leaves.shape[0]
         given_index = reference_index(X)
         index = pd.RangeIndex(n) if given_index is None else given_index
@@ -488,7 +513,6 @@ class _DecidingMixin:
             if y is not None:
                 y = check_1d(y, "y", n_samples=n)
             return self._decide_case_rule(leaves, y=y, costs=costs, F=F, index=index)
-        d_idx, E = self._leaf_decisions(leaves)
         cons = None
         needs_costs = matrix.is_case_specific or bool(matrix.cost_variables)
         if not needs_costs or costs is not None or y is not None:

@@ -953,7 +953,7 @@ def encode(X, encoding, *, estimator_name="estimator", handle_unknown=None,
 
 
 def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=None,
-                 handle_unknown=None, label_counts=None, n_jobs=None):
+                 handle_unknown=None, label_counts=None, n_jobs=None, out_dtypes=None):
     """``apply(encode(X, encoding))`` without building the whole code matrix.
 
     All of ``X`` is checked first (same errors as :func:`encode`); then its codes are
@@ -980,10 +980,15 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
         by block, in its own buffer (``apply`` must be safe to call from several
         threads). The kernels are chosen once, for the whole table, in the calling
         thread; the outputs do not depend on ``n_jobs``.
+    out_dtypes : tuple of dtype, default=None
+        ``apply`` returns a tuple of that many arrays per block instead of one; each
+        is written, by the thread that computed it, into a new array of
+        ``n_samples`` values of its dtype at the block's rows (no concatenation on the
+        calling thread).
 
     Returns
     -------
-    ndarray of shape (n_samples,)
+    ndarray of shape (n_samples,), or a tuple of them (``out_dtypes``)
         The outputs of ``apply``, in row order.
 
     Examples
@@ -1007,24 +1012,34 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
                                    block_rows)
     is_array = isinstance(prepared, np.ndarray)
     n = prepared.shape[0] if is_array else prepared.n_samples
+    out = None if out_dtypes is None else tuple(np.empty(n, dtype=d) for d in out_dtypes)
     if n > block_rows and n_jobs not in (None, 1):
         from .._kernels._parallel import check_n_jobs
 
         n_threads = min(check_n_jobs(n_jobs), -(-n // block_rows))
         if n_threads > 1:
-            return _encode_apply_threads(prepared, apply, block_rows, n_threads)
-    if is_array:
-        return apply(prepared)
-    if n <= block_rows:
-        return apply(prepared.to_array())
+            return _encode_apply_threads(prepared, apply, block_rows, n_threads, out)
+    if is_array or n <= block_rows:
+        found = apply(prepared if is_array else prepared.to_array())
+        return found if out is None else _write_rows(out, found, 0, n)
     buffer = np.empty((block_rows, prepared.n_features), dtype=X_DTYPE, order="F")
     parts = []
     with table_rows(n):  # the kernels are chosen for the table, not for one block
         for start in range(0, n, block_rows):
             stop = min(start + block_rows, n)
             block = prepared.fill(start, stop, buffer[: stop - start])
-            parts.append(np.asarray(apply(block)).copy())  # never a view of the buffer
-    return np.concatenate(parts)
+            if out is not None:
+                _write_rows(out, apply(block), start, stop)
+            else:
+                parts.append(np.asarray(apply(block)).copy())  # never a view of the buffer
+    return out if out is not None else np.concatenate(parts)
+
+
+def _write_rows(out, found, lo, hi):
+    """Write each array of ``found`` into its array of ``out`` at rows ``lo:hi``."""
+    for target, values in zip(out, found, strict=True):
+        target[lo:hi] = values
+    return out
 
 
 def _checking_infinity(apply, whole, names, block_rows):
@@ -1039,8 +1054,9 @@ def _checking_infinity(apply, whole, names, block_rows):
     return checked
 
 
-def _encode_apply_threads(prepared, apply, block_rows, n_threads):
-    """:func:`encode_apply` on ``n_threads`` threads, one contiguous range of rows each.
+def _encode_apply_threads(prepared, apply, block_rows, n_threads, out=None):
+    """:func:`encode_apply` on ``n_threads`` threads, one contiguous range of rows each
+    (with ``out``, each thread writes its rows' outputs there).
 
     Settings are per thread: the kernels chosen here, for the whole table, are imposed
     on the workers (so ``config_context(kernels=...)`` of the caller holds there too).
@@ -1060,16 +1076,20 @@ def _encode_apply_threads(prepared, apply, block_rows, n_threads):
         lo, hi = bounds
         with config_context(kernels=mode), table_rows(n):
             if is_array:
-                return np.asarray(apply(prepared[lo:hi]))
+                found = apply(prepared[lo:hi])
+                return np.asarray(found) if out is None else _write_rows(out, found, lo, hi)
             buffer = np.empty((min(block_rows, hi - lo), prepared.n_features),
                               dtype=X_DTYPE, order="F")
             parts = []
             for start in range(lo, hi, block_rows):
                 stop = min(start + block_rows, hi)
                 block = prepared.fill(start, stop, buffer[: stop - start])
-                parts.append(np.asarray(apply(block)).copy())  # never a view of the buffer
-            return np.concatenate(parts)
+                if out is not None:
+                    _write_rows(out, apply(block), start, stop)
+                else:  # never a view of the buffer
+                    parts.append(np.asarray(apply(block)).copy())
+            return out if out is not None else np.concatenate(parts)
 
     with thread_pool(len(ranges)) as pool:
         parts = [run(r) for r in ranges] if pool is None else pool.map_groups(run, ranges)
-    return np.concatenate(parts)
+    return out if out is not None else np.concatenate(parts)
