@@ -73,6 +73,21 @@ def test_case_rule_sql_equals_decide(engine, matrix, priors, smoothing):
     assert ((per_leaf.drop(columns="none", errors="ignore") > 0).sum(axis=1) >= 2).any()
 
 
+def test_case_rule_sql_computes_the_leaf_and_the_decision_once():
+    """DuckDB, PostgreSQL and Spark SQL: the leaf CASE, each decision's expected profit
+    and the decision are written once (LATERAL subqueries); SQLite writes them per use."""
+    est = _tree(THREE)
+    one_select = to_sql(est, target="y", dialect="sqlite")
+    staged = to_sql(est, target="y", dialect="duckdb")
+    leaf_case = one_select.split("\n", 1)[1].split(' AS "_LEAF_"')[0].split("t.*,\n  ", 1)[1]
+    assert leaf_case.startswith("(CASE") and one_select.count(leaf_case) > 10
+    assert staged.count(leaf_case) == 1
+    assert staged.count('t_leaf."leaf"') == 1 + len(est.classes_) + 3  # _LEAF_, P_, ep0..2
+    # the decision (the first maximum of the expected profits) is written once
+    assert staged.count("THEN 'call'") == 1 < one_select.count("THEN 'call'")
+    assert len(staged) < len(one_select) / 5
+
+
 def test_case_rule_sql_breaks_ties_on_the_first_decision():
     est = _tree(TWO, depth=2)
     X, y = _data(300, 2)

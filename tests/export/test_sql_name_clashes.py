@@ -70,16 +70,24 @@ def test_a_table_scored_before_scores_as_decide(scored):
         np.testing.assert_array_equal(got[f"P_target_{cls}"].to_numpy(), proba[:, k])
 
 
-def test_keeping_every_column_adds_fresh_outputs_after_the_old_ones(scored):
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_keeping_every_column_adds_fresh_outputs_after_the_old_ones(scored, engine):
+    # duckdb: the leaf id is computed once in a LATERAL subquery, read by its alias
     tree, X, y, cost = scored
     frame = table_scored_before(tree, X, y, cost)
-    sql = to_sql(tree, keep_columns="*", target="target", dialect="sqlite")
-    con = sqlite3.connect(":memory:")
-    frame.to_sql("data", con, index=False)
+    sql = to_sql(tree, keep_columns="*", target="target", dialect=engine)
+    if engine == "sqlite":
+        con = sqlite3.connect(":memory:")
+        frame.to_sql("data", con, index=False)
+    else:
+        con = pytest.importorskip("duckdb").connect()
+        con.register("data_view", frame)
+        con.execute("CREATE TABLE data AS SELECT * FROM data_view")
     cur = con.execute(f"{sql}")
     names = [d[0] for d in cur.description]
     rows = cur.fetchall()
     con.close()
+    assert names[:frame.shape[1]] == list(frame.columns)  # the table's columns, untouched
     # the new outputs come after the table's columns: the last D_target is ours
     d_new = max(i for i, c in enumerate(names) if c == "D_target")
     leaf_new = max(i for i, c in enumerate(names) if c == "_LEAF_")

@@ -199,3 +199,31 @@ def test_spark_dialect_text(revenue_tree):
         assert f'"{name}"' in ansi and f"`{name}`" in spark_sql and f'"{name}"' not in spark_sql
     assert "AS DOUBLE)" in spark_sql and "DOUBLE PRECISION" not in spark_sql
     assert "'o\\'neil'" in spark_sql and "'o''neil'" in ansi  # label quoting
+
+
+# ------------------------------------------------------------ case rule (LATERAL stages)
+def _case_rule_case():
+    from test_export_case_rule import THREE, _data, _tree
+
+    X, y = _data(1500, 1, missing=0.05)
+    return _tree(THREE), X, y
+
+
+def _check_case_rule(est, got, X, y):
+    from test_export_case_rule import _compare
+
+    assert len(got) == len(X)
+    _compare(est, got, X, y)
+    assert got["D_y"].isna().sum() == X["cost_call"].isna().sum() > 0
+
+
+def test_postgres_case_rule_tree_matches_decide(pg):
+    est, X, y = _case_rule_case()
+    _check_case_rule(est, run_postgres(pg, to_sql(est, target="y", dialect="postgresql"),
+                                       db_frame(X, y)), X, y)
+
+
+def test_spark_case_rule_tree_matches_decide(spark):
+    est, X, y = _case_rule_case()
+    _check_case_rule(est, run_spark(spark, to_sql(est, target="y", dialect="spark"),
+                                    db_frame(X, y)), X, y)
