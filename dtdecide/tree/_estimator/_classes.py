@@ -257,10 +257,14 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         """Leaf ids of raw inputs (cost columns dropped), encoded block by block."""
         check_is_fitted(self, "tree_")
         X, _ = self._drop_cost_features(X)
-        return encode_apply(X, self._encoding, self.tree_.apply,
-                            estimator_name=type(self).__name__,
+        return self._encode_apply(X, self.tree_.apply, label_counts)
+
+    def _encode_apply(self, X, apply, label_counts=None, out_dtypes=None):
+        """``apply`` of the codes of ``X`` (cost columns already dropped), block by block
+        on the estimator's threads (:func:`encode_apply` with the fitted encoding)."""
+        return encode_apply(X, self._encoding, apply, estimator_name=type(self).__name__,
                             handle_unknown=self._handle_unknown(), label_counts=label_counts,
-                            n_jobs=getattr(self, "n_jobs", None))
+                            n_jobs=getattr(self, "n_jobs", None), out_dtypes=out_dtypes)
 
     def apply(self, X):
         """Leaf id of every case.

@@ -36,7 +36,6 @@ from ...decision._validation import (
 from .._algorithms._edit import apply_overrides
 from .._backends._dask import is_dask_collection
 from .._structure import _leaf
-from .._structure._encode import encode_apply
 from .._structure._tree import match_subtree_nodes
 from ._dask import decide_dask, predict_decision_dask
 
@@ -315,11 +314,8 @@ class _DecidingMixin:
             leaves = apply(block)
             return leaves, np.take(per_node, leaves), np.take(e_node, leaves)
 
-        return encode_apply(X_in, self._encoding, route,
-                            estimator_name=type(self).__name__,
-                            handle_unknown=self._handle_unknown(), label_counts=label_counts,
-                            n_jobs=getattr(self, "n_jobs", None),
-                            out_dtypes=(NODE_DTYPE, per_node.dtype, e_node.dtype))
+        return self._encode_apply(X_in, route, label_counts,
+                                  out_dtypes=(NODE_DTYPE, per_node.dtype, e_node.dtype))
 
     def predict_decision(self, X, costs=None):
         """Decision name of every case (its leaf's decision, or its own under the case rule).
@@ -482,11 +478,7 @@ class _DecidingMixin:
         X_in, cost_frame = self._drop_cost_features(X)
         label_counts = {}
         if self._case_rule():
-            leaves = encode_apply(X_in, self._encoding, self.tree_.apply,
-                                  estimator_name=type(self).__name__,
-                                  handle_unknown=self._handle_unknown(),
-                                  label_counts=label_counts,
-                                  n_jobs=getattr(self, "n_jobs", None))
+            leaves = self._encode_apply(X_in, self.tree_.apply, label_counts)
         else:
             leaves, d_idx, E = self._apply_with_decisions(X_in, label_counts)
         n = leaves.shape[0]
