@@ -521,3 +521,66 @@ def test_grower_leaves_are_the_applied_leaves(seed, n_jobs, mode):
     assert np.array_equal(leaves_a, leaves_b)
     assert np.array_equal(leaves_b, tree_b.apply(Xc))
     assert tree_b.is_leaf[leaves_b].all()
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.sampled_from([1, 37, 5000]),
+       n_threads=st.sampled_from([1, 2, 3]), keep_alive=st.booleans(),
+       with_rows=st.booleans())
+def test_partition_equals_numpy_twin(seed, n, n_threads, keep_alive, with_rows):
+    """The compiled partition (a buffer of built rows copied out every 512 rows, one or
+    two ends, counted then collected, alive rows kept) writes the twin's leaves and rows:
+    random levels whose nodes are split or not, children histogrammed, kept or dropped."""
+    from dtdecide.tree._algorithms._rows import _Partition
+
+    rng = np.random.default_rng(seed)
+    n_total = n + int(rng.integers(0, 50))
+    Xb = np.asfortranarray(rng.integers(0, 6, size=(n_total, 3)).astype(np.uint8))
+    node_lo, n_nodes = 5, 9
+    # rows of the level's nodes, of nodes outside it (below and above) and of leaves
+    leaf0 = rng.integers(node_lo - 2, node_lo + n_nodes + 2, size=n_total).astype(np.int32)
+    rows = (np.sort(rng.choice(n_total, size=n, replace=False)).astype(np.int32)
+            if with_rows else None)
+    k_of_node = np.full(n_nodes, -1, dtype=np.int32)
+    split = np.flatnonzero(rng.random(n_nodes) < 0.7)
+    k_of_node[split] = np.arange(split.size, dtype=np.int32)
+    n_pairs = split.size
+    feat = rng.integers(0, 3, size=n_pairs).astype(np.intp)
+    table = rng.random((n_pairs, 6)) < 0.5
+    child_node = np.arange(100, 100 + 2 * n_pairs, dtype=np.int32)
+    slot_of_child = rng.permutation(2 * n_pairs).astype(np.int32)
+    slot_of_child[rng.random(2 * n_pairs) < 0.2] = -1  # dropped children
+    n_built = int(rng.integers(0, 2 * n_pairs + 1))
+    n_small_cont = int(rng.integers(0, n_built + 1))
+    if keep_alive and rows is None:
+        rows_arg = None
+    else:
+        rows_arg = rows
+    n_level = n_total if rows_arg is None else n
+    bounds = np.linspace(0, n_level, n_threads + 1).astype(np.intp)
+    ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+    def make(leaf, level_rows):
+        return _Partition(Xb, level_rows, leaf, node_lo, k_of_node, feat, table,
+                          slot_of_child, n_built, n_small_cont, child_node, keep_alive)
+
+    leaf_a = leaf0.copy()
+    with kernels("numpy"):
+        twin = make(leaf_a, None if rows_arg is None else rows_arg.copy())
+        expect = twin((0, n_level))
+    leaf_b = leaf0.copy()
+    with kernels("compiled"):
+        part = make(leaf_b, None if rows_arg is None else rows_arg.copy())
+        assert part.compiled
+        n_built_rows = expect[0].shape[0]
+        if n_threads == 1:
+            got = part.compiled_ranges(ranges, None, n_built_rows)
+        else:
+            with ThreadPool(n_threads) as pool:
+                got = part.compiled_ranges(ranges, pool, n_built_rows)
+    assert np.array_equal(leaf_a, leaf_b)
+    for a, b in zip(expect, got):
+        if a is None:
+            assert b is None
+        else:
+            assert np.array_equal(a, b)

@@ -26,6 +26,21 @@ _jit = numba.njit(nogil=True, cache=True)
 
 
 @_jit
+def _slot_bases(rows, use_rows, slots, codes, use_codes, stride):
+    """``slots[i] * stride (+ codes[rows[i]])`` of every included row: the start of its
+    slot's cells (and class) in a flat histogram, computed once per call rather than
+    once per feature."""
+    n = slots.shape[0]
+    base = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        b = np.int64(slots[i]) * stride
+        if use_codes:
+            b += codes[rows[i] if use_rows else i]
+        base[i] = b
+    return base
+
+
+@_jit
 def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, n_classes, features,
                  offsets, widths, hist, counts, with_counts):
     """Class histograms of the rows into ``hist`` (twin of ``_accumulate_chunk``).
@@ -36,32 +51,60 @@ def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, n_classes,
     the class code and ``weights`` (n_groups, n_samples) the weights of *every* row, read
     where they are (the included rows ascend, so no copy of them is gathered; zero
     groups for unweighted counts); ``hist`` (n_slots, n_cells, n_channels) and
-    ``counts`` (n_slots, n_cells) are added to, cells ``offsets[j] + b`` of ``features``
-    only. Binned values ``>= widths[j] - 1`` (the shared missing code) go to the
-    feature's last cell.
+    ``counts`` (n_slots, n_cells), both C-contiguous, are added to, cells
+    ``offsets[j] + b`` of ``features`` only. Binned values ``>= widths[j] - 1`` (the
+    shared missing code) go to the feature's last cell.
+
+    The arrays are addressed flat, and each row's slot and class offset
+    (``slot * n_cells * n_channels + code``) is computed once before the loop over the
+    features, not once per feature: a pass over a feature then reads the row, its
+    binned value and that offset (about half the time of indexing the 3-D arrays with a
+    slot and a class code gathered again for every feature). Every cell still receives
+    its rows in increasing order.
     """
     n = rows.shape[0] if use_rows else slots.shape[0] if use_slots else X.shape[0]
     n_groups = weights.shape[0]
+    n_cells = hist.shape[1]
+    C = hist.shape[2]
+    flat = hist.reshape(hist.size)
+    cflat = counts.reshape(counts.size)
+    base = (_slot_bases(rows, use_rows, slots, codes, True, n_cells * C) if use_slots
+            else np.zeros(1, dtype=np.int64))
     for jj in range(features.shape[0]):
         j = features[jj]
         top = widths[j] - 1
         lo = offsets[j]
         col = X[:, j]
+        if n_groups == 0 and not with_counts:  # unit weights: the common case
+            if use_slots and use_rows:
+                for i in range(n):
+                    b = min(np.intp(col[rows[i]]), top)
+                    flat[base[i] + (lo + b) * C] += 1.0
+            elif use_slots:
+                for i in range(n):
+                    b = min(np.intp(col[i]), top)
+                    flat[base[i] + (lo + b) * C] += 1.0
+            else:
+                for i in range(n):
+                    r = rows[i] if use_rows else i
+                    b = min(np.intp(col[r]), top)
+                    flat[(lo + b) * C + codes[r]] += 1.0
+            continue
         for i in range(n):
             r = rows[i] if use_rows else i
-            b = col[r]
-            if b > top:
-                b = top
-            cell = lo + b
-            s = slots[i] if use_slots else 0
-            c = codes[r]
+            cell = lo + min(np.intp(col[r]), top)
+            if use_slots:
+                at = base[i] + cell * C
+            else:
+                at = cell * C + codes[r]
             if n_groups == 0:
-                hist[s, cell, c] += 1.0
+                flat[at] += 1.0
             else:
                 for k in range(n_groups):
-                    hist[s, cell, k * n_classes + c] += weights[k, r]
+                    flat[at + k * n_classes] += weights[k, r]
             if with_counts:
-                counts[s, cell] += 1
+                s = slots[i] if use_slots else 0
+                cflat[s * n_cells + cell] += 1
 
 
 @_jit
@@ -74,6 +117,12 @@ def hist_channels(X, rows, use_rows, slots, use_slots, channels, features, offse
     """
     n = rows.shape[0] if use_rows else slots.shape[0] if use_slots else X.shape[0]
     n_channels = channels.shape[0]
+    n_cells = hist.shape[1]
+    C = hist.shape[2]
+    flat = hist.reshape(hist.size)
+    cflat = counts.reshape(counts.size)
+    base = (_slot_bases(rows, use_rows, slots, rows, False, n_cells * C) if use_slots
+            else np.zeros(1, dtype=np.int64))
     for jj in range(features.shape[0]):
         j = features[jj]
         top = widths[j] - 1
@@ -81,15 +130,15 @@ def hist_channels(X, rows, use_rows, slots, use_slots, channels, features, offse
         col = X[:, j]
         for i in range(n):
             r = rows[i] if use_rows else i
-            b = col[r]
-            if b > top:
-                b = top
-            cell = lo + b
-            s = slots[i] if use_slots else 0
+            cell = lo + min(np.intp(col[r]), top)
+            at = cell * C
+            if use_slots:
+                at += base[i]
             for c in range(n_channels):
-                hist[s, cell, c] += channels[c, r]
+                flat[at + c] += channels[c, r]
             if with_counts:
-                counts[s, cell] += 1
+                s = slots[i] if use_slots else 0
+                cflat[s * n_cells + cell] += 1
 
 
 @_jit
@@ -117,14 +166,72 @@ def partition_range(X, rows, use_rows, leaf_of_row, node_lo, k_of_node, feat, ta
     ``lo + i`` has been read. Returns the numbers of built and alive rows ``(nb, na)``.
     Writes stop at the outputs' lengths (the counts go on), so a caller that sized them
     wrong sees it in the counts instead of a corrupted heap.
+
+    Without alive rows the loop has no branch on the row's side or on whether its child
+    is histogrammed (both are as unpredictable as the data): the child is ``2 k + 1``
+    minus the table's 0/1, and every routed row is written to a small buffer whose
+    position advances only for the rows of built children; full buffers are copied out.
+    About half the time of branching on each.
     """
+    if write_alive:
+        return _partition_alive(X, rows, use_rows, leaf_of_row, node_lo, k_of_node, feat,
+                                table, slot_of_child, n_built, n_small_cont, child_node, lo,
+                                hi, built_rows, built_slots, write_built, alive_rows,
+                                alive_slots)
+    nb = 0
+    n_k = np.uint64(k_of_node.shape[0])
+    n_built_u = np.uint64(n_built)
+    size = 512
+    buf_r = np.empty(size + 1, dtype=built_rows.dtype)  # + 1: the last row's write
+    buf_s = np.empty(size + 1, dtype=built_slots.dtype)
+    j = 0
+    for q in range(lo, hi):
+        p = hi - 1 - (q - lo) if backward else q
+        r = rows[p] if use_rows else p
+        v = leaf_of_row[r] - node_lo
+        if np.uint64(v) >= n_k:  # also v < 0
+            continue
+        k = k_of_node[v]
+        if k < 0:
+            continue
+        child = 2 * k + 1 - np.intp(table[k, X[r, feat[k]]])
+        leaf_of_row[r] = child_node[child]
+        s = slot_of_child[child]
+        buf_r[j] = r
+        buf_s[j] = s
+        j += np.intp(np.uint64(s) < n_built_u)  # 0 <= s < n_built
+        if j == size:
+            if write_built:
+                _flush_built(buf_r, buf_s, size, nb, built_rows, built_slots, backward)
+            nb += size
+            j = 0
+    if write_built:
+        _flush_built(buf_r, buf_s, j, nb, built_rows, built_slots, backward)
+    return nb + j, 0
+
+
+@_jit
+def _flush_built(buf_r, buf_s, m, nb, built_rows, built_slots, backward):
+    """The first ``m`` buffered rows, the ``nb``-th built row onward, into ``built_*``
+    (from the end down with ``backward``), stopping at their length."""
+    cap = built_rows.shape[0]
+    for t in range(min(m, cap - nb)):
+        at = cap - 1 - (nb + t) if backward else nb + t
+        built_rows[at] = buf_r[t]
+        built_slots[at] = buf_s[t]
+
+
+@_jit
+def _partition_alive(X, rows, use_rows, leaf_of_row, node_lo, k_of_node, feat, table,
+                     slot_of_child, n_built, n_small_cont, child_node, lo, hi, built_rows,
+                     built_slots, write_built, alive_rows, alive_slots):
+    """:func:`partition_range` with the alive rows written (growing best first)."""
     nb = 0
     na = 0
     cap_b = built_rows.shape[0]
     cap_a = alive_rows.shape[0]
     n_k = k_of_node.shape[0]
-    for q in range(lo, hi):
-        p = hi - 1 - (q - lo) if backward else q
+    for p in range(lo, hi):
         r = rows[p] if use_rows else p
         v = leaf_of_row[r] - node_lo
         if v < 0 or v >= n_k:
@@ -141,11 +248,10 @@ def partition_range(X, rows, use_rows, leaf_of_row, node_lo, k_of_node, feat, ta
             continue
         if s < n_built:
             if write_built and nb < cap_b:
-                at = cap_b - 1 - nb if backward else nb
-                built_rows[at] = r
-                built_slots[at] = s
+                built_rows[nb] = r
+                built_slots[nb] = s
             nb += 1
-        if write_alive and (s < n_small_cont or s >= n_built):
+        if s < n_small_cont or s >= n_built:
             if na < cap_a:
                 alive_rows[na] = r
                 alive_slots[na] = s
