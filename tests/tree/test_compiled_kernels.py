@@ -584,3 +584,58 @@ def test_partition_equals_numpy_twin(seed, n, n_threads, keep_alive, with_rows):
             assert b is None
         else:
             assert np.array_equal(a, b)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n_threads=st.sampled_from([1, 2, 3]),
+       big=st.booleans())
+def test_sibling_subtraction_equals_numpy_twin(seed, n_threads, big):
+    """Larger children as parent - smaller sibling, moved to the front of their parents'
+    arrays: the compiled subtraction (threads on ranges of every slot's numbers, one
+    hand-off for every part) leaves the twin's numbers, float histograms and integer
+    counts, and a part that is not contiguous takes the NumPy way."""
+    import contextlib
+
+    from dtdecide.tree._algorithms import _grower
+
+    rng = np.random.default_rng(seed)
+    n_small, n_cells = 7, 11
+    small = rng.integers(0, 50, size=(n_small, n_cells, 2)).astype(np.float32)
+    small_counts = small.sum(axis=2).astype(np.int32)
+
+    def level_parts():
+        parts = []
+        for m in (5, 9, 1):
+            h = rng.integers(50, 100, size=(m, n_cells, 2)).astype(np.float32)
+            parts.append((h, h.sum(axis=2).astype(np.int32)))
+        # a part that is a strided view (not contiguous)
+        h = rng.integers(50, 100, size=(6, n_cells, 4)).astype(np.float32)[:, :, ::2]
+        parts.append((h, h.sum(axis=2).astype(np.int32)))
+        return parts
+
+    state = rng.bit_generator.state
+    jobs_of = []
+    for _ in range(2):
+        rng.bit_generator.state = state
+        parts = level_parts()
+        jobs = []
+        for h, c in parts:
+            m = h.shape[0]
+            k = int(rng.integers(0, m + 1))
+            pidx = np.sort(rng.choice(m, size=k, replace=False))
+            sidx = rng.integers(0, n_small, size=k)
+            jobs.append((h, pidx, small, sidx))
+            jobs.append((c, pidx, small_counts, sidx))
+        jobs_of.append(jobs)
+    inline = _grower._SUBTRACT_INLINE
+    try:
+        if big:  # hand the work to the threads, however small
+            _grower._SUBTRACT_INLINE = 0
+        with ThreadPool(n_threads) if n_threads > 1 else contextlib.nullcontext() as pool:
+            expect = _grower._subtract_siblings(jobs_of[0], pool, compiled=False)
+            got = _grower._subtract_siblings(jobs_of[1], pool, compiled=True)
+    finally:
+        _grower._SUBTRACT_INLINE = inline
+    assert len(expect) == len(got)
+    for a, b in zip(expect, got):
+        assert a.dtype == b.dtype and np.array_equal(a, b)

@@ -42,6 +42,7 @@ import numpy as np
 
 from ..._dtypes import COUNT_DTYPE, code_dtype
 from ..._dtypes import ROW_INDEX_DTYPE as _ROW_INT
+from ..._jit import use_compiled
 from ..._progress import progress_bar
 from ...decision._validation import check_sample_weight
 from .._kernels._criteria import (
@@ -318,14 +319,19 @@ def _expand(ctx, level, split, do):
     big_small = slot_of_child[small_child[big_cont // 2]]
     hists, counts = [small_hist], [small_counts]
     part = level.part_of(big_parent)
-    pool = getattr(ctx, "pool", None)
+    jobs = []
     for p in np.unique(part).tolist():
         idx = np.flatnonzero(part == p)
         local = big_parent[idx] - level.offsets[p]
-        hists.append(_subtract_over_parents(level.hist[p], local, small_hist, big_small[idx],
-                                            pool))
-        counts.append(None if small_counts is None else _subtract_over_parents(
-            level.counts[p], local, small_counts, big_small[idx], pool))
+        jobs.append((level.hist[p], local, small_hist, big_small[idx]))
+        if small_counts is not None:
+            jobs.append((level.counts[p], local, small_counts, big_small[idx]))
+    done = _subtract_siblings(jobs, getattr(ctx, "pool", None),
+                              use_compiled(getattr(ctx, "n_rows", 0)))
+    step = 1 if small_counts is None else 2
+    for q in range(0, len(done), step):
+        hists.append(done[q])
+        counts.append(None if small_counts is None else done[q + 1])
         if ctx.clip_subtraction:
             big = hists[-1]
             if ctx.is_classification:
@@ -366,6 +372,51 @@ def _subtract_over_parents(parents, parent_idx, small, small_idx, pool=None):
         if i != j:
             parents[i] = parents[j]
     return parents[:n]
+
+
+#: fewest numbers a subtraction of siblings hands to the threads (below: the calling
+#: thread; a few microseconds of work against a hand-off each way)
+_SUBTRACT_INLINE = 1 << 16
+
+
+def _subtract_siblings(jobs, pool, compiled):
+    """``[_subtract_over_parents(*job, pool) for job in jobs]``, each job a part of a
+    level's histograms (or row counts) with its parents' and smaller siblings' slots.
+
+    ``compiled``: :func:`~dtdecide.tree._kernels._compiled.subtract_siblings` on every
+    job in one hand-off, each thread taking its own range of every slot's numbers
+    (cells and channels), so the subtractions and the moves to the front run on the
+    threads without the interpreter's lock; the same numbers (one float subtraction
+    each). A job whose arrays are not contiguous takes the NumPy way, in turn.
+    """
+    if not compiled:
+        return [_subtract_over_parents(*job, pool) for job in jobs]
+    from .._kernels import _compiled
+
+    flat, work = [], 0
+    for parents, parent_idx, small, small_idx in jobs:
+        if not (parents.flags.c_contiguous and small.flags.c_contiguous):
+            flat.append(None)
+            continue
+        P = parents.reshape(parents.shape[0], -1)  # views: in place
+        S = small.reshape(small.shape[0], -1)
+        flat.append((P, np.asarray(parent_idx, dtype=np.intp),
+                     S, np.asarray(small_idx, dtype=np.intp)))
+        work += parent_idx.shape[0] * P.shape[1]
+    n = 1 if pool is None or work < _SUBTRACT_INLINE else pool.n_threads
+
+    def run(t):
+        for f in flat:
+            if f is not None:
+                width = f[0].shape[1]
+                _compiled.subtract_siblings(*f, width * t // n, width * (t + 1) // n)
+
+    if n == 1:
+        run(0)
+    else:
+        pool.map_groups(run, list(range(n)))
+    return [_subtract_over_parents(*job, pool) if f is None
+            else job[0][: job[1].shape[0]] for job, f in zip(jobs, flat)]
 
 
 #: parts of a level's histograms smaller than this are copied together (fewer scans)

@@ -20,6 +20,7 @@ __all__ = [
     "hist_channels",
     "partition_range",
     "collect_rows",
+    "subtract_siblings",
 ]
 
 _jit = numba.njit(nogil=True, cache=True)
@@ -419,3 +420,23 @@ def route_binned_rows(X, left, right, feature, tables, node):
             else:
                 v = right[v]
         node[i] = v
+
+
+@_jit
+def subtract_siblings(parents, parent_idx, small, small_idx, lo, hi):
+    """``parents[i, lo:hi] = parents[parent_idx[i], lo:hi] - small[small_idx[i], lo:hi]``
+    for ``i = 0, 1, ...`` in turn (twin of the NumPy subtractions and moves of
+    ``_subtract_over_parents`` in ``_algorithms._grower``).
+
+    ``parents`` and ``small`` are 2-D, one row per slot (a slot's cells and channels
+    flat); ``parent_idx`` ascends, so the row ``parent_idx[i] >= i`` read for slot ``i``
+    has not been written yet: each larger child's histogram (parent minus smaller
+    sibling) lands at the front of its parent's array in one pass, with no temporary.
+    Threads take disjoint column ranges ``lo:hi``.
+    """
+    for i in range(parent_idx.shape[0]):
+        p = parents[parent_idx[i]]
+        s = small[small_idx[i]]
+        o = parents[i]
+        for c in range(lo, hi):
+            o[c] = p[c] - s[c]
