@@ -552,10 +552,8 @@ def test_partition_equals_numpy_twin(seed, n, n_threads, keep_alive, with_rows):
     slot_of_child[rng.random(2 * n_pairs) < 0.2] = -1  # dropped children
     n_built = int(rng.integers(0, 2 * n_pairs + 1))
     n_small_cont = int(rng.integers(0, n_built + 1))
-    if keep_alive and rows is None:
-        rows_arg = None
-    else:
-        rows_arg = rows
+    # a level keeps a row list only growing best first (with its alive rows)
+    rows_arg = rows if keep_alive else None
     n_level = n_total if rows_arg is None else n
     bounds = np.linspace(0, n_level, n_threads + 1).astype(np.intp)
     ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
