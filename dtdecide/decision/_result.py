@@ -71,8 +71,10 @@ class DecisionResult:
         self.matrix = matrix
         self.decisions = decisions
         self.target_name = target_name
-        # per-case data behind the summary (set by build_decision_result)
+        # per-case data behind the summary (set by build_decision_result), and the
+        # references that keep edits of ``cases`` from writing into it
         self._case_data = None
+        self._shared = None
 
     def decision_counts(self):
         """Number of cases taking each decision (missing decisions not counted).
@@ -89,8 +91,17 @@ class DecisionResult:
         >>> decide([[0.7, 0.3], [0.6, 0.4]], m).decision_counts().to_dict()
         {'A': 2, 'B': 0}
         """
-        col = self.cases[f"D_{self.target_name}"]
-        return col.value_counts(sort=False).reindex(list(self.decisions), fill_value=0)
+        name = f"D_{self.target_name}"
+        data = self._case_data
+        if data is None:  # built by hand: count the table's column
+            col = self.cases[name]
+            return col.value_counts(sort=False).reindex(list(self.decisions), fill_value=0)
+        # the decisions made (codes; -1 missing), whatever edits the table had since
+        codes = np.asarray(data["decision"])
+        counts = np.bincount(codes[codes >= 0].astype(np.intp, copy=False),
+                             minlength=len(self.decisions))
+        return pd.Series(counts.astype(np.int64, copy=False),
+                         index=pd.Index(list(self.decisions), name=name), name="count")
 
     def summary_by(self, groups):
         """The summary statistics of every group of cases (for instance the leaves).
@@ -141,6 +152,12 @@ class DecisionResult:
         sums = _Sums(data["sample_weight"], data["missing"], codes, len(cat.categories))
         stats = _summary(sums, data, self.matrix)
         return pd.DataFrame(stats, index=cat.categories)
+
+    def __getstate__(self):
+        # the references shared with ``cases`` are not data: a copy owns its arrays
+        state = dict(self.__dict__)
+        state["_shared"] = None
+        return state
 
     def __repr__(self):
         return (
@@ -425,19 +442,51 @@ def _label_index(keys):
     return index
 
 
+try:  # pandas' block manager from column arrays, without consolidating them
+    from pandas.core.internals.construction import arrays_to_mgr as _arrays_to_mgr
+except ImportError:  # pragma: no cover - another pandas: the public constructor
+    _arrays_to_mgr = None
+
+
 def cases_frame(columns, index):
-    """``pd.DataFrame(columns, index=index, copy=False)`` for a dict of equally long
-    arrays, its column Index cached: scoring one case pays mostly for building
-    the frame. Through pandas' array constructor (which checks the lengths) where it
-    has one, else the public constructor."""
+    """The cases table of a dict of equally long arrays, over the arrays' own memory.
+
+    What ``pd.DataFrame(columns, index=index, copy=False)`` gives: every column its own
+    block, a view of its array, none copied (pandas' usual constructor consolidates the
+    float columns into one 2-D block, a copy of every float column: 16 MB per column at
+    2,000,000 cases), with the column Index cached (scoring one case pays mostly for
+    building the frame). Through pandas' block manager where it has the constructor,
+    else the public one (the same frame).
+
+    The arrays and the frame then share memory: :func:`build_decision_result` keeps
+    pandas' Copy-on-Write references to the frame's blocks (:func:`_shared_blocks`), so
+    that an edit of the table copies the block it writes into instead of the arrays.
+    """
     names = _label_index(tuple(columns)).view()
-    from_arrays = getattr(pd.DataFrame, "_from_arrays", None)
-    if from_arrays is not None:
+    if _arrays_to_mgr is not None:
         try:
-            return from_arrays(list(columns.values()), columns=names, index=index)
-        except TypeError:  # another pandas signature: the public way
+            mgr = _arrays_to_mgr(list(columns.values()), names, index, consolidate=False)
+            return pd.DataFrame._from_mgr(mgr, axes=mgr.axes)
+        except (TypeError, AttributeError):  # another pandas signature: the public way
             pass
-    return pd.DataFrame(columns, index=index, copy=False)
+    return pd.DataFrame(columns, index=index, columns=names, copy=False)
+
+
+def _shared_blocks(frame):
+    """Shallow copies of the blocks of ``frame`` (the same memory), to be kept alive.
+
+    Under Copy-on-Write pandas copies a block before writing into it while another
+    block refers to the same values. Holding these references keeps every in-place
+    edit of ``frame`` (``frame.loc[i, c] = v``, ``frame[c] *= 2``, ``fillna(...,
+    inplace=True)``) away from the arrays the frame was built over, which the result's
+    summaries read later; the edits themselves work as on any frame.
+    """
+    mgr = getattr(frame, "_mgr", None)
+    blocks = getattr(mgr, "blocks", None)
+    try:
+        return tuple(blk.copy(deep=False) for blk in blocks)
+    except (TypeError, AttributeError):  # pragma: no cover - another pandas
+        return frame.copy(deep=False)
 
 
 def summary_series(values, name):
@@ -536,6 +585,8 @@ def build_decision_result(matrix, decision, expected, *, computed=None, best=Non
     summary = summary_series(summary, target_name)
     result = DecisionResult(cases, summary, matrix, decisions, target_name)
     result._case_data = data
+    # the table is a view of ``data``'s arrays: edits of the table copy, never write there
+    result._shared = _shared_blocks(cases)
     return result
 
 

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..._dtypes import FLOAT_DTYPE as _FLOAT
 from ..._dtypes import NODE_DTYPE
+from ..._jit import use_compiled
 from ...decision import DecisionMatrix
 from ...decision._kernels import encode_target
 from ...decision._result import (
@@ -40,6 +41,18 @@ from .._structure._tree import match_subtree_nodes
 from ._dask import decide_dask, predict_decision_dask
 
 __all__ = ["_DecidingMixin"]
+
+
+def _valid_posteriors(node_in):
+    """Whether every row of ``node_in`` passes :func:`dtdecide.decide`'s posterior
+    checks (finite, non-negative, summing to one): then no case's can fail them."""
+    from ...decision._engine import _SUM_TOL
+
+    if node_in.ndim != 2 or node_in.shape[0] == 0:
+        return False
+    s = node_in.sum(axis=1)
+    with np.errstate(invalid="ignore"):
+        return bool(np.all(np.abs(s - 1.0) <= _SUM_TOL) and np.all(node_in >= 0))
 
 
 def _label_count_summary(label_counts):
@@ -154,11 +167,63 @@ class _DecidingMixin:
 
         matrix = self.decision_matrix_
         self._check_case_costs(matrix, costs)
-        P = self._case_node_inputs()[leaves]
-        res = engine_decide(P, matrix, y=y, costs=costs, sample_weight=F,
+        node_in = self._case_node_inputs()
+        n = leaves.shape[0]
+        if (use_compiled(n) and not matrix.is_interval and not matrix.is_case_specific
+                and _valid_posteriors(node_in)):
+            return self._decide_case_rule_compiled(leaves, node_in, y=y, costs=costs, F=F,
+                                                   index=index)
+        # the NumPy twin: dtdecide.decide on the gathered posteriors
+        res = engine_decide(node_in[leaves], matrix, y=y, costs=costs, sample_weight=F,
                             target_name=self.target_name_)
         res.cases.index = index
         return res
+
+    def _decide_case_rule_compiled(self, leaves, node_in, *, y, costs, F, index):
+        """:meth:`_decide_case_rule` with the compiled per-case step on the threads
+        (:func:`~dtdecide.tree._structure._caserule.decide_cases`), for a categorical
+        matrix with additive costs: the inputs checked as :func:`dtdecide.decide`
+        checks them, in its order, and the same result."""
+        from ...decision._engine import _CHUNK_ROWS, _AdditivePlan, _one_blas_thread
+        from ...decision._kernels import _TargetEncoder
+        from .._kernels._parallel import check_n_jobs
+        from .._structure._caserule import decide_cases
+
+        matrix = self.decision_matrix_
+        n = leaves.shape[0]
+        t_enc = None
+        if y is not None:
+            if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
+                y_arr = y
+            elif isinstance(y, (pd.Series, pd.Index)):
+                y_arr = y.to_numpy()
+            else:
+                y_arr = np.asarray(y)
+            if np.ndim(y_arr) != 1:
+                raise ValueError(f"y must be 1-D; got shape {np.shape(y_arr)}")
+            t_enc = _TargetEncoder(y_arr, matrix.levels)
+            if t_enc.n_samples != n:
+                raise ValueError(f"y must have one value per case ({n}); got {t_enc.n_samples}")
+        F = check_sample_weight(F, n)
+        matrix._check_costs_allowed(costs)
+        rows = pd.RangeIndex(n)  # the engine's index for its posteriors (an array)
+        if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
+            matrix.resolve(costs, n_samples=n, index=rows)  # raises the usual TypeError
+        plan = _AdditivePlan(matrix, matrix._cost_columns(costs, n, rows)
+                             if matrix.cost_variables else {})
+        target = None if t_enc is None else t_enc.codes()
+        out = decide_cases(leaves, node_in, plan, revenue=matrix.kind == "revenue",
+                           target=target, weight=F,
+                           keep_target=matrix.priors is not None, chunk=_CHUNK_ROWS,
+                           n_jobs=check_n_jobs(getattr(self, "n_jobs", None)))
+        with _one_blas_thread(n > _CHUNK_ROWS):  # the summary's products, as the engine
+            return build_decision_result(
+                matrix, out["decision"], out["expected"], computed=out["computed"],
+                best=out["best"], investment=out["investment"], roi_values=out["roi"],
+                missing=out["missing"], sample_weight=F, target_codes=out["target"],
+                misclassified=out["misclassified"], index=index,
+                target_name=self.target_name_,
+            )
 
     def _redecide(self, structure=None, *, matrix=None, priors=None, overrides=True):
         """Recompute the decision fields of a tree from the stored node statistics.

@@ -26,7 +26,7 @@ from ..._dtypes import NODE_DTYPE, STAT_DTYPE
 from ..._jit import use_compiled
 from ...decision._kernels import decide_arrays
 
-__all__ = ["node_inputs", "path_steps", "case_node_sums"]
+__all__ = ["node_inputs", "path_steps", "case_node_sums", "decide_cases"]
 
 
 def node_inputs(node_values, parent, depth):
@@ -229,3 +229,124 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
     if squares:
         return S, S2.reshape(n_nodes, n_groups)
     return S
+
+
+def decide_cases(leaf, node_in, plan, *, revenue, target=None, weight=None,
+                 keep_target=False, chunk=1 << 15, n_jobs=1):
+    """The case rule's per-case decision step with the compiled kernel, on threads.
+
+    The compiled twin of :func:`dtdecide.decide` on the posteriors ``node_in[leaf]``
+    of the cases' leaves with a categorical matrix of additive costs (its chunk kernel
+    ``_decide_chunks_additive`` stays the reference): each case's first best decision
+    from its leaf's posteriors and its own costs, the expected profit, investment,
+    computed and best profit, ROI and missing flags. The posteriors' parts that do not
+    depend on the case (their products with the matrix and sums) are computed once per
+    node with the chunk kernel's NumPy products; the rest runs in
+    :func:`~dtdecide.tree._kernels._compiled_decide.case_decide_rows` over contiguous
+    ranges of whole chunks of rows, one per thread, writing into the outputs in place.
+
+    Parameters
+    ----------
+    leaf : ndarray of int, shape (n_samples,)
+        Each case's leaf.
+    node_in : ndarray of shape (n_nodes, n_levels)
+        Valid posteriors of every node (:func:`node_inputs`).
+    plan : dtdecide.decision._engine._AdditivePlan
+        The matrix split into its constant consequences and the cases' cost columns.
+    revenue : bool
+        Whether the matrix is of kind ``"revenue"`` (investment and ROI).
+    target : ndarray of int, shape (n_samples,), optional
+        Level codes of the actual target (computed and best profit, ROI, the
+        misclassified frequency).
+    weight : ndarray of shape (n_samples,), optional
+        Case frequencies (for the misclassified frequency).
+    keep_target : bool, default=False
+        Also return the level codes (``code_dtype(n_levels)``; the priors' summary).
+    chunk : int, default=32768
+        Rows per chunk of the misclassified sums (the engine's chunk), added in chunk
+        order: the result does not depend on ``n_jobs``.
+    n_jobs : int, default=1
+        Threads.
+
+    Returns
+    -------
+    dict
+        ``decision`` (``code_dtype(n_decisions)``; -1 missing), ``expected``,
+        ``investment`` (None unless ``revenue``), ``computed``, ``best`` and ``roi``
+        (None without ``target``; ``roi`` also None unless ``revenue``), ``missing``,
+        ``target`` (codes or None) and ``misclassified`` (None without ``target``).
+    """
+    from ..._dtypes import code_dtype
+    from .._kernels import _compiled_decide
+    from .._kernels._parallel import thread_pool
+
+    leaf = np.ascontiguousarray(leaf, dtype=NODE_DTYPE)
+    n = leaf.shape[0]
+    T, D = plan.n_levels, plan.n_decisions
+    node_in = np.ascontiguousarray(node_in, dtype=STAT_DTYPE).reshape(-1, T)
+    # per node, as the chunk kernel computes them per case: s = post . 1, A^T = base^T
+    # post^T, constant costs subtracted (s * cost, then the difference)
+    node_s = np.dot(node_in, plan.ones)
+    AT = np.dot(plan.base_t, np.ascontiguousarray(node_in.T))
+    if plan.has_costs:
+        for j in plan.const_idx:
+            if plan.const[j] != 0.0:
+                AT[j] = AT[j] - np.multiply(node_s, plan.const[j])
+    node_a = np.ascontiguousarray(AT.T)
+    node_class = np.argmax(node_in, axis=1).astype(NODE_DTYPE)
+    var_j = np.array([j for j, _, _ in plan.var], dtype=np.intp)
+    cols = [np.ascontiguousarray(col, dtype=STAT_DTYPE) for _, col, _ in plan.var]
+    if not cols:
+        var_cols = np.zeros((0, n), dtype=STAT_DTYPE)
+    elif len(cols) == 1:
+        var_cols = cols[0][None, :]
+    else:
+        var_cols = np.stack(cols)
+    has_y = target is not None
+    t_dtype = code_dtype(T)
+    t = (np.ascontiguousarray(target, dtype=t_dtype) if has_y
+         else np.zeros(0, dtype=t_dtype))
+    weighted = weight is not None
+    w = np.ascontiguousarray(weight, dtype=STAT_DTYPE) if weighted else np.zeros(0)
+    none = np.zeros(0, dtype=STAT_DTYPE)
+    d_out = np.empty(n, dtype=code_dtype(D))
+    e_out = np.empty(n, dtype=STAT_DTYPE)
+    ic_out = np.empty(n, dtype=STAT_DTYPE) if revenue else None
+    c_out = np.empty(n, dtype=STAT_DTYPE) if has_y else None
+    b_out = np.empty(n, dtype=STAT_DTYPE) if has_y else None
+    roi_out = np.empty(n, dtype=STAT_DTYPE) if has_y and revenue else None
+    miss = np.empty(n, dtype=bool)
+    keep = has_y and keep_target
+    t_out = np.empty(n, dtype=t_dtype) if keep else np.zeros(0, dtype=t_dtype)
+    n_chunks = max(1, -(-n // chunk))
+    wrong = np.zeros(n_chunks, dtype=STAT_DTYPE)
+    best_const = plan.best_const if plan.best_const is not None else np.zeros(T)
+
+    def run(bounds):
+        _compiled_decide.case_decide_rows(
+            leaf, node_a, node_s, node_class, plan.const, var_j, var_cols, plan.any_nan,
+            np.ascontiguousarray(plan.base_t.T), best_const, plan.best_const is not None,
+            t, has_y, w, weighted, revenue, plan.has_costs, d_out, e_out,
+            none if ic_out is None else ic_out, none if c_out is None else c_out,
+            none if b_out is None else b_out, none if roi_out is None else roi_out, miss,
+            t_out, keep, wrong, chunk, bounds[0], bounds[1])
+
+    # contiguous ranges of whole chunks, one per thread
+    n_threads = max(1, min(int(n_jobs), n_chunks))
+    cuts = np.linspace(0, n_chunks, n_threads + 1).astype(np.intp) * chunk
+    cuts[-1] = n
+    ranges = [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+    with thread_pool(len(ranges)) as pool:
+        if pool is None:
+            for r in ranges:
+                run(r)
+        else:
+            pool.map_groups(run, ranges)
+    misclassified = None
+    if has_y:
+        misclassified = 0.0
+        for x in wrong:  # chunk order, as the chunk kernel adds them
+            misclassified += float(x)
+    return {"decision": d_out, "expected": e_out, "investment": ic_out, "computed": c_out,
+            "best": b_out, "roi": roi_out, "missing": miss,
+            "target": t_out if keep else None, "misclassified": misclassified}

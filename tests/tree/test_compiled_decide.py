@@ -1,0 +1,227 @@
+"""The case rule's compiled per-case decision step against its NumPy twin.
+
+Under ``decision_rule="case"`` a tree's ``decide`` runs, with the compiled kernels, the
+per-case step of :func:`dtdecide.decide` in
+:func:`dtdecide.tree._structure._caserule.decide_cases` (a Numba loop over row ranges on
+the estimator's threads); with the NumPy twins it calls :func:`dtdecide.decide` on the
+gathered leaf posteriors. Both must give the same table and summary: the same
+decisions and missing cases, float columns and summary equal to a relative 1e-12 (the
+per-node products are the engine's NumPy products and the per-case arithmetic is the
+engine's, so they are in fact equal bit for bit), for every ``n_jobs``.
+"""
+
+import os
+from contextlib import contextmanager
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dtdecide import DecisionMatrix, config_context, decide
+from dtdecide.tree import ProfitTreeClassifier
+
+pytest.importorskip("numba")
+
+SETTINGS = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+MATRICES = {
+    # two levels, a cost column on one decision (the bank data's shape)
+    "revenue_one_cost": lambda: DecisionMatrix(
+        {"call": [12.0, 0.0], "skip": [0.0, 0.0]}, levels=[1, 0], kind="revenue",
+        costs={"call": "cost"}),
+    # three levels, four decisions: two cost columns, a constant cost and none
+    "revenue_mixed": lambda: DecisionMatrix(
+        {"a": [9.0, 1.0, -3.0], "b": [0.0, 2.0, 0.5], "c": [4.0, 4.0, 4.0],
+         "d": [0.0, 0.0, 0.0]},
+        levels=["x", "y", "z"], kind="revenue",
+        costs={"a": "c1", "b": "c2", "c": 1.5}),
+    # every decision with a cost column (no constant best)
+    "revenue_all_columns": lambda: DecisionMatrix(
+        {"a": [5.0, 1.0, 0.0], "b": [1.0, 3.0, 2.0]}, levels=["x", "y", "z"],
+        kind="revenue", costs={"a": "c1", "b": "c2"}),
+    # a loss matrix without costs, with priors (the adjusted summary)
+    "loss_priors": lambda: DecisionMatrix(
+        {"p0": [0.0, 4.0, 1.0], "p1": [2.0, 0.0, 1.0], "p2": [3.0, 1.0, 0.0]},
+        levels=["x", "y", "z"], kind="loss", priors=[0.2, 0.5, 0.3]),
+    # a profit matrix with ties: equal columns decide for the first
+    "profit_ties": lambda: DecisionMatrix(
+        {"a": [1.0, 0.0], "b": [1.0, 0.0], "c": [0.0, 1.0]}, levels=[1, 0]),
+}
+
+
+def _cost_frame(matrix, rng, n, missing):
+    cols = sorted({c for c in (matrix.costs or {}).values() if isinstance(c, str)})
+    if not cols:
+        return None
+    frame = pd.DataFrame({c: rng.uniform(-0.5, 4.0, size=n) for c in cols})
+    if missing:
+        for c in cols:
+            frame.loc[rng.random(n) < 0.1, c] = np.nan
+    return frame
+
+
+def _data(matrix, rng, n):
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 4, size=n).astype(float),
+                      "c": rng.normal(size=n)})
+    levels = list(matrix.levels)
+    y = np.asarray(levels, dtype=object)[rng.integers(0, len(levels), size=n)]
+    if isinstance(levels[0], (int, np.integer)):
+        y = y.astype(np.int64)
+    return X, y
+
+
+@contextmanager
+def kernels_env(mode):
+    old = os.environ.get("DTDECIDE_KERNELS")
+    os.environ["DTDECIDE_KERNELS"] = mode
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["DTDECIDE_KERNELS"]
+        else:
+            os.environ["DTDECIDE_KERNELS"] = old
+
+
+def _both(fn):
+    with config_context(kernels="numpy"):
+        a = fn()
+    with config_context(kernels="compiled"):
+        b = fn()
+    return a, b
+
+
+def assert_same_result(a, b):
+    """Same columns, dtypes, index, decisions and missing values; floats to 1e-12."""
+    pd.testing.assert_frame_equal(a.cases, b.cases, check_exact=False, rtol=1e-12,
+                                  atol=0.0)
+    for col in a.cases.columns:
+        if col.startswith("D_"):
+            assert np.array_equal(a.cases[col].cat.codes, b.cases[col].cat.codes)
+        else:
+            assert np.array_equal(a.cases[col].isna(), b.cases[col].isna())
+    pd.testing.assert_series_equal(a.summary, b.summary, check_exact=False, rtol=1e-12,
+                                   atol=0.0)
+    pd.testing.assert_series_equal(a.decision_counts(), b.decision_counts())
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(5, 400),
+       name=st.sampled_from(sorted(MATRICES)), with_y=st.booleans(),
+       weighted=st.booleans(), missing=st.booleans(), n_jobs=st.sampled_from([1, 2, 3]))
+def test_case_rule_decide_equals_numpy_twin(seed, n, name, with_y, weighted, missing,
+                                            n_jobs):
+    rng = np.random.default_rng(seed)
+    matrix = MATRICES[name]()
+    X, y = _data(matrix, rng, n)
+    costs = _cost_frame(matrix, rng, n, missing)
+    fit_costs = None if costs is None else costs.fillna(1.0)
+    tree = ProfitTreeClassifier(decision_matrix=matrix, decision_rule="case", max_depth=3,
+                                min_samples_leaf=2, random_state=0, n_jobs=n_jobs)
+    tree.fit(X, y, costs=fit_costs)
+    w = rng.uniform(0, 3, size=n) if weighted else None
+    a, b = _both(lambda: tree.decide(X, y if with_y else None, costs=costs,
+                                     sample_weight=w))
+    assert_same_result(a, b)
+    # the compiled result is the engine's on the tree's posteriors
+    post = tree.predict_proba(X)
+    c = decide(pd.DataFrame(post, columns=tree.classes_), matrix, y=y if with_y else None,
+               costs=costs, sample_weight=w)
+    assert np.array_equal(b.cases.iloc[:, 0].cat.codes, c.cases.iloc[:, 0].cat.codes)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300),
+       chunk=st.sampled_from([1, 7, 64, 1 << 15]), weighted=st.booleans(),
+       with_y=st.booleans(), missing=st.booleans())
+def test_decide_cases_equals_engine_chunks_for_any_n_jobs(seed, n, chunk, weighted, with_y,
+                                                           missing):
+    """The kernel on leaves of a random "tree" (posteriors per node) against
+    dtdecide.decide on the gathered posteriors, chunk sums included."""
+    from dtdecide.decision._engine import _AdditivePlan
+    from dtdecide.decision._kernels import encode_target
+    from dtdecide.tree._structure._caserule import decide_cases
+
+    rng = np.random.default_rng(seed)
+    matrix = MATRICES["revenue_mixed"]()
+    n_nodes = 9
+    node_in = rng.dirichlet(np.ones(3), size=n_nodes)
+    node_in[0] = [0.5, 0.25, 0.25]  # exact ties in the most probable level
+    leaf = rng.integers(0, n_nodes, size=n)
+    costs = _cost_frame(matrix, rng, n, missing)
+    y = np.asarray(["x", "y", "z"], dtype=object)[rng.integers(0, 3, size=n)]
+    w = rng.uniform(0, 2, size=n) if weighted else None
+    ref = decide(node_in[leaf], matrix, y=y if with_y else None, costs=costs,
+                 sample_weight=w, chunk_size=chunk)
+    plan = _AdditivePlan(matrix, matrix._cost_columns(costs, n, pd.RangeIndex(n)))
+    target = encode_target(y, matrix.levels) if with_y else None
+    outs = [decide_cases(leaf, node_in, plan, revenue=True, target=target, weight=w,
+                         chunk=chunk, n_jobs=k) for k in (1, 2, 3)]
+    for out in outs[1:]:  # the same for every number of threads, bit for bit
+        for key, value in out.items():
+            if isinstance(value, np.ndarray):
+                assert np.array_equal(value, outs[0][key], equal_nan=True), key
+            else:
+                assert value == outs[0][key], key
+    out = outs[0]
+    letters = {"EP_target": "expected", "IC_target": "investment"}
+    if with_y:
+        letters.update({"CP_target": "computed", "BP_target": "best", "ROI_target": "roi"})
+    assert np.array_equal(ref.cases["D_target"].cat.codes, out["decision"])
+    for col, key in letters.items():
+        np.testing.assert_allclose(out[key], ref.cases[col].to_numpy(), rtol=1e-12, atol=0)
+        assert np.array_equal(np.isnan(out[key]), ref.cases[col].isna())
+    assert np.array_equal(out["missing"], ref.cases["EP_target"].isna())
+    if with_y:
+        wrong = ref.summary["misclassification_rate"] * (n if w is None else w.sum())
+        assert out["misclassified"] == pytest.approx(wrong, rel=1e-12, abs=1e-12)
+    else:
+        assert out["misclassified"] is None
+
+
+def test_compiled_case_rule_runs_on_large_tables_and_refuses_bad_costs():
+    """Under "auto" the compiled step takes tables of AUTO_MIN_ROWS rows and more; the
+    engine's errors for bad inputs are raised by it too."""
+    from dtdecide._jit import AUTO_MIN_ROWS
+
+    rng = np.random.default_rng(0)
+    matrix = MATRICES["revenue_one_cost"]()
+    n = 600
+    X, y = _data(matrix, rng, n)
+    costs = pd.DataFrame({"cost": rng.uniform(0.5, 3, size=n)})
+    tree = ProfitTreeClassifier(decision_matrix=matrix, decision_rule="case", max_depth=2,
+                                random_state=0).fit(X, y, costs=costs)
+    for mode in ("numpy", "compiled"):
+        with config_context(kernels=mode):
+            with pytest.raises(ValueError, match="levels of the decision matrix"):
+                tree.decide(X, np.full(n, 7), costs=costs)
+            with pytest.raises(ValueError, match="y must have one value per case"):
+                tree._decide_case_rule(tree.apply(X), y=y[:-1], costs=costs, F=None,
+                                       index=X.index)
+            bad = costs.assign(cost=costs["cost"].astype(object).where(
+                np.arange(n) != 3, "x"))
+            with pytest.raises((TypeError, ValueError), match="cost"):
+                tree.decide(X, y, costs=bad)
+    big = pd.concat([X] * (AUTO_MIN_ROWS // n + 1), ignore_index=True)
+    big_costs = pd.concat([costs] * (AUTO_MIN_ROWS // n + 1), ignore_index=True)
+    import dtdecide.tree._structure._caserule as caserule
+
+    calls = []
+    original = caserule.decide_cases
+
+    def spy(*args, **kw):
+        calls.append(len(args[0]))
+        return original(*args, **kw)
+
+    caserule.decide_cases = spy
+    try:
+        with kernels_env("auto"), config_context(kernels="auto"):
+            res = tree.decide(big, costs=big_costs)
+            small = tree.decide(X, costs=costs)
+    finally:
+        caserule.decide_cases = original
+    assert calls == [len(big)]
+    pd.testing.assert_frame_equal(res.cases.iloc[:n], small.cases)
