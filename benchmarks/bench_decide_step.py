@@ -12,8 +12,10 @@ two threads over halves of the rows, at ``--rows`` cases (default 2,000,000), fo
 * ``2x2``: the bank data's shape (two levels, contact / do nothing, one cost column);
 * ``3x4``: three levels, four decisions, two cost columns and a constant cost.
 
-The Numba loop lives here, not in the package: it is kept only if it pays (issue 26),
-and it did not (see docs/dev/kernels.rst). Times are CPU seconds of the process
+The Numba loop lives here, not in the package: for :func:`dtdecide.decide` it did not
+pay (see docs/dev/kernels.rst). A tree's ``decide`` under the case rule has its own
+compiled step (``tree/_kernels/_compiled_decide.py``), which works from per-node
+products and runs on the threads; ``benchmarks/bench_decide_tree.py`` times it. Times are CPU seconds of the process
 (best of ``--repeat``) and, for the two-thread run, wall seconds too; the load average
 is printed with them.
 

@@ -262,7 +262,9 @@ class _AdditivePlan:
     built: constants act per level, columns one decision at a time.
     """
 
-    def __init__(self, matrix, cost_cols, decision_cols=None):
+    def __init__(self, matrix, cost_cols, decision_cols=None, *, scan=True):
+        # scan=False: the columns are not read here (a kernel that tests every case's
+        # costs for NaN itself): any_nan is then True and ic_nonneg None
         base = np.ascontiguousarray(matrix.profit_values, dtype=_FLOAT)
         T, D = base.shape
         self.n_levels, self.n_decisions = T, D
@@ -276,7 +278,7 @@ class _AdditivePlan:
             c = matrix.costs.get(d)
             if isinstance(c, str):
                 col = cost_cols[c]
-                self.var.append((j, col, bool(np.isnan(np.sum(col)))))
+                self.var.append((j, col, bool(np.isnan(np.sum(col))) if scan else True))
             elif c is not None:
                 self.const[j] = float(c)
         self.const_flat = np.tile(self.const, T)  # const(d) at T * D + d
@@ -304,7 +306,7 @@ class _AdditivePlan:
         self.any_nan = any(has_nan for _, _, has_nan in self.var + self.dvar)
         # investment costs are then never negative nor -0 (a chosen column value v enters
         # as 0 + v, which turns -0 into +0; NaN compares False and gives NaN either way)
-        self.ic_nonneg = not np.any(np.signbit(self.const)) and all(
+        self.ic_nonneg = None if not scan else not np.any(np.signbit(self.const)) and all(
             not np.any(col < 0) for _, col, _ in self.var
         )
 

@@ -19,7 +19,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..._dtypes import FLOAT_DTYPE as _FLOAT
-from ..._dtypes import NODE_DTYPE
+from ..._dtypes import NODE_DTYPE, code_dtype
 from ..._jit import use_compiled
 from ...decision import DecisionMatrix
 from ...decision._kernels import encode_target
@@ -209,8 +209,9 @@ class _DecidingMixin:
         rows = pd.RangeIndex(n)  # the engine's index for its posteriors (an array)
         if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
             matrix.resolve(costs, n_samples=n, index=rows)  # raises the usual TypeError
+        # the kernel tests every case's costs for NaN itself: no scans of the columns here
         plan = _AdditivePlan(matrix, matrix._cost_columns(costs, n, rows)
-                             if matrix.cost_variables else {})
+                             if matrix.cost_variables else {}, scan=False)
         target = None if t_enc is None else t_enc.codes()
         out = decide_cases(leaves, node_in, plan, revenue=matrix.kind == "revenue",
                            target=target, weight=F,
@@ -373,6 +374,9 @@ class _DecidingMixin:
         """Leaves, D_idx and E of raw inputs under the leaf rule: the two gathers run
         block by block on the threads that route the rows, writing in place."""
         per_node, e_node = self._node_decisions()
+        # the result's decision codes (int8 for fewer than 127 decisions) from the start:
+        # no case-sized cast on the calling thread afterwards
+        per_node = per_node.astype(code_dtype(len(self.decision_matrix_.decisions)))
         apply = self.tree_.apply
 
         def route(block):
