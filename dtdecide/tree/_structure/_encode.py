@@ -1007,10 +1007,10 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
         raise ValueError(f"block_rows must be a positive integer; got {block_rows!r}")
     prepared = _prepare(X, encoding, estimator_name, in_place=True)
     check_labels(prepared, encoding, handle_unknown, estimator_name, label_counts)
+    check = None
     if isinstance(prepared, _Unchecked):
         prepared = prepared.view(np.ndarray)
-        apply = _checking_infinity(apply, prepared, list(encoding.feature_names),
-                                   block_rows)
+        check = _infinity_check(prepared, list(encoding.feature_names))
     is_array = isinstance(prepared, np.ndarray)
     n = prepared.shape[0] if is_array else prepared.n_samples
     out = None if out_dtypes is None else tuple(np.empty(n, dtype=d) for d in out_dtypes)
@@ -1019,16 +1019,19 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
 
         n_threads = min(check_n_jobs(n_jobs), -(-n // block_rows))
         if n_threads > 1:
-            return _encode_apply_threads(prepared, apply, block_rows, n_threads, out)
-    if is_array or n <= block_rows:
+            return _encode_apply_threads(prepared, apply, block_rows, n_threads, out, check)
+    if n <= block_rows or (is_array and check is None):
+        if check is not None:
+            check(prepared)
         found = apply(prepared if is_array else prepared.to_array())
         return found if out is None else _write_rows(out, found, 0, n)
-    buffer = np.empty((block_rows, prepared.n_features), dtype=X_DTYPE, order="F")
+    buffer = None if is_array else np.empty((block_rows, prepared.n_features),
+                                            dtype=X_DTYPE, order="F")
     parts = []
     with table_rows(n):  # the kernels are chosen for the table, not for one block
         for start in range(0, n, block_rows):
             stop = min(start + block_rows, n)
-            block = prepared.fill(start, stop, buffer[: stop - start])
+            block = _block(prepared, start, stop, buffer, check)
             if out is not None:
                 _write_rows(out, apply(block), start, stop)
             else:
@@ -1043,19 +1046,29 @@ def _write_rows(out, found, lo, hi):
     return out
 
 
-def _checking_infinity(apply, whole, names, block_rows):
-    """``apply`` of a range of rows of ``whole`` after looking for infinite values in
-    it, a block at a time (the check runs on the calling thread: several at once)."""
+def _infinity_check(whole, names):
+    """The look for infinite values in a block of rows of ``whole`` (an in-place code
+    matrix), made just before the block is routed, while it is in cache: looking at a
+    thread's whole range first read the matrix from memory twice."""
 
-    def checked(rows):
-        for start in range(0, rows.shape[0], block_rows):
-            _refuse_infinity(rows[start:start + block_rows], whole, names)
-        return apply(rows)
+    def check(block):
+        _refuse_infinity(block, whole, names)
 
-    return checked
+    return check
 
 
-def _encode_apply_threads(prepared, apply, block_rows, n_threads, out=None):
+def _block(prepared, start, stop, buffer, check):
+    """Rows ``start:stop`` of the codes: a view of an in-place matrix (looked at for
+    infinite values by ``check``, when given), else filled into ``buffer``."""
+    if buffer is None:
+        block = prepared[start:stop]
+        if check is not None:
+            check(block)
+        return block
+    return prepared.fill(start, stop, buffer[: stop - start])
+
+
+def _encode_apply_threads(prepared, apply, block_rows, n_threads, out=None, check=None):
     """:func:`encode_apply` on ``n_threads`` threads, one contiguous range of rows each
     (with ``out``, each thread writes its rows' outputs there).
 
@@ -1076,15 +1089,15 @@ def _encode_apply_threads(prepared, apply, block_rows, n_threads, out=None):
     def run(bounds):
         lo, hi = bounds
         with config_context(kernels=mode), table_rows(n):
-            if is_array:
+            if is_array and check is None:  # routed in place, the whole range at once
                 found = apply(prepared[lo:hi])
                 return np.asarray(found) if out is None else _write_rows(out, found, lo, hi)
-            buffer = np.empty((min(block_rows, hi - lo), prepared.n_features),
-                              dtype=X_DTYPE, order="F")
+            buffer = None if is_array else np.empty(
+                (min(block_rows, hi - lo), prepared.n_features), dtype=X_DTYPE, order="F")
             parts = []
             for start in range(lo, hi, block_rows):
                 stop = min(start + block_rows, hi)
-                block = prepared.fill(start, stop, buffer[: stop - start])
+                block = _block(prepared, start, stop, buffer, check)
                 if out is not None:
                     _write_rows(out, apply(block), start, stop)
                 else:  # never a view of the buffer
