@@ -547,7 +547,10 @@ class _DecidingMixin:
         X_in, cost_frame = self._drop_cost_features(X)
         label_counts = {}
         if self._case_rule():
-            leaves = self._encode_apply(X_in, self.tree_.apply, label_counts)
+            # written block by block into one array on the threads (no concatenation)
+            apply = self.tree_.apply
+            (leaves,) = self._encode_apply(X_in, lambda block: (apply(block),), label_counts,
+                                           out_dtypes=(NODE_DTYPE,))
         else:
             leaves, d_idx, E = self._apply_with_decisions(X_in, label_counts)
         n = leaves.shape[0]
