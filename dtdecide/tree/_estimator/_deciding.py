@@ -370,14 +370,23 @@ class _DecidingMixin:
         per_node, e_node = self._node_decisions()
         return np.take(per_node, leaves), np.take(e_node, leaves)
 
-    def _apply_with_decisions(self, X_in, label_counts):
+    def _apply_with_decisions(self, X_in, label_counts, keep_leaves=True):
         """Leaves, D_idx and E of raw inputs under the leaf rule: the two gathers run
-        block by block on the threads that route the rows, writing in place."""
+        block by block on the threads that route the rows, writing in place. Without
+        ``keep_leaves`` the leaves are not kept (None): one case-sized output less."""
         per_node, e_node = self._node_decisions()
         # the result's decision codes (int8 for fewer than 127 decisions) from the start:
         # no case-sized cast on the calling thread afterwards
         per_node = per_node.astype(code_dtype(len(self.decision_matrix_.decisions)))
         apply = self.tree_.apply
+
+        if not keep_leaves:
+            def route(block):
+                leaves = apply(block)
+                return np.take(per_node, leaves), np.take(e_node, leaves)
+
+            return (None, *self._encode_apply(X_in, route, label_counts,
+                                              out_dtypes=(per_node.dtype, e_node.dtype)))
 
         def route(block):
             leaves = apply(block)
@@ -552,8 +561,10 @@ class _DecidingMixin:
             (leaves,) = self._encode_apply(X_in, lambda block: (apply(block),), label_counts,
                                            out_dtypes=(NODE_DTYPE,))
         else:
-            leaves, d_idx, E = self._apply_with_decisions(X_in, label_counts)
-        n = leaves.shape[0]
+            # the leaves serve the misclassification (y) and the confidence columns only
+            keep = y is not None or (isinstance(confidence, (bool, np.bool_)) and confidence)
+            leaves, d_idx, E = self._apply_with_decisions(X_in, label_counts, keep)
+        n = E.shape[0] if leaves is None else leaves.shape[0]
         given_index = reference_index(X)
         index = pd.RangeIndex(n) if given_index is None else given_index
 
