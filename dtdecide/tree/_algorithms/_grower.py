@@ -250,8 +250,17 @@ def _expand(ctx, level, split, do):
         cnt = _gather(ctx.layout, level, level.counts, sel, feat)  # (ns, B)
     else:
         cnt = ctx.weight_of(chosen)
-    left_sums = np.einsum("sbc,sb->sc", chosen, table)
-    parent_sums = chosen.sum(axis=1)
+    if chosen.dtype == np.float32 and use_compiled(getattr(ctx, "n_rows", 0)):
+        # whole-number counts (float32 holds them exactly): exact sums in any order
+        from .._kernels import _compiled
+
+        left_sums = np.empty((ns, chosen.shape[2]), dtype=chosen.dtype)
+        parent_sums = np.empty_like(left_sums)
+        _compiled.split_child_sums(chosen, np.ascontiguousarray(table), left_sums,
+                                   parent_sums)
+    else:
+        left_sums = np.einsum("sbc,sb->sc", chosen, table)
+        parent_sums = chosen.sum(axis=1)
     right_sums = parent_sums - left_sums
     left_cnt = np.where(table, cnt, 0).sum(axis=1).astype(np.int64)
     right_cnt = cnt.sum(axis=1).astype(np.int64) - left_cnt
@@ -292,7 +301,9 @@ def _expand(ctx, level, split, do):
     small_needed = small_child[needed]
     small_cont = small_needed[cont[small_needed]]
     small_dead = small_needed[~cont[small_needed]]  # built only to subtract
-    big_cont = np.setdiff1d(np.flatnonzero(cont), small_needed)
+    big = cont.copy()
+    big[small_needed] = False
+    big_cont = np.flatnonzero(big)  # np.setdiff1d(flatnonzero(cont), small_needed)
     order = np.concatenate([small_cont, small_dead, big_cont])
     n_built = small_needed.size
     slot_of_child = np.full(2 * ns, -1, dtype=_ROW_INT)

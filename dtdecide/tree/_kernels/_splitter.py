@@ -511,7 +511,8 @@ def _split_result(hist, counts, layout, node, best_gain, best_feature, best_pos,
     # numeric values beyond a feature's bins never occur: keep them off the left side
     go_left[:, : B - 1] &= layout.cell_index[feat, : B - 1] >= 0
     no_missing = chosen_cnt[:, B - 1] <= 0
-    w_bins = _channel_weight(chosen_hist, is_classification)
+    w_bins = (chosen_cnt if counts is None  # the same array
+              else _channel_weight(chosen_hist, is_classification))
     w_left = np.where(go_left[:, : B - 1], w_bins[:, : B - 1], 0.0).sum(axis=1)
     w_right = w_bins[:, : B - 1].sum(axis=1) - w_left
     missing_left = np.where(no_missing, w_left >= w_right, best_ml) & valid
