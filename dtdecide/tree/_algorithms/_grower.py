@@ -250,7 +250,7 @@ def _expand(ctx, level, split, do):
         cnt = _gather(ctx.layout, level, level.counts, sel, feat)  # (ns, B)
     else:
         cnt = ctx.weight_of(chosen)
-    if chosen.dtype == np.float32 and use_compiled(getattr(ctx, "n_rows", 0)):
+    if chosen.dtype == np.float32 and _compiled_fit(ctx):
         # whole-number counts (float32 holds them exactly): exact sums in any order
         from .._kernels import _compiled
 
@@ -329,16 +329,20 @@ def _expand(ctx, level, split, do):
     big_parent = sel[big_cont // 2]  # ascending
     big_small = slot_of_child[small_child[big_cont // 2]]
     hists, counts = [small_hist], [small_counts]
-    part = level.part_of(big_parent)
     jobs = []
-    for p in np.unique(part).tolist():
-        idx = np.flatnonzero(part == p)
-        local = big_parent[idx] - level.offsets[p]
-        jobs.append((level.hist[p], local, small_hist, big_small[idx]))
+    if len(level.hist) == 1:  # one part (most levels): no split by part
+        pieces = [(0, big_parent, big_small)] if big_parent.size else []
+    else:
+        part = level.part_of(big_parent)
+        pieces = []
+        for p in np.unique(part).tolist():
+            idx = np.flatnonzero(part == p)
+            pieces.append((p, big_parent[idx] - level.offsets[p], big_small[idx]))
+    for p, local, small_idx in pieces:
+        jobs.append((level.hist[p], local, small_hist, small_idx))
         if small_counts is not None:
-            jobs.append((level.counts[p], local, small_counts, big_small[idx]))
-    done = _subtract_siblings(jobs, getattr(ctx, "pool", None),
-                              use_compiled(getattr(ctx, "n_rows", 0)))
+            jobs.append((level.counts[p], local, small_counts, small_idx))
+    done = _subtract_siblings(jobs, getattr(ctx, "pool", None), _compiled_fit(ctx))
     step = 1 if small_counts is None else 2
     for q in range(0, len(done), step):
         hists.append(done[q])
@@ -357,6 +361,15 @@ def _expand(ctx, level, split, do):
         child_ids[order], child_depth, hists, counts, alive_rows, alive_slots,
         active=active,
     )
+
+
+def _compiled_fit(ctx):
+    """Whether this fit runs the compiled kernels, asked once (per thread settings are
+    read in the calling thread) for the whole table (``ctx.n_rows``)."""
+    compiled = getattr(ctx, "compiled", None)
+    if compiled is None:
+        compiled = ctx.compiled = use_compiled(getattr(ctx, "n_rows", 0))
+    return compiled
 
 
 def _subtract_over_parents(parents, parent_idx, small, small_idx, pool=None):

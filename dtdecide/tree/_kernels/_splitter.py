@@ -378,6 +378,19 @@ def _log2_table(n):
 _SCAN_INLINE_CELLS = 1 << 16
 
 
+def _compiled_scan():
+    """:mod:`._compiled_scan` (imports Numba: only when a compiled scan runs), looked
+    up once."""
+    if not _CS:
+        from . import _compiled_scan
+
+        _CS.append(_compiled_scan)
+    return _CS[0]
+
+
+_CS = []
+
+
 def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matrix,
                    class_weight, is_categorical, min_samples_leaf, per_feature, pool):
     """The NumPy scan's winners, scanned by :func:`._compiled_scan.scan_features`.
@@ -385,8 +398,7 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
     Returns ``(best_gain, best_feature, best_pos, best_ml, best_order)`` as the NumPy
     scan leaves them for :func:`_split_result`.
     """
-    from . import _compiled_scan as cs
-
+    cs = _compiled_scan()
     m, C = hist.shape[0], hist.shape[-1]
     n_features = layout.widths.shape[0]
     B = layout.max_width
