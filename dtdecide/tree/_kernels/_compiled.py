@@ -61,8 +61,9 @@ def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, n_classes,
     (``slot * n_cells * n_channels + code``) is computed once before the loop over the
     features, not once per feature: a pass over a feature then reads the row, its
     binned value and that offset (about half the time of indexing the 3-D arrays with a
-    slot and a class code gathered again for every feature). Every cell still receives
-    its rows in increasing order.
+    slot and a class code gathered again for every feature). With one group of weights
+    (``criterion="profit"``) the included rows' weights are gathered once as well. Every
+    cell still receives its rows in increasing order.
     """
     n = rows.shape[0] if use_rows else slots.shape[0] if use_slots else X.shape[0]
     n_groups = weights.shape[0]
@@ -72,6 +73,16 @@ def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, n_classes,
     cflat = counts.reshape(counts.size)
     base = (_slot_bases(rows, use_rows, slots, codes, True, n_cells * C) if use_slots
             else np.zeros(1, dtype=np.int64))
+    # one group of weights (criterion="profit"): each included row's weight gathered
+    # once, read in order by every feature's pass (row ``i``'s weight at ``w1[i]``)
+    w1 = np.zeros(1)
+    if n_groups == 1:
+        if use_rows:
+            w1 = np.empty(n)
+            for i in range(n):
+                w1[i] = weights[0, rows[i]]
+        else:
+            w1 = weights[0]
     for jj in range(features.shape[0]):
         j = features[jj]
         top = widths[j] - 1
@@ -92,6 +103,18 @@ def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, n_classes,
                     b = min(np.intp(col[r]), top)
                     flat[(lo + b) * C + codes[r]] += 1.0
             continue
+        if n_groups == 1 and use_slots and use_rows and with_counts:  # profit levels
+            for i in range(n):
+                cell = lo + min(np.intp(col[rows[i]]), top)
+                flat[base[i] + cell * C] += w1[i]
+                cflat[slots[i] * n_cells + cell] += 1
+            continue
+        if n_groups == 1 and not use_slots and not use_rows and with_counts:  # its root
+            for i in range(n):
+                cell = lo + min(np.intp(col[i]), top)
+                flat[cell * C + codes[i]] += w1[i]
+                cflat[cell] += 1
+            continue
         for i in range(n):
             r = rows[i] if use_rows else i
             cell = lo + min(np.intp(col[r]), top)
@@ -101,6 +124,8 @@ def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, n_classes,
                 at = cell * C + codes[r]
             if n_groups == 0:
                 flat[at] += 1.0
+            elif n_groups == 1:
+                flat[at] += w1[i]
             else:
                 for k in range(n_groups):
                     flat[at + k * n_classes] += weights[k, r]
