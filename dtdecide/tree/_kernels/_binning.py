@@ -630,15 +630,26 @@ class Binner:
         has_inf = np.zeros(out.shape[1], dtype=np.bool_)
         counts = np.zeros(out.shape[1], dtype=np.int64) if nan_counts is None else nan_counts
 
+        # Numba compiles a version of the kernel per combination of argument types, and
+        # an array's type holds its memory order and whether it is writeable: ``X`` is
+        # always passed read-only, and ``out`` (column-major) as its flat cells, whose
+        # type does not depend on the shape (an ``out`` of one row or one column is
+        # C-ordered too). So the versions are X's dtype x X's memory order (C, Fortran,
+        # other) x the bins' dtype: 12 at most, against 24.
+        out_cells = out.reshape(-1, order="F")  # a view: out is Fortran-ordered
+
         def bin_matrix(X, features):
             if X.flags.f_contiguous or X.shape[1] == 1 or X.strides[1] == 0:
                 block = max(X.shape[0], 1)  # column by column
             else:  # rows of the block stay in cache while each column is read
                 block = max(256, _C_BLOCK_BYTES // (X.shape[1] * X.itemsize))
             features = np.asarray(features, dtype=np.intp)
+            if X.flags.writeable:
+                X = X.view()
+                X.flags.writeable = False
             cb.bin_columns(X, features, is_cat, edges, edge_offsets, n_bins,
                            self.missing_bin_idx_, lo, scale, cells, offsets, tables, block,
-                           out, has_inf, counts)
+                           out_cells, has_inf, counts)
             hit = np.flatnonzero(has_inf[features])
             return (0, int(features[hit[0]])) if hit.size else None
 

@@ -110,8 +110,10 @@ def bin_columns(X, features, is_categorical, edges, edge_offsets, n_bins, missin
                 has_inf, n_nan):
     """Bin the columns ``features`` of ``X`` into ``out`` (twin of ``Binner.transform``).
 
-    ``X`` is float64 or float32, either memory order; ``out`` (uint8 or uint16) is
-    written at the rows and columns binned. Rows are taken ``block`` at a time and,
+    ``X`` is float64 or float32, either memory order; ``out`` (uint8 or uint16), the
+    cells of the binned matrix in column-major order (cell ``(i, j)`` at ``j * n + i``,
+    ``n`` the rows of ``X``: the caller passes its Fortran-ordered matrix as a flat
+    view), is written at the rows and columns binned. Rows are taken ``block`` at a time and,
     within a block, column by column (for a column-major ``X`` the caller passes one
     block of all rows; for a row-major one a block that stays in cache). Numeric column
     ``j`` (edges ``edges[edge_offsets[j]:edge_offsets[j + 1]]``, the last ``+inf``):
@@ -127,17 +129,18 @@ def bin_columns(X, features, is_categorical, edges, edge_offsets, n_bins, missin
         stop = min(start + block, n)
         for jj in range(features.shape[0]):
             j = features[jj]
+            o = np.uintp(j * n)  # column j of out (unsigned: no negative-index wrap)
             nan = 0
             if is_categorical[j]:
                 top = n_bins[j]
                 for i in range(start, stop):
                     v = X[i, j]
                     if v >= 0 and v < top and v == np.floor(v):
-                        out[i, j] = np.intp(v)
+                        out[o + np.uintp(i)] = np.intp(v)
                     else:
                         if v != v:
                             nan += 1
-                        out[i, j] = missing
+                        out[o + np.uintp(i)] = missing
                 n_nan[j] += nan
                 continue
             e0 = edge_offsets[j]
@@ -151,11 +154,11 @@ def bin_columns(X, features, is_categorical, edges, edge_offsets, n_bins, missin
                 v = np.float64(X[i, j])
                 if v != v:
                     nan += 1
-                    out[i, j] = missing
+                    out[o + np.uintp(i)] = missing
                     continue
                 if v == np.inf or v == -np.inf:
                     inf = True
-                    out[i, j] = missing
+                    out[o + np.uintp(i)] = missing
                     continue
                 if scale > 0.0:
                     k = _cell(v, lo, scale, cells)
@@ -176,7 +179,7 @@ def bin_columns(X, features, is_categorical, edges, edge_offsets, n_bins, missin
                 else:
                     while b < top and edges[e0 + b] < v:
                         b += 1
-                out[i, j] = b
+                out[o + np.uintp(i)] = b
             n_nan[j] += nan
             if inf:
                 has_inf[j] = True
