@@ -654,3 +654,32 @@ def test_split_child_sums_equal_numpy_twin(seed, ns, width):
     _compiled.split_child_sums(chosen, table, left, parent)
     assert np.array_equal(left, np.einsum("sbc,sb->sc", chosen, table))
     assert np.array_equal(parent, chosen.sum(axis=1))
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), uniform=st.booleans())
+def test_numeric_split_tables_equal_numpy_twin(seed, uniform):
+    """Go-left tables and missing sides of numeric splits on whole-number float32
+    counts: the compiled pass gives _split_result's NumPy tables (values a feature never
+    takes, nodes with and without missing values, ties, invalid slots)."""
+    from dtdecide.tree._kernels._splitter import _split_result
+
+    rng = np.random.default_rng(seed)
+    widths = [6] * 4 if uniform else list(rng.integers(2, 9, size=4))
+    layout = BinLayout(widths)
+    m = int(rng.integers(1, 12))
+    hist = rng.integers(0, 4, size=(m, layout.n_cells, 2)).astype(np.float32)
+    hist[rng.random(m) < 0.5, :, :] *= (rng.random(layout.n_cells) < 0.7)[:, None]
+    node = np.arange(m)
+    feature = rng.integers(-1, 4, size=m).astype(np.intp)
+    pos = np.array([rng.integers(0, max(layout.widths[f] - 1, 1)) if f >= 0 else 0
+                    for f in feature], dtype=np.intp)
+    ml = rng.random(m) < 0.5
+    gain = np.where(feature >= 0, rng.random(m), -np.inf)
+    args = (hist, None, layout, node, gain, feature, pos, ml, None,
+            np.zeros(4, dtype=bool), True)
+    a = _split_result(*args)
+    b = _split_result(*args, compiled=True)
+    for name in ("gain", "feature", "bin_threshold", "is_categorical", "missing_left",
+                 "go_left"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name

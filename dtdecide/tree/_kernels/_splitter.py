@@ -267,7 +267,7 @@ def find_best_splits(
                                loss_matrix, class_weight, is_categorical, min_samples_leaf,
                                per_feature, pool)
         return _split_result(hist, counts, layout, np.repeat(rows, k), *found,
-                             is_categorical, is_classification)
+                             is_categorical, is_classification, compiled=True)
 
     def scan_feature(j):
         """``(gain, pos, missing_left, order)`` of feature ``j``'s best split per node."""
@@ -495,13 +495,29 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
 
 
 def _split_result(hist, counts, layout, node, best_gain, best_feature, best_pos, best_ml,
-                  best_order, is_categorical, is_classification):
-    """The :class:`SplitResult` of the winning scans (``node``: histogram slot of each)."""
+                  best_order, is_categorical, is_classification, compiled=False):
+    """The :class:`SplitResult` of the winning scans (``node``: histogram slot of each);
+    ``compiled``: numeric splits of float32 counts by
+    :func:`~dtdecide.tree._kernels._compiled.numeric_split_tables`."""
     B = layout.max_width
     m = node.shape[0]
     valid = best_feature >= 0
     feat = np.where(valid, best_feature, 0)
     is_cat = valid & np.asarray(is_categorical)[feat]
+    if (compiled and counts is None and is_classification and hist.dtype == np.float32
+            and hist.flags.c_contiguous and not is_cat.any()):
+        # numeric splits on whole-number counts: the tables in one compiled pass
+        from . import _compiled
+
+        go_left = np.empty((m, B), dtype=bool)
+        missing_left = np.empty(m, dtype=bool)
+        _compiled.numeric_split_tables(hist, np.asarray(node, dtype=np.intp), feat,
+                                       np.asarray(best_pos, dtype=np.intp), best_ml,
+                                       valid, layout.cell_index, go_left, missing_left)
+        return SplitResult(gain=best_gain, feature=best_feature,
+                           bin_threshold=np.where(valid, best_pos, -1),
+                           is_categorical=is_cat, missing_left=missing_left,
+                           go_left=go_left)
     # go-left table over the binned values of the chosen feature
     go_left = np.zeros((m, B), dtype=bool)
     go_left[:, : B - 1] = np.arange(B - 1)[None, :] <= best_pos[:, None]
