@@ -448,7 +448,23 @@ except ImportError:  # pragma: no cover - another pandas: the public constructor
     _arrays_to_mgr = None
 
 
-def cases_frame(columns, index):
+_PANDAS_MAJOR = int(pd.__version__.split(".")[0])
+# pandas 2 asks which manager to build
+_MGR_KWARGS = {} if _PANDAS_MAJOR >= 3 else {"typ": "block"}
+
+
+def _copy_on_write():
+    """Whether pandas copies a block shared with another object before writing into it:
+    always from pandas 3; in pandas 2 only with ``mode.copy_on_write`` set to True."""
+    if _PANDAS_MAJOR >= 3:
+        return True
+    try:
+        return pd.get_option("mode.copy_on_write") is True
+    except (KeyError, ValueError):  # pragma: no cover - an option-less pandas 2
+        return False
+
+
+def cases_frame(columns, index, *, share=True):
     """The cases table of a dict of equally long arrays, over the arrays' own memory.
 
     What ``pd.DataFrame(columns, index=index, copy=False)`` gives: every column its own
@@ -461,13 +477,24 @@ def cases_frame(columns, index):
     The arrays and the frame then share memory: :func:`build_decision_result` keeps
     pandas' Copy-on-Write references to the frame's blocks (:func:`_shared_blocks`), so
     that an edit of the table copies the block it writes into instead of the arrays.
+    Without Copy-on-Write (pandas 2 by default), or with ``share=False``, the float
+    columns are consolidated into one block, a copy, as pandas' constructor does.
     """
     names = _label_index(tuple(columns)).view()
+    if not share:
+        from_arrays = getattr(pd.DataFrame, "_from_arrays", None)
+        if from_arrays is not None:
+            try:
+                return from_arrays(list(columns.values()), columns=names, index=index)
+            except TypeError:  # another pandas signature: the public way
+                pass
+        return pd.DataFrame(columns, index=index, columns=names)
     if _arrays_to_mgr is not None:
         try:
-            mgr = _arrays_to_mgr(list(columns.values()), names, index, consolidate=False)
+            mgr = _arrays_to_mgr(list(columns.values()), names, index, consolidate=False,
+                                 **_MGR_KWARGS)
             return pd.DataFrame._from_mgr(mgr, axes=mgr.axes)
-        except (TypeError, AttributeError):  # another pandas signature: the public way
+        except (TypeError, ValueError, AttributeError):  # another signature: the public way
             pass
     return pd.DataFrame(columns, index=index, columns=names, copy=False)
 
@@ -557,8 +584,12 @@ def build_decision_result(matrix, decision, expected, *, computed=None, best=Non
     decisions = tuple(matrix.decisions) + ((do_nothing,) if threshold is not None else ())
     decision = decision.astype(code_dtype(len(decisions)), copy=False)
     has_y = computed is not None
+    # the table shares the arrays only where pandas copies shared blocks before writing
+    # into them; else its own float block and decision codes (edits must not reach data)
+    share = _copy_on_write()
     cols = {
-        f"D_{target_name}": pd.Categorical.from_codes(decision, dtype=_decision_dtype(decisions)),
+        f"D_{target_name}": pd.Categorical.from_codes(
+            decision if share else decision.copy(), dtype=_decision_dtype(decisions)),
         f"E{letter}_{target_name}": _user_sign(expected, sign),
     }
     if has_y:
@@ -572,7 +603,7 @@ def build_decision_result(matrix, decision, expected, *, computed=None, best=Non
             cols[f"ROI_{target_name}"] = roi_values
     if index is None:
         index = pd.RangeIndex(n)
-    cases = cases_frame(cols, index)
+    cases = cases_frame(cols, index, share=share)
     data = {
         "decision": decision, "expected": expected, "computed": computed, "best": best,
         "investment": investment, "missing": np.zeros(n, dtype=bool) if missing is None
@@ -586,7 +617,7 @@ def build_decision_result(matrix, decision, expected, *, computed=None, best=Non
     result = DecisionResult(cases, summary, matrix, decisions, target_name)
     result._case_data = data
     # the table is a view of ``data``'s arrays: edits of the table copy, never write there
-    result._shared = _shared_blocks(cases)
+    result._shared = _shared_blocks(cases) if share else None
     return result
 
 

@@ -91,7 +91,12 @@ def test_edits_work_and_stay_in_the_table():
 
 
 def test_cases_are_views_of_the_case_data_until_edited():
-    """No copy of the float columns (the point of building the table this way)."""
+    """No copy of the float columns (the point of building the table this way), where
+    pandas copies shared blocks before writing (always from pandas 3)."""
+    from dtdecide.decision._result import _copy_on_write
+
+    if not _copy_on_write():
+        pytest.skip("pandas without Copy-on-Write: the table gets its own copy")
     for name, res in _results().items():
         data = res._case_data
         for col, key in (("EP_target", "expected"), ("CP_target", "computed"),
