@@ -696,7 +696,10 @@ def _make_context(X_binned, binner, *, y, n_classes, sample_weight, criterion, l
     if check_input:
         sample_weight = check_sample_weight(sample_weight, n_samples, positive_sum=True)
     if sample_weight is not None:
-        if np.all(sample_weight == 1.0):
+        sw = np.asarray(sample_weight)
+        if sw.ndim == 1 and sw.shape[0] and sw.strides[0] == 0:
+            sw = sw[:1]  # a broadcast of one number (the estimators' unit weights)
+        if np.all(sw == 1.0):
             sample_weight = None  # unit weights: exact integer counts, faster kernels
 
     y = np.asarray(y)
