@@ -89,32 +89,38 @@ def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, n_classes,
         top = widths[j] - 1
         lo = offsets[j]
         col = X[:, j]
+        # (the cell's offset as lo * C + b * C: measurably faster than (lo + b) * C)
+        loc = lo * C
         if n_groups == 0 and not with_counts:  # unit weights: the common case
             if use_slots and use_rows:
                 for i in range(n):
                     b = min(np.intp(col[rows[i]]), top)
-                    flat[base[i] + (lo + b) * C] += 1.0
+                    flat[base[i] + loc + b * C] += 1.0
             elif use_slots:
                 for i in range(n):
                     b = min(np.intp(col[i]), top)
-                    flat[base[i] + (lo + b) * C] += 1.0
-            else:
+                    flat[base[i] + loc + b * C] += 1.0
+            elif use_rows:
                 for i in range(n):
-                    r = rows[i] if use_rows else i
+                    r = rows[i]
                     b = min(np.intp(col[r]), top)
-                    flat[(lo + b) * C + codes[r]] += 1.0
+                    flat[loc + b * C + codes[r]] += 1.0
+            else:  # the root: every row
+                for i in range(n):
+                    b = min(np.intp(col[i]), top)
+                    flat[loc + b * C + codes[i]] += 1.0
             continue
         if n_groups == 1 and use_slots and use_rows and with_counts:  # profit levels
             for i in range(n):
-                cell = lo + min(np.intp(col[rows[i]]), top)
-                flat[base[i] + cell * C] += w1[i]
-                cflat[slots[i] * n_cells + cell] += 1
+                b = min(np.intp(col[rows[i]]), top)
+                flat[base[i] + loc + b * C] += w1[i]
+                cflat[slots[i] * n_cells + lo + b] += 1
             continue
         if n_groups == 1 and not use_slots and not use_rows and with_counts:  # its root
             for i in range(n):
-                cell = lo + min(np.intp(col[i]), top)
-                flat[cell * C + codes[i]] += w1[i]
-                cflat[cell] += 1
+                b = min(np.intp(col[i]), top)
+                flat[loc + b * C + codes[i]] += w1[i]
+                cflat[lo + b] += 1
             continue
         for i in range(n):
             r = rows[i] if use_rows else i
