@@ -20,6 +20,7 @@ from test_n_jobs import assert_same_tree
 from dtdecide import DecisionMatrix, config_context
 from dtdecide._jit import AUTO_MIN_ROWS, kernels_mode, use_compiled
 from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
+from dtdecide.tree._kernels import _binning
 from dtdecide.tree._kernels._binning import Binner
 from dtdecide.tree._kernels._histogram import BinLayout, HistogramTarget, build_histograms
 from dtdecide.tree._kernels._parallel import ThreadPool
@@ -178,6 +179,41 @@ def test_binning_equals_numpy_twin(seed, n, max_bins, fortran):
         a, b = both(lambda Xt=Xt: binner.transform(Xt))
         assert a.dtype == b.dtype and np.array_equal(a, b)
         assert b.flags.f_contiguous
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(10_001, 60_000),
+       frac=st.floats(0.0, 1.0), generator=st.booleans())
+def test_subsample_rows_equal_numpy_choice(seed, n, frac, generator):
+    # the compiled draw replays choice's tail shuffle: the same rows and the generator
+    # left in the same state, for any size of the tail-shuffle regime (and choice itself
+    # outside it)
+    size = max(1, min(n - 1, int(round(frac * n))))
+    rngs = [np.random.default_rng(seed) for _ in range(3)]
+    if generator:  # a used generator: its buffered 32-bit half must be consumed alike
+        for rng in rngs:
+            rng.integers(0, 2**31, size=3, dtype=np.int32)
+    want = rngs[0].choice(n, size=size, replace=False, shuffle=False)
+    got = _binning.subsample_rows(rngs[1], n, size, compiled=True)
+    assert got.dtype == np.int64 and np.array_equal(got, np.sort(want))
+    if _binning._tail_shuffle(n, size):  # the kernel itself, unsorted, no fallback
+        assert np.array_equal(_binning._compiled_tail(rngs[2], n, size), want)
+    else:
+        rngs[2].choice(n, size=size, replace=False, shuffle=False)
+    assert len({rng.integers(0, 2**62) for rng in rngs}) == 1
+
+
+def test_compiled_subsample_is_used_and_gives_the_same_bins(monkeypatch):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30_000, 3))
+    assert _binning._compiled_draw_ok()  # the once-per-process check, done before counting
+    calls = []
+    tail = _binning._compiled_tail
+    monkeypatch.setattr(_binning, "_compiled_tail",
+                        lambda *a: calls.append(a[1:]) or tail(*a))
+    a, b = both(lambda: Binner(subsample=10_000, random_state=7).fit(X).bin_thresholds_)
+    assert calls == [(30_000, 10_000)]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
 def test_binning_inf_error_is_the_numpy_twins():

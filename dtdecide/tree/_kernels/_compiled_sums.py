@@ -1,4 +1,5 @@
-"""Compiled (Numba) kernel of the decision statistics' per-leaf sums.
+"""Compiled (Numba) kernels of the decision statistics' per-leaf sums and of the bin
+edges' row sub-sample.
 
 Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
 
@@ -13,13 +14,18 @@ chunks' sums in chunk order, so the result does not depend on the number of thre
 Within a chunk the rows are added in increasing order, the order of ``np.bincount``: on
 one chunk the two are equal bit for bit.
 
+``shuffle_tail`` gives the rows of NumPy's ``Generator.choice(n, size, replace=False,
+shuffle=False)`` (its partial "tail" shuffle of ``arange(n)``) from the same random draws
+without the ``n``-sized index array: see
+:func:`~dtdecide.tree._kernels._binning.subsample_rows`, whose ``choice`` call is its twin.
+
 Importing this module imports Numba; callers import it only when
 :func:`dtdecide._jit.use_compiled` says so.
 """
 
 import numba
 
-__all__ = ["node_level_sums"]
+__all__ = ["node_level_sums", "shuffle_tail"]
 
 
 @numba.njit(nogil=True, cache=True)
@@ -58,3 +64,52 @@ def node_level_sums(node, level, weight, unit, columns, bounds, first, last, n_l
             o[r, 0] += w
             for j in range(k):
                 o[r, 1 + j] += w * columns[i, j]
+
+
+@numba.njit(nogil=True, cache=True)
+def shuffle_tail(n, draws, keys, vals, tail):
+    """The last ``draws.size`` entries of ``arange(n)`` after NumPy's tail shuffle.
+
+    The shuffle walks ``i = n - 1, n - 2, ..., n - size`` and swaps entries ``i`` and
+    ``draws[n - 1 - i]`` (a draw in ``[0, i]``). Entry ``i`` is final once swapped, so
+    only the ``size`` tail entries are kept in full; an entry below the tail that a draw
+    moved is kept in a hash table (open addressing, at most ``size`` keys), every other
+    entry being its own index.
+
+    Parameters
+    ----------
+    n : int
+        Population size, ``n > draws.size``.
+    draws : int64 (size,)
+        ``draws[k]`` in ``[0, n - 1 - k]``, in the order the shuffle draws them.
+    keys : int32 or int64 (cap,)
+        The hash table's keys, every one -1 on entry; ``cap`` a power of two above
+        ``size`` (``2 * size`` or more keeps the probes short); int32 only when ``n`` fits.
+    vals : (cap,), the dtype of ``keys``
+        The hash table's values (any content on entry).
+    tail : int64 (size,)
+        Receives entries ``n - size .. n - 1`` of the shuffled array, in that order.
+    """
+    size = draws.shape[0]
+    first = n - size
+    mask = keys.shape[0] - 1
+    for k in range(size):
+        tail[k] = first + k
+    for k in range(size):
+        i = n - 1 - k
+        j = draws[k]
+        vi = tail[i - first]
+        if j >= first:
+            vj = tail[j - first]
+            tail[j - first] = vi
+        else:
+            h = (j * 0x9E3779B1) & mask
+            while keys[h] != -1 and keys[h] != j:
+                h = (h + 1) & mask
+            if keys[h] == j:
+                vj = vals[h]
+            else:
+                vj = j
+                keys[h] = j
+            vals[h] = vi
+        tail[i - first] = vj
