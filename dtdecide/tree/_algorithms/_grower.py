@@ -238,14 +238,11 @@ class _Context:
         return ok & (imp > _EPS)
 
 
-def _expand(ctx, level, split, do):
-    """Split the nodes ``do`` of ``level``; return the level of children still to grow."""
-    nodes = ctx.nodes
-    sel = np.flatnonzero(do)
+def _child_sums(ctx, level, sel, feat, table, chosen):
+    """The children's sums ``(2 ns, C)`` (left of slot ``i`` at ``2 i``), counts
+    ``(2 ns,)`` and the left and right counts of the split slots ``sel`` (the NumPy
+    steps; twin of ``_compiled_sums.split_children`` for unit-weight counts)."""
     ns = sel.size
-    feat = split.feature[sel]
-    table = split.go_left[sel]
-    chosen = _gather(ctx.layout, level, level.hist, sel, feat)  # (ns, B, C), by binned value
     if level.counts[0] is not None:
         cnt = _gather(ctx.layout, level, level.counts, sel, feat)  # (ns, B)
     else:
@@ -268,6 +265,30 @@ def _expand(ctx, level, split, do):
     child_cnt = np.stack([left_cnt, right_cnt], axis=1).reshape(2 * ns)
     if ctx.is_classification:
         np.maximum(child_sums, 0.0, out=child_sums)
+    return child_sums, child_cnt, left_cnt, right_cnt
+
+
+def _expand(ctx, level, split, do):
+    """Split the nodes ``do`` of ``level``; return the level of children still to grow."""
+    nodes = ctx.nodes
+    sel = np.flatnonzero(do)
+    ns = sel.size
+    feat = split.feature[sel]
+    table = split.go_left[sel]
+    chosen = _gather(ctx.layout, level, level.hist, sel, feat)  # (ns, B, C), by binned value
+    if (chosen.dtype == np.float32 and ctx.is_classification and ctx.profit is None
+            and level.counts[0] is None and _compiled_fit(ctx)):
+        # unit-weight class counts, a node's count their sum: the children in one pass
+        from .._kernels import _compiled_sums
+
+        child_sums = np.empty((2 * ns, chosen.shape[2]), dtype=chosen.dtype)
+        child_cnt = np.empty(2 * ns, dtype=np.int64)
+        _compiled_sums.split_children(chosen, np.ascontiguousarray(table), True,
+                                      child_sums, child_cnt)
+        left_cnt, right_cnt = child_cnt[0::2], child_cnt[1::2]
+    else:
+        child_sums, child_cnt, left_cnt, right_cnt = _child_sums(ctx, level, sel, feat,
+                                                                 table, chosen)
     child_depth = level.depth + 1
     parents = level.node_ids[sel]
     child_ids = nodes.add(np.repeat(parents, 2), child_depth, child_cnt, child_sums)
