@@ -748,3 +748,109 @@ def test_split_children_equal_numpy_twin(seed, ns, width, n_classes, clip):
     assert got_sums.dtype == sums.dtype == np.float32
     assert np.array_equal(got_sums, sums) and np.array_equal(got_cnt, cnt)
     assert np.array_equal(got_cnt[0::2], left) and np.array_equal(got_cnt[1::2], right)
+
+
+def random_numeric_tree(rng, n_features, max_depth):
+    """A random numeric tree (parents before children), NaN routed either way per node."""
+    left, right, feature, depth_of = [-1], [-1], [-1], [0]
+    v = 0
+    while v < len(left):
+        if depth_of[v] < max_depth and (v == 0 or rng.random() < 0.8):
+            left[v], right[v] = len(left), len(left) + 1
+            feature[v] = int(rng.integers(0, n_features))
+            for _ in range(2):
+                left.append(-1)
+                right.append(-1)
+                feature.append(-1)
+                depth_of.append(depth_of[v] + 1)
+        v += 1
+    n = len(left)
+    threshold = np.where(np.array(feature) >= 0, rng.normal(size=n).round(1), -2.0)
+    return (np.array(left, dtype=np.intp), np.array(right, dtype=np.intp),
+            np.array(feature, dtype=np.intp), threshold, rng.random(n) < 0.5,
+            max(depth_of))
+
+
+def walk_input(rng, n, n_features, order):
+    """Rows to walk in one memory layout: C, F, a row block of a larger column-ordered
+    matrix (a pandas block), a strided column slice, or every other row."""
+    X = rng.normal(size=(3 * n + 5, n_features + 3)).round(1)  # ties with thresholds
+    X[rng.random(X.shape) < 0.15] = np.nan
+    X[rng.random(X.shape) < 0.02] = np.inf
+    X[rng.random(X.shape) < 0.02] = -np.inf
+    if order == "C":
+        return np.ascontiguousarray(X[:n, :n_features])
+    if order == "F":
+        return np.asfortranarray(X[:n, :n_features])
+    if order == "F-block":
+        return np.asfortranarray(X)[n + 2:2 * n + 2, 1:n_features + 1]
+    if order == "C-slice":
+        return X[n:2 * n, 2:n_features + 2]
+    return np.asfortranarray(X)[: 2 * n : 2, :n_features]
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1),
+       order=st.sampled_from(["C", "F", "F-block", "C-slice", "every-other"]),
+       n=st.integers(1, 70))
+def test_flat_walk_equals_numpy_twin(seed, order, n):
+    """``apply_flat`` over any row range gives the leaves of the NumPy twin
+    (``Router.route_fixed``), of the level-by-level walk and of ``apply_fixed``."""
+    from dtdecide.tree._kernels import _compiled
+    from dtdecide.tree._kernels._apply import Router
+    from dtdecide.tree._structure._tree import _flat_view
+
+    rng = np.random.default_rng(seed)
+    n_features = int(rng.integers(1, 6))
+    left, right, feature, threshold, missing_left, depth = random_numeric_tree(
+        rng, n_features, int(rng.integers(0, 7)))
+    n_nodes = left.shape[0]
+    router = Router(left, right, feature, threshold, np.zeros(n_nodes, dtype=bool),
+                    np.zeros((n_nodes, 1), dtype=bool), missing_left, depth)
+    X = walk_input(rng, n, n_features, order)
+    twin = router.route_fixed(np.ascontiguousarray(X))
+    assert np.array_equal(router.route_levels(X), twin)
+    flat, rs, cs = _flat_view(X)
+    lo, hi = sorted(int(a) for a in rng.integers(0, n + 1, size=2))
+    for a, b in [(0, n), (lo, hi)]:
+        out = np.full(n, -1, dtype=np.intp)
+        _compiled.apply_flat(flat, rs, cs, a, b, router.children, router.route_feature,
+                             router.route_threshold, missing_left, depth, out)
+        assert np.array_equal(out[a:b], twin[a:b])
+        assert (out[:a] == -1).all() and (out[b:] == -1).all()
+    fixed = np.empty(n, dtype=np.intp)
+    _compiled.apply_fixed(X, 0, n, router.children, router.route_feature,
+                          router.route_threshold, router.is_categorical, router.cat_left,
+                          missing_left, depth, fixed)
+    assert np.array_equal(fixed, twin)
+
+
+def test_flat_view_refuses_negative_strides():
+    from dtdecide.tree._structure._tree import _flat_view
+
+    X = np.arange(12.0).reshape(4, 3)
+    assert _flat_view(X[::-1]) is None and _flat_view(X[:, ::-1]) is None
+    assert _flat_view(np.empty((3, 0))) is None
+    flat, rs, cs = _flat_view(np.asfortranarray(X)[1:3, 1:])
+    assert not flat.flags.writeable
+    assert [flat[r * rs + f * cs] for r in range(2) for f in range(2)] == [4, 5, 7, 8]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("order", ["C", "F", "F-block", "C-slice", "every-other"])
+def test_numeric_tree_apply_layouts_and_threads(dtype, order):
+    """A fitted numeric tree's compiled ``apply`` (the flat walk) on every layout, dtype
+    and 1-3 threads equals the NumPy twin; reversed rows take ``apply_fixed``."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(3000, 5))
+    X[rng.random(X.shape) < 0.2] = np.nan
+    y = (np.nan_to_num(X[:, 0], nan=1.0) + X[:, 1] > 0) | np.isnan(X[:, 2])
+    tree = ProfitTreeClassifier(max_depth=8, random_state=0).fit(X, y).tree_
+    assert not tree._router.has_cat and tree.missing_left[tree.children_left >= 0].any()
+    Xe = walk_input(rng, 2500, 5, order).astype(dtype, copy=False)
+    with kernels("numpy"):
+        twin = tree.apply(Xe)
+    with kernels("compiled"):
+        for threads in (1, 2, 3):
+            assert np.array_equal(tree.apply(Xe, n_threads=threads), twin)
+        assert np.array_equal(tree.apply(Xe[::-1]), twin[::-1])

@@ -8,7 +8,8 @@ blocks of encoded rows: :meth:`Router.route_fixed` in ``max_depth`` fixed steps 
 path) and :meth:`Router.route_levels` level by level (its slow twin, and the path that
 records every node a row passes for ``decision_path``). Arrays in, arrays out;
 :class:`~dtdecide.tree._structure._tree.TreeStructure` owns a router and calls it; the
-compiled walk (:func:`~dtdecide.tree._kernels._compiled.apply_fixed`) is the third twin.
+compiled walks (:func:`~dtdecide.tree._kernels._compiled.apply_fixed`, and
+:func:`~dtdecide.tree._kernels._compiled.apply_flat` for numeric trees) are the third twin.
 """
 
 import numpy as np

@@ -464,6 +464,78 @@ def apply_fixed(X, lo, hi, children, feature, threshold, is_categorical, cat_lef
 
 
 @_jit
+def apply_flat(F, row_stride, col_stride, lo, hi, children, feature, threshold, missing_left,
+               depth, out):
+    """Leaf of rows ``lo:hi`` into ``out[lo:hi]`` for a numeric tree, the matrix read as
+    one flat array (twin of ``Router.route_fixed`` and of :func:`apply_fixed`).
+
+    Cell ``(r, f)`` of the matrix is ``F[r * row_stride + f * col_stride]`` (strides in
+    items), so a column-ordered block of a larger frame (one pandas block: columns
+    ``n_rows`` apart) and a row-ordered matrix are both read in place with no 2-D
+    stride arithmetic. ``children``, ``feature``, ``threshold`` and ``missing_left`` are
+    as in :func:`apply_fixed` (a leaf points to itself, threshold ``+inf``), so every
+    row takes ``depth`` steps; a row goes left when ``x <= threshold`` and by
+    ``missing_left`` when ``x`` is NaN. Each node's column offset and children are first
+    packed into one record (``rec[v] = (feature * col_stride, left, right,
+    missing_left)``), and rows go down eight at a time in lock-step, each in its own
+    register: the eight chains of dependent loads overlap.
+    """
+    n_nodes = feature.shape[0]
+    rec = np.empty((n_nodes, 4), dtype=np.intp)
+    for v in range(n_nodes):
+        rec[v, 0] = feature[v] * col_stride
+        rec[v, 1] = children[2 * v]
+        rec[v, 2] = children[2 * v + 1]
+        rec[v, 3] = 1 if missing_left[v] else 0
+    thr = threshold
+    i = lo
+    while i + 8 <= hi:
+        b = i * row_stride
+        v0 = 0
+        v1 = 0
+        v2 = 0
+        v3 = 0
+        v4 = 0
+        v5 = 0
+        v6 = 0
+        v7 = 0
+        for _ in range(depth):
+            x0 = F[rec[v0, 0] + b]
+            x1 = F[rec[v1, 0] + b + row_stride]
+            x2 = F[rec[v2, 0] + b + 2 * row_stride]
+            x3 = F[rec[v3, 0] + b + 3 * row_stride]
+            x4 = F[rec[v4, 0] + b + 4 * row_stride]
+            x5 = F[rec[v5, 0] + b + 5 * row_stride]
+            x6 = F[rec[v6, 0] + b + 6 * row_stride]
+            x7 = F[rec[v7, 0] + b + 7 * row_stride]
+            v0 = rec[v0, 2 - np.intp((x0 <= thr[v0]) | ((x0 != x0) & (rec[v0, 3] != 0)))]
+            v1 = rec[v1, 2 - np.intp((x1 <= thr[v1]) | ((x1 != x1) & (rec[v1, 3] != 0)))]
+            v2 = rec[v2, 2 - np.intp((x2 <= thr[v2]) | ((x2 != x2) & (rec[v2, 3] != 0)))]
+            v3 = rec[v3, 2 - np.intp((x3 <= thr[v3]) | ((x3 != x3) & (rec[v3, 3] != 0)))]
+            v4 = rec[v4, 2 - np.intp((x4 <= thr[v4]) | ((x4 != x4) & (rec[v4, 3] != 0)))]
+            v5 = rec[v5, 2 - np.intp((x5 <= thr[v5]) | ((x5 != x5) & (rec[v5, 3] != 0)))]
+            v6 = rec[v6, 2 - np.intp((x6 <= thr[v6]) | ((x6 != x6) & (rec[v6, 3] != 0)))]
+            v7 = rec[v7, 2 - np.intp((x7 <= thr[v7]) | ((x7 != x7) & (rec[v7, 3] != 0)))]
+        out[i + 0] = v0
+        out[i + 1] = v1
+        out[i + 2] = v2
+        out[i + 3] = v3
+        out[i + 4] = v4
+        out[i + 5] = v5
+        out[i + 6] = v6
+        out[i + 7] = v7
+        i += 8
+    while i < hi:  # the last rows, one at a time
+        b = i * row_stride
+        v = 0
+        for _ in range(depth):
+            x = F[rec[v, 0] + b]
+            v = rec[v, 2 - np.intp((x <= thr[v]) | ((x != x) & (rec[v, 3] != 0)))]
+        out[i] = v
+        i += 1
+
+
+@_jit
 def route_binned_rows(X, left, right, feature, tables, node):
     """Route every row of the binned ``X`` from ``node[i]`` down to its leaf, in place
     (twin of ``route_binned`` in the grower): at node ``v`` a row goes left when
