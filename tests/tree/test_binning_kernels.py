@@ -2,7 +2,8 @@
 
 * :func:`sorted_bin_edges` (the edges from sorted values when every case weight is 1)
   against :func:`numeric_bin_edges` (``np.unique`` and weighted counts): the same edges,
-  bit for bit;
+  bit for bit, with and without the per-thread work arrays (``_EdgeBuffers``), which
+  the calling thread makes for the threads;
 * the compiled ``bin_columns`` (cell tables) against the NumPy twin of
   :meth:`Binner.transform` and against ``np.searchsorted``: float64 and float32, C and
   Fortran order, strided views, NaN, categorical codes, ``uint16`` bins, any number of
@@ -17,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dtdecide import config_context
+from dtdecide.tree._kernels import _binning
 from dtdecide.tree._kernels._binning import Binner, numeric_bin_edges, sorted_bin_edges
 from dtdecide.tree._kernels._parallel import ThreadPool
 
@@ -46,6 +48,66 @@ def test_sorted_edges_equal_unique_edges(values, seed, n, max_bins):
     # unit weights through the weighted reference: the same edges
     assert numeric_bin_edges(v, np.ones(v.size), max_bins).tobytes() == expect.tobytes()
 
+
+
+@SETTINGS
+@given(values=st.lists(finite, min_size=0, max_size=400), seed=st.integers(0, 2**31),
+       n=st.integers(1, 3000), max_bins=st.integers(2, 300), nan=st.booleans(),
+       spare=st.integers(0, 5))
+def test_sorted_edges_with_work_arrays_equal_reference(values, seed, n, max_bins, nan, spare):
+    """The sub-sample gathered, sorted and counted in the work arrays (NaN sorted last and
+    left out; all-distinct values without a copy): the reference's edges, bit for bit."""
+    rng = np.random.default_rng(seed)
+    v = edge_values(values, rng, n)
+    if nan:
+        v[rng.random(n) < 0.3] = np.nan
+    if rng.random() < 0.5:
+        v = v + rng.normal(size=n) * 1e-3  # mostly distinct values
+    col = np.concatenate([v, rng.normal(size=spare)])
+    rows = np.sort(rng.choice(col.size, size=n, replace=False))
+    (buffers,) = _binning._EdgeBuffers.for_threads(n, 1)
+    ordered = buffers.sorted_values(col, rows)
+    keep = col[rows]
+    keep = keep[~np.isnan(keep)]
+    assert ordered.tobytes() == np.sort(keep).tobytes()
+    got = sorted_bin_edges(ordered, max_bins, buffers)
+    assert got.tobytes() == numeric_bin_edges(keep, None, max_bins).tobytes()
+    if spare == 0:  # every row: copied, not gathered
+        assert buffers.sorted_values(v, None).tobytes() == np.sort(keep).tobytes()
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2, 3])
+def test_fit_edges_on_threads_use_work_arrays_of_the_calling_thread(monkeypatch, n_jobs):
+    """Worker threads sort into arrays the calling thread made (what a worker thread
+    frees stays resident in its malloc arena): one set per thread, the same edges."""
+    import threading
+
+    made, used = [], []
+    make, sort = _binning._EdgeBuffers.__init__, _binning._EdgeBuffers.sorted_values
+
+    def init(self, *a):
+        made.append(threading.get_ident())
+        make(self, *a)
+
+    def sorted_values(self, *a):
+        used.append(id(self))
+        return sort(self, *a)
+
+    monkeypatch.setattr(_binning._EdgeBuffers, "__init__", init)
+    monkeypatch.setattr(_binning._EdgeBuffers, "sorted_values", sorted_values)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(3000, 6))
+    X[:, 2] = np.round(X[:, 2])
+    X[rng.random(X.shape) < 0.1] = np.nan
+    with ThreadPool(n_jobs) as pool:
+        binner = Binner(max_bins=40, subsample=1000, random_state=0).fit(X, pool=pool)
+    assert made == [threading.get_ident()] * n_jobs
+    assert len(used) == 6 and len(set(used)) == n_jobs
+    rows = np.sort(np.random.default_rng(0).choice(3000, size=1000, replace=False))
+    for j in range(6):
+        col = X[rows, j]
+        expect = numeric_bin_edges(col[~np.isnan(col)], None, 40)
+        assert binner.bin_thresholds_[j].tobytes() == expect.tobytes()
 
 @SETTINGS
 @given(seed=st.integers(0, 2**31), n=st.integers(1, 2000), max_bins=st.integers(2, 300),

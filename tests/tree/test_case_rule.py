@@ -423,3 +423,49 @@ def test_profit_criterion_grows_on_money_under_the_leaf_rule_only(rule, expected
     same = np.array_equal(profit.tree_.feature, gini.tree_.feature) and np.array_equal(
         profit.tree_.threshold, gini.tree_.threshold, equal_nan=True)
     assert same == (rule == "case")
+
+
+@pytest.mark.parametrize("criterion", ["gini", "profit"])
+@pytest.mark.parametrize("rule", ["case", "leaf"])
+def test_cost_rows_are_not_held_through_growing_and_give_the_same_fit(monkeypatch, rule,
+                                                                       criterion):
+    """A grower that reads no consequences does not keep the cases' cost rows through
+    growing: they are resolved again after it, with the same tree, statistics and
+    decisions; the cost column itself is read without a copy and never written."""
+    from dtdecide.tree._estimator import _classes
+
+    X, y, costs = _bank_like(1500, 23)
+    col = costs["c"].to_numpy(copy=True)
+    kw = dict(decision_matrix=MATRIX, decision_rule=rule, criterion=criterion,
+              max_depth=5, random_state=0)
+    calls = []
+    resolve = DecisionMatrix.resolve
+
+    def counted(self, *a, **k):
+        calls.append(1)
+        return resolve(self, *a, **k)
+
+    monkeypatch.setattr(DecisionMatrix, "resolve", counted)
+    fitted = ProfitTreeClassifier(**kw).fit(X, y, costs={"c": col})
+    grows_on_money = fitted.split_criterion_ == "profit"
+    assert len(calls) == (1 if grows_on_money else 2)
+    assert col.flags.writeable and np.array_equal(col, costs["c"].to_numpy())
+    monkeypatch.setattr(_classes, "_per_case_array", lambda a: False)  # keep them
+    held = ProfitTreeClassifier(**kw).fit(X, y, costs={"c": col})
+    assert len(calls) == (2 if grows_on_money else 3)
+    for name in ("feature", "threshold", "value", "impurity"):
+        np.testing.assert_array_equal(getattr(fitted.tree_, name), getattr(held.tree_, name))
+    a, b = vars(fitted._decision_stats_), vars(held._decision_stats_)
+    assert a.keys() == b.keys()
+    for name in a:
+        if isinstance(a[name], np.ndarray):
+            np.testing.assert_array_equal(a[name], b[name])
+        else:
+            assert a[name] == b[name]
+    pd.testing.assert_frame_equal(fitted.decide(X, costs=costs).cases,
+                                  held.decide(X, costs=costs).cases)
+    if rule == "case":
+        a, b = fitted._case_stats_, held._case_stats_
+        assert a.keys() == b.keys()
+        for name in a:
+            np.testing.assert_array_equal(a[name], b[name])

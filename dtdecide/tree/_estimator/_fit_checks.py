@@ -100,7 +100,9 @@ class _FitChecksMixin:
             col = np.asarray(col).reshape(-1)
             try:
                 if col.dtype.kind in "fiub":  # already numbers: no pandas round trip
-                    arr = col.astype(_FLOAT)
+                    # a float64 column as it is (no copy of the user's costs), read-only
+                    arr = col.astype(_FLOAT, copy=False).view()
+                    arr.flags.writeable = False
                 else:
                     arr = pd.to_numeric(pd.Series(col), errors="raise").to_numpy(
                         dtype=_FLOAT, na_value=np.nan

@@ -237,7 +237,7 @@ def _edges(distinct, cum, max_bins):
     return np.concatenate([np.unique(edges), [np.inf]])
 
 
-def sorted_bin_edges(ordered, max_bins):
+def sorted_bin_edges(ordered, max_bins, buffers=None):
     """Bin edges of one numeric feature from its sorted values, every case weight 1.
 
     The same edges as ``numeric_bin_edges(ordered, None, max_bins)`` (the reference):
@@ -250,6 +250,11 @@ def sorted_bin_edges(ordered, max_bins):
     ordered : ndarray of float64
         Non-missing, finite values in increasing order.
     max_bins : int
+    buffers : _EdgeBuffers or None
+        Work arrays of at least ``ordered.size`` values (``ordered`` may be a view of
+        ``buffers.values``, which is then written over): the distinct values and their
+        cumulative counts go there instead of new arrays; values that are all distinct
+        (a continuous feature) need no new array of their size at all. The same edges.
 
     Returns
     -------
@@ -264,14 +269,38 @@ def sorted_bin_edges(ordered, max_bins):
     """
     if ordered.size == 0:
         return np.array([np.inf])
-    # the first value of every run of equal values, as np.unique keeps
-    starts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
-    distinct = ordered[np.concatenate([[0], starts])]
+    if buffers is None:
+        # the first value of every run of equal values, as np.unique keeps
+        starts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+        distinct = ordered[np.concatenate([[0], starts])]
+        cum = None
+        if distinct.size > max_bins:
+            ends = np.append(starts, ordered.size)  # values up to each distinct one
+            cum = ends.astype(np.float64)
+            cum /= cum[-1]
+        return _edges(distinct, cum, max_bins)
+    m = ordered.size
+    change = np.not_equal(ordered[1:], ordered[:-1], out=buffers.change[: m - 1])
+    k = int(np.count_nonzero(change))  # distinct values: k + 1
+    if k == m - 1:  # every value distinct: they are their own runs, each of count 1
+        distinct = ordered
+        ends = buffers.positions[:m]  # 1, 2, ..., m
+        cum_out = buffers.distinct
+    else:
+        index = buffers.index
+        index[0] = 0
+        index[1 : k + 1] = np.flatnonzero(change)
+        index[1 : k + 1] += 1
+        index[k + 1] = m
+        distinct = np.take(ordered, index[: k + 1], out=buffers.distinct[: k + 1],
+                           mode="clip")
+        ends = index[1 : k + 2]
+        cum_out = buffers.values  # ``ordered`` is read no more
     cum = None
     if distinct.size > max_bins:
-        ends = np.append(starts, ordered.size)  # values up to each distinct one
-        cum = ends.astype(np.float64)
-        cum /= cum[-1]
+        # the reference's ends.astype(float64) / m, into the buffer
+        cum = np.divide(ends, np.float64(m), out=cum_out[: distinct.size],
+                        dtype=np.float64)
     return _edges(distinct, cum, max_bins)
 
 
@@ -356,6 +385,41 @@ def subsample_rows(rng, n_samples, size, compiled=False):
         rows = rng.choice(n_samples, size=size, replace=False, shuffle=False)
     rows.sort()
     return rows
+
+
+class _EdgeBuffers:
+    """Work arrays of one thread's bin edges from sorted float64 values.
+
+    Made on the calling thread and handed to the thread that uses them, so that the
+    worker threads allocate no sub-sample-sized temporaries: what a worker thread frees
+    stays in its own malloc arena, resident, until the process ends (about 21 MiB more
+    peak memory in a two-thread fit of 2M rows x 20 features).
+    """
+
+    def __init__(self, n, positions):
+        self.values = np.empty(n)  # the gathered sub-sample, sorted in place
+        self.distinct = np.empty(n)
+        self.index = np.empty(n + 1, dtype=np.intp)
+        self.change = np.empty(max(n - 1, 0), dtype=bool)
+        self.positions = positions  # 1, 2, ..., n (read only, shared)
+
+    @classmethod
+    def for_threads(cls, n, n_threads):
+        positions = np.arange(1, n + 1, dtype=np.intp)
+        return [cls(n, positions) for _ in range(n_threads)]
+
+    def sorted_values(self, col, rows):
+        """The non-missing values of ``col`` (at ``rows``; None: every row), sorted,
+        as a view of :attr:`values`."""
+        n = self.values.shape[0]
+        v = self.values
+        if rows is None:
+            np.copyto(v, col)
+        else:
+            np.take(col, rows, out=v, mode="clip")  # "raise" would buffer a copy
+        v.sort()  # in place; NaN sort last
+        m = int(np.searchsorted(v, np.nan)) if np.isnan(v[n - 1]) else n
+        return v[:m]
 
 
 def check_float_matrix(X, name="X_encoded"):
@@ -517,7 +581,7 @@ class Binner:
             w_sub = None if sample_weight is None else sample_weight[rows]
         unit = w_sub is None or bool(np.all(w_sub == 1.0))
 
-        def feature_bins(j):
+        def feature_bins(j, buffers=None):
             col = _column(X, j)
             if is_categorical[j]:
                 present = col[~np.isnan(col)]
@@ -537,6 +601,11 @@ class Binner:
                 return np.arange(n_cat, dtype=np.float64)
             if has_inf is not None and has_inf[j]:
                 raise InfiniteValuesError(j)
+            if unit and buffers is not None and col.dtype == np.float64:
+                ordered = buffers.sorted_values(col, rows)
+                if ordered.size and np.isinf(ordered[[0, -1]]).any():
+                    raise InfiniteValuesError(j)
+                return sorted_bin_edges(ordered, self.max_bins, buffers)
             sub = col if rows is None else col[rows]
             if sub.dtype != np.float64:
                 sub = sub.astype(np.float64)
@@ -552,26 +621,34 @@ class Binner:
                 raise InfiniteValuesError(j)
             return numeric_bin_edges(sub[keep], w_sub[keep], self.max_bins)
 
-        def group_bins(features):
+        def group_bins(features, buffers=None):
             found = []
             for j in features:
                 try:
-                    found.append((j, feature_bins(j), None))
+                    found.append((j, feature_bins(j, buffers), None))
                 except ValueError as exc:  # raised below in column order
                     found.append((j, None, exc))
             return found
 
+        n_sub = n_samples if rows is None else rows.size
+        # one set of work arrays per thread, made here (see _EdgeBuffers)
+        n_buffers = 0 if not unit or is_categorical.all() else (
+            1 if pool is None or n_features < 2 else pool.n_threads)
+        buffers = _EdgeBuffers.for_threads(n_sub, n_buffers)
         if pool is None or n_features < 2:
-            found = group_bins(range(n_features))
+            found = group_bins(range(n_features), buffers[0] if buffers else None)
         else:
             # categorical columns cost a pass over every row; numeric ones a sort of the
             # sub-sample
-            n_sub = n_samples if rows is None else rows.size
             cost = np.where(is_categorical, n_samples, n_sub * np.log2(max(n_sub, 2)))
+            groups = feature_groups(cost, pool.n_threads)
             found = [
-                item for group in pool.map_groups(group_bins, feature_groups(cost, pool.n_threads))
+                item for group in pool.map_groups(
+                    lambda i: group_bins(groups[i], buffers[i] if buffers else None),
+                    list(range(len(groups))))
                 for item in group
             ]
+        del buffers
         found.sort(key=lambda item: item[0])
         if has_inf is None and any(exc is not None for _, _, exc in found):
             # the first error in column order, infinite values outside the sub-sample
