@@ -237,3 +237,38 @@ def test_out_arrays_are_filled_in_place():
     with pytest.raises(ValueError, match="C-contiguous"):
         build_histograms(Xb, rows, slots, 3, layout, target,
                          out=(np.zeros((3, 2 * layout.n_cells, 3))[:, ::2], None))
+
+
+@pytest.mark.parametrize("kernels", ["numpy", "compiled"])
+@pytest.mark.parametrize("chunk_size", [1 << 18, 7])
+def test_weights_per_level_equal_the_per_row_weights(kernels, chunk_size):
+    """``weight_index``: each row reads its weights at its level, bit for bit the
+    histograms of the per-row weights they stand for (two groups, flat layout)."""
+    from dtdecide import config_context
+    from dtdecide.tree._kernels._parallel import ThreadPool
+
+    Xb, rows, slots, codes, _ = _data(7, n=300)
+    rng = np.random.default_rng(7)
+    level = rng.integers(0, 3, size=300).astype(np.int8)
+    table = rng.random((2, 3)) * 10
+    per_row = HistogramTarget(codes=codes, n_classes=3, weights=table[:, level])
+    by_level = HistogramTarget(codes=codes, n_classes=3, weights=table, weight_index=level)
+    layout = BinLayout([7, 5, 7])
+    Xb = np.asfortranarray(np.minimum(Xb, np.array([6, 4, 6], dtype=np.uint8)))
+    for pool_threads in (None, 2):
+        with config_context(kernels=kernels):
+            if pool_threads is None:
+                got = build_histograms(Xb, rows, slots, 4, layout, by_level, with_counts=True,
+                                       chunk_size=chunk_size)
+            else:
+                with ThreadPool(pool_threads) as pool:
+                    got = build_histograms(Xb, rows, slots, 4, layout, by_level,
+                                           with_counts=True, chunk_size=chunk_size, pool=pool)
+            expect = build_histograms(Xb, rows, slots, 4, layout, per_row, with_counts=True,
+                                      chunk_size=chunk_size)
+        assert got[0].tobytes() == expect[0].tobytes()
+        np.testing.assert_array_equal(got[1], expect[1])
+    with pytest.raises(ValueError, match="weight_index"):
+        HistogramTarget(codes=codes, n_classes=3, weight_index=level)
+    with pytest.raises(ValueError, match="weight_index"):
+        HistogramTarget(codes=codes, n_classes=3, weights=table, weight_index=level[:5])

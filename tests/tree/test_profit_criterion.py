@@ -16,6 +16,7 @@ from dtdecide.tree._kernels._profit import (
     TIE_BREAK,
     ProfitCriterion,
     growth_consequences,
+    level_consequences,
 )
 from dtdecide.tree._kernels._splitter import find_best_splits
 
@@ -464,3 +465,46 @@ def test_growth_consequences_refuse_a_stake_that_overflows():
     cons = DecisionMatrix.from_cost_matrix().resolve(rows, n_samples=2)
     with pytest.raises(ValueError, match="costs: the consequences of training case 0"):
         growth_consequences(cons, np.array([0, 1]), "cost_gini")
+
+
+@pytest.mark.parametrize("kernels", ["numpy", "compiled"])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+@pytest.mark.parametrize("priors", [None, [0.3, 0.7]])
+def test_level_consequences_grow_the_per_case_tree(monkeypatch, kernels, n_jobs, priors):
+    """A matrix without case costs: the grower takes each case's best decision and
+    weights from its level's row (no per-case array), and grows the tree of the per-case
+    consequences -- the same splits, counts and values, bit for bit."""
+    from dtdecide import config_context
+    from dtdecide.tree._algorithms import _grower
+    from dtdecide.tree._estimator import _classes
+
+    rng = np.random.default_rng(11)
+    n = 3000
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.uniform(size=n),
+                      "c": rng.integers(0, 5, size=n).astype(float)})
+    p = 1 / (1 + np.exp(-(X["a"] - 0.5 + X["b"] * X["c"] / 3)))
+    y = (rng.random(n) < p).astype(int)
+    m = DecisionMatrix({"call": [10.3, -1.1], "skip": [0.0, 0.0]}, levels=[1, 0],
+                       priors=priors)
+    kw = dict(decision_matrix=m, criterion="profit", max_depth=6, n_jobs=n_jobs,
+              random_state=0)
+    assert level_consequences(m.resolve(None, n_samples=2)) is not None
+    seen = []
+    target = _grower._profit_target
+
+    def spy(*a, **k):
+        out = target(*a, **k)
+        seen.append(out[1].weight_index is not None)
+        return out
+
+    monkeypatch.setattr(_grower, "_profit_target", spy)
+    with config_context(kernels=kernels):
+        fast = ProfitTreeClassifier(**kw).fit(X, y)
+        monkeypatch.setattr(_classes, "level_consequences", lambda cons: None)
+        ref = ProfitTreeClassifier(**kw).fit(X, y)
+    assert seen == [True, False]
+    assert fast.split_criterion_ == "profit" and fast.tree_.n_leaves > 8
+    for name in ("feature", "threshold", "n_node_samples", "weighted_n_node_samples",
+                 "value", "impurity"):
+        a, b = getattr(fast.tree_, name), getattr(ref.tree_, name)
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), name

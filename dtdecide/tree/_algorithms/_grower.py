@@ -608,7 +608,11 @@ def grow_tree(X_binned, binner, *, y, n_classes=None, sample_weight=None, criter
         each case's weight by its class's entry. A callable without arguments returning
         that array is called once, when growing starts: the grower keeps only each
         case's best decision and weights from it, so an array that nothing else holds
-        is freed before the tree grows (the estimators pass one).
+        is freed before the tree grows (the estimators pass one). A callable with a
+        ``level_table`` attribute (an ``(n_classes, n_decisions)`` array; see
+        :func:`~dtdecide.tree._kernels._profit.level_consequences`) says that every
+        case's consequences are its class's row: without ``sample_weight`` the grower
+        then takes them from the table (no per-case array) and does not call it.
     profit_method : str, default=DEFAULT_PROFIT_METHOD
         ``criterion="profit"`` only: one of :data:`dtdecide.tree._kernels._profit.PROFIT_METHODS`.
     check_input : bool, default=True
@@ -1009,6 +1013,24 @@ def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_w
 def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class_weight,
                    n_samples):
     """Criterion, histogram target and value inputs of ``criterion="profit"``."""
+    # unit weights: a read-only broadcast of 1, not an array of ones
+    F = np.broadcast_to(1.0, (n_samples,)) if sample_weight is None else sample_weight
+    table = getattr(case_profit, "level_table", None)
+    if (table is not None and sample_weight is None and n_classes is not None
+            and table.shape[0] == n_classes and n_classes <= np.iinfo(np.int8).max
+            and np.asarray(y_value).dtype.kind in "iu"):
+        # every case's consequences are its level's row of ``table``: best decision and
+        # weights once per level (the numbers each case of the level would get), the
+        # histograms reading a case's weights at its level; no per-case array of them
+        profit = ProfitCriterion(table.shape[1], method)
+        one = np.broadcast_to(1.0, (n_classes,))
+        codes, weights = profit.row_channels(table, one if class_weight is None
+                                             else one * class_weight)
+        level = np.asarray(y_value, dtype=np.int8)
+        codes = codes.astype(code_dtype(profit.n_decisions)).take(level)
+        target = HistogramTarget(codes=codes, n_classes=profit.n_decisions, weights=weights,
+                                 weight_index=level)
+        return profit, target, (y_value, F, n_classes)
     q = np.asarray(case_profit() if callable(case_profit) else case_profit,
                    dtype=np.float64)
     if q.ndim != 2 or q.shape[0] != n_samples:
@@ -1016,8 +1038,6 @@ def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class
             f"case_profit must have shape ({n_samples}, n_decisions); got {q.shape}"
         )
     profit = ProfitCriterion(q.shape[1], method)
-    # unit weights: a read-only broadcast of 1, not an array of ones
-    F = np.broadcast_to(1.0, (n_samples,)) if sample_weight is None else sample_weight
     weight = F if class_weight is None else F * class_weight[y_value]
     codes, weights = profit.row_channels(q, weight)
     del q, weight

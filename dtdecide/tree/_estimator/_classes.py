@@ -42,7 +42,7 @@ from .._backends._dask import is_dask_collection
 from .._kernels._binning import InfiniteValuesError
 from .._kernels._criteria import ordinal_loss_matrix, split_loss_weights, training_loss_matrix
 from .._kernels._parallel import check_n_jobs
-from .._kernels._profit import DEFAULT_PROFIT_METHOD, growth_consequences
+from .._kernels._profit import DEFAULT_PROFIT_METHOD, growth_consequences, level_consequences
 from .._structure import _leaf
 from .._structure._encode import (
     encode,
@@ -189,6 +189,8 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
                         # made when growing starts and not kept while the tree grows
                         return growth_consequences(cons, target, method)[grow]
 
+                    # consequences of the level alone: the grower needs no per-case array
+                    case_profit.level_table = level_consequences(cons)
                     extra = {"case_profit": case_profit}
                 tree = self._grow(X_codes if honest is None else X_codes[grow],
                                   target[grow], F[grow], loss_matrix=loss_matrix,

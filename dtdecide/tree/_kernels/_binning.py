@@ -642,12 +642,10 @@ class Binner:
             # sub-sample
             cost = np.where(is_categorical, n_samples, n_sub * np.log2(max(n_sub, 2)))
             groups = feature_groups(cost, pool.n_threads)
-            found = [
-                item for group in pool.map_groups(
-                    lambda i: group_bins(groups[i], buffers[i] if buffers else None),
-                    list(range(len(groups))))
-                for item in group
-            ]
+            tasks = [(g, buffers[i] if buffers else None) for i, g in enumerate(groups)]
+            found = [item for group in pool.map_groups(lambda task: group_bins(*task), tasks)
+                     for item in group]
+            del tasks
         del buffers
         found.sort(key=lambda item: item[0])
         if has_inf is None and any(exc is not None for _, _, exc in found):

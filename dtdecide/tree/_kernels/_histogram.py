@@ -146,6 +146,11 @@ class HistogramTarget:
         ``i`` then adds ``weights[k, i]`` to channel ``k * n_classes + codes[i]`` of
         every group ``k`` (``n_channels = n_groups * n_classes``; the profit criterion
         histograms several per-case money amounts by the case's best decision this way).
+    weight_index : ndarray of int8 or None
+        With ``weights`` of shape (n_groups, n_tables): row ``i`` adds
+        ``weights[k, weight_index[i]]`` (weights that depend on a row's level alone, kept
+        per level instead of per row; the same sums as the per-row weights they stand
+        for).
 
     Examples
     --------
@@ -155,7 +160,8 @@ class HistogramTarget:
     2
     """
 
-    def __init__(self, *, codes=None, n_classes=None, channels=None, weights=None):
+    def __init__(self, *, codes=None, n_classes=None, channels=None, weights=None,
+                 weight_index=None):
         if (codes is None) == (channels is None):
             raise ValueError("give exactly one of codes (classification) or channels")
         self.codes = codes
@@ -165,7 +171,12 @@ class HistogramTarget:
         self._channels_by_row = None if channels is None else np.ascontiguousarray(channels.T)
         if weights is not None and np.ndim(weights) == 1:
             weights = np.asarray(weights)[None, :]
-        self.weights = weights  # None or (n_groups, n_samples)
+        self.weights = weights  # None or (n_groups, n_samples), or (n_groups, n_tables)
+        if weight_index is not None:
+            if weights is None:
+                raise ValueError("weight_index needs weights")
+            weight_index = np.ascontiguousarray(weight_index, dtype=np.int8)
+        self.weight_index = weight_index
         self.is_classification = codes is not None
         self.n_groups = 1 if weights is None else weights.shape[0]
         self.n_channels = (
@@ -177,6 +188,8 @@ class HistogramTarget:
             np.all(channels[:, 0] == 1.0)
         )
         n_rows = codes.shape[0] if self.is_classification else channels.shape[0]
+        if weight_index is not None and weight_index.shape != (n_rows,):
+            raise ValueError(f"weight_index must have shape ({n_rows},)")
         self.hist_dtype = np.dtype(
             HIST_DTYPE_SMALL_COUNTS
             if self.is_classification and weights is None and n_rows < _FLOAT32_EXACT_LIMIT
@@ -341,11 +354,13 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts):
         weights = target.weights
         weights = (np.zeros((0, 1), dtype=np.float64) if weights is None
                    else np.ascontiguousarray(weights, dtype=np.float64))
+        by_index = target.weight_index is not None
+        index = target.weight_index if by_index else np.zeros(1, dtype=np.int8)
 
         def run(features):
             _compiled.hist_classes(X_binned, rows_, use_rows, slots, use_slots, codes, weights,
-                                   target.n_classes, features, offsets, widths, hist,
-                                   counts_, with_counts)
+                                   index, by_index, target.n_classes, features, offsets,
+                                   widths, hist, counts_, with_counts)
     else:
         chan = target._channels_by_row
 
@@ -375,7 +390,13 @@ def _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts
     if target.is_classification:
         codes = target.codes[sel]
         C = target.n_classes  # cells per weight group
-        groups = [None] if target.weights is None else [w[sel] for w in target.weights]
+        if target.weights is None:
+            groups = [None]
+        elif target.weight_index is None:
+            groups = [w[sel] for w in target.weights]
+        else:  # each row's weights at its level
+            level = target.weight_index[sel]
+            groups = [w.take(level) for w in target.weights]
         weights = groups[0]
         for j in features:
             W, lo = int(layout.widths[j]), int(layout.offsets[j])

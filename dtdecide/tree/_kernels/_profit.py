@@ -65,7 +65,8 @@ import numpy as np
 from ..._jit import use_compiled
 from ._criteria import channel_sum
 
-__all__ = ["PROFIT_METHODS", "DEFAULT_PROFIT_METHOD", "ProfitCriterion", "growth_consequences"]
+__all__ = ["PROFIT_METHODS", "DEFAULT_PROFIT_METHOD", "ProfitCriterion", "growth_consequences",
+           "level_consequences"]
 
 PROFIT_METHODS = ("cost_gini", "cost_gini_money", "regret_gini", "profit", "profit_gini")
 # methods that grow on consequences per unit of each case's stake
@@ -128,6 +129,39 @@ def growth_consequences(cons, target, method=DEFAULT_PROFIT_METHOD):
     factor = np.zeros_like(stake)
     factor[has] = 1.0 / stake[has]
     return q * factor[:, None]
+
+
+def level_consequences(cons):
+    """The table ``q[t, d]`` when every case's growth consequences are those of its level.
+
+    A categorical matrix without case costs or case-specific consequences gives every
+    case of level ``t`` the row ``q(i, d) = base[t, d]`` (for every profit method: such
+    cases all have the same stake, so :func:`growth_consequences` does not rescale them).
+    The grower then takes each case's best decision and weights from the table and the
+    case's level instead of an ``(n_samples, n_decisions)`` array and per-case weights:
+    the same numbers, computed once per level.
+
+    Returns
+    -------
+    ndarray of shape (n_levels, n_decisions) or None
+        None where the consequences differ between cases of a level.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.decision import DecisionMatrix
+    >>> from dtdecide.tree._kernels._profit import growth_consequences, level_consequences
+    >>> m = DecisionMatrix({"call": [10.0, -1.0], "skip": [0.0, 0.0]}, levels=[1, 0])
+    >>> cons = m.resolve(None, n_samples=3)
+    >>> level_consequences(cons).tolist()
+    [[10.0, 0.0], [-1.0, 0.0]]
+    >>> np.array_equal(growth_consequences(cons, np.array([1, 0, 0])),
+    ...                level_consequences(cons)[[1, 0, 0]])
+    True
+    """
+    if cons.is_interval or cons.case_costs is not None or cons.case_q is not None:
+        return None
+    return np.array(cons.base, dtype=np.float64)
 
 
 class ProfitCriterion:
