@@ -198,25 +198,72 @@ def test_cross_validation_without_validation_rows(data, tree):
     pd.testing.assert_frame_equal(a, b)
 
 
+def _oof_losses_by_hand(tree, params, X, y, c, folds, alpha):
+    """Each case's realised cost under the tree of the fold that held it out, grown with
+    ``params`` on the other folds and pruned at ``alpha`` (fitted with ``ccp_alpha``)."""
+    out = np.full(len(y), np.nan)
+    for train_idx, test_idx in folds.split(X, y):
+        fold = clone(tree).set_params(**params, ccp_alpha=float(alpha)).fit(
+            X.iloc[train_idx], y.iloc[train_idx], costs=c.iloc[train_idx])
+        result = fold.decide(X.iloc[test_idx], y.iloc[test_idx], costs=c.iloc[test_idx])
+        out[test_idx] = result.cases["CL_y"].to_numpy()
+    return out
+
+
+@pytest.mark.parametrize("rule", ["leaf", "case"])
+def test_paired_comparison_by_hand(data, tree, rule):
+    (X, y, c), _ = data
+    folds = StratifiedKFold(4, shuffle=True, random_state=4)
+    cands = [{"decision_rule": rule, "criterion": "gini", "posterior_smoothing": 0.0},
+             {"decision_rule": rule, "criterion": "profit", "posterior_smoothing": 0.0},
+             {"decision_rule": rule, "criterion": "gini", "posterior_smoothing": 0.0,
+              "min_samples_leaf": 60}]
+    _, results = fit_recommended(tree, X, y, costs=c, cv=folds, candidates=cands,
+                                 se_rule=0.0, return_results=True)
+    losses = []
+    for params, (_, row) in zip(cands, results.iterrows()):
+        mean, _, study = _cv_by_hand(tree, params, X, y, c, folds)
+        alpha = study.results_["cv_alpha"].iloc[study.selected_index_]
+        losses.append(_oof_losses_by_hand(tree, params, X, y, c, folds, alpha))
+        # the held-out cases' costs average to the cross-validated measure
+        assert losses[-1].mean() == pytest.approx(row["cv_measure"], rel=1e-9)
+    diff = [loss - losses[0] for loss in losses]
+    np.testing.assert_allclose(results["paired_diff"], [d.mean() for d in diff],
+                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(results["paired_se"],
+                               [d.std() / np.sqrt(len(d)) for d in diff], rtol=1e-9,
+                               atol=1e-12)
+    # case by case, the differences vary less than the cases' costs themselves
+    assert (results["paired_se"].iloc[1:] < results["cv_se"].iloc[1:]).all()
+    mean = results["cv_measure"].to_numpy()
+    se = results["paired_se"].to_numpy()
+    for k in (0.0, 1.0, 1e6):
+        _, again = fit_recommended(tree, X, y, costs=c, cv=folds, candidates=cands,
+                                   se_rule=k, return_results=True)
+        # the first candidate, unless another beats it by more than k paired standard
+        # errors: then the best of those (costs: lower is better)
+        ahead = [j for j in range(3) if j == 0 or mean[j] < mean[0] - k * se[j] - 1e-12]
+        expected = min(ahead, key=lambda j: (round(mean[j], 12), j))
+        assert int(np.flatnonzero(again["chosen"])[0]) == expected
+
+
 def test_one_standard_error_rule(data, tree):
     (X, y, c), _ = data
     folds = StratifiedKFold(4, shuffle=True, random_state=2)
-    # the same candidate twice, then the Gini tree with a tiny leaf minimum: their
-    # measures are known from the by-hand fits, the rule's choice follows from them
+    # the Gini tree with a large, then with a small leaf minimum
     cands = [{"criterion": "gini", "min_samples_leaf": 200},
              {"criterion": "gini", "min_samples_leaf": 10}]
     _, results = fit_recommended(tree, X, y, costs=c, cv=folds, candidates=cands,
                                  se_rule=0.0, return_results=True)
-    mean, se = results["cv_measure"].to_numpy(), results["cv_se"].to_numpy()
-    best = int(np.argmin(mean))
-    assert results["chosen"].iloc[best]
+    mean, se = results["cv_measure"].to_numpy(), results["paired_se"].to_numpy()
+    assert results["chosen"].iloc[int(np.argmin(mean))]
     for rule in (None, 1.0, 1e6):
         _, again = fit_recommended(tree, X, y, costs=c, cv=folds, candidates=cands,
                                    se_rule=rule, return_results=True)
-        # the first candidate within one (here: 1 or 1e6) standard error of the best
-        limit = mean[best] + (1.0 if rule is None else rule) * se[best]
-        first = int(np.flatnonzero(mean <= limit + 1e-12)[0])
-        assert int(np.flatnonzero(again["chosen"])[0]) == first
+        # the second one only if it beats the first by more than one (here: 1 or 1e6)
+        # standard error of their paired difference
+        margin = (1.0 if rule is None else rule) * se[1]
+        assert again["chosen"].iloc[1] == bool(mean[1] < mean[0] - margin)
     # a million standard errors keep the first candidate whatever the measures
     assert fit_recommended(tree, X, y, costs=c, cv=folds, candidates=cands,
                            se_rule=1e6).min_samples_leaf == 200
@@ -238,3 +285,13 @@ def test_choice_within_and_between_rules():
     assert _choose(scores[:2], se[:2], False, {"leaf": 1.0}, rules[:2]) == 0
     # profit (higher is better) with ties: the earlier candidate
     assert _choose(np.array([2.0, 3.0, 3.0]), None, True, 0.0) == 1
+    # paired: se is each candidate's standard error of its difference to the first of
+    # its rule; the leaf rule's 0.95 beats 1.00 by 0.05 > 0.04 (one paired se), the
+    # case rule's 0.90 beats 0.97 by 0.07 < 0.08 (one se) and 0.93 by 0.04 > 0.03
+    paired_se = np.array([0.0, 0.04, 0.0, 0.08, 0.03])
+    # between the rules: 0.93 (case) beats 0.95 (leaf)
+    assert _choose(scores, paired_se, False, {"leaf": 1.0, "case": 1.0}, rules,
+                   paired=True) == 4
+    assert _choose(scores[:2], paired_se[:2], False, 1.0, rules[:2], paired=True) == 1
+    assert _choose(scores[:2], paired_se[:2], False, 2.0, rules[:2], paired=True) == 0
+    assert _choose(scores[2:], paired_se[2:], False, 1.0, rules[2:], paired=True) == 2

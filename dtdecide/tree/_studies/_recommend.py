@@ -13,7 +13,8 @@ decision-quality benchmark measured over ten splits of four real data sets
   both with raw leaf figures; which one earns more depends on the data (on cost rows
   that vary a lot the profit tree, on others the Gini tree). The Gini tree, the first
   version's path, is kept unless the profit tree's cross-validated measure is better by
-  more than one standard error (``se_rule``);
+  more than one standard error of the difference, taken case by case over the same
+  held-out cases (``se_rule``; a paired comparison);
 * each case deciding from its leaf posterior and its own costs
   (``decision_rule="case"``): the tree grown on the Gini of the classes with no, the
   ``"auto"`` or four times the ``"auto"`` posterior smoothing, the best
@@ -22,6 +23,12 @@ decision-quality benchmark measured over ten splits of four real data sets
 On one validation split (a few hundred cases of the rarer class on the smaller sets)
 the choice among settings was noisy enough to lose to a fixed setting on some sets;
 cross-validating over the training and validation rows together made it pay.
+
+The candidates are compared on the same folds, so each held-out case has a measure
+under every candidate (the tree of the fold that held it out, pruned where the
+cross-validation chose). Their differences case by case vary far less than the cases'
+measures themselves: a candidate's margin over the first one is judged against the
+standard error of that paired difference, not against the spread of the cases.
 """
 
 import numbers
@@ -40,10 +47,11 @@ __all__ = ["fit_recommended", "recommended_candidates"]
 #: multiples of ``posterior_smoothing="auto"`` tried under the case rule
 CASE_SMOOTHING = (0.0, 1.0, 4.0)
 
-#: the one-standard-error rule of the cross-validated choice, per decision rule
+#: the standard errors of the cross-validated choice, per decision rule
 #: (``se_rule=None``): under the leaf rule the Gini tree with raw leaf figures (the
 #: first candidate) is kept unless another setting beats it by more than one standard
-#: error; under the case rule the best cross-validated smoothing strength wins
+#: error of the paired difference; under the case rule the best cross-validated
+#: smoothing strength wins
 SE_RULE = {"leaf": 1.0, "case": 0.0}
 
 
@@ -136,9 +144,10 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     candidate: each candidate is grown on those rows, and its pruning sequence is
     scored by the trees grown on the other folds
     (:class:`~dtdecide.tree.PruningStudy` with ``cv``). Within a decision rule, the
-    best cross-validated measure wins, or with the one-standard-error rule
-    (``se_rule``) the first candidate of the rule within ``se_rule`` standard errors of
-    the best; between the rules, the better measure. With validation data the chosen
+    first candidate of the rule is kept unless another one's cross-validated measure
+    beats it by more than ``se_rule`` standard errors of their paired difference (each
+    held-out case's measure under the one minus under the other, on the same folds;
+    the best such candidate wins); between the rules, the better measure. With validation data the chosen
     setting is then grown on the training rows and pruned to its best validation
     subtree, as without ``cv``; without validation data the tree grown on all the
     training rows is pruned to the subtree the cross-validation chose.
@@ -184,17 +193,20 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
         Folds of the cross-validated comparison (stratified by class for a
         classifier); None compares the candidates on one validation split.
     se_rule : float or None, default=None
-        Standard errors of the one-standard-error rule within a decision rule (with
-        ``cv``). None is 1 among the leaf-rule candidates (the first one, the tree
-        grown on the Gini of the classes, is kept unless another one is better by more
-        than a standard error) and 0 among the case-rule candidates.
+        Standard errors of the paired difference by which a candidate must beat the
+        first candidate of its decision rule (with ``cv``). None is 1 among the
+        leaf-rule candidates (the first one, the tree grown on the Gini of the classes,
+        is kept unless another one is better by more than a standard error) and 0 among
+        the case-rule candidates (the best cross-validated measure wins).
     random_state : int, RandomState instance or None, default=None
         Seeds the folds or the hold-out split.
     return_results : bool, default=False
         Also return a DataFrame with one row per candidate: its parameters, the number
         of leaves of its pruned tree, the ``measure`` (``"profit"``: higher is better;
         ``"loss"`` for a loss or cost matrix: lower is better), its cross-validated
-        value and standard error (``cv_measure``, ``cv_se``) or its value on the
+        value and standard error (``cv_measure``, ``cv_se``) and the paired difference
+        of its held-out cases' measure to the first candidate of its decision rule with
+        its standard error (``paired_diff``, ``paired_se``), or its value on the
         validation data (``valid_measure``; with ``cv`` and validation data, of the
         chosen candidate only), and ``chosen``.
 
@@ -218,17 +230,19 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     ...     tree, train.data, train.target, costs=train.costs, X_valid=valid.data,
     ...     y_valid=valid.target, costs_valid=valid.costs, return_results=True,
     ...     random_state=0)
-    >>> columns = ["criterion", "n_leaves", "cv_measure", "cv_se", "chosen"]
+    >>> columns = ["criterion", "n_leaves", "cv_measure", "cv_se", "paired_diff",
+    ...            "paired_se", "chosen"]
     >>> results[columns].round(3)
-      criterion  n_leaves  cv_measure  cv_se  chosen
-    0      gini        10       1.298  0.042    True
-    1    profit        18       1.312  0.045   False
+      criterion  n_leaves  cv_measure  cv_se  paired_diff  paired_se  chosen
+    0      gini        10       1.298  0.042        0.000       0.00    True
+    1    profit        18       1.312  0.045        0.013       0.02   False
     >>> best.criterion, best.get_n_leaves()
     ('gini', 10)
 
-    The profit tree's cross-validated average profit is higher by less than one
-    standard error, so the Gini tree is kept (``se_rule``); on one validation split
-    (``cv=None``) the profit tree wins:
+    The profit tree's cross-validated average profit is higher by 0.013 per client, less
+    than one standard error of the difference case by case (0.020, less than half the
+    0.045 the clients' profits vary by), so the Gini tree is kept (``se_rule``); on one
+    validation split (``cv=None``) the profit tree wins:
 
     >>> best = fit_recommended(tree, train.data, train.target, costs=train.costs,
     ...                        X_valid=valid.data, y_valid=valid.target,
