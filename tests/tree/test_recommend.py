@@ -233,8 +233,6 @@ def test_paired_comparison_by_hand(data, tree, rule):
     np.testing.assert_allclose(results["paired_se"],
                                [d.std() / np.sqrt(len(d)) for d in diff], rtol=1e-9,
                                atol=1e-12)
-    # case by case, the differences vary less than the cases' costs themselves
-    assert (results["paired_se"].iloc[1:] < results["cv_se"].iloc[1:]).all()
     mean = results["cv_measure"].to_numpy()
     se = results["paired_se"].to_numpy()
     for k in (0.0, 1.0, 1e6):
