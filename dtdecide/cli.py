@@ -783,7 +783,8 @@ def _recommend_for_demo(args, train, valid, matrix, progress):
     _print_table("Recommended setting (fit_recommended: each candidate's average profit "
                  "by 5-fold cross-validation over the training and validation clients; "
                  "the Gini tree unless another is better by more than one standard "
-                 "error; * = chosen)", _starred(view))
+                 "error of the paired per-client difference (paired_diff, paired_se); "
+                 "* = chosen)", _starred(view))
     chosen = results[results["chosen"]].iloc[0]
     args.criterion = chosen["criterion"]
     if "posterior_smoothing" in results and pd.notna(chosen["posterior_smoothing"]):
