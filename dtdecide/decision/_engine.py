@@ -45,6 +45,27 @@ def _one_blas_thread(active):
     return one_blas_thread(active)
 
 
+def target_encoder(y, levels, n):
+    """The :class:`_TargetEncoder` of a categorical target of ``n`` cases.
+
+    ``y`` is 1-D: a pandas categorical is encoded through its category codes, a Series or
+    Index through its values, anything else through ``np.asarray``. A ``ValueError``
+    names ``y`` when it is not 1-D or not ``n`` long.
+    """
+    if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
+        y_arr = y  # encoded through its category codes
+    elif isinstance(y, (pd.Series, pd.Index)):
+        y_arr = y.to_numpy()
+    else:
+        y_arr = np.asarray(y)
+    if np.ndim(y_arr) != 1:
+        raise ValueError(f"y must be 1-D; got shape {np.shape(y_arr)}")
+    t_enc = _TargetEncoder(y_arr, levels)
+    if t_enc.n_samples != n:
+        raise ValueError(f"y must have one value per case ({n}); got {t_enc.n_samples}")
+    return t_enc
+
+
 def _posterior_array(P, matrix):
     """Posteriors (n, T) in level order, or predictions (n,), plus the index."""
     name = "posteriors_or_predictions"
@@ -681,17 +702,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
             if not np.all(np.isfinite(t_all)):
                 raise ValueError("y must be finite (no NaN or infinity)")
         else:
-            if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
-                y_arr = y  # encoded through its category codes
-            elif isinstance(y, (pd.Series, pd.Index)):
-                y_arr = y.to_numpy()
-            else:
-                y_arr = np.asarray(y)
-            if np.ndim(y_arr) != 1:
-                raise ValueError(f"y must be 1-D; got shape {np.shape(y_arr)}")
-            t_enc = _TargetEncoder(y_arr, matrix.levels)
-            if t_enc.n_samples != n:
-                raise ValueError(f"y must have one value per case ({n}); got {t_enc.n_samples}")
+            t_enc = target_encoder(y, matrix.levels, n)
             if not fast:
                 # small codes: less memory traffic
                 t_all = t_enc.codes().astype(code_dtype(T), copy=False)

@@ -10,8 +10,6 @@ per-node products are the engine's NumPy products and the per-case arithmetic is
 engine's, so they are in fact equal bit for bit), for every ``n_jobs``.
 """
 
-import os
-from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -71,19 +69,6 @@ def _data(matrix, rng, n):
     if isinstance(levels[0], (int, np.integer)):
         y = y.astype(np.int64)
     return X, y
-
-
-@contextmanager
-def kernels_env(mode):
-    old = os.environ.get("DTDECIDE_KERNELS")
-    os.environ["DTDECIDE_KERNELS"] = mode
-    try:
-        yield
-    finally:
-        if old is None:
-            del os.environ["DTDECIDE_KERNELS"]
-        else:
-            os.environ["DTDECIDE_KERNELS"] = old
 
 
 def _both(fn):
@@ -182,7 +167,7 @@ def test_decide_cases_equals_engine_chunks_for_any_n_jobs(seed, n, chunk, weight
         assert out["misclassified"] is None
 
 
-def test_compiled_case_rule_runs_on_large_tables_and_refuses_bad_costs():
+def test_compiled_case_rule_runs_on_large_tables_and_refuses_bad_costs(monkeypatch):
     """Under "auto" the compiled step takes tables of AUTO_MIN_ROWS rows and more; the
     engine's errors for bad inputs are raised by it too."""
     from dtdecide._jit import AUTO_MIN_ROWS
@@ -216,12 +201,10 @@ def test_compiled_case_rule_runs_on_large_tables_and_refuses_bad_costs():
         calls.append(len(args[0]))
         return original(*args, **kw)
 
-    caserule.decide_cases = spy
-    try:
-        with kernels_env("auto"), config_context(kernels="auto"):
-            res = tree.decide(big, costs=big_costs)
-            small = tree.decide(X, costs=costs)
-    finally:
-        caserule.decide_cases = original
+    monkeypatch.setattr(caserule, "decide_cases", spy)
+    monkeypatch.setenv("DTDECIDE_KERNELS", "auto")
+    with config_context(kernels="auto"):
+        res = tree.decide(big, costs=big_costs)
+        small = tree.decide(X, costs=costs)
     assert calls == [len(big)]
     pd.testing.assert_frame_equal(res.cases.iloc[:n], small.cases)

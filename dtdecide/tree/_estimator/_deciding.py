@@ -184,8 +184,12 @@ class _DecidingMixin:
         (:func:`~dtdecide.tree._structure._caserule.decide_cases`), for a categorical
         matrix with additive costs: the inputs checked as :func:`dtdecide.decide`
         checks them, in its order, and the same result."""
-        from ...decision._engine import _CHUNK_ROWS, _AdditivePlan, _one_blas_thread
-        from ...decision._kernels import _TargetEncoder
+        from ...decision._engine import (
+            _CHUNK_ROWS,
+            _AdditivePlan,
+            _one_blas_thread,
+            target_encoder,
+        )
         from .._kernels._parallel import check_n_jobs
         from .._structure._caserule import decide_cases
 
@@ -193,17 +197,7 @@ class _DecidingMixin:
         n = leaves.shape[0]
         t_enc = None
         if y is not None:
-            if isinstance(getattr(y, "dtype", None), pd.CategoricalDtype):
-                y_arr = y
-            elif isinstance(y, (pd.Series, pd.Index)):
-                y_arr = y.to_numpy()
-            else:
-                y_arr = np.asarray(y)
-            if np.ndim(y_arr) != 1:
-                raise ValueError(f"y must be 1-D; got shape {np.shape(y_arr)}")
-            t_enc = _TargetEncoder(y_arr, matrix.levels)
-            if t_enc.n_samples != n:
-                raise ValueError(f"y must have one value per case ({n}); got {t_enc.n_samples}")
+            t_enc = target_encoder(y, matrix.levels, n)
         F = check_sample_weight(F, n)
         matrix._check_costs_allowed(costs)
         rows = pd.RangeIndex(n)  # the engine's index for its posteriors (an array)
