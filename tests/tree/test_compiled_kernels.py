@@ -163,6 +163,57 @@ def test_histograms_threads_and_out_buffers():
         assert np.array_equal(out[1], expect_counts)
 
 
+@pytest.mark.parametrize("kind", ["counts", "weights", "channels"])
+@pytest.mark.parametrize("n_threads", [2, 3])
+def test_histograms_with_slot_offsets_worked_out_on_the_threads(monkeypatch, kind, n_threads):
+    # the rows' slot offsets of a threaded pass are worked out once, split between the
+    # threads (from _THREADED_BASES_ROWS rows; lowered here so that a small case takes
+    # that path), and every thread's features read them: the same histograms as one
+    # thread and as the NumPy twin
+    from dtdecide.tree._kernels import _histogram
+
+    rng = np.random.default_rng(n_threads)
+    n, n_slots = 3001, 4
+    layout = BinLayout([5, 9, 3, 7, 4])
+    Xb = np.asfortranarray(np.column_stack(
+        [rng.integers(0, w, size=n) for w in layout.widths]).astype(np.uint8))
+    rows = np.sort(rng.choice(n, 2003, replace=False)).astype(np.int32)
+    slots = rng.integers(0, n_slots, size=rows.shape[0]).astype(np.int32)
+    if kind == "channels":
+        y = rng.normal(size=n)
+        target = HistogramTarget(channels=np.column_stack([np.ones(n), y, y * y]))
+    else:
+        target = HistogramTarget(codes=rng.integers(0, 3, size=n), n_classes=3,
+                                 weights=None if kind == "counts" else rng.random(n))
+
+    def run(pool=None):
+        return build_histograms(Xb, rows, slots, n_slots, layout, target, with_counts=True,
+                                pool=pool)
+
+    with kernels("numpy"):
+        twin, twin_counts = run()
+    monkeypatch.setattr(_histogram, "_THREADED_BASES_ROWS", 1)
+    calls = []
+    original = _histogram._fill_bases
+
+    def spy(*args):
+        calls.append(args[-1])
+        return original(*args)
+
+    monkeypatch.setattr(_histogram, "_fill_bases", spy)
+    with kernels("compiled"):
+        one, one_counts = run()
+        with ThreadPool(n_threads) as pool:
+            many, many_counts = run(pool)
+    assert calls[0] is None and calls[1] is not None  # one thread, then the pool
+    assert np.array_equal(one, many) and np.array_equal(one_counts, many_counts)
+    assert np.array_equal(many_counts, twin_counts)
+    if kind == "counts":
+        assert np.array_equal(many, twin)
+    else:
+        np.testing.assert_allclose(many, twin, rtol=1e-12, atol=1e-12)
+
+
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 3000),
        max_bins=st.integers(2, 300), fortran=st.booleans())

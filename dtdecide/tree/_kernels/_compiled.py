@@ -16,6 +16,7 @@ import numba
 import numpy as np
 
 __all__ = [
+    "slot_bases",
     "hist_classes",
     "hist_channels",
     "partition_range",
@@ -29,23 +30,23 @@ _jit = numba.njit(nogil=True, cache=True)
 
 
 @_jit
-def _slot_bases(rows, use_rows, slots, codes, use_codes, stride):
-    """``slots[i] * stride (+ codes[rows[i]])`` of every included row: the start of its
-    slot's cells (and class) in a flat histogram, computed once per call rather than
-    once per feature."""
-    n = slots.shape[0]
-    base = np.empty(n, dtype=np.int64)
-    for i in range(n):
+def slot_bases(rows, use_rows, slots, codes, use_codes, stride, base, start, stop):
+    """``base[i] = slots[i] * stride (+ codes[rows[i]])`` for ``start <= i < stop``: the
+    start of each included row's slot's cells (and class) in a flat histogram.
+
+    Computed once per histogram pass, the rows split between the threads, and read by
+    every feature's loop of :func:`hist_classes` / :func:`hist_channels` (each thread
+    working them out for all the rows would repeat the pass once per thread)."""
+    for i in range(start, stop):
         b = np.int64(slots[i]) * stride
         if use_codes:
             b += codes[rows[i] if use_rows else i]
         base[i] = b
-    return base
 
 
 @_jit
-def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, weight_index, by_index,
-                 n_classes, features, offsets, widths, hist, counts, with_counts):
+def hist_classes(X, rows, use_rows, slots, use_slots, base, codes, weights, weight_index,
+                 by_index, n_classes, features, offsets, widths, hist, counts, with_counts):
     """Class histograms of the rows into ``hist`` (twin of ``_accumulate_chunk``).
 
     ``X`` (n_samples, n_features) binned, Fortran order; ``rows`` the included rows
@@ -61,8 +62,9 @@ def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, weight_ind
     shared missing code) go to the feature's last cell.
 
     The arrays are addressed flat, and each row's slot and class offset
-    (``slot * n_cells * n_channels + code``) is computed once before the loop over the
-    features, not once per feature: a pass over a feature then reads the row, its
+    (``slot * n_cells * n_channels + code``) is read from ``base`` (:func:`slot_bases`,
+    worked out once per pass for all the threads; ignored unless ``use_slots``), not
+    computed once per feature: a pass over a feature then reads the row, its
     binned value and that offset (about half the time of indexing the 3-D arrays with a
     slot and a class code gathered again for every feature). With one group of weights
     (``criterion="profit"``) the included rows' weights are gathered once as well. Every
@@ -74,8 +76,6 @@ def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, weight_ind
     C = hist.shape[2]
     flat = hist.reshape(hist.size)
     cflat = counts.reshape(counts.size)
-    base = (_slot_bases(rows, use_rows, slots, codes, True, n_cells * C) if use_slots
-            else np.zeros(1, dtype=np.int64))
     # one group of weights (criterion="profit"): each included row's weight gathered
     # once, read in order by every feature's pass (row ``i``'s weight at ``w1[i]``)
     w1 = np.zeros(1)
@@ -152,8 +152,8 @@ def hist_classes(X, rows, use_rows, slots, use_slots, codes, weights, weight_ind
 
 
 @_jit
-def hist_channels(X, rows, use_rows, slots, use_slots, channels, features, offsets, widths,
-                  hist, counts, with_counts):
+def hist_channels(X, rows, use_rows, slots, use_slots, base, channels, features, offsets,
+                  widths, hist, counts, with_counts):
     """Regression histograms: ``hist[s, cell, c] += channels[c, r]`` (see hist_classes).
 
     ``channels`` is channel-major (n_channels, n_samples), every row's, read where they
@@ -165,8 +165,6 @@ def hist_channels(X, rows, use_rows, slots, use_slots, channels, features, offse
     C = hist.shape[2]
     flat = hist.reshape(hist.size)
     cflat = counts.reshape(counts.size)
-    base = (_slot_bases(rows, use_rows, slots, rows, False, n_cells * C) if use_slots
-            else np.zeros(1, dtype=np.int64))
     for jj in range(features.shape[0]):
         j = features[jj]
         top = widths[j] - 1

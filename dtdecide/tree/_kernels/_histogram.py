@@ -290,7 +290,8 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
         hist[...] = 0
         if counts is not None:
             counts[...] = 0
-    compiled = _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts) \
+    compiled = _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts,
+                                     pool if threaded else None) \
         if use_compiled(X_binned.shape[0]) and n_rows else None
 
     def accumulate(features):
@@ -328,11 +329,18 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
     return hist, counts
 
 
-def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts):
+# included rows from which a pass's slot offsets are worked out on the pool's threads
+_THREADED_BASES_ROWS = 1 << 16
+
+
+def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, pool=None):
     """``accumulate(features)`` running the compiled twin of :func:`_accumulate_chunk`.
 
     The compiled kernel visits every row once per feature, in row order, and adds into
-    ``hist``/``counts`` directly (no chunks, no index temporaries).
+    ``hist``/``counts`` directly (no chunks, no index temporaries). Each included row's
+    offset in the flat histogram (its slot, and under classification its class) is
+    worked out here once for the whole pass, the rows split between ``pool``'s threads,
+    and read by every thread's features.
     """
     from . import _compiled
 
@@ -349,8 +357,13 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts):
     with_counts = counts is not None
     offsets, widths = layout.offsets, layout.widths
     # the kernels read every row's target values where they are (no gathered copies)
+    codes = target._compact_codes() if target.is_classification else rows_
+    base = np.zeros(1, dtype=np.int64)
+    if use_slots:
+        base = np.empty(slots.shape[0], dtype=np.int64)
+        _fill_bases(_compiled, rows_, use_rows, slots, codes, target.is_classification,
+                    hist.shape[1] * hist.shape[2], base, pool)
     if target.is_classification:
-        codes = target._compact_codes()
         weights = target.weights
         weights = (np.zeros((0, 1), dtype=np.float64) if weights is None
                    else np.ascontiguousarray(weights, dtype=np.float64))
@@ -358,16 +371,30 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts):
         index = target.weight_index if by_index else np.zeros(1, dtype=np.int8)
 
         def run(features):
-            _compiled.hist_classes(X_binned, rows_, use_rows, slots, use_slots, codes, weights,
-                                   index, by_index, target.n_classes, features, offsets,
-                                   widths, hist, counts_, with_counts)
+            _compiled.hist_classes(X_binned, rows_, use_rows, slots, use_slots, base, codes,
+                                   weights, index, by_index, target.n_classes, features,
+                                   offsets, widths, hist, counts_, with_counts)
     else:
         chan = target._channels_by_row
 
         def run(features):
-            _compiled.hist_channels(X_binned, rows_, use_rows, slots, use_slots, chan, features,
-                                    offsets, widths, hist, counts_, with_counts)
+            _compiled.hist_channels(X_binned, rows_, use_rows, slots, use_slots, base, chan,
+                                    features, offsets, widths, hist, counts_, with_counts)
     return run
+
+
+def _fill_bases(_compiled, rows, use_rows, slots, codes, use_codes, stride, base, pool):
+    """``base`` = every included row's slot offset (:func:`_compiled.slot_bases`), on
+    ``pool``'s threads in contiguous ranges of rows when there are enough of them."""
+    n = base.shape[0]
+    if pool is None or pool.n_threads < 2 or n < _THREADED_BASES_ROWS:
+        _compiled.slot_bases(rows, use_rows, slots, codes, use_codes, stride, base, 0, n)
+        return
+    bounds = np.linspace(0, n, pool.n_threads + 1).astype(np.int64)
+    pool.map_groups(
+        lambda k: _compiled.slot_bases(rows, use_rows, slots, codes, use_codes, stride, base,
+                                       bounds[k], bounds[k + 1]),
+        range(pool.n_threads))
 
 
 def _local_bins(X_binned, sel, j, width, max_width):
