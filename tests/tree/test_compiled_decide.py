@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_compiled_scan import both
 
 from dtdecide import DecisionMatrix, config_context, decide
 from dtdecide.tree import ProfitTreeClassifier
@@ -71,14 +72,6 @@ def _data(matrix, rng, n):
     return X, y
 
 
-def _both(fn):
-    with config_context(kernels="numpy"):
-        a = fn()
-    with config_context(kernels="compiled"):
-        b = fn()
-    return a, b
-
-
 def assert_same_result(a, b):
     """Same columns, dtypes, index, decisions and missing values; floats to 1e-12."""
     pd.testing.assert_frame_equal(a.cases, b.cases, check_exact=False, rtol=1e-12,
@@ -108,7 +101,7 @@ def test_case_rule_decide_equals_numpy_twin(seed, n, name, with_y, weighted, mis
                                 min_samples_leaf=2, random_state=0, n_jobs=n_jobs)
     tree.fit(X, y, costs=fit_costs)
     w = rng.uniform(0, 3, size=n) if weighted else None
-    a, b = _both(lambda: tree.decide(X, y if with_y else None, costs=costs,
+    a, b = both(lambda: tree.decide(X, y if with_y else None, costs=costs,
                                      sample_weight=w))
     assert_same_result(a, b)
     # the compiled result is the engine's on the tree's posteriors
