@@ -269,17 +269,9 @@ def sorted_bin_edges(ordered, max_bins, buffers=None):
     """
     if ordered.size == 0:
         return np.array([np.inf])
-    if buffers is None:
-        # the first value of every run of equal values, as np.unique keeps
-        starts = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
-        distinct = ordered[np.concatenate([[0], starts])]
-        cum = None
-        if distinct.size > max_bins:
-            ends = np.append(starts, ordered.size)  # values up to each distinct one
-            cum = ends.astype(np.float64)
-            cum /= cum[-1]
-        return _edges(distinct, cum, max_bins)
     m = ordered.size
+    if buffers is None:  # work arrays of this call alone
+        buffers = _EdgeBuffers(m, np.arange(1, m + 1, dtype=np.intp))
     change = np.not_equal(ordered[1:], ordered[:-1], out=buffers.change[: m - 1])
     k = int(np.count_nonzero(change))  # distinct values: k + 1
     if k == m - 1:  # every value distinct: they are their own runs, each of count 1
