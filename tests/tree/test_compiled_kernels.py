@@ -726,23 +726,6 @@ def test_sibling_subtraction_equals_numpy_twin(seed, n_threads, big):
         assert a.dtype == b.dtype and np.array_equal(a, b)
 
 
-@settings(max_examples=10, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), ns=st.integers(1, 40), width=st.integers(2, 300))
-def test_split_child_sums_equal_numpy_twin(seed, ns, width):
-    """The split nodes' left and total sums of whole-number float32 counts: the compiled
-    sums are the twin's (einsum and sum) exactly, up to counts near 2**24."""
-    from dtdecide.tree._kernels import _compiled
-
-    rng = np.random.default_rng(seed)
-    chosen = rng.integers(0, 1 << 24 >> 9, size=(ns, width, 2)).astype(np.float32)
-    table = rng.random((ns, width)) < 0.5
-    left = np.empty((ns, 2), dtype=np.float32)
-    parent = np.empty_like(left)
-    _compiled.split_child_sums(chosen, table, left, parent)
-    assert np.array_equal(left, np.einsum("sbc,sb->sc", chosen, table))
-    assert np.array_equal(parent, chosen.sum(axis=1))
-
-
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), uniform=st.booleans())
 def test_numeric_split_tables_equal_numpy_twin(seed, uniform):

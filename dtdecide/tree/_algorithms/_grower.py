@@ -247,17 +247,8 @@ def _child_sums(ctx, level, sel, feat, table, chosen):
         cnt = _gather(ctx.layout, level, level.counts, sel, feat)  # (ns, B)
     else:
         cnt = ctx.weight_of(chosen)
-    if chosen.dtype == np.float32 and _compiled_fit(ctx):
-        # whole-number counts (float32 holds them exactly): exact sums in any order
-        from .._kernels import _compiled
-
-        left_sums = np.empty((ns, chosen.shape[2]), dtype=chosen.dtype)
-        parent_sums = np.empty_like(left_sums)
-        _compiled.split_child_sums(chosen, np.ascontiguousarray(table), left_sums,
-                                   parent_sums)
-    else:
-        left_sums = np.einsum("sbc,sb->sc", chosen, table)
-        parent_sums = chosen.sum(axis=1)
+    left_sums = np.einsum("sbc,sb->sc", chosen, table)
+    parent_sums = chosen.sum(axis=1)
     right_sums = parent_sums - left_sums
     left_cnt = np.where(table, cnt, 0).sum(axis=1).astype(np.int64)
     right_cnt = cnt.sum(axis=1).astype(np.int64) - left_cnt

@@ -22,7 +22,6 @@ __all__ = [
     "partition_range",
     "collect_rows",
     "subtract_siblings",
-    "split_child_sums",
     "numeric_split_tables",
 ]
 
@@ -576,28 +575,6 @@ def subtract_siblings(parents, parent_idx, small, small_idx, lo, hi):
         o = parents[i]
         for c in range(lo, hi):
             o[c] = p[c] - s[c]
-
-
-@_jit
-def split_child_sums(chosen, table, left, parent):
-    """Each split node's left and total sums over the chosen feature's binned values:
-    ``left[i, c] = sum_b chosen[i, b, c] * table[i, b]`` and
-    ``parent[i, c] = sum_b chosen[i, b, c]`` (twin of the grower's ``np.einsum`` and
-    ``sum``), accumulated in float64. For histograms of whole numbers (unit-weight
-    counts in float32) every partial sum is a whole number below 2**24, so the result
-    is exact and equals the twin's in any order.
-    """
-    for i in range(chosen.shape[0]):
-        for c in range(chosen.shape[2]):
-            lsum = 0.0
-            psum = 0.0
-            for b in range(chosen.shape[1]):
-                v = chosen[i, b, c]
-                psum += v
-                if table[i, b]:
-                    lsum += v
-            left[i, c] = lsum
-            parent[i, c] = psum
 
 
 @_jit
