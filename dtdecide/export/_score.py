@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .._progress import progress_bar
-from ..decision._result import SummaryTotals, insert_confidence_columns
+from ..decision._result import SummaryTotals
 from ._files import AtomicFile
 
 __all__ = ["score_file"]
@@ -435,28 +435,6 @@ class _Scorer:
                 "case decides with its own costs"
             )
 
-    def _add_confidence(self, cases, X):
-        """``MARGIN_``/``CONF_`` of each row's leaf, after ``EP_``/``EL_`` (as ``decide``).
-
-        The bootstrap confidence of every leaf is drawn once, from the leaf table (the
-        figures ``decide(confidence=True)`` gives with its defaults), not once per chunk.
-        """
-        if self.node_confidence is None:
-            from ._leaf_table import leaf_table
-
-            table = leaf_table(self.model)
-            margin = np.full(int(table["leaf"].max()) + 1, np.nan)
-            conf = margin.copy()
-            leaves = table["leaf"].to_numpy()
-            if "margin" in table:
-                margin[leaves] = table["margin"].to_numpy(dtype=np.float64)
-            if "confidence" in table:
-                conf[leaves] = table["confidence"].to_numpy(dtype=np.float64)
-            self.node_confidence = margin, conf
-        margin, conf = self.node_confidence
-        leaves = self.model.apply(X)
-        insert_confidence_columns(cases, self.matrix, self.name, margin[leaves], conf[leaves])
-
     def _require(self, chunk, columns, label, option=None):
         message = missing_columns(chunk, columns, label, option)
         if message:
@@ -530,14 +508,17 @@ class _Scorer:
                         self.totals = _PlainTotals(self.model._is_classifier, self.name)
                     self.totals.add(cases.iloc[:, 0].to_numpy(), y)
                 else:
-                    result = self.model.decide(
-                        X, y, costs=costs if y is not None or self.case_rule else None)
+                    if self.confidence and self.node_confidence is None:
+                        # every leaf's bootstrap confidence drawn once, not once a chunk
+                        self.node_confidence = self.model._node_confidence()
+                    # one walk: the leaves that decide also carry MARGIN_/CONF_
+                    result = self.model._decide(
+                        X, y, costs=costs if y is not None or self.case_rule else None,
+                        confidence=self.confidence, node_confidence=self.node_confidence)
                     if self.totals is None:
                         self.totals = SummaryTotals()
                     self.totals.add(result)
                     cases = result.cases
-                    if self.confidence:
-                        self._add_confidence(cases, X)
         except (ValueError, TypeError) as exc:
             raise type(exc)(f"{label}: {exc}") from exc
         for w in caught:  # one warning of each kind for the whole file, not one per chunk

@@ -114,6 +114,63 @@ def test_confidence_in_chunks_is_the_whole_files(new_csv, tmp_path, kind):
     assert got["D_y"].tolist() == expected["D_y"].tolist()
 
 
+def _two_walk_reference(tree, frame, chunk_size, target):
+    """The CSV the earlier score_file wrote with confidence (before 28 Nov 2026): each
+    chunk decided, then walked a second time by ``apply`` for its leaves, whose margin
+    and confidence came from the leaf table."""
+    from dtdecide.decision._result import insert_confidence_columns
+    from dtdecide.export import leaf_table
+
+    table = leaf_table(tree)
+    margin = np.full(int(table["leaf"].max()) + 1, np.nan)
+    conf = margin.copy()
+    margin[table["leaf"]] = table["margin"].to_numpy(dtype=np.float64)
+    conf[table["leaf"]] = table["confidence"].to_numpy(dtype=np.float64)
+    buffer = io.StringIO()
+    for start in range(0, len(frame), chunk_size):
+        part = frame.iloc[start:start + chunk_size]
+        X = part[["age", "region"]]
+        cases = tree.decide(X, None if target is None else part[target],
+                            costs=part[["cost"]]).cases
+        leaves = tree.apply(X)
+        insert_confidence_columns(cases, tree.decision_matrix_, "y", margin[leaves],
+                                  conf[leaves])
+        pd.concat([part[["id"]], cases], axis=1).to_csv(buffer, index=False,
+                                                        header=start == 0)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("target", ["y", None])
+def test_confidence_walks_each_chunk_once(new_csv, tmp_path, monkeypatch, target):
+    # MARGIN_/CONF_ are gathered by the leaves that decide the chunk: the rows are walked
+    # once, and the file is byte for byte the one the two walks per chunk wrote
+    from dtdecide.tree._structure._tree import TreeStructure
+
+    train = _cases(800, 8)
+    m = DecisionMatrix({"contact": [9.0, -2.0], "ignore": [0.0, 0.0], "mail": [4.0, -0.5]},
+                       levels=["yes", "no"], kind="revenue", costs={"mail": "cost"})
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=4, min_samples_leaf=20)
+    tree.fit(train[["age", "region"]], train["y"], costs=train[["cost"]])
+    frame = pd.read_csv(new_csv)
+    data = new_csv
+    if target is None:  # decisions only
+        data = tmp_path / "no_target.csv"
+        frame.drop(columns="y").to_csv(data, index=False)
+    walked = []
+    apply = TreeStructure.apply
+
+    def counting(self, X_encoded, n_threads=1):
+        walked.append(len(X_encoded))
+        return apply(self, X_encoded, n_threads)
+
+    monkeypatch.setattr(TreeStructure, "apply", counting)
+    out = tmp_path / "scored.csv"
+    score_file(tree, data, out, keep=["id"], chunk_size=600, confidence=True)
+    assert sum(walked) == len(frame)
+    monkeypatch.undo()
+    assert out.read_text() == _two_walk_reference(tree, frame, 600, target)
+
+
 def test_parquet_row_groups_in_and_out(model, tmp_path):
     pytest.importorskip("pyarrow")
     frame = _cases(3_000, 2).set_index("id")

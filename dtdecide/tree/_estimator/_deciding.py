@@ -541,6 +541,14 @@ class _DecidingMixin:
             return decide_dask(self, X, y=y, costs=costs, sample_weight=sample_weight,
                                confidence=confidence, n_resamples=n_resamples,
                                random_state=random_state)
+        return self._decide(X, y, costs, sample_weight, confidence=confidence,
+                            n_resamples=n_resamples, random_state=random_state)
+
+    def _decide(self, X, y=None, costs=None, sample_weight=None, *, confidence=False,
+                n_resamples=200, random_state=0, node_confidence=None):
+        """:meth:`decide` of ``X`` in memory; ``node_confidence``: the ``(margin,
+        confidence)`` per node of :meth:`_node_confidence`, drawn once by a caller that
+        decides many chunks (``score_file``), gathered by the leaves of the one walk."""
         check_is_fitted(self, "tree_")
         matrix = self.decision_matrix_
         if matrix is None:
@@ -618,11 +626,17 @@ class _DecidingMixin:
             extra_summary=_label_count_summary(label_counts),
         )
         if confidence:
-            self._confidence_columns(result.cases, leaves, n_resamples, random_state)
+            self._confidence_columns(result.cases, leaves, n_resamples, random_state,
+                                     node_confidence)
         return result
 
-    def _confidence_columns(self, cases, leaves, n_resamples, random_state):
-        """``MARGIN_``/``CONF_`` of each case's leaf, inserted after ``EP_``/``EL_``."""
+    def _node_confidence(self, n_resamples=200, random_state=0):
+        """``(margin, confidence)`` of every node of ``tree_``, NaN off the leaves.
+
+        The leaf table's ``margin`` and ``confidence`` (every leaf drawn at once, as it
+        draws them), laid out by node id so that a case's figures are one gather by its
+        leaf; :func:`dtdecide.export.score_file` draws them once for all its chunks.
+        """
         from .._structure._confidence import leaf_margin
 
         tree = self.tree_
@@ -632,8 +646,16 @@ class _DecidingMixin:
                                          tree.node_decision[all_leaves])
         conf = np.full(tree.n_nodes, np.nan)
         if len(self.decisions_) >= 2:
-            # every leaf at once, as the leaf table draws them: the same figures
             conf[all_leaves] = self._leaf_confidence(
                 all_leaves, n_resamples=n_resamples, random_state=random_state)
+        return margin, conf
+
+    def _confidence_columns(self, cases, leaves, n_resamples, random_state,
+                            node_confidence=None):
+        """``MARGIN_``/``CONF_`` of each case's leaf, inserted after ``EP_``/``EL_``;
+        ``node_confidence``: the figures of :meth:`_node_confidence` already drawn."""
+        if node_confidence is None:
+            node_confidence = self._node_confidence(n_resamples, random_state)
+        margin, conf = node_confidence
         insert_confidence_columns(cases, self.decision_matrix_, self.target_name_,
                                   margin[leaves], conf[leaves])
