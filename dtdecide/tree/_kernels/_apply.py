@@ -8,8 +8,10 @@ blocks of encoded rows: :meth:`Router.route_fixed` in ``max_depth`` fixed steps 
 path) and :meth:`Router.route_levels` level by level (its slow twin, and the path that
 records every node a row passes for ``decision_path``). Arrays in, arrays out;
 :class:`~dtdecide.tree._structure._tree.TreeStructure` owns a router and calls it; the
-compiled walks (:func:`~dtdecide.tree._kernels._compiled.apply_fixed`, and
-:func:`~dtdecide.tree._kernels._compiled.apply_flat` for numeric trees) are the third twin.
+compiled walks (:func:`~dtdecide.tree._kernels._compiled.apply_fixed`,
+:func:`~dtdecide.tree._kernels._compiled.apply_flat` for numeric trees and
+:func:`~dtdecide.tree._kernels._compiled_apply.apply_flat_cat` for trees with categorical
+splits, from :meth:`Router.flat_records`) are the third twin.
 """
 
 import numpy as np
@@ -97,6 +99,49 @@ class Router:
         lookup[cells[:, n_cat]] = ~self.missing_left[cat_nodes]
         threshold = np.where(cat, np.nan, self.route_threshold)
         return threshold, base, lookup
+
+    def flat_records(self):
+        """Node records of the compiled flat walk of any tree (built on first use).
+
+        The tables of :func:`~dtdecide.tree._kernels._compiled_apply.apply_flat_cat`,
+        the compiled twin of :meth:`route_fixed` for trees with categorical splits.
+
+        Returns
+        -------
+        rec : ndarray of intp, shape (n_nodes, 5)
+            ``(feature, left, right, missing_left, n_cat_v)`` per node (a leaf points to
+            itself): ``n_cat_v`` is ``n_cat`` at a categorical node and 0 elsewhere, so
+            that no code is valid at a numeric node.
+        threshold : ndarray of float64, shape (n_nodes,)
+            The routing threshold: NaN at categorical nodes (no value compares
+            ``<=``), ``+inf`` at leaves.
+        goes_left : ndarray of uint8, shape (n_nodes * n_cat,)
+            ``cat_left`` flattened: node ``v``'s codes start at ``v * n_cat``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> router = Router(np.array([1, -1, -1]), np.array([2, -1, -1]),
+        ...                 np.array([0, -1, -1]), np.array([np.nan, -2.0, -2.0]),
+        ...                 np.array([True, False, False]),
+        ...                 np.array([[True, False], [False, False], [False, False]]),
+        ...                 np.array([False, False, False]), 1)
+        >>> rec, threshold, goes_left = router.flat_records()
+        >>> rec.tolist(), threshold.tolist(), goes_left.tolist()
+        ([[0, 1, 2, 0, 2], [0, 1, 1, 0, 0], [0, 2, 2, 0, 0]], [nan, inf, inf], [1, 0, 0, 0, 0, 0])
+        """
+        records = getattr(self, "_flat_records", None)
+        if records is None:
+            rec = np.empty((self.feature.shape[0], 5), dtype=np.intp)
+            rec[:, 0] = self.route_feature
+            rec[:, 1] = self.children[0::2]
+            rec[:, 2] = self.children[1::2]
+            rec[:, 3] = self.missing_left
+            rec[:, 4] = np.where(self.is_categorical, self.cat_left.shape[1], 0)
+            threshold = np.where(self.is_categorical, np.nan, self.route_threshold)
+            goes_left = np.ascontiguousarray(self.cat_left, dtype=np.uint8).ravel()
+            records = self._flat_records = rec, threshold, goes_left
+        return records
 
     def lookup_cells(self, X_T):
         """Cells of every used column of a block given column-major, shape (F, n).

@@ -87,7 +87,7 @@ _APPLY_BLOCK = 1 << 12
 # Up to this many rows, apply walks each row in Python (Router.route_rows): one or a
 # few cases at a time (online scoring) cost less than the vectorised passes' setup.
 _FEW_ROWS = 16
-_FLAT_MIN_ROWS = 64  # rows from which apply walks a numeric tree with apply_flat
+_FLAT_MIN_ROWS = 64  # rows from which apply walks flat (apply_flat, apply_flat_cat)
 
 
 def _flat_view(X):
@@ -449,11 +449,20 @@ class TreeStructure:
             from .._kernels._parallel import thread_pool
 
             router = self._router
-            # a numeric tree on more than a few rows: the flat walk (not for one row, whose
-            # view would cost more than its walk)
-            flat = None if router.has_cat or n < _FLAT_MIN_ROWS else _flat_view(X)
+            # more than a few rows: the flat walk (not for one row, whose view would cost
+            # more than its walk)
+            flat = None if n < _FLAT_MIN_ROWS else _flat_view(X)
+            if flat is not None and router.has_cat:
+                from .._kernels import _compiled_apply
+
+                records = router.flat_records()
 
             def run(bounds):
+                if flat is not None and router.has_cat:  # categorical subsets too
+                    _compiled_apply.apply_flat_cat(
+                        flat[0], flat[1], flat[2], bounds[0], bounds[1], *records,
+                        self.cat_left.shape[1], router.max_depth, out)
+                    return
                 if flat is not None:  # numeric tree: eight rows at a time, X read flat
                     _compiled.apply_flat(flat[0], flat[1], flat[2], bounds[0], bounds[1],
                                          router.children, router.route_feature,
