@@ -183,6 +183,62 @@ def test_ordinal_targets_and_split_weights(kw, target):
     assert np.array_equal(mem.tree_.feature, dsk.tree_.feature)
 
 
+PRIORS = DecisionMatrix({"call": [5.0, -1.0], "skip": [0.0, 0.0]}, levels=["good", "bad"],
+                        priors=[0.3, 0.7])
+CLASS_WEIGHTS = {  # the split search's class weights: from priors, from the regret, both
+    "priors": dict(decision_matrix=PRIORS),
+    "priors-entropy": dict(decision_matrix=PRIORS, criterion="entropy"),
+    "loss": dict(decision_matrix=MATRIX, split_weights="loss"),
+    "priors-and-loss": dict(decision_matrix=PRIORS, split_weights="loss"),
+}
+
+
+@pytest.mark.parametrize("weight", [None, "w"])
+@pytest.mark.parametrize("name", list(CLASS_WEIGHTS))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_class_weights_same_tree_float32_and_float64_histograms(monkeypatch, name, weight,
+                                                                 seed):
+    """Class weights with unit rows (float32 count histograms, summed over partitions)
+    and with integer sample weights (float64): the Dask tree is the in-memory tree,
+    every field exactly."""
+    from dtdecide.tree._backends import _dask as backend
+
+    dtypes = []
+    part_hist = backend._part_hist
+
+    def spy(*args):
+        out = part_hist(*args)
+        if out is not None:
+            dtypes.append(out[0].dtype)
+        return out
+
+    monkeypatch.setattr(backend, "_part_hist", spy)
+    frame, ddf = frames(seed)
+    kw = dict(max_depth=6, min_samples_leaf=3, **CLASS_WEIGHTS[name])
+    costs = ["offer"] if kw["decision_matrix"] is MATRIX else None
+    mem, dsk = fit_both(ProfitTreeClassifier, kw, frame, ddf, "y", costs=costs,
+                        weight=weight)
+    assert mem.split_class_weight_ is not None
+    assert mem.tree_.n_nodes > 60
+    assert set(dtypes) == {np.dtype(np.float32 if weight is None else np.float64)}
+    assert_same_tree(mem.tree_, dsk.tree_)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "known: with fractional sample weights a pure node's absent class keeps a rounding "
+    "residue of the sibling subtraction (about 1e-14), which differs with the order of "
+    "additions; its Gini exceeds machine epsilon, so both fits split the pure node on "
+    "the noise, at different columns"))
+def test_fractional_weights_same_tree():
+    frame, ddf = frames(0)
+    frame = frame.assign(wf=frame["w"] * 0.37 + 0.01)
+    ddf = ddf.assign(wf=ddf["w"] * 0.37 + 0.01)
+    mem, dsk = fit_both(ProfitTreeClassifier, dict(max_depth=6, min_samples_leaf=3,
+                                                   **CLASS_WEIGHTS["priors"]),
+                        frame, ddf, "y", weight="wf")
+    assert np.array_equal(mem.tree_.feature, dsk.tree_.feature)
+
+
 def test_split_weights_with_cost_rows():
     frame, ddf = frames(7)
     est = dict(decision_matrix=DecisionMatrix.from_cost_matrix(), split_weights="loss",

@@ -54,7 +54,10 @@ replayed).
 The fitted estimator is an ordinary in-memory tree. On data that fit both ways with the
 same bins it is the in-memory tree: the same splits and counts, and the same sums up to
 the order of floating-point additions (exactly the same when those sums are exact, e.g.
-integer weights and costs).
+integer weights and costs, and unit rows with class weights: their float32 count
+histograms are exact in any order). With fractional sample weights a pure node can keep a
+rounding residue of its absent class from the sibling subtraction; it is then split on
+that noise in both fits, possibly at another column (see the scaling guide).
 
 Scoring (``predict``, ``predict_proba``, ``apply``, ``predict_decision``, ``decide`` with
 its options) on a Dask DataFrame runs per partition and keeps the index; ``decide`` returns the case table as a Dask DataFrame
