@@ -214,6 +214,113 @@ def test_histograms_with_slot_offsets_worked_out_on_the_threads(monkeypatch, kin
         np.testing.assert_allclose(many, twin, rtol=1e-12, atol=1e-12)
 
 
+def test_row_chunk_plans():
+    """Rows are shared out with the features only where whole features leave threads
+    idle, on more than two threads, and when each chunk's rows outweigh its cells."""
+    from dtdecide.tree._kernels._histogram import _row_chunks
+
+    cost = np.full(20, 1.0)
+    n, cells = 1 << 21, np.full(20, 512)
+    groups, bounds = _row_chunks(cost, n, cells, 16)  # 4 runs of 5 features x 4 chunks
+    assert [g.tolist() for g in groups] == [list(range(k, k + 5)) for k in (0, 5, 10, 15)]
+    assert bounds.tolist() == [0, n // 4, n // 2, 3 * n // 4, n]
+    groups, bounds = _row_chunks(cost, n, cells, 8)  # 4 runs x 2 chunks: one round
+    assert len(groups) == 4 and len(bounds) == 3
+    for threads in (1, 2, 4, 5):  # whole features share out evenly (or nearly)
+        assert _row_chunks(cost, n, cells, threads) is None
+    assert _row_chunks(cost, 1 << 15, cells, 16) is None  # too few rows per chunk
+    assert _row_chunks(cost, n, np.full(20, 1 << 19), 16) is None  # cells outweigh rows
+
+
+@pytest.mark.parametrize("level", ["root", "rows", "slots"])
+@pytest.mark.parametrize("with_counts", [False, True])
+def test_row_chunked_histograms_equal_one_thread(monkeypatch, level, with_counts):
+    # many threads against few features: each thread takes a run of features over a
+    # chunk of the rows, into the chunk's own histograms, summed afterwards. Whole-number
+    # float32 counts are exact in any order: the same numbers as one thread and as the
+    # NumPy twin, bit for bit, into new arrays and into dirty out buffers
+    from dtdecide.tree._kernels import _histogram
+
+    rng = np.random.default_rng(len(level) + with_counts)
+    n, n_slots = 5003, 4
+    layout = BinLayout([5, 9, 3, 7, 4])
+    Xb = np.asfortranarray(np.column_stack(
+        [rng.integers(0, w, size=n) for w in layout.widths]).astype(np.uint8))
+    Xb[rng.random(Xb.shape) < 0.1] = layout.max_width - 1
+    rows = slots = None
+    if level != "root":
+        rows = np.sort(rng.choice(n, 3001, replace=False)).astype(np.int32)
+        slots = rng.integers(0, n_slots, size=rows.shape[0]).astype(np.int32)
+        if level == "slots":  # every row, in slots
+            rows, slots = None, rng.integers(0, n_slots, size=n).astype(np.int32)
+    k = 1 if slots is None else n_slots
+    target = HistogramTarget(codes=rng.integers(0, 3, size=n), n_classes=3)
+
+    def run(pool=None, out=None):
+        return build_histograms(Xb, rows, slots, k, layout, target, with_counts=with_counts,
+                                pool=pool, out=out)
+
+    with kernels("numpy"):
+        twin, twin_counts = run()
+    monkeypatch.setattr(_histogram, "_MIN_CHUNK_ROWS", 1)
+    monkeypatch.setattr(_histogram, "_ROWS_PER_CELL", 0)
+    plans = []
+    original = _histogram._chunked_pass
+
+    def spy(run_, plan, *args):
+        plans.append(plan)
+        return original(run_, plan, *args)
+
+    monkeypatch.setattr(_histogram, "_chunked_pass", spy)
+    with kernels("compiled"):
+        one, one_counts = run()
+        with ThreadPool(3) as pool:
+            many, many_counts = run(pool)
+            out = (np.full_like(one, 7.0), None if one_counts is None
+                   else np.full_like(one_counts, 7))
+            run(pool, out)
+    assert len(plans) == 2
+    groups, bounds = plans[0]  # 5 features on 3 threads: every feature x 3 chunks
+    assert len(groups) == 1 and len(bounds) == 4
+    assert many.dtype == np.float32
+    for h in (many, out[0]):
+        assert np.array_equal(h, one) and np.array_equal(h, twin)
+    if with_counts:
+        for c in (many_counts, out[1]):
+            assert np.array_equal(c, one_counts) and np.array_equal(c, twin_counts)
+    # weighted (float64) sums are never shared out by rows: not exact in any order
+    weighted = HistogramTarget(codes=target.codes, n_classes=3, weights=rng.random(n))
+    with kernels("compiled"), ThreadPool(3) as pool:
+        build_histograms(Xb, rows, slots, k, layout, weighted, pool=pool)
+    assert len(plans) == 2
+
+
+def test_row_chunked_histograms_grow_the_same_tree(monkeypatch):
+    """Gini trees with the histograms shared out by rows on 3 and 4 threads are the tree
+    of one thread and of the NumPy twins."""
+    from dtdecide.tree._kernels import _histogram
+
+    X, signal, rng = data(11, 4000)
+    y = signal > 0.2
+    kw = dict(max_depth=6, min_samples_leaf=2, random_state=0)
+    with kernels("numpy"):
+        ref = ProfitTreeClassifier(**kw).fit(X, y)
+    monkeypatch.setattr(_histogram, "_MIN_CHUNK_ROWS", 1)
+    monkeypatch.setattr(_histogram, "_ROWS_PER_CELL", 0)
+    used = []
+    original = _histogram._chunked_pass
+    monkeypatch.setattr(_histogram, "_chunked_pass",
+                        lambda *args: used.append(1) or original(*args))
+    with kernels("compiled"):
+        one = ProfitTreeClassifier(**kw).fit(X, y)
+        assert not used
+        for n_jobs in (3, 4):
+            many = ProfitTreeClassifier(**kw, n_jobs=n_jobs).fit(X, y)
+            assert_same_tree(one.tree_, many.tree_)
+    assert used
+    assert_same_tree(ref.tree_, one.tree_)
+
+
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 3000),
        max_bins=st.integers(2, 300), fortran=st.booleans())

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..._dtypes import BIN_COUNT_DTYPE, HIST_DTYPE, HIST_DTYPE_SMALL_COUNTS, code_dtype
 from ..._jit import use_compiled
-from ._parallel import feature_groups
+from ._parallel import feature_groups, feature_row_split
 
 __all__ = ["BinLayout", "HistogramTarget", "build_histograms"]
 
@@ -242,7 +242,9 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
     pool : ThreadPool or None
         Threads to share the features among (see :mod:`dtdecide.tree._kernels._parallel`);
         each feature's cells are computed exactly as without threads, so the result is
-        identical.
+        identical. With more threads than whole features share out evenly, compiled
+        whole-number float32 counts are also shared out by rows (:func:`_row_chunks`):
+        the same integers in any order, so again the same result.
 
     Returns
     -------
@@ -314,12 +316,20 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
             _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts,
                               features)
 
+    # a feature costs a pass over the rows plus its output cells
+    cost = n_rows + n_slots * layout.widths * C
+    plan = None
+    if (threaded and compiled is not None and target.hist_dtype == HIST_DTYPE_SMALL_COUNTS
+            and hist.dtype == HIST_DTYPE_SMALL_COUNTS):
+        # whole-number float32 counts (and int32 row counts): exact in any order, so
+        # the rows may be shared out as well as the features
+        plan = _row_chunks(cost, n_rows, n_slots * layout.widths * C, pool.n_threads)
     if not threaded:
         accumulate(range(n_features))
-    else:
-        # a feature costs a pass over the rows plus its output cells
-        cost = n_rows + n_slots * layout.widths * C
+    elif plan is None:
         pool.map_groups(accumulate, feature_groups(cost, pool.n_threads))
+    else:
+        _chunked_pass(compiled, plan, hist, counts, layout, out is None, pool)
     if out is not None:
         return out  # filled through the views above
     if not is_layout:
@@ -341,6 +351,10 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
     offset in the flat histogram (its slot, and under classification its class) is
     worked out here once for the whole pass, the rows split between ``pool``'s threads,
     and read by every thread's features.
+
+    ``run(features, into=(hist, counts), lo, hi)`` (classification only) adds the
+    included rows at positions ``lo:hi`` into other arrays of the same shapes (a chunk
+    of :func:`_chunked_pass`).
     """
     from . import _compiled
 
@@ -356,6 +370,7 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
         counts_ = counts
     with_counts = counts is not None
     offsets, widths = layout.offsets, layout.widths
+    n_all = rows_.shape[0] if use_rows else slots.shape[0] if use_slots else X_binned.shape[0]
     # the kernels read every row's target values where they are (no gathered copies)
     codes = target._compact_codes() if target.is_classification else rows_
     base = np.zeros(1, dtype=np.int64)
@@ -370,10 +385,12 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
         by_index = target.weight_index is not None
         index = target.weight_index if by_index else np.zeros(1, dtype=np.int8)
 
-        def run(features):
+        def run(features, into=None, lo=0, hi=n_all):
+            h, c = (hist, counts_) if into is None else into
+            c = counts_ if c is None else c
             _compiled.hist_classes(X_binned, rows_, use_rows, slots, use_slots, base, codes,
                                    weights, index, by_index, target.n_classes, features,
-                                   offsets, widths, hist, counts_, with_counts)
+                                   offsets, widths, h, c, with_counts, lo, hi)
     else:
         chan = target._channels_by_row
 
@@ -381,6 +398,74 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
             _compiled.hist_channels(X_binned, rows_, use_rows, slots, use_slots, base, chan,
                                     features, offsets, widths, hist, counts_, with_counts)
     return run
+
+
+# Row-chunked passes (threads many relative to features). A task is a run of
+# consecutive features over one chunk of the included rows; chunk c > 0 adds into its own
+# histograms, summed into chunk 0's afterwards.
+_MAX_ROW_CHUNKS = 4
+_MIN_CHUNK_ROWS = 1 << 15
+# a chunk's rows per feature against its cells (cleared, then summed into the result)
+_ROWS_PER_CELL = 4
+# share the rows only when it shortens the longest thread's work by this much
+_CHUNK_GAIN = 0.9
+
+
+def _row_chunks(cost, n_rows, cells, n_threads):
+    """``(groups, bounds)``: runs of features and chunks of the included rows for a
+    threaded pass (:func:`~dtdecide.tree._kernels._parallel.feature_row_split`), or None
+    to share the features alone.
+
+    At most ``_MAX_ROW_CHUNKS`` chunks of at least ``_MIN_CHUNK_ROWS`` rows, each
+    chunk's rows at least ``_ROWS_PER_CELL`` times a feature's cells (the extra chunks'
+    cells are cleared and then summed into the result: at the deepest levels of a small
+    fit they outweigh the rows). Called for whole-number counts only, which are exact
+    in any order: the plan depends on the threads, the result does not.
+    """
+    if n_threads <= 2:
+        return None
+    max_chunks = min(_MAX_ROW_CHUNKS, n_rows // _MIN_CHUNK_ROWS,
+                     int(n_rows // max(_ROWS_PER_CELL * float(np.max(cells)), 1.0)))
+    n_groups, n_chunks = feature_row_split(len(cost), n_threads, max_chunks, _CHUNK_GAIN)
+    if n_chunks == 1:
+        return None
+    return feature_groups(cost, n_groups), np.linspace(0, n_rows, n_chunks + 1).astype(np.int64)
+
+
+def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool):
+    """Every (feature run, row chunk) task of ``plan`` on the pool, then the chunks'
+    histograms summed into ``hist``/``counts`` run by run (``zeroed``: ``hist`` and
+    ``counts`` start at zero; else each task clears its cells first)."""
+    groups, bounds = plan
+    n_chunks = bounds.shape[0] - 1
+    parts = [(hist, counts)] + [
+        (np.empty_like(hist), None if counts is None else np.empty_like(counts))
+        for _ in range(n_chunks - 1)]
+    offsets = layout.offsets
+
+    def cells(features):
+        return int(offsets[features[0]]), int(offsets[features[-1] + 1])
+
+    def task(gc):
+        g, c = gc
+        features = groups[g]
+        h, k = parts[c]
+        if c or not zeroed:
+            a, b = cells(features)
+            h[:, a:b] = 0
+            if k is not None:
+                k[:, a:b] = 0
+        run(np.asarray(features, dtype=np.intp), (h, k), int(bounds[c]), int(bounds[c + 1]))
+
+    def reduce(g):
+        a, b = cells(groups[g])
+        for h, k in parts[1:]:  # in chunk order (whole numbers: exact in any order)
+            hist[:, a:b] += h[:, a:b]
+            if counts is not None:
+                counts[:, a:b] += k[:, a:b]
+
+    pool.map_groups(task, [(g, c) for c in range(n_chunks) for g in range(len(groups))])
+    pool.map_groups(reduce, list(range(len(groups))))
 
 
 def _fill_bases(_compiled, rows, use_rows, slots, codes, use_codes, stride, base, pool):
