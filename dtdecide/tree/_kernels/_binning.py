@@ -36,7 +36,13 @@ import numpy as np
 from ..._dtypes import X_BINNED_DTYPE_LARGE, X_BINNED_DTYPE_SMALL
 from ..._jit import use_compiled
 from ...decision._validation import check_sample_weight
-from ._parallel import feature_groups
+from ._parallel import feature_groups, feature_row_split
+
+# a wide frame on many threads: columns' rows shared out in at most this many ranges
+# of at least this many rows (binning's cells are written once each: any split gives
+# the same bins)
+_MAX_ROW_CHUNKS = 4
+_MIN_CHUNK_ROWS = 1 << 15
 
 __all__ = ["Binner", "InfiniteValuesError", "check_float_matrix", "subsample_rows"]
 
@@ -749,12 +755,23 @@ class Binner:
             return None
 
         n_features = self.n_features_in_
+        grid = None
+        if compiled and pool is not None and isinstance(X, np.ndarray) and n_features > 1:
+            n_groups, n_chunks = feature_row_split(
+                n_features, pool.n_threads, min(_MAX_ROW_CHUNKS, X.shape[0] // _MIN_CHUNK_ROWS))
+            if n_chunks > 1:
+                grid = (feature_groups(np.ones(n_features), n_groups),
+                        np.linspace(0, X.shape[0], n_chunks + 1).astype(np.int64))
         if pool is None or n_features < 2:
             groups = [np.arange(n_features)]
             found = [bin_features(groups[0])]
-        else:
+        elif grid is None:
             groups = feature_groups(np.ones(n_features), pool.n_threads)
             found = pool.map_groups(bin_features, groups)
+        else:
+            # more threads than whole columns share out evenly: runs of columns x
+            # ranges of rows, each task with its own inf flags and NaN counts
+            found = _bin_grid(bin_matrix, X, grid, nan_counts, pool)
         if any(f is not None for f in found):
             # the first block with an inf, its first such column (whatever the threads)
             raise InfiniteValuesError(_first_infinite_column(X, numeric))
@@ -778,7 +795,7 @@ class Binner:
         edges = np.concatenate(numeric) if numeric else np.zeros(1)
         edge_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
         n_bins = np.asarray(self.n_bins_, dtype=np.intp)
-        lo, scale, cells, offsets, tables = self._cell_tables(cb)
+        grid_lo, scale, cells, offsets, tables = self._cell_tables(cb)
         has_inf = np.zeros(out.shape[1], dtype=np.bool_)
         counts = np.zeros(out.shape[1], dtype=np.int64) if nan_counts is None else nan_counts
 
@@ -790,7 +807,9 @@ class Binner:
         # other) x the bins' dtype: 12 at most, against 24.
         out_cells = out.reshape(-1, order="F")  # a view: out is Fortran-ordered
 
-        def bin_matrix(X, features):
+        def bin_matrix(X, features, lo=0, hi=None, flags=None):
+            """``flags``: this call's own ``(has_inf, nan counts)`` (threads sharing a
+            column's rows), added to the shared counts by the caller."""
             if X.flags.f_contiguous or X.shape[1] == 1 or X.strides[1] == 0:
                 block = max(X.shape[0], 1)  # column by column
             else:  # rows of the block stay in cache while each column is read
@@ -799,10 +818,11 @@ class Binner:
             if X.flags.writeable:
                 X = X.view()
                 X.flags.writeable = False
+            inf, nan = (has_inf, counts) if flags is None else flags
             cb.bin_columns(X, features, is_cat, edges, edge_offsets, n_bins,
-                           self.missing_bin_idx_, lo, scale, cells, offsets, tables, block,
-                           out_cells, has_inf, counts)
-            hit = np.flatnonzero(has_inf[features])
+                           self.missing_bin_idx_, grid_lo, scale, cells, offsets, tables,
+                           block, out_cells, inf, nan, lo, X.shape[0] if hi is None else hi)
+            hit = np.flatnonzero(inf[features])
             return (0, int(features[hit[0]])) if hit.size else None
 
         return bin_matrix
@@ -846,3 +866,26 @@ class Binner:
                 raise
             # the error fit would have raised: the first such column
             raise InfiniteValuesError(int(np.argmax(has_inf))) from exc
+
+
+def _bin_grid(bin_matrix, X, grid, nan_counts, pool):
+    """Bin ``X`` as the tasks ``grid = (groups, bounds)`` of :func:`feature_row_grid`:
+    every run of columns over every range of rows, on the pool of ``bin_matrix``'s
+    caller; the tasks' NaN counts are added to ``nan_counts``. Returns each run's first
+    infinite value found, as ``bin_matrix`` does."""
+    groups, bounds = grid
+    n_features = X.shape[1]
+    tasks = [(g, int(a), int(b)) for g in range(len(groups))
+             for a, b in zip(bounds[:-1], bounds[1:])]
+    flags = [(np.zeros(n_features, dtype=np.bool_), np.zeros(n_features, dtype=np.int64))
+             for _ in tasks]
+
+    def run(t):
+        g, a, b = tasks[t]
+        return bin_matrix(X, groups[g], a, b, flags[t])
+
+    found = pool.map_groups(run, list(range(len(tasks))))
+    if nan_counts is not None:
+        for _, nan in flags:
+            nan_counts += nan
+    return found

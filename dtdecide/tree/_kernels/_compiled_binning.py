@@ -107,7 +107,7 @@ def cell_tables(thresholds, is_categorical):
 @_jit
 def bin_columns(X, features, is_categorical, edges, edge_offsets, n_bins, missing,
                 grid_lo, grid_scale, grid_cells, grid_offsets, grid_tables, block, out,
-                has_inf, n_nan):
+                has_inf, n_nan, lo_row, hi_row):
     """Bin the columns ``features`` of ``X`` into ``out`` (twin of ``Binner.transform``).
 
     ``X`` is float64 or float32, either memory order; ``out`` (uint8 or uint16), the
@@ -122,11 +122,14 @@ def bin_columns(X, features, is_categorical, edges, edge_offsets, n_bins, missin
     ``missing``. Categorical column ``j``: code ``v`` when it is an integer in
     ``[0, n_bins[j])``, else ``missing``. ``has_inf[j]`` is set when a numeric column
     holds an infinite value (its cells are then left unspecified) and ``n_nan[j]``
-    receives the number of NaN values of every column.
+    receives the number of NaN values of every column (added to). Only rows
+    ``lo_row:hi_row`` are binned: threads may share a column's rows (each with its own
+    ``has_inf`` and ``n_nan``), every cell being written by one of them.
     """
     n = X.shape[0]
-    for start in range(0, n, block):
-        stop = min(start + block, n)
+    hi_ = min(max(hi_row, 0), n)
+    for start in range(min(max(lo_row, 0), hi_), hi_, block):
+        stop = min(start + block, hi_)
         for jj in range(features.shape[0]):
             j = features[jj]
             o = np.uintp(j * n)  # column j of out (unsigned: no negative-index wrap)
