@@ -25,6 +25,9 @@ numbers with it. Usage::
     python benchmarks/bench_cores.py --rows 2000000 --repeat 2
     python benchmarks/bench_cores.py --rows 2000000 --models gini hgb --threads 1 2
     python benchmarks/bench_cores.py --rows 200000 --json out.json     # quick
+    python benchmarks/bench_cores.py --rows 10000000 --cache /tmp/data  # data drawn once
+
+``benchmarks/device_cores.sh`` runs the 16-core table in stages.
 """
 
 import argparse
@@ -50,6 +53,22 @@ def make_data(n_rows, seed=0):
     y = (rng.random(n_rows) < 1.0 / (1.0 + np.exp(-logit))).astype(np.int64)
     cost = rng.uniform(0.5, 3.0, size=n_rows)  # per-case cost of calling (case rule)
     return X, y, cost
+
+
+def cached_data(n_rows, cache=None):
+    """``make_data(n_rows)``, read from ``cache`` (a directory) when it was saved there
+    (10,000,000 rows take 10-15 s to draw in every child; read back, about 1 s)."""
+    if cache is None:
+        return make_data(n_rows)
+    path = os.path.join(cache, f"bench_cores_{n_rows}.npz")
+    if not os.path.exists(path):
+        X, y, cost = make_data(n_rows)
+        os.makedirs(cache, exist_ok=True)
+        np.savez(path + ".tmp.npz", X=X, y=y, cost=cost)
+        os.replace(path + ".tmp.npz", path)
+        return X, y, cost
+    with np.load(path) as data:
+        return data["X"], data["y"], data["cost"]
 
 
 def _rss():
@@ -151,7 +170,7 @@ def child(spec):
     import pandas as pd
     from threadpoolctl import threadpool_limits
 
-    X, y, cost = make_data(spec["rows"])
+    X, y, cost = cached_data(spec["rows"], spec.get("cache"))
     costs = pd.DataFrame({"cost": cost})
     frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
     del X
@@ -213,6 +232,8 @@ def main(argv=None):
     p.add_argument("--kernels", choices=("compiled", "numpy"), default=None,
                    help="DTDECIDE_KERNELS for the children (default: as set)")
     p.add_argument("--json", default=None, help="also write the results to this file")
+    p.add_argument("--cache", default=None,
+                   help="a directory to keep the data in: drawn once, read by every child")
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:
@@ -232,11 +253,13 @@ def main(argv=None):
     if skipped:
         print(f"# not installed, skipped: {', '.join(skipped)}")
     print(f"# load average before: {load()}")
+    if args.cache:
+        cached_data(args.rows, args.cache)  # drawn once, before the children
     results = []
     for k in threads:
         for model in models:
             spec = {"model": model, "threads": k, "rows": args.rows, "depth": args.depth,
-                    "repeat": args.repeat}
+                    "repeat": args.repeat, "cache": args.cache}
             out = subprocess.run([sys.executable, __file__, "--child", json.dumps(spec)],
                                  env=env, capture_output=True, text=True, check=False)
             if out.returncode != 0:
