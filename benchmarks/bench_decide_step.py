@@ -14,7 +14,8 @@ two threads over halves of the rows, at ``--rows`` cases (default 2,000,000), fo
 
 The Numba loop lives here, not in the package: for :func:`dtdecide.decide` it did not
 pay (see docs/dev/kernels.rst). A tree's ``decide`` under the case rule has its own
-compiled step (``tree/_kernels/_compiled_decide.py``), which works from per-node
+compiled step (``decision/_compiled.py``, also behind ``decide(n_jobs=...)``; see
+``benchmarks/bench_decide_threads.py``), which works from per-node
 products and runs on the threads; ``benchmarks/bench_decide_tree.py`` times it. Times are CPU seconds of the process
 (best of ``--repeat``) and, for the two-thread run, wall seconds too; the load average
 is printed with them.

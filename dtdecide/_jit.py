@@ -34,14 +34,15 @@ This module sits at the bottom of the package (above :mod:`dtdecide._config` onl
 that the decision layer and the tree layer share one switch.
 """
 
+import numbers
 import os
 import threading
 from contextlib import contextmanager
 
 from ._config import get_config
 
-__all__ = ["AUTO_MIN_ROWS", "KERNEL_MODES", "kernels_mode", "native_threads_per_worker",
-           "one_blas_thread", "table_rows", "use_compiled"]
+__all__ = ["AUTO_MIN_ROWS", "KERNEL_MODES", "check_n_jobs", "kernels_mode",
+           "native_threads_per_worker", "one_blas_thread", "table_rows", "use_compiled"]
 
 KERNEL_MODES = ("auto", "compiled", "numpy")
 #: Rows from which ``auto`` runs the compiled kernels (see the module docstring).
@@ -72,6 +73,31 @@ def table_rows(n_rows):
         yield
     finally:
         _local.rows = old
+
+
+def check_n_jobs(n_jobs, name="n_jobs"):
+    """The number of threads that ``n_jobs`` asks for (an int >= 1).
+
+    scikit-learn's meaning: None is 1 (unless a ``joblib.parallel_config`` context says
+    otherwise), -1 every core, -2 all but one; a ``ValueError`` names ``name`` otherwise.
+    Here at the bottom of the package so that the decision engine and the tree read
+    ``n_jobs`` alike.
+
+    Examples
+    --------
+    >>> from dtdecide._jit import check_n_jobs
+    >>> check_n_jobs(None), check_n_jobs(3)
+    (1, 3)
+    """
+    if n_jobs is not None and (
+        isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0
+    ):
+        raise ValueError(
+            f"{name} must be None or a non-zero integer (-1: every core); got {n_jobs!r}"
+        )
+    from joblib import effective_n_jobs
+
+    return max(1, int(effective_n_jobs(n_jobs)))
 
 
 def kernels_mode():

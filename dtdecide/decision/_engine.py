@@ -7,7 +7,13 @@ import numpy as np
 import pandas as pd
 
 from .._dtypes import code_dtype
-from .._jit import one_blas_thread
+from .._jit import (
+    check_n_jobs,
+    kernels_mode,
+    native_threads_per_worker,
+    one_blas_thread,
+    use_compiled,
+)
 from ._kernels import (
     _FLOAT,
     _check_priors,
@@ -387,8 +393,263 @@ def _roi_into(C, IC, out):
         np.divide(C, IC, out=out)
 
 
+def _additive_chunk(P, matrix, plan, t_enc, rho, thr, s, e, missing, D_codes, E, C, B, IC,
+                    ROI, F, t_keep):
+    """Rows ``s:e`` of the NumPy chunk kernel (see :func:`_decide_chunks_additive`).
+
+    Returns the chunk's misclassified frequency (None without a target).
+    """
+    D = plan.n_decisions
+    T = plan.n_levels
+    has_y = t_enc is not None
+    m = e - s
+    post = P[s:e]
+    s_row = np.dot(post, plan.ones)
+    _check_posterior_sums(post, s_row, s)
+    if rho is not None:
+        post = adjust_posteriors(post, matrix.priors, rho)
+        s_row = np.dot(post, plan.ones)
+    gt = np.empty(m, dtype=bool)
+    tmp = np.empty(m)
+    step = np.empty(m, dtype=D_codes.dtype)
+    # level by level (contiguous rows): the product and the largest posterior
+    post_t = np.ascontiguousarray(post.T)
+    # A^T (D, m): row d holds A(., d); A(i,d) = sum_t post(i,t) base(t,d) - cost(i,d) s(i)
+    AT = np.dot(plan.base_t, post_t)
+    if plan.has_costs:
+        for j in plan.const_idx:
+            if plan.const[j] != 0.0:  # subtracting 0 * s changes no bit
+                np.multiply(s_row, plan.const[j], out=tmp)
+                np.subtract(AT[j], tmp, out=AT[j])
+        for j, col, _ in plan.dvar:
+            np.multiply(col[s:e], s_row, out=tmp)
+            np.subtract(AT[j], tmp, out=AT[j])
+    d_c = D_codes[s:e]
+    e_c = E[s:e]
+    _first_max(AT, d_c, e_c, gt, step)
+    del AT
+    if has_y:
+        t_c = t_enc.codes(s, e)
+        if t_keep is not None:
+            t_keep[s:e] = t_c
+        t_i = t_c.astype(np.intp, copy=False)
+        # flat code T(i) * D + D(i) into the (T, D) tables
+        code = t_i * D
+        code += d_c
+    ic = None
+    if IC is not None:
+        # Cost(i, D(i)): the constant part by a gather, a cost column where chosen
+        # (its decision has no constant, so adding mask * column is exact); codes
+        # are in range, "clip" only skips the bounds check
+        ic = IC[s:e]
+        if has_y:
+            np.take(plan.const_flat, code, out=ic, mode="clip")
+        else:
+            np.take(plan.const, d_c.astype(np.intp), out=ic, mode="clip")
+        for j, col, _ in plan.var:
+            np.equal(d_c, j, out=gt)
+            np.multiply(gt, col[s:e], out=tmp)
+            np.add(ic, tmp, out=ic)
+    if has_y:
+        c_c = C[s:e]
+        np.take(plan.base_flat, code, out=c_c, mode="clip")  # base(T(i), D(i))
+        if plan.has_costs:
+            np.subtract(c_c, ic, out=c_c)
+        b_c = B[s:e]
+        first = True
+        if plan.best_const is not None:
+            np.take(plan.best_const, t_i, out=b_c, mode="clip")
+            first = False
+        for j, col, _ in plan.var:
+            np.take(plan.base_t[j], t_i, out=tmp, mode="clip")
+            np.subtract(tmp, col[s:e], out=tmp)
+            if first:
+                b_c[...] = tmp
+                first = False
+            else:
+                np.maximum(b_c, tmp, out=b_c)
+    if plan.any_nan:
+        miss = np.zeros(m, dtype=bool)
+        for _, col, has_nan in plan.var + (plan.dvar if plan.dvar is not plan.var
+                                           else []):
+            if has_nan:
+                miss |= np.isnan(col[s:e])
+        if miss.any():
+            missing[s:e] = miss
+            d_c[miss] = -1
+            e_c[miss] = np.nan
+            if ic is not None:
+                ic[miss] = np.nan
+            if has_y:
+                c_c[miss] = np.nan
+                b_c[miss] = np.nan
+    if thr is not None:
+        skip = e_c < thr  # NaN compares False
+        if skip.any():
+            d_c[skip] = D
+            e_c[skip] = 0.0
+            if ic is not None:
+                ic[skip] = 0.0
+            if has_y:
+                c_c[skip] = 0.0
+        if has_y:
+            np.maximum(b_c, 0.0, out=b_c)  # NaN stays NaN
+    if ROI is not None:
+        if plan.ic_nonneg:  # C / IC gives the four ROI cases when no IC is negative
+            with np.errstate(divide="ignore", invalid="ignore"):
+                np.divide(c_c, ic, out=ROI[s:e])
+        else:
+            _roi_into(c_c, ic, ROI[s:e])
+    if not has_y:
+        return None
+    return _misclassified(post_t, t_i, F, s, e, T, tmp, gt)
+
+
+def _misclassified(post_t, t_i, F, s, e, T, tmp, gt):
+    """Frequency of rows ``s:e`` whose first largest posterior is not their level."""
+    m = e - s
+    k = np.empty(m, dtype=code_dtype(T))
+    kstep = np.empty(m, dtype=k.dtype)
+    _first_max(post_t, k, tmp, gt, kstep, need_value=False)
+    np.not_equal(k, t_i, out=gt)
+    return np.count_nonzero(gt) if F is None else float(np.dot(F[s:e], gt))
+
+
+class _CompiledChunks:
+    """The per-case step of :func:`_additive_chunk` on the compiled kernel
+    (:func:`dtdecide.decision._compiled.decide_rows`), chunk by chunk.
+
+    Per chunk the posteriors are checked (and prior-adjusted), and their products with
+    the matrix (every nonzero constant cost times the posteriors' sum subtracted) and
+    the misclassified frequency are computed by the NumPy steps of the chunk kernel;
+    the kernel does the rest in one pass over the chunk's rows, each row its own column
+    of the products: the decision costs, the first best decision, investment, computed
+    and best profit, missing cases, the implicit do-nothing and ROI, written in place.
+    The same outputs as the NumPy chunk kernel, bit for bit.
+    """
+
+    def __init__(self, matrix, plan, t_enc, rho, thr, outputs, F, t_keep):
+        from . import _compiled
+
+        self.kernel = _compiled.decide_rows
+        self.matrix, self.plan, self.t_enc, self.rho, self.thr = matrix, plan, t_enc, rho, thr
+        self.missing, self.D_codes, self.E, self.C, self.B, self.IC, self.ROI = outputs
+        self.F, self.t_keep = F, t_keep
+        self.var_j, self.var_cols = self._columns(plan.var)
+        self.dvar_j, self.dvar_cols = self._columns(plan.dvar)
+        self.base = np.ascontiguousarray(plan.base_t.T)
+        self.best_const = (plan.best_const if plan.best_const is not None
+                           else np.zeros(plan.n_levels))
+        self.none = np.zeros(0)
+        self.no_nodes = np.zeros(0, dtype=np.intp)
+        self.no_target = np.zeros(0, dtype=code_dtype(plan.n_levels))
+
+    @staticmethod
+    def _columns(var):
+        """Decision indices and the cost columns as rows of one (k, n) array (a view
+        for one column, no copy)."""
+        j = np.array([d for d, _, _ in var], dtype=np.intp)
+        cols = [np.asarray(col, dtype=_FLOAT) for _, col, _ in var]
+        if not cols:
+            return j, np.zeros((0, 0))
+        if len(cols) == 1:
+            return j, cols[0][None, :]
+        return j, np.stack(cols)
+
+    def __call__(self, P, s, e):
+        plan, none = self.plan, self.none
+        m = e - s
+        post = P[s:e]
+        s_row = np.dot(post, plan.ones)
+        check = self.rho is None  # else the raw posteriors are checked before adjusting
+        if not check:
+            _check_posterior_sums(post, s_row, s)
+            post = adjust_posteriors(post, self.matrix.priors, self.rho)
+            s_row = np.dot(post, plan.ones)
+        post_t = np.ascontiguousarray(post.T)
+        AT = np.dot(plan.base_t, post_t)
+        tmp = np.empty(m)
+        if plan.has_costs:
+            for j in plan.const_idx:
+                if plan.const[j] != 0.0:  # as the chunk kernel: the product, then the difference
+                    np.multiply(s_row, plan.const[j], out=tmp)
+                    np.subtract(AT[j], tmp, out=AT[j])
+        has_y = self.t_enc is not None
+        t_c = self.no_target
+        if has_y:
+            t_c = self.t_enc.codes(s, e)
+            if self.t_keep is not None:
+                self.t_keep[s:e] = t_c
+        var_cols = self.var_cols[:, s:e] if self.var_cols.shape[1] else self.var_cols
+        dvar_cols = self.dvar_cols[:, s:e] if self.dvar_cols.shape[1] else self.dvar_cols
+        IC, C, B, ROI = self.IC, self.C, self.B, self.ROI
+        gt = np.empty(m if has_y else 0, dtype=bool)
+        s_min, s_max, p_min = self.kernel(
+            self.no_nodes, True, AT, s_row, self.no_nodes, plan.const, self.var_j,
+            var_cols, self.dvar_j, dvar_cols, plan.any_nan, self.base, self.best_const,
+            plan.best_const is not None, t_c, has_y, none, False, False, IC is not None,
+            plan.has_costs, self.thr is not None, 0.0 if self.thr is None else self.thr,
+            self.D_codes[s:e], self.E[s:e], none if IC is None else IC[s:e],
+            none if C is None else C[s:e], none if B is None else B[s:e],
+            none if ROI is None else ROI[s:e], self.missing[s:e], t_c, False, none, m, 0,
+            m, post_t, True, gt)
+        # _check_posterior_sums from the kernel's minima and maxima
+        if check and not (s_max - 1.0 <= _SUM_TOL and 1.0 - s_min <= _SUM_TOL
+                         and p_min >= 0.0):
+            _check_posterior_chunk(post, s)
+        if not has_y:
+            return None
+        return np.count_nonzero(gt) if self.F is None else float(np.dot(self.F[s:e], gt))
+
+
+def _chunks_on_threads(step, n, chunk, n_threads):
+    """``[step(s, e) for each chunk]``, the chunks cut into contiguous ranges, one per
+    thread (the calling thread takes the first). An error is raised as the first chunk
+    that fails would raise it on one thread."""
+    n_chunks = -(-n // chunk)
+    bounds = [(c * chunk, min(c * chunk + chunk, n)) for c in range(n_chunks)]
+    n_threads = max(1, min(int(n_threads), n_chunks))
+    if n_threads == 1:
+        return [step(a, b) for a, b in bounds]
+    from concurrent.futures import ThreadPoolExecutor
+
+    results = [None] * n_chunks
+    errors = {}
+    cuts = np.linspace(0, n_chunks, n_threads + 1).astype(np.intp).tolist()
+
+    def run(lo, hi):
+        for c in range(lo, hi):
+            try:
+                results[c] = step(*bounds[c])
+            except Exception as exc:  # noqa: BLE001 - re-raised below, first chunk first
+                errors[c] = exc
+                return
+
+    with ThreadPoolExecutor(n_threads - 1, thread_name_prefix="dtdecide-decide",
+                            initializer=native_threads_per_worker) as pool:
+        futures = [pool.submit(run, a, b) for a, b in zip(cuts[1:-1], cuts[2:])]
+        run(cuts[0], cuts[1])
+        for f in futures:
+            f.result()
+    if errors:
+        raise errors[min(errors)]
+    return results
+
+
+def _compiled_step(n):
+    """Whether the per-case step of ``n`` cases runs on the compiled kernel: only under
+    ``kernels="compiled"`` (:func:`dtdecide.set_config`, ``DTDECIDE_KERNELS``).
+
+    Under ``"auto"`` the NumPy chunk kernel runs whatever the size and ``n_jobs``: its
+    vector passes were faster than the compiled loop on one thread and on two
+    (docs/dev/kernels.rst, ``benchmarks/bench_decide_threads.py``).
+    """
+    return kernels_mode() == "compiled" and use_compiled(n)
+
+
 def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
-                            D_codes, E, C, B, IC, ROI, F, t_keep):
+                            D_codes, E, C, B, IC, ROI, F, t_keep, *, n_jobs=1,
+                            compiled=False):
     """Fast chunk kernel of :func:`decide` for categorical matrices with additive costs.
 
     Same outputs (profit orientation) as :func:`_decide_chunks`: the expected profits
@@ -396,9 +657,14 @@ def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
     subtracted in place, the first maximum is found with branch-free vector passes,
     the consequences at the chosen decision and the actual level are gathered from the
     small matrix by a flat ``level * n_decisions + decision`` code, and every result is
-    written straight into the preallocated output arrays. The target is encoded chunk
-    by chunk (``t_enc``; codes kept in ``t_keep`` when given) and the misclassified
-    frequency is summed on the way.
+    written straight into the preallocated output arrays (:func:`_additive_chunk`). The
+    target is encoded chunk by chunk (``t_enc``; codes kept in ``t_keep`` when given)
+    and the misclassified frequency is summed on the way.
+
+    With ``compiled`` the per-case step runs on the compiled kernel instead
+    (:class:`_CompiledChunks`, the same outputs bit for bit); the chunks are shared
+    among ``n_jobs`` threads in contiguous ranges, and the chunks' misclassified
+    frequencies are added in chunk order, so nothing depends on ``n_jobs``.
 
     Returns
     -------
@@ -407,122 +673,30 @@ def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
         without a target).
     """
     n = P.shape[0]
-    D = plan.n_decisions
-    T = plan.n_levels
-    has_y = t_enc is not None
-    wrong = 0.0 if has_y else None
-    for s in range(0, n, chunk):
-        e = min(s + chunk, n)
-        m = e - s
-        post = P[s:e]
-        s_row = np.dot(post, plan.ones)
-        _check_posterior_sums(post, s_row, s)
-        if rho is not None:
-            post = adjust_posteriors(post, matrix.priors, rho)
-            s_row = np.dot(post, plan.ones)
-        gt = np.empty(m, dtype=bool)
-        tmp = np.empty(m)
-        step = np.empty(m, dtype=D_codes.dtype)
-        # level by level (contiguous rows): the product and the largest posterior
-        post_t = np.ascontiguousarray(post.T)
-        # A^T (D, m): row d holds A(., d); A(i,d) = sum_t post(i,t) base(t,d) - cost(i,d) s(i)
-        AT = np.dot(plan.base_t, post_t)
-        if plan.has_costs:
-            for j in plan.const_idx:
-                if plan.const[j] != 0.0:  # subtracting 0 * s changes no bit
-                    np.multiply(s_row, plan.const[j], out=tmp)
-                    np.subtract(AT[j], tmp, out=AT[j])
-            for j, col, _ in plan.dvar:
-                np.multiply(col[s:e], s_row, out=tmp)
-                np.subtract(AT[j], tmp, out=AT[j])
-        d_c = D_codes[s:e]
-        e_c = E[s:e]
-        _first_max(AT, d_c, e_c, gt, step)
-        del AT
-        if has_y:
-            t_c = t_enc.codes(s, e)
-            if t_keep is not None:
-                t_keep[s:e] = t_c
-            t_i = t_c.astype(np.intp, copy=False)
-            # flat code T(i) * D + D(i) into the (T, D) tables
-            code = t_i * D
-            code += d_c
-        ic = None
-        if IC is not None:
-            # Cost(i, D(i)): the constant part by a gather, a cost column where chosen
-            # (its decision has no constant, so adding mask * column is exact); codes
-            # are in range, "clip" only skips the bounds check
-            ic = IC[s:e]
-            if has_y:
-                np.take(plan.const_flat, code, out=ic, mode="clip")
-            else:
-                np.take(plan.const, d_c.astype(np.intp), out=ic, mode="clip")
-            for j, col, _ in plan.var:
-                np.equal(d_c, j, out=gt)
-                np.multiply(gt, col[s:e], out=tmp)
-                np.add(ic, tmp, out=ic)
-        if has_y:
-            c_c = C[s:e]
-            np.take(plan.base_flat, code, out=c_c, mode="clip")  # base(T(i), D(i))
-            if plan.has_costs:
-                np.subtract(c_c, ic, out=c_c)
-            b_c = B[s:e]
-            first = True
-            if plan.best_const is not None:
-                np.take(plan.best_const, t_i, out=b_c, mode="clip")
-                first = False
-            for j, col, _ in plan.var:
-                np.take(plan.base_t[j], t_i, out=tmp, mode="clip")
-                np.subtract(tmp, col[s:e], out=tmp)
-                if first:
-                    b_c[...] = tmp
-                    first = False
-                else:
-                    np.maximum(b_c, tmp, out=b_c)
-        if plan.any_nan:
-            miss = np.zeros(m, dtype=bool)
-            for _, col, has_nan in plan.var + (plan.dvar if plan.dvar is not plan.var
-                                               else []):
-                if has_nan:
-                    miss |= np.isnan(col[s:e])
-            if miss.any():
-                missing[s:e] = miss
-                d_c[miss] = -1
-                e_c[miss] = np.nan
-                if ic is not None:
-                    ic[miss] = np.nan
-                if has_y:
-                    c_c[miss] = np.nan
-                    b_c[miss] = np.nan
-        if thr is not None:
-            skip = e_c < thr  # NaN compares False
-            if skip.any():
-                d_c[skip] = D
-                e_c[skip] = 0.0
-                if ic is not None:
-                    ic[skip] = 0.0
-                if has_y:
-                    c_c[skip] = 0.0
-            if has_y:
-                np.maximum(b_c, 0.0, out=b_c)  # NaN stays NaN
-        if ROI is not None:
-            if plan.ic_nonneg:  # C / IC gives the four ROI cases when no IC is negative
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    np.divide(c_c, ic, out=ROI[s:e])
-            else:
-                _roi_into(c_c, ic, ROI[s:e])
-        if has_y:
-            k = np.empty(m, dtype=code_dtype(T))
-            kstep = np.empty(m, dtype=k.dtype)
-            _first_max(post_t, k, tmp, gt, kstep, need_value=False)
-            np.not_equal(k, t_i, out=gt)
-            wrong += np.count_nonzero(gt) if F is None else float(np.dot(F[s:e], gt))
+    if compiled:
+        outputs = (missing, D_codes, E, C, B, IC, ROI)
+        kernel = _CompiledChunks(matrix, plan, t_enc, rho, thr, outputs, F, t_keep)
+
+        def step(s, e):
+            return kernel(P, s, e)
+    else:
+        def step(s, e):
+            return _additive_chunk(P, matrix, plan, t_enc, rho, thr, s, e, missing,
+                                   D_codes, E, C, B, IC, ROI, F, t_keep)
+
+    parts = _chunks_on_threads(step, n, chunk, n_jobs)
+    if t_enc is None:
+        return None
+    wrong = 0.0
+    for x in parts:  # chunk order
+        wrong += x
     return wrong
 
 
 def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_costs=None,
            sample_weight=None, train_priors=None, target_name="target", threshold=None,
-           do_nothing="do nothing", chunk_size=None, capacity=None, budget=None):
+           do_nothing="do nothing", chunk_size=None, capacity=None, budget=None,
+           n_jobs=None):
     """Decide for every case and sum up the profit (or loss) of the decisions.
 
     For a categorical target, ``A(i,d) = sum_t Q(i,t,d) Post(i,t)`` and the decision
@@ -582,6 +756,15 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
     budget : dict, default=None
         ``{decision: B}``: the investment cost (revenue matrix) of the cases given that
         decision is at most ``B``; solved exactly as a mixed-integer program.
+    n_jobs : int, default=None
+        Threads that share the chunks of a categorical matrix with additive costs (the
+        common case: levels, constant costs and cost columns): None means 1 (unless a
+        ``joblib.parallel_config`` context says otherwise), -1 every core. Each
+        thread runs the chunk kernel's NumPy vector passes on its chunks (the
+        compiled per-case loop instead under ``kernels="compiled"``, see
+        :func:`dtdecide.set_config`; it was not faster). The result is the same bit
+        for bit whatever ``n_jobs`` and whichever kernels. Interval and case-specific
+        matrices, ``capacity`` and ``budget`` decide on one thread.
 
     Returns
     -------
@@ -652,6 +835,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         raise TypeError(f"matrix must be a DecisionMatrix; got {type(matrix).__name__}")
     if not isinstance(target_name, str):
         raise TypeError(f"target_name must be a str; got {target_name!r}")
+    n_threads = check_n_jobs(n_jobs)
     P, index = _posterior_array(posteriors_or_predictions, matrix)
     n = P.shape[0]
     given_index = index  # only a pandas input index is checked against y/costs/weights
@@ -774,7 +958,9 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
     with _one_blas_thread(n > chunk):
         if fast:
             wrong = _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
-                                            D_codes, E, C, B, IC, ROI, F, t_all)
+                                            D_codes, E, C, B, IC, ROI, F, t_all,
+                                            n_jobs=n_threads,
+                                            compiled=_compiled_step(n))
         else:
             wrong = _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk,
                                    missing, D_codes, E, C, B, IC, cls_wrong, F,

@@ -20,36 +20,15 @@ the compiled kernels never use Numba's own pool.
 
 import contextlib
 import itertools
-import numbers
 import queue
 import threading
 
 import numpy as np
 
-from ..._jit import _controller, native_threads_per_worker, one_blas_thread
+from ..._jit import _controller, check_n_jobs, native_threads_per_worker, one_blas_thread
 
 __all__ = ["ThreadPool", "check_n_jobs", "feature_groups", "feature_row_split",
            "thread_pool"]
-
-
-def check_n_jobs(n_jobs, name="n_jobs"):
-    """The number of threads that ``n_jobs`` asks for (an int >= 1).
-
-    Examples
-    --------
-    >>> from dtdecide.tree._kernels._parallel import check_n_jobs
-    >>> check_n_jobs(None), check_n_jobs(3)
-    (1, 3)
-    """
-    if n_jobs is not None and (
-        isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0
-    ):
-        raise ValueError(
-            f"{name} must be None or a non-zero integer (-1: every core); got {n_jobs!r}"
-        )
-    from joblib import effective_n_jobs
-
-    return max(1, int(effective_n_jobs(n_jobs)))
 
 
 class ThreadPool:

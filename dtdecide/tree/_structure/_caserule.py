@@ -242,7 +242,7 @@ def decide_cases(leaf, node_in, plan, *, revenue, target=None, weight=None,
     computed and best profit, ROI and missing flags. The posteriors' parts that do not
     depend on the case (their products with the matrix and sums) are computed once per
     node with the chunk kernel's NumPy products; the rest runs in
-    :func:`~dtdecide.tree._kernels._compiled_decide.case_decide_rows` over contiguous
+    :func:`~dtdecide.decision._compiled.decide_rows` over contiguous
     ranges of whole chunks of rows, one per thread, writing into the outputs in place.
 
     Parameters
@@ -277,7 +277,7 @@ def decide_cases(leaf, node_in, plan, *, revenue, target=None, weight=None,
         ``target`` (codes or None) and ``misclassified`` (None without ``target``).
     """
     from ..._dtypes import code_dtype
-    from .._kernels import _compiled_decide
+    from ...decision import _compiled as _compiled_decide
     from .._kernels._parallel import thread_pool
 
     leaf = np.ascontiguousarray(leaf, dtype=NODE_DTYPE)
@@ -292,7 +292,6 @@ def decide_cases(leaf, node_in, plan, *, revenue, target=None, weight=None,
         for j in plan.const_idx:
             if plan.const[j] != 0.0:
                 AT[j] = AT[j] - np.multiply(node_s, plan.const[j])
-    node_a = np.ascontiguousarray(AT.T)
     node_class = np.argmax(node_in, axis=1).astype(NODE_DTYPE)
     var_j = np.array([j for j, _, _ in plan.var], dtype=np.intp)
     cols = [np.ascontiguousarray(col, dtype=STAT_DTYPE) for _, col, _ in plan.var]
@@ -323,13 +322,14 @@ def decide_cases(leaf, node_in, plan, *, revenue, target=None, weight=None,
     best_const = plan.best_const if plan.best_const is not None else np.zeros(T)
 
     def run(bounds):
-        _compiled_decide.case_decide_rows(
-            leaf, node_a, node_s, node_class, plan.const, var_j, var_cols, plan.any_nan,
-            np.ascontiguousarray(plan.base_t.T), best_const, plan.best_const is not None,
-            t, has_y, w, weighted, revenue, plan.has_costs, d_out, e_out,
-            none if ic_out is None else ic_out, none if c_out is None else c_out,
-            none if b_out is None else b_out, none if roi_out is None else roi_out, miss,
-            t_out, keep, wrong, chunk, bounds[0], bounds[1])
+        _compiled_decide.decide_rows(
+            leaf, False, AT, node_s, node_class, plan.const, var_j, var_cols, var_j,
+            var_cols, plan.any_nan, np.ascontiguousarray(plan.base_t.T), best_const,
+            plan.best_const is not None, t, has_y, w, weighted, True, revenue,
+            plan.has_costs, False, 0.0, d_out, e_out, none if ic_out is None else ic_out,
+            none if c_out is None else c_out, none if b_out is None else b_out,
+            none if roi_out is None else roi_out, miss, t_out, keep, wrong, chunk,
+            bounds[0], bounds[1], np.zeros((0, 0)), False, np.zeros(0, dtype=bool))
 
     # contiguous ranges of whole chunks, one per thread
     n_threads = max(1, min(int(n_jobs), n_chunks))
