@@ -7,8 +7,8 @@ threads of :mod:`dtdecide.tree._kernels._parallel`, each thread on its own featu
 visited in increasing order and every float sum is accumulated in that order, so a result
 does not depend on how the work is shared among threads. The one exception is exact:
 on many threads, whole-number float32 class counts may also be built a chunk of rows
-per thread and the chunks summed (``_histogram._row_chunks``), which is the same
-integers in any order.
+per thread (the callers pass views of the chunk's rows) and the chunks summed
+(``_histogram._row_chunks``), which is the same integers in any order.
 
 Importing this module imports Numba; callers import it only when
 :func:`dtdecide._jit.use_compiled` says so. Kernels compile on their first call with a
@@ -48,8 +48,7 @@ def slot_bases(rows, use_rows, slots, codes, use_codes, stride, base, start, sto
 
 @_jit
 def hist_classes(X, rows, use_rows, slots, use_slots, base, codes, weights, weight_index,
-                 by_index, n_classes, features, offsets, widths, hist, counts, with_counts,
-                 lo_row, hi_row):
+                 by_index, n_classes, features, offsets, widths, hist, counts, with_counts):
     """Class histograms of the rows into ``hist`` (twin of ``_accumulate_chunk``).
 
     ``X`` (n_samples, n_features) binned, Fortran order; ``rows`` the included rows
@@ -62,10 +61,7 @@ def hist_classes(X, rows, use_rows, slots, use_slots, base, codes, weights, weig
     n_cells, n_channels) and ``counts`` (n_slots, n_cells), both C-contiguous, are added
     to, cells
     ``offsets[j] + b`` of ``features`` only. Binned values ``>= widths[j] - 1`` (the
-    shared missing code) go to the feature's last cell. Only the included rows at
-    positions ``lo_row:hi_row`` are added (``hi_row`` clipped to their number): threads
-    that share a pass by rows as well as by features each take a chunk of them, into
-    their own histograms (see ``_histogram._row_chunks``).
+    shared missing code) go to the feature's last cell.
 
     The arrays are addressed flat, and each row's slot and class offset
     (``slot * n_cells * n_channels + code``) is read from ``base`` (:func:`slot_bases`,
@@ -76,20 +72,7 @@ def hist_classes(X, rows, use_rows, slots, use_slots, base, codes, weights, weig
     (``criterion="profit"``) the included rows' weights are gathered once as well. Every
     cell still receives its rows in increasing order.
     """
-    n_all = rows.shape[0] if use_rows else slots.shape[0] if use_slots else X.shape[0]
-    hi_ = min(max(hi_row, 0), n_all)
-    lo_ = min(max(lo_row, 0), hi_)
-    n = hi_ - lo_
-    # from here on, position i is included row lo_ + i and, without a row list, row r
-    # is row r0 + r: views of the arrays shifted to the chunk (a loop from a start that
-    # the compiler cannot prove non-negative checks every index: 1.5x the time)
-    r0 = 0 if use_rows else lo_
-    rows = rows[lo_:hi_]
-    slots = slots[lo_:hi_]
-    base = base[lo_:hi_]
-    codes = codes[r0:]
-    weight_index = weight_index[r0:]
-    weights = weights[:, 0 if by_index else r0:]  # by level: not per row
+    n = rows.shape[0] if use_rows else slots.shape[0] if use_slots else X.shape[0]
     n_groups = weights.shape[0]
     n_cells = hist.shape[1]
     C = hist.shape[2]
@@ -110,7 +93,7 @@ def hist_classes(X, rows, use_rows, slots, use_slots, base, codes, weights, weig
         j = features[jj]
         top = widths[j] - 1
         lo = offsets[j]
-        col = X[:, j][r0:] if r0 else X[:, j]
+        col = X[:, j]
         # (the cell's offset as lo * C + b * C: measurably faster than (lo + b) * C)
         loc = lo * C
         if n_groups == 0 and not with_counts:  # unit weights: the common case
