@@ -224,11 +224,6 @@ def test_class_weights_same_tree_float32_and_float64_histograms(monkeypatch, nam
     assert_same_tree(mem.tree_, dsk.tree_)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known: with fractional sample weights a pure node's absent class keeps a rounding "
-    "residue of the sibling subtraction (about 1e-14), which differs with the order of "
-    "additions; its Gini exceeds machine epsilon, so both fits split the pure node on "
-    "the noise, at different columns"))
 def test_fractional_weights_same_tree():
     frame, ddf = frames(0)
     frame = frame.assign(wf=frame["w"] * 0.37 + 0.01)

@@ -45,6 +45,8 @@ def test_apply_reproduces_training_partition(seed, weighted, criterion):
         assert tree.n_node_samples[node] == rows.sum()
         expected = np.bincount(y[rows], weights=ww[rows], minlength=3)
         np.testing.assert_allclose(tree.value[node], expected, rtol=1e-10, atol=1e-9)
+        # a class absent from the node weighs exactly nothing (no subtraction residue)
+        assert np.array_equal(tree.value[node] > 0, expected > 0)
         assert tree.weighted_n_node_samples[node] == pytest.approx(ww[rows].sum())
         assert tree.impurity[node] == pytest.approx(
             float(impurity(expected, criterion)), abs=1e-9
@@ -53,6 +55,8 @@ def test_apply_reproduces_training_partition(seed, weighted, criterion):
     assert np.all(tree.n_node_samples[leaf] >= 3)
     internal = ~leaf
     assert np.all(tree.n_node_samples[internal] >= 6)
+    # a pure node is a leaf
+    assert np.all((tree.value[internal] > 0).sum(axis=1) >= 2)
     assert tree.max_depth <= 5
     # children add up to their parent
     lc, rc = tree.children_left[internal], tree.children_right[internal]

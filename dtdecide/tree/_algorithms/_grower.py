@@ -65,6 +65,10 @@ __all__ = [
 ]
 
 _EPS = np.finfo(np.float64).eps
+# a class whose weight in a node is at most this fraction of its weight in the whole
+# sample is absent from the node: what is left is the rounding residue of histograms
+# computed as parent minus sibling (about 1e-15 to 1e-14 of the sample's class weight)
+_RESIDUE_RTOL = 1e-11
 # criterion="profit": least gain of a split relative to the total money at stake (gains
 # below it are rounding noise of "parent - child" sums)
 _PROFIT_RTOL = 1e-11
@@ -255,7 +259,10 @@ def _child_sums(ctx, level, sel, feat, table, chosen):
     child_sums = np.stack([left_sums, right_sums], axis=1).reshape(2 * ns, -1)
     child_cnt = np.stack([left_cnt, right_cnt], axis=1).reshape(2 * ns)
     if ctx.is_classification:
-        np.maximum(child_sums, 0.0, out=child_sums)
+        # parent-minus-sibling histograms leave a residue where a class is absent from a
+        # child (fractional weights): zero, so that a pure child is a leaf whatever the
+        # order of the additions (in memory and on Dask alike)
+        child_sums[child_sums <= ctx.residue_tol] = 0.0
     return child_sums, child_cnt, left_cnt, right_cnt
 
 
@@ -918,6 +925,7 @@ def _grow(ctx, n_samples, max_leaf_nodes, shift, *, min_rows=None):
     root = Level(np.array([0], dtype=np.intp), 0, *ctx.source.root(ctx))
     root_sums = root.hist[0][0, : ctx.layout.widths[0]].sum(axis=0)
     ctx.total_weight = float(ctx.weight_of(ctx.crit_sums(root_sums)))
+    ctx.residue_tol = _RESIDUE_RTOL * np.abs(root_sums)
     ctx.nodes.add(np.array([-1]), 0, [n_samples], root_sums[None, :])
     # the growers take the level out of a list: no frame keeps a finished level alive
     root = [root]

@@ -55,9 +55,9 @@ The fitted estimator is an ordinary in-memory tree. On data that fit both ways w
 same bins it is the in-memory tree: the same splits and counts, and the same sums up to
 the order of floating-point additions (exactly the same when those sums are exact, e.g.
 integer weights and costs, and unit rows with class weights: their float32 count
-histograms are exact in any order). With fractional sample weights a pure node can keep a
-rounding residue of its absent class from the sibling subtraction; it is then split on
-that noise in both fits, possibly at another column (see the scaling guide).
+histograms are exact in any order). With fractional sample weights the sums differ in the last
+bits; a class absent from a node weighs exactly zero in both fits (the residue of the
+sibling subtraction is dropped, see the scaling guide), so pure nodes are leaves in both.
 
 Scoring (``predict``, ``predict_proba``, ``apply``, ``predict_decision``, ``decide`` with
 its options) on a Dask DataFrame runs per partition and keeps the index; ``decide`` returns the case table as a Dask DataFrame
