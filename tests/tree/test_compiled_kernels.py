@@ -401,10 +401,15 @@ def data(seed, n):
 MATRIX = DecisionMatrix({"accept": [20.0, -10.0], "reject": [0.0, 0.0]},
                         levels=["good", "bad"], kind="revenue", costs={"accept": "offer"})
 
+# no case costs: the profit grower histograms class counts and maps them to money
+LEVEL_MATRIX = DecisionMatrix({"accept": [20.3, -10.7], "reject": [0.0, 0.0]},
+                              levels=["good", "bad"])
+
 CLASSIFIER_CASES = {
     "gini": dict(criterion="gini"),
     "entropy": dict(criterion="entropy"),
     "profit": dict(criterion="profit", decision_matrix=MATRIX),
+    "profit-levels": dict(criterion="profit", decision_matrix=LEVEL_MATRIX),
     "case-rule": dict(criterion="profit", decision_matrix=MATRIX, decision_rule="case",
                       posterior_smoothing=0),
     "best-first": dict(criterion="gini", max_depth=None, max_leaf_nodes=9),
@@ -422,7 +427,7 @@ def test_same_classifier_tree(case, seed, weighted, n_jobs):
     kw = {"max_depth": 5, "min_samples_leaf": 3, "random_state": 0, "n_jobs": n_jobs,
           **CLASSIFIER_CASES[case]}
     fit_kw = {"sample_weight": w}
-    if "decision_matrix" in kw:
+    if kw.get("decision_matrix") is MATRIX:
         fit_kw["costs"] = costs
     a, b = both(lambda: ProfitTreeClassifier(**kw).fit(X, y, **fit_kw))
     assert_same_tree(a.tree_, b.tree_)
@@ -879,8 +884,10 @@ def test_split_children_equal_numpy_twin(seed, ns, width, n_classes, clip):
     chosen = rng.integers(0, high, size=(ns, width, n_classes)).astype(np.float32)
     chosen[rng.random((ns, width)) < 0.3] = 0.0
     table = rng.random((ns, width)) < rng.random()
+    # residue_tol 0: whole-number counts leave no residue (the grower's tolerance, a
+    # fraction of the root's sums, zeroes nothing a unit count could hold)
     ctx = SimpleNamespace(is_classification=clip, compiled=False, layout=None,
-                          weight_of=channel_sum)
+                          weight_of=channel_sum, residue_tol=0.0)
     level = SimpleNamespace(counts=[None])
     sums, cnt, left, right = _child_sums(ctx, level, np.arange(ns), None, table, chosen)
     got_sums = np.empty_like(sums)

@@ -4,7 +4,8 @@
 histograms: the same chosen splits (feature, threshold, categorical left sets, missing
 side), gains equal to a relative 1e-12 (bit for bit but for weighted entropy, whose
 ``log2`` is the C library's: there to 1e-12 of the node's weight), for
-every criterion and profit method, row counts or weights, class weights, categorical
+every criterion and profit method (on money sums, or on level counts mapped to money),
+row counts or weights, class weights, categorical
 features, missing values, ``per_feature`` and one or two threads; and the same trees,
 node for node, for the fits that the other twin tests do not grow.
 """
@@ -43,10 +44,26 @@ def scan_case(draw):
     weighted = draw(st.booleans())
     weights = rows * rng.uniform(0.2, 3.0, size=shape) if weighted else rows.astype(float)
     class_weight = None
+    channel_map = None
     if criterion == "variance":
         mean, var = rng.normal(size=shape), rng.uniform(0.0, 2.0, size=shape)
         hist = np.stack([weights, weights * mean, weights * (mean * mean + var)], axis=-1)
         is_clf, crit = False, criterion
+    elif criterion == "profit" and draw(st.booleans()):
+        # money per level (no case costs): the histogram holds the level counts and the
+        # scan derives the money channels through the grower's level map
+        crit = ProfitCriterion(draw(st.integers(2, 4)), draw(st.sampled_from(PROFIT_METHODS)))
+        n_levels = draw(st.integers(2, 4))
+        table = rng.normal(size=(n_levels, crit.n_decisions)).round(draw(st.sampled_from([0, 2])))
+        codes, amounts = crit.row_channels(table, rng.uniform(0.5, 2.0, size=n_levels))
+        channel_map = np.zeros((n_levels, crit.n_channels))
+        for k in range(crit.n_groups):
+            channel_map[np.arange(n_levels), k * crit.n_decisions + codes] = amounts[k]
+        hist = np.stack([rng.multinomial(r, np.ones(n_levels) / n_levels)
+                         for r in rows.ravel()]).reshape(*shape, n_levels).astype(float)
+        if weighted:
+            hist = hist * rng.uniform(0.2, 3.0, size=hist.shape)
+        is_clf = True
     elif criterion == "profit":
         crit = ProfitCriterion(draw(st.integers(2, 4)), draw(st.sampled_from(PROFIT_METHODS)))
         share = rng.dirichlet(np.ones(crit.n_channels), size=shape)
@@ -65,7 +82,7 @@ def scan_case(draw):
         is_clf, crit = True, criterion
     # float32 histograms only where a fit makes them: unweighted class counts
     # (HistogramTarget.hist_dtype); the variance and profit scans always get float64
-    small = not weighted and criterion in FLOAT32_CRITERIA
+    small = not weighted and (criterion in FLOAT32_CRITERIA or channel_map is not None)
     dtype = np.float32 if small and draw(st.booleans()) else np.float64
     hist = hist.astype(dtype)
     counts = rows.astype(np.int32) if (weighted or draw(st.booleans())) else None
@@ -80,7 +97,7 @@ def scan_case(draw):
               class_weight=class_weight,
               is_categorical=rng.random(layout.widths.size) < 0.4,
               min_samples_leaf=draw(st.integers(1, 4)), layout=layout,
-              per_feature=draw(st.booleans()))
+              per_feature=draw(st.booleans()), channel_map=channel_map)
     return hist, counts, kw, draw(st.sampled_from([1, 2]))
 
 

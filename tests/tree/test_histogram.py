@@ -239,36 +239,75 @@ def test_out_arrays_are_filled_in_place():
                          out=(np.zeros((3, 2 * layout.n_cells, 3))[:, ::2], None))
 
 
-@pytest.mark.parametrize("kernels", ["numpy", "compiled"])
-@pytest.mark.parametrize("chunk_size", [1 << 18, 7])
-def test_weights_per_level_equal_the_per_row_weights(kernels, chunk_size):
-    """``weight_index``: each row reads its weights at its level, bit for bit the
-    histograms of the per-row weights they stand for (two groups, flat layout)."""
-    from dtdecide import config_context
-    from dtdecide.tree._kernels._parallel import ThreadPool
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_levels=st.integers(2, 4), n_dec=st.integers(2, 3),
+       method=st.sampled_from(["cost_gini", "regret_gini", "profit"]),
+       weighted=st.booleans(), threads=st.sampled_from([None, 2]),
+       kernels=st.sampled_from(["numpy", "compiled"]))
+def test_money_from_level_counts_equals_the_per_row_sums(seed, n_levels, n_dec, method,
+                                                         weighted, threads, kernels):
+    """``criterion="profit"`` without case costs: the money channels derived from the
+    class-count histograms (``map_channels(counts, level_map)``) equal the histograms
+    that add every case's own money amounts row by row (its level's row of the table,
+    times its sample weight), to a relative 1e-12 of the node's money; the row counts
+    are the same. The grower's ``level_map`` is the one tested (``_profit_target``)."""
+    from types import SimpleNamespace
 
-    Xb, rows, slots, codes, _ = _data(7, n=300)
-    rng = np.random.default_rng(7)
-    level = rng.integers(0, 3, size=300).astype(np.int8)
-    table = rng.random((2, 3)) * 10
-    per_row = HistogramTarget(codes=codes, n_classes=3, weights=table[:, level])
-    by_level = HistogramTarget(codes=codes, n_classes=3, weights=table, weight_index=level)
+    from dtdecide import config_context
+    from dtdecide.tree._algorithms._grower import _profit_target
+    from dtdecide.tree._kernels._histogram import map_channels
+    from dtdecide.tree._kernels._parallel import ThreadPool
+    from dtdecide.tree._kernels._profit import ProfitCriterion
+
+    rng = np.random.default_rng(seed)
+    n = 400
+    Xb, rows, slots, _, _ = _data(seed % 1000, n=n)
+    level = rng.integers(0, n_levels, size=n).astype(np.int8)
+    table = rng.normal(size=(n_levels, n_dec)).round(2) * 10
+    sw = rng.random(n) * 3 if weighted else None
+    cw = rng.random(n_levels) + 0.5
+    counts_target = HistogramTarget(codes=level, n_classes=n_levels, weights=sw)
+    case_profit = SimpleNamespace(level_table=table)
+    profit, target, _, level_map = _profit_target(case_profit, method, level, n_levels, sw,
+                                                  cw, n, counts_target)
+    assert target is counts_target and level_map.shape == (n_levels, profit.n_channels)
+    # the direct path: every case's own amounts (row_channels of its level's row)
+    direct_codes, direct_w = ProfitCriterion(n_dec, method).row_channels(
+        table[level], (np.ones(n) if sw is None else sw) * cw[level])
+    direct = HistogramTarget(codes=direct_codes, n_classes=n_dec, weights=direct_w)
     layout = BinLayout([7, 5, 7])
     Xb = np.asfortranarray(np.minimum(Xb, np.array([6, 4, 6], dtype=np.uint8)))
-    for pool_threads in (None, 2):
+
+    def build(t):
         with config_context(kernels=kernels):
-            if pool_threads is None:
-                got = build_histograms(Xb, rows, slots, 4, layout, by_level, with_counts=True,
-                                       chunk_size=chunk_size)
-            else:
-                with ThreadPool(pool_threads) as pool:
-                    got = build_histograms(Xb, rows, slots, 4, layout, by_level,
-                                           with_counts=True, chunk_size=chunk_size, pool=pool)
-            expect = build_histograms(Xb, rows, slots, 4, layout, per_row, with_counts=True,
-                                      chunk_size=chunk_size)
-        assert got[0].tobytes() == expect[0].tobytes()
-        np.testing.assert_array_equal(got[1], expect[1])
-    with pytest.raises(ValueError, match="weight_index"):
-        HistogramTarget(codes=codes, n_classes=3, weight_index=level)
-    with pytest.raises(ValueError, match="weight_index"):
-        HistogramTarget(codes=codes, n_classes=3, weights=table, weight_index=level[:5])
+            if threads is None:
+                return build_histograms(Xb, rows, slots, 4, layout, t, with_counts=True)
+            with ThreadPool(threads) as pool:
+                return build_histograms(Xb, rows, slots, 4, layout, t, with_counts=True,
+                                        pool=pool)
+
+    (lev, lev_counts), (money, money_counts) = build(target), build(direct)
+    assert lev.dtype == (np.float64 if weighted else np.float32)
+    derived = map_channels(lev, level_map)
+    scale = np.abs(money).sum(axis=(1, 2), keepdims=True) + 1e-300
+    np.testing.assert_allclose(derived / scale, money / scale, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(lev_counts, money_counts)
+    if not weighted:  # unit weights: the counts are the channels' sum, exactly
+        np.testing.assert_array_equal(lev.sum(axis=-1), lev_counts)
+
+
+def test_map_channels_adds_level_by_level():
+    """``map_channels`` is ``sums @ channel_map`` with the products added in level order
+    (the compiled scan's order), float64 from float32 counts."""
+    from dtdecide.tree._kernels._histogram import map_channels
+
+    rng = np.random.default_rng(3)
+    counts = rng.integers(0, 1000, size=(5, 6, 3)).astype(np.float32)
+    M = rng.normal(size=(3, 4))
+    got = map_channels(counts, M)
+    assert got.dtype == np.float64 and got.shape == (5, 6, 4)
+    c = counts.astype(np.float64)
+    expect = c[..., 0, None] * M[0] + c[..., 1, None] * M[1]
+    expect = expect + c[..., 2, None] * M[2]
+    assert got.tobytes() == expect.tobytes()
+    np.testing.assert_allclose(got, c @ M, rtol=1e-12)

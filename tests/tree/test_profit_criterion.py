@@ -470,10 +470,14 @@ def test_growth_consequences_refuse_a_stake_that_overflows():
 @pytest.mark.parametrize("kernels", ["numpy", "compiled"])
 @pytest.mark.parametrize("n_jobs", [1, 2])
 @pytest.mark.parametrize("priors", [None, [0.3, 0.7]])
-def test_level_consequences_grow_the_per_case_tree(monkeypatch, kernels, n_jobs, priors):
-    """A matrix without case costs: the grower takes each case's best decision and
-    weights from its level's row (no per-case array), and grows the tree of the per-case
-    consequences -- the same splits, counts and values, bit for bit."""
+@pytest.mark.parametrize("weighted", [False, True])
+def test_level_consequences_grow_the_per_case_tree(monkeypatch, kernels, n_jobs, priors,
+                                                   weighted):
+    """A matrix without case costs: the grower histograms the class counts (sample-
+    weighted or not) and derives the money channels from them and the level table
+    (``level_map``), and grows the tree of the per-case consequences -- the same
+    splits, row counts and values; the impurities (money from counts times amounts
+    instead of added case by case) agree to 1e-12."""
     from dtdecide import config_context
     from dtdecide.tree._algorithms import _grower
     from dtdecide.tree._estimator import _classes
@@ -484,6 +488,7 @@ def test_level_consequences_grow_the_per_case_tree(monkeypatch, kernels, n_jobs,
                       "c": rng.integers(0, 5, size=n).astype(float)})
     p = 1 / (1 + np.exp(-(X["a"] - 0.5 + X["b"] * X["c"] / 3)))
     y = (rng.random(n) < p).astype(int)
+    w = rng.integers(1, 4, size=n).astype(float) if weighted else None
     m = DecisionMatrix({"call": [10.3, -1.1], "skip": [0.0, 0.0]}, levels=[1, 0],
                        priors=priors)
     kw = dict(decision_matrix=m, criterion="profit", max_depth=6, n_jobs=n_jobs,
@@ -494,17 +499,55 @@ def test_level_consequences_grow_the_per_case_tree(monkeypatch, kernels, n_jobs,
 
     def spy(*a, **k):
         out = target(*a, **k)
-        seen.append(out[1].weight_index is not None)
+        seen.append(out[3] is not None)
         return out
 
     monkeypatch.setattr(_grower, "_profit_target", spy)
     with config_context(kernels=kernels):
-        fast = ProfitTreeClassifier(**kw).fit(X, y)
+        fast = ProfitTreeClassifier(**kw).fit(X, y, sample_weight=w)
         monkeypatch.setattr(_classes, "level_consequences", lambda cons: None)
-        ref = ProfitTreeClassifier(**kw).fit(X, y)
+        ref = ProfitTreeClassifier(**kw).fit(X, y, sample_weight=w)
     assert seen == [True, False]
     assert fast.split_criterion_ == "profit" and fast.tree_.n_leaves > 8
     for name in ("feature", "threshold", "n_node_samples", "weighted_n_node_samples",
-                 "value", "impurity"):
+                 "value"):
         a, b = getattr(fast.tree_, name), getattr(ref.tree_, name)
         assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), name
+    np.testing.assert_allclose(fast.tree_.impurity, ref.tree_.impurity, rtol=1e-12,
+                               atol=1e-12 * float(np.max(ref.tree_.impurity)))
+
+
+@pytest.mark.parametrize("method", ["cost_gini", "regret_gini", "profit_gini"])
+def test_level_map_tree_same_for_kernels_and_threads(method):
+    """Three levels, three decisions (one level's best decision shared), categorical and
+    missing inputs, sample weights: the level-count grower gives the same tree, bit for
+    bit, with the compiled kernels and the NumPy twins, and for n_jobs 1, 2 and 3."""
+    from test_n_jobs import assert_same_tree
+
+    from dtdecide import config_context
+
+    rng = np.random.default_rng(5)
+    n = 2500
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.exponential(size=n),
+                      "c": pd.Categorical(rng.choice(list("pqrstu"), size=n)),
+                      "d": rng.integers(0, 4, size=n).astype(float)})
+    X.loc[rng.random(n) < 0.1, "a"] = np.nan
+    X.loc[rng.random(n) < 0.05, "c"] = np.nan
+    signal = X["a"].fillna(0) - X["b"] + (X["c"].cat.codes % 2) + rng.normal(size=n) * 0.5
+    y = np.digitize(signal, [-1.0, 0.3])
+    m = DecisionMatrix([[5.3, 0.0, -1.2], [2.1, 3.7, 0.0], [-4.4, 0.0, 6.1]],
+                       levels=[0, 1, 2], decisions=["x", "y", "z"])
+    w = rng.integers(1, 4, size=n).astype(float)
+    trees = []
+    for kernels in ("numpy", "compiled"):
+        for n_jobs in (1, 2, 3):
+            for sw in (None, w):
+                est = ProfitTreeClassifier(decision_matrix=m, criterion="profit",
+                                           max_depth=5, min_samples_leaf=3, n_jobs=n_jobs,
+                                           random_state=0)
+                est._profit_method = method
+                with config_context(kernels=kernels):
+                    trees.append((sw is None, est.fit(X, y, sample_weight=sw).tree_))
+    assert trees[0][1].n_leaves > 10
+    for unit, tree in trees[2:]:
+        assert_same_tree(trees[0 if unit else 1][1], tree)

@@ -53,7 +53,13 @@ from .._kernels._criteria import (
     impurity,
     split_gain,
 )
-from .._kernels._histogram import DEFAULT_CHUNK_SIZE, BinLayout, HistogramTarget, build_histograms
+from .._kernels._histogram import (
+    DEFAULT_CHUNK_SIZE,
+    BinLayout,
+    HistogramTarget,
+    build_histograms,
+    map_channels,
+)
 from .._kernels._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
 from .._kernels._splitter import SplitResult, find_best_splits
 from .._structure._tree import TreeStructure
@@ -189,12 +195,21 @@ class _NodeTable:
 
 
 class _Context:
-    """Everything constant during growth."""
+    """Everything constant during growth.
+
+    ``level_map`` (``criterion="profit"`` without case costs): the histograms and node
+    sums hold per-level counts, and ``crit_sums`` maps them to the money channels
+    (:func:`~dtdecide.tree._kernels._histogram.map_channels`); None otherwise.
+    """
+
+    level_map = None
 
     def __init__(self, **kw):
         self.__dict__.update(kw)
 
     def crit_sums(self, sums):
+        if self.level_map is not None:
+            return map_channels(sums, self.level_map)
         return sums * self.class_weight if self.class_weight is not None else sums
 
     def weight_of(self, sums):
@@ -217,6 +232,7 @@ class _Context:
                 layout=self.layout,
                 pool=getattr(self, "pool", None),
                 n_rows=getattr(self, "n_rows", None),
+                channel_map=self.level_map,
             )
             for hist, counts in zip(level.hist, level.counts)
         ]
@@ -249,6 +265,8 @@ def _child_sums(ctx, level, sel, feat, table, chosen):
     ns = sel.size
     if level.counts[0] is not None:
         cnt = _gather(ctx.layout, level, level.counts, sel, feat)  # (ns, B)
+    elif getattr(ctx, "level_map", None) is not None:  # unit-weight level counts
+        cnt = channel_sum(chosen)
     else:
         cnt = ctx.weight_of(chosen)
     left_sums = np.einsum("sbc,sb->sc", chosen, table)
@@ -274,9 +292,11 @@ def _expand(ctx, level, split, do):
     feat = split.feature[sel]
     table = split.go_left[sel]
     chosen = _gather(ctx.layout, level, level.hist, sel, feat)  # (ns, B, C), by binned value
-    if (chosen.dtype == np.float32 and ctx.is_classification and ctx.profit is None
+    if (chosen.dtype == np.float32 and ctx.is_classification
+            and (ctx.profit is None or ctx.level_map is not None)
             and level.counts[0] is None and _compiled_fit(ctx)):
-        # unit-weight class counts, a node's count their sum: the children in one pass
+        # unit-weight class (or level) counts, a node's count their sum: the children in
+        # one pass
         from .._kernels import _compiled_sums
 
         child_sums = np.empty((2 * ns, chosen.shape[2]), dtype=chosen.dtype)
@@ -609,8 +629,9 @@ def grow_tree(X_binned, binner, *, y, n_classes=None, sample_weight=None, criter
         is freed before the tree grows (the estimators pass one). A callable with a
         ``level_table`` attribute (an ``(n_classes, n_decisions)`` array; see
         :func:`~dtdecide.tree._kernels._profit.level_consequences`) says that every
-        case's consequences are its class's row: without ``sample_weight`` the grower
-        then takes them from the table (no per-case array) and does not call it.
+        case's consequences are its class's row: the grower then histograms the
+        (sample-weighted) class counts and derives the money from them and the table
+        (no per-case array; the callable is not called).
     profit_method : str, default=DEFAULT_PROFIT_METHOD
         ``criterion="profit"`` only: one of :data:`dtdecide.tree._kernels._profit.PROFIT_METHODS`.
     check_input : bool, default=True
@@ -784,11 +805,12 @@ def _make_context(X_binned, binner, *, y, n_classes, sample_weight, criterion, l
 
     profit = None
     value_rows = None
+    level_map = None
     if criterion == "profit":
         # the histograms hold the money channels; ``value`` is summed from the rows after
-        profit, target, value_rows = _profit_target(
+        profit, target, value_rows, level_map = _profit_target(
             case_profit, profit_method, y_value, n_classes, sample_weight, class_weight,
-            n_samples,
+            n_samples, target if is_classification else None,
         )
         criterion, class_weight, loss_matrix, shift = profit, None, None, 0.0
         is_classification = True
@@ -810,6 +832,7 @@ def _make_context(X_binned, binner, *, y, n_classes, sample_weight, criterion, l
                           min_impurity_decrease, max_leaf_nodes),
         profit=profit,
         value_rows=value_rows,
+        level_map=level_map,
         pool=None,
     )
     return ctx, shift
@@ -903,7 +926,7 @@ def node_split_candidates(X_binned, binner, rows, *, y, n_classes=None, sample_w
         hist, counts, is_classification=ctx.is_classification, criterion=ctx.criterion,
         loss_matrix=ctx.loss_matrix, class_weight=ctx.class_weight,
         is_categorical=ctx.is_categorical, min_samples_leaf=ctx.min_samples_leaf,
-        layout=ctx.layout, per_feature=True,
+        layout=ctx.layout, per_feature=True, channel_map=ctx.level_map,
     )
     return out
 
@@ -1010,26 +1033,35 @@ def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_w
 
 
 def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class_weight,
-                   n_samples):
-    """Criterion, histogram target and value inputs of ``criterion="profit"``."""
+                   n_samples, class_target=None):
+    """Criterion, histogram target, value inputs and level map of ``criterion="profit"``.
+
+    Where every case's consequences are its level's row of ``case_profit.level_table``
+    (and the target is classified: ``class_target``, the class counts of the rows,
+    weighted by ``sample_weight`` if any), the money a case adds to each channel is its
+    level's (times its sample weight): the histograms are then the class counts
+    themselves and the money channels of a cell are derived from them, ``counts @
+    level_map`` (:func:`~dtdecide.tree._kernels._histogram.map_channels`), where
+    ``level_map[t, k * D + b(t)]`` is group ``k``'s amount of one case of level ``t``
+    (``b(t)`` its best decision). Otherwise the histograms sum every case's own amounts
+    (``level_map`` None).
+    """
     # unit weights: a read-only broadcast of 1, not an array of ones
     F = np.broadcast_to(1.0, (n_samples,)) if sample_weight is None else sample_weight
     table = getattr(case_profit, "level_table", None)
-    if (table is not None and sample_weight is None and n_classes is not None
-            and table.shape[0] == n_classes and n_classes <= np.iinfo(np.int8).max
-            and np.asarray(y_value).dtype.kind in "iu"):
-        # every case's consequences are its level's row of ``table``: best decision and
-        # weights once per level (the numbers each case of the level would get), the
-        # histograms reading a case's weights at its level; no per-case array of them
+    if (table is not None and class_target is not None and n_classes is not None
+            and table.shape[0] == n_classes):
+        # one case of each level: its best decision and amounts (row_channels of the
+        # table, class weights folded in), placed in its decision's channel of each group
         profit = ProfitCriterion(table.shape[1], method)
-        one = np.broadcast_to(1.0, (n_classes,))
-        codes, weights = profit.row_channels(table, one if class_weight is None
-                                             else one * class_weight)
-        level = np.asarray(y_value, dtype=np.int8)
-        codes = codes.astype(code_dtype(profit.n_decisions)).take(level)
-        target = HistogramTarget(codes=codes, n_classes=profit.n_decisions, weights=weights,
-                                 weight_index=level)
-        return profit, target, (y_value, F, n_classes)
+        one = np.ones(n_classes)
+        codes, weights = profit.row_channels(
+            table, one if class_weight is None else one * class_weight)
+        D = profit.n_decisions
+        level_map = np.zeros((n_classes, profit.n_channels))
+        for k in range(profit.n_groups):
+            level_map[np.arange(n_classes), k * D + codes] = weights[k]
+        return profit, class_target, (y_value, F, n_classes), level_map
     q = np.asarray(case_profit() if callable(case_profit) else case_profit,
                    dtype=np.float64)
     if q.ndim != 2 or q.shape[0] != n_samples:
@@ -1043,7 +1075,7 @@ def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class
     # each case's best decision in the smallest integer dtype (the kernels' codes)
     codes = codes.astype(code_dtype(profit.n_decisions), copy=False)
     target = HistogramTarget(codes=codes, n_classes=profit.n_decisions, weights=weights)
-    return profit, target, (y_value, F, n_classes)
+    return profit, target, (y_value, F, n_classes), None
 
 
 def _freeze(ctx, shift):
@@ -1064,18 +1096,19 @@ def _freeze(ctx, shift):
         feature[ids], threshold[ids], is_cat[ids] = feat, thr, cat
         cat_left[ids], missing_left[ids] = cat_rows, ml
         left[ids], right[ids] = lch, rch
-    imp = impurity(ctx.crit_sums(sums), ctx.criterion, ctx.loss_matrix)
-    weighted_n = ctx.weight_of(sums)
     if ctx.profit is not None:
         value, weighted_n = ctx.source.profit_node_values(ctx, n, parent, depth, left, right,
                                                           feature)
         # money impurity per unit of training frequency: weighted_n * impurity is the
         # node's W, so impurity decreases (feature importances) are money gains
-        W = ctx.profit.weighted_impurity(sums)
+        W = ctx.profit.weighted_impurity(ctx.crit_sums(sums))
         imp = np.divide(W, weighted_n, out=np.zeros_like(W), where=weighted_n > 0)
-    elif ctx.is_classification:
-        value = sums
     else:
+        imp = impurity(ctx.crit_sums(sums), ctx.criterion, ctx.loss_matrix)
+        weighted_n = ctx.weight_of(sums)
+    if ctx.profit is None and ctx.is_classification:
+        value = sums
+    elif ctx.profit is None:
         W, S1c, S2c = sums[:, 0], sums[:, 1], sums[:, 2]
         value = np.column_stack(
             [W, S1c + W * shift, S2c + 2.0 * shift * S1c + W * shift * shift]

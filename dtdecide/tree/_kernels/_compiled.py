@@ -47,8 +47,8 @@ def slot_bases(rows, use_rows, slots, codes, use_codes, stride, base, start, sto
 
 
 @_jit
-def hist_classes(X, rows, use_rows, slots, use_slots, base, codes, weights, weight_index,
-                 by_index, n_classes, features, offsets, widths, hist, counts, with_counts):
+def hist_classes(X, rows, use_rows, slots, use_slots, base, codes, weights, n_classes,
+                 features, offsets, widths, hist, counts, with_counts):
     """Class histograms of the rows into ``hist`` (twin of ``_accumulate_chunk``).
 
     ``X`` (n_samples, n_features) binned, Fortran order; ``rows`` the included rows
@@ -56,10 +56,8 @@ def hist_classes(X, rows, use_rows, slots, use_slots, base, codes, weights, weig
     included row (ignored unless ``use_slots``: then every row is in slot 0); ``codes``
     the class code and ``weights`` (n_groups, n_samples) the weights of *every* row, read
     where they are (the included rows ascend, so no copy of them is gathered; zero
-    groups for unweighted counts), or with ``by_index`` (n_groups, n_tables), row ``r``
-    reading column ``weight_index[r]`` (weights per target level); ``hist`` (n_slots,
-    n_cells, n_channels) and ``counts`` (n_slots, n_cells), both C-contiguous, are added
-    to, cells
+    groups for unweighted counts); ``hist`` (n_slots, n_cells, n_channels) and
+    ``counts`` (n_slots, n_cells), both C-contiguous, are added to, cells
     ``offsets[j] + b`` of ``features`` only. Binned values ``>= widths[j] - 1`` (the
     shared missing code) go to the feature's last cell.
 
@@ -69,8 +67,8 @@ def hist_classes(X, rows, use_rows, slots, use_slots, base, codes, weights, weig
     computed once per feature: a pass over a feature then reads the row, its
     binned value and that offset (about half the time of indexing the 3-D arrays with a
     slot and a class code gathered again for every feature). With one group of weights
-    (``criterion="profit"``) the included rows' weights are gathered once as well. Every
-    cell still receives its rows in increasing order.
+    (``criterion="profit"`` with case costs) the included rows' weights are gathered
+    once as well. Every cell still receives its rows in increasing order.
     """
     n = rows.shape[0] if use_rows else slots.shape[0] if use_slots else X.shape[0]
     n_groups = weights.shape[0]
@@ -78,16 +76,16 @@ def hist_classes(X, rows, use_rows, slots, use_slots, base, codes, weights, weig
     C = hist.shape[2]
     flat = hist.reshape(hist.size)
     cflat = counts.reshape(counts.size)
-    # one group of weights (criterion="profit"): each included row's weight gathered
-    # once, read in order by every feature's pass (row ``i``'s weight at ``w1[i]``)
+    # one group of weights (criterion="profit" with case costs): each included row's
+    # weight gathered once, read in order by every feature's pass (row ``i``'s at
+    # ``w1[i]``)
     w1 = np.zeros(1)
     if n_groups == 1:
         if use_rows:
             w1 = np.empty(n)
             for i in range(n):
-                r = rows[i]
-                w1[i] = weights[0, weight_index[r] if by_index else r]
-        elif not by_index:
+                w1[i] = weights[0, rows[i]]
+        else:
             w1 = weights[0]
     for jj in range(features.shape[0]):
         j = features[jj]
@@ -122,16 +120,10 @@ def hist_classes(X, rows, use_rows, slots, use_slots, base, codes, weights, weig
                 cflat[slots[i] * n_cells + lo + b] += 1
             continue
         if n_groups == 1 and not use_slots and not use_rows and with_counts:  # its root
-            if by_index:  # each row's weight at its level (no row-sized gather)
-                for i in range(n):
-                    b = min(np.intp(col[i]), top)
-                    flat[loc + b * C + codes[i]] += weights[0, weight_index[i]]
-                    cflat[lo + b] += 1
-            else:
-                for i in range(n):
-                    b = min(np.intp(col[i]), top)
-                    flat[loc + b * C + codes[i]] += w1[i]
-                    cflat[lo + b] += 1
+            for i in range(n):
+                b = min(np.intp(col[i]), top)
+                flat[loc + b * C + codes[i]] += w1[i]
+                cflat[lo + b] += 1
             continue
         for i in range(n):
             r = rows[i] if use_rows else i
@@ -142,12 +134,11 @@ def hist_classes(X, rows, use_rows, slots, use_slots, base, codes, weights, weig
                 at = cell * C + codes[r]
             if n_groups == 0:
                 flat[at] += 1.0
-            elif n_groups == 1 and (use_rows or not by_index):
+            elif n_groups == 1:
                 flat[at] += w1[i]
             else:
-                w = weight_index[r] if by_index else r
                 for k in range(n_groups):
-                    flat[at + k * n_classes] += weights[k, w]
+                    flat[at + k * n_classes] += weights[k, r]
             if with_counts:
                 s = slots[i] if use_slots else 0
                 cflat[s * n_cells + cell] += 1

@@ -378,31 +378,56 @@ def _weight(L, s, is_clf):
 
 
 @_jit
-def _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo, cells, n, mcell, zero_raw,
-             buf, ok):
+def _mapped(hist, i, cell, cmap, out, s):
+    """``out[s, c] = sum_t hist[i, cell, t] * cmap[t, c]`` for every ``c``, the products
+    added in level order (the twin's
+    :func:`~dtdecide.tree._kernels._histogram.map_channels`); each count read once."""
+    h = np.float64(hist[i, cell, 0])
+    for c in range(out.shape[1]):
+        out[s, c] = h * cmap[0, c]
+    for t in range(1, hist.shape[2]):
+        h = np.float64(hist[i, cell, t])
+        for c in range(out.shape[1]):
+            out[s, c] += h * cmap[t, c]
+
+
+@_jit
+def _prepare(hist, counts, mode, cw, use_cw, cmap, use_map, is_clf, msl, i, lo, cells, n,
+             mcell, zero_raw, buf, ok):
     """The sums and valid candidates of the cells ``lo + cells[:n]`` of node ``i`` in
     this order (the twin's ``_scan`` before its gains), for every criterion.
 
-    Writes ``buf[0][:n]`` the cumulative (class-weighted) sums with missing values
-    right, ``buf[1][:n]`` those with missing values left, ``buf[2][0]`` the parent's
-    sums ``P``, ``ok[0]``/``ok[1]`` the valid candidates of each side. Returns whether
-    the node has missing values here (then the left side is to be tried).
+    Writes ``buf[0][:n]`` the cumulative (class-weighted, or mapped: :func:`_mapped`)
+    sums with missing values right, ``buf[1][:n]`` those with missing values left,
+    ``buf[2][0]`` the parent's sums ``P``, ``ok[0]``/``ok[1]`` the valid candidates of
+    each side. Returns whether the node has missing values here (then the left side is
+    to be tried).
     """
-    C = hist.shape[2]
     cum, cum_l, vec = buf[0], buf[1], buf[2]  # vec rows: P, Hm
+    C = cum.shape[1]  # the criterion's sums (the histogram's channels unless mapped)
     P, Hm = vec[0], vec[1]
     ok_r, ok_l = ok[0], ok[1]
-    # cumulative (class-weighted) sums in scan order, as np.cumsum adds them
-    for s in range(n):
-        cell = lo + cells[s]
+    # cumulative (class-weighted or mapped) sums in scan order, as np.cumsum adds them
+    # (the branch outside the loops: the plain loop stays as fast as it was)
+    if use_map:
+        for s in range(n):
+            _mapped(hist, i, lo + cells[s], cmap, cum, s)  # the cell's sums, then cumulated
+            if s > 0:
+                for c in range(C):
+                    cum[s, c] = cum[s - 1, c] + cum[s, c]
+        _mapped(hist, i, mcell, cmap, vec, 1)  # Hm
+    else:
+        for s in range(n):
+            cell = lo + cells[s]
+            for c in range(C):
+                v = np.float64(hist[i, cell, c])
+                if use_cw:
+                    v = v * cw[c]
+                cum[s, c] = cum[s - 1, c] + v if s > 0 else v
         for c in range(C):
-            v = np.float64(hist[i, cell, c])
-            if use_cw:
-                v = v * cw[c]
-            cum[s, c] = cum[s - 1, c] + v if s > 0 else v
+            v = np.float64(hist[i, mcell, c])
+            Hm[c] = v * cw[c] if use_cw else v
     for c in range(C):
-        v = np.float64(hist[i, mcell, c])
-        Hm[c] = v * cw[c] if use_cw else v
         P[c] = cum[n - 1, c] + Hm[c]
     # each child's rows (or weight) as the twin counts them, in its dtypes
     cm_r = _raw_count(hist, i, mcell, is_clf)
@@ -492,17 +517,18 @@ def _family_scan(family):
     """
 
     @_jit
-    def scan(hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths, orders,
-             key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, params, out_gain, out_pos,
-             out_ml, out_key):
+    def scan(hist, counts, mode, cw, use_cw, cmap, use_map, is_clf, msl, features, offsets,
+             widths, orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, params,
+             out_gain, out_pos, out_ml, out_key):
         for j in features:
             for i in range(hist.shape[0]):
                 g, pos, ml, key = -np.inf, 0, False, -1
                 for k in range(max(n_keys[j], 1)):
                     lo, cells, n, mcell = _order(j, i, k, offsets, widths, orders, key_lo,
                                                  n_keys, n_scan, natural)
-                    sides = 1 + _prepare(hist, counts, mode, cw, use_cw, is_clf, msl, i, lo,
-                                         cells, n, mcell, zero_raw, buf, ok)
+                    sides = 1 + _prepare(hist, counts, mode, cw, use_cw, cmap, use_map,
+                                         is_clf, msl, i, lo, cells, n, mcell, zero_raw, buf,
+                                         ok)
                     g_k, pos_k, ml_k = -np.inf, 0, False
                     for side in range(sides):
                         if family == GINI:
@@ -536,7 +562,7 @@ _SCANS = {family: _family_scan(family)
 
 def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, has_r,
                   tie_break, msl, features, offsets, widths, orders, key_lo, n_keys,
-                  n_scan, log2_table, out_gain, out_pos, out_ml, out_key):
+                  n_scan, log2_table, out_gain, out_pos, out_ml, out_key, cmap=None):
     """Best split of every node for each feature of ``features`` (twin of
     ``scan_feature`` in :func:`~dtdecide.tree._kernels._splitter.find_best_splits`).
 
@@ -551,7 +577,9 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
     orders ``orders[key_lo[j] + k, i, :n_scan[j]]`` (positions among its non-missing
     bins), keeping a later order only when strictly better. Writes row ``j`` of
     ``out_gain``, ``out_pos``, ``out_ml`` and ``out_key`` (the winning order, -1 for a
-    numeric feature; gain ``-inf`` where no split is valid).
+    numeric feature; gain ``-inf`` where no split is valid). ``cmap`` (n_levels,
+    n_sums), when given, maps each cell's channels (``hist`` then holds per-level
+    counts) to the criterion's sums (:func:`_mapped`; ``cw`` is not read).
 
     A Python function: it calls the compiled scan of ``crit``'s family (Gini, entropy,
     generalized Gini, variance, ``cost_gini``, the other profit methods), so that Numba
@@ -559,10 +587,13 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
     CPU to compile).
     """
     width = int(widths.max())
-    buf = np.empty((3, max(width, 2), hist.shape[2]))
+    use_map = cmap is not None
+    cmap = np.zeros((1, 1)) if cmap is None else cmap
+    buf = np.empty((3, max(width, 2), cmap.shape[1] if use_map else hist.shape[2]))
     ok = np.empty((2, width), dtype=np.bool_)
-    common = (hist, counts, mode, cw, use_cw, is_clf, msl, features, offsets, widths, orders,
-              key_lo, n_keys, n_scan, buf, ok, hist.dtype.type(0), np.arange(width))
+    common = (hist, counts, mode, cw, use_cw, cmap, use_map, is_clf, msl, features, offsets,
+              widths, orders, key_lo, n_keys, n_scan, buf, ok, hist.dtype.type(0),
+              np.arange(width))
     if crit in (GINI, VARIANCE):
         family, params = crit, ()
     elif crit == ENTROPY:

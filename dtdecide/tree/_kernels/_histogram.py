@@ -34,7 +34,7 @@ from ..._dtypes import BIN_COUNT_DTYPE, HIST_DTYPE, HIST_DTYPE_SMALL_COUNTS, cod
 from ..._jit import use_compiled
 from ._parallel import feature_groups, feature_row_split
 
-__all__ = ["BinLayout", "HistogramTarget", "build_histograms"]
+__all__ = ["BinLayout", "HistogramTarget", "build_histograms", "map_channels"]
 
 _FLOAT32_EXACT_LIMIT = 1 << 24  # integers below it are exact in HIST_DTYPE_SMALL_COUNTS
 # Rows handled per bincount call: bounds temporaries to a few arrays of this length.
@@ -145,12 +145,9 @@ class HistogramTarget:
         shape (n_samples,), or (n_groups, n_samples) for several weight *groups*: row
         ``i`` then adds ``weights[k, i]`` to channel ``k * n_classes + codes[i]`` of
         every group ``k`` (``n_channels = n_groups * n_classes``; the profit criterion
-        histograms several per-case money amounts by the case's best decision this way).
-    weight_index : ndarray of int8 or None
-        With ``weights`` of shape (n_groups, n_tables): row ``i`` adds
-        ``weights[k, weight_index[i]]`` (weights that depend on a row's level alone, kept
-        per level instead of per row; the same sums as the per-row weights they stand
-        for).
+        histograms several per-case money amounts by the case's best decision this way;
+        where the amounts depend on a case's level alone it histograms the level counts
+        instead and derives the money from them, :func:`map_channels`).
 
     Examples
     --------
@@ -160,8 +157,7 @@ class HistogramTarget:
     2
     """
 
-    def __init__(self, *, codes=None, n_classes=None, channels=None, weights=None,
-                 weight_index=None):
+    def __init__(self, *, codes=None, n_classes=None, channels=None, weights=None):
         if (codes is None) == (channels is None):
             raise ValueError("give exactly one of codes (classification) or channels")
         self.codes = codes
@@ -171,12 +167,7 @@ class HistogramTarget:
         self._channels_by_row = None if channels is None else np.ascontiguousarray(channels.T)
         if weights is not None and np.ndim(weights) == 1:
             weights = np.asarray(weights)[None, :]
-        self.weights = weights  # None or (n_groups, n_samples), or (n_groups, n_tables)
-        if weight_index is not None:
-            if weights is None:
-                raise ValueError("weight_index needs weights")
-            weight_index = np.ascontiguousarray(weight_index, dtype=np.int8)
-        self.weight_index = weight_index
+        self.weights = weights  # None or (n_groups, n_samples)
         self.is_classification = codes is not None
         self.n_groups = 1 if weights is None else weights.shape[0]
         self.n_channels = (
@@ -188,8 +179,6 @@ class HistogramTarget:
             np.all(channels[:, 0] == 1.0)
         )
         n_rows = codes.shape[0] if self.is_classification else channels.shape[0]
-        if weight_index is not None and weight_index.shape != (n_rows,):
-            raise ValueError(f"weight_index must have shape ({n_rows},)")
         self.hist_dtype = np.dtype(
             HIST_DTYPE_SMALL_COUNTS
             if self.is_classification and weights is None and n_rows < _FLOAT32_EXACT_LIMIT
@@ -210,6 +199,42 @@ class HistogramTarget:
         if self.is_classification:
             return hist.sum(axis=-1)
         return hist[..., 0]
+
+
+def map_channels(sums, channel_map):
+    """The sums ``sums @ channel_map`` over the last axis, in float64.
+
+    A histogram of per-level counts stands for one of any amounts that depend on a row's
+    level alone: with ``channel_map[t, c]`` what a row of level ``t`` adds to channel
+    ``c``, the cell's channel ``c`` is ``sum_t count[t] * channel_map[t, c]`` (the money
+    channels of ``criterion="profit"`` from the class counts). The products are added
+    level by level in order (not a BLAS product, whose order may vary), the order of the
+    compiled split scan's ``_compiled_scan._mapped``, so both give the same numbers.
+
+    Parameters
+    ----------
+    sums : ndarray, shape (..., n_levels)
+    channel_map : ndarray of float64, shape (n_levels, n_channels)
+
+    Returns
+    -------
+    ndarray of float64, shape (..., n_channels)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._kernels._histogram import map_channels
+    >>> counts = np.array([[3.0, 1.0], [0.0, 2.0]], dtype=np.float32)
+    >>> map_channels(counts, np.array([[0.0, 1.0], [10.0, 0.0]])).tolist()
+    [[10.0, 3.0], [20.0, 0.0]]
+    """
+    sums = np.asarray(sums)
+    out = sums[..., 0, None] * channel_map[0]
+    if out.dtype != np.float64:
+        out = out.astype(np.float64)
+    for t in range(1, channel_map.shape[0]):
+        out += sums[..., t, None] * channel_map[t]
+    return out
 
 
 def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
@@ -385,8 +410,6 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
         weights = target.weights
         weights = (np.zeros((0, 1), dtype=np.float64) if weights is None
                    else np.ascontiguousarray(weights, dtype=np.float64))
-        by_index = target.weight_index is not None
-        index = target.weight_index if by_index else np.zeros(1, dtype=np.int8)
 
         def run(features, into=None, lo=0, hi=n_all):
             h, c = (hist, counts_) if into is None else into
@@ -401,9 +424,9 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
                     r_ = rows_[lo:hi]
                 else:
                     X_, k_ = X_binned[lo:hi], codes[lo:hi]
-            _compiled.hist_classes(X_, r_, use_rows, s_, use_slots, b_, k_, weights, index,
-                                   by_index, target.n_classes, features, offsets, widths, h,
-                                   c, with_counts)
+            _compiled.hist_classes(X_, r_, use_rows, s_, use_slots, b_, k_, weights,
+                                   target.n_classes, features, offsets, widths, h, c,
+                                   with_counts)
     else:
         chan = target._channels_by_row
 
@@ -515,13 +538,7 @@ def _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts
     if target.is_classification:
         codes = target.codes[sel]
         C = target.n_classes  # cells per weight group
-        if target.weights is None:
-            groups = [None]
-        elif target.weight_index is None:
-            groups = [w[sel] for w in target.weights]
-        else:  # each row's weights at its level
-            level = target.weight_index[sel]
-            groups = [w.take(level) for w in target.weights]
+        groups = [None] if target.weights is None else [w[sel] for w in target.weights]
         weights = groups[0]
         for j in features:
             W, lo = int(layout.widths[j]), int(layout.offsets[j])

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..._jit import use_compiled
 from ._criteria import channel_sum, split_gain
-from ._histogram import BinLayout
+from ._histogram import BinLayout, map_channels
 from ._parallel import feature_groups
 from ._profit import TIE_BREAK
 
@@ -168,6 +168,7 @@ def find_best_splits(
     per_feature=False,
     pool=None,
     n_rows=None,
+    channel_map=None,
 ):
     """Best split of every node from its histogram.
 
@@ -209,6 +210,13 @@ def find_best_splits(
         grower passes it so that one fit makes one choice); None counts the rows of
         this histogram. The compiled scan (:mod:`._compiled_scan`) and this NumPy scan
         give the same splits.
+    channel_map : ndarray of shape (n_channels, n_sums) or None
+        ``hist`` holds per-level counts (weighted or not) and the criterion's sums of a
+        cell are :func:`~dtdecide.tree._kernels._histogram.map_channels` of its
+        channels (``criterion="profit"`` on its money per level); ``class_weight`` is
+        then None. Row counts (``counts`` None: the channels' sum) and the validity
+        tests read the counts; the gains, the categorical orders and the heavier child
+        (missing side) the mapped sums.
 
     Returns
     -------
@@ -247,8 +255,9 @@ def find_best_splits(
         )
     B = layout.max_width
     rows = np.arange(m)
-    # without explicit counts and class weights, the criterion sums are the row counts
-    counts_are_weights = counts is None and class_weight is None
+    # without explicit counts, class weights or a map, the criterion sums are the row
+    # counts
+    counts_are_weights = counts is None and class_weight is None and channel_map is None
     ctx = (criterion, loss_matrix, min_samples_leaf, is_classification, counts_are_weights)
     # per_feature: one "slot" per (node, feature), node-major; otherwise one per node
     k = n_features if per_feature else 1
@@ -262,12 +271,14 @@ def find_best_splits(
         first = counts[:, :w0] if counts is not None else hist[:, :w0]
         n_rows = int(first.sum()) if counts is not None else int(
             _channel_weight(first.sum(axis=(0, 1)), is_classification))
-    if _compiled_supports(hist, criterion) and use_compiled(n_rows):
+    n_sums = None if channel_map is None else channel_map.shape[1]
+    if _compiled_supports(hist, criterion, n_sums) and use_compiled(n_rows):
         found = _find_compiled(hist, counts, layout, is_classification, criterion,
                                loss_matrix, class_weight, is_categorical, min_samples_leaf,
-                               per_feature, pool)
+                               per_feature, pool, channel_map)
         return _split_result(hist, counts, layout, np.repeat(rows, k), *found,
-                             is_categorical, is_classification, compiled=True)
+                             is_categorical, is_classification, compiled=True,
+                             channel_map=channel_map)
 
     def scan_feature(j):
         """``(gain, pos, missing_left, order)`` of feature ``j``'s best split per node."""
@@ -275,6 +286,8 @@ def find_best_splits(
         H = hist[:, lo : lo + w]
         if class_weight is not None:
             H = H * class_weight
+        if channel_map is not None:
+            H = map_channels(H, channel_map)
         cnt = (
             counts[:, lo : lo + w]
             if counts is not None
@@ -332,16 +345,18 @@ def find_best_splits(
             best_order[better, : order.shape[1]] = order[src]
 
     return _split_result(hist, counts, layout, np.repeat(rows, k), best_gain, best_feature,
-                         best_pos, best_ml, best_order, is_categorical, is_classification)
+                         best_pos, best_ml, best_order, is_categorical, is_classification,
+                         channel_map=channel_map)
 
 
 #: most channels the compiled scan takes (``channel_sum`` adds them one by one up to 16)
 _COMPILED_MAX_CHANNELS = 16
 
 
-def _compiled_supports(hist, criterion):
-    """Whether the compiled scan repeats this NumPy scan's arithmetic for ``criterion``."""
-    C = hist.shape[-1]
+def _compiled_supports(hist, criterion, n_sums=None):
+    """Whether the compiled scan repeats this NumPy scan's arithmetic for ``criterion``
+    (on ``n_sums`` sums per cell: default ``hist``'s channels)."""
+    C = hist.shape[-1] if n_sums is None else n_sums
     if C > _COMPILED_MAX_CHANNELS:
         return False
     if not isinstance(criterion, str):  # a ProfitCriterion
@@ -392,7 +407,8 @@ _CS = []
 
 
 def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matrix,
-                   class_weight, is_categorical, min_samples_leaf, per_feature, pool):
+                   class_weight, is_categorical, min_samples_leaf, per_feature, pool,
+                   channel_map=None):
     """The NumPy scan's winners, scanned by :func:`._compiled_scan.scan_features`.
 
     Returns ``(best_gain, best_feature, best_pos, best_ml, best_order)`` as the NumPy
@@ -403,7 +419,7 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
     n_features = layout.widths.shape[0]
     B = layout.max_width
     is_categorical = np.asarray(is_categorical, dtype=bool)
-    if counts is None and class_weight is None:
+    if counts is None and class_weight is None and channel_map is None:
         mode = cs.COUNTS_ARE_WEIGHTS
     elif counts is not None:
         mode = cs.ROW_COUNTS
@@ -422,6 +438,8 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
         D, has_m, has_r = criterion.n_decisions, criterion.has_m, criterion.has_r
     loss = (np.ascontiguousarray(loss_matrix, dtype=np.float64)
             if loss_matrix is not None else np.zeros((1, 1)))
+    cmap = (None if channel_map is None
+            else np.ascontiguousarray(channel_map, dtype=np.float64))
     # categorical features: their scan orders, computed by the NumPy scan's own code
     key_lo = np.zeros(n_features, dtype=np.intp)
     n_keys = np.zeros(n_features, dtype=np.intp)
@@ -432,6 +450,8 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
         H = hist[:, lo : lo + w - 1]
         if use_cw:
             H = H * class_weight
+        if channel_map is not None:
+            H = map_channels(H, channel_map)
         cn = (counts[:, lo : lo + w - 1] if mode == cs.ROW_COUNTS
               else _channel_weight(hist[:, lo : lo + w - 1], is_classification))
         orders = _category_orders(H, cn, is_classification, criterion)
@@ -460,7 +480,8 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
         cs.scan_features(hist, counts, mode, cw, use_cw, bool(is_classification), crit, loss,
                          D, has_m, has_r, TIE_BREAK, int(min_samples_leaf),
                          np.asarray(features, dtype=np.intp), layout.offsets, layout.widths,
-                         orders, key_lo, n_keys, n_scan, log2_table, gain, pos, ml, key)
+                         orders, key_lo, n_keys, n_scan, log2_table, gain, pos, ml, key,
+                         cmap)
 
     if pool is None or n_features < 2 or m * int(layout.n_cells) < _SCAN_INLINE_CELLS:
         scan(np.arange(n_features))  # a small scan: less than handing it to threads
@@ -495,17 +516,19 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
 
 
 def _split_result(hist, counts, layout, node, best_gain, best_feature, best_pos, best_ml,
-                  best_order, is_categorical, is_classification, compiled=False):
+                  best_order, is_categorical, is_classification, compiled=False,
+                  channel_map=None):
     """The :class:`SplitResult` of the winning scans (``node``: histogram slot of each);
     ``compiled``: numeric splits of float32 counts by
-    :func:`~dtdecide.tree._kernels._compiled.numeric_split_tables`."""
+    :func:`~dtdecide.tree._kernels._compiled.numeric_split_tables` (without a
+    ``channel_map``: the heavier child is then weighed in the mapped sums)."""
     B = layout.max_width
     m = node.shape[0]
     valid = best_feature >= 0
     feat = np.where(valid, best_feature, 0)
     is_cat = valid & np.asarray(is_categorical)[feat]
     if (compiled and counts is None and is_classification and hist.dtype == np.float32
-            and hist.flags.c_contiguous and not is_cat.any()):
+            and channel_map is None and hist.flags.c_contiguous and not is_cat.any()):
         # numeric splits on whole-number counts: the tables in one compiled pass
         from . import _compiled
 
@@ -539,8 +562,11 @@ def _split_result(hist, counts, layout, node, best_gain, best_feature, best_pos,
     # numeric values beyond a feature's bins never occur: keep them off the left side
     go_left[:, : B - 1] &= layout.cell_index[feat, : B - 1] >= 0
     no_missing = chosen_cnt[:, B - 1] <= 0
-    w_bins = (chosen_cnt if counts is None  # the same array
-              else _channel_weight(chosen_hist, is_classification))
+    if channel_map is not None:  # weighed in the criterion's sums
+        w_bins = _channel_weight(map_channels(chosen_hist, channel_map), is_classification)
+    else:
+        w_bins = (chosen_cnt if counts is None  # the same array
+                  else _channel_weight(chosen_hist, is_classification))
     w_left = np.where(go_left[:, : B - 1], w_bins[:, : B - 1], 0.0).sum(axis=1)
     w_right = w_bins[:, : B - 1].sum(axis=1) - w_left
     missing_left = np.where(no_missing, w_left >= w_right, best_ml) & valid
