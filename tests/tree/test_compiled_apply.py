@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_compiled_kernels import kernels, walk_input
+from test_compiled_kernels import kernels, random_numeric_tree, walk_input
 
 from dtdecide.tree import ProfitTreeClassifier
 
@@ -19,30 +19,15 @@ SETTINGS = settings(max_examples=40, deadline=None,
 
 
 def random_tree(rng, n_features, max_depth, n_cat, cat_features):
-    """A random tree (parents before children): a split on a column of ``cat_features``
-    is categorical with a random subset of the ``n_cat`` codes going left; every node
-    sends missing values left or right at random."""
-    left, right, feature, depth_of = [-1], [-1], [-1], [0]
-    v = 0
-    while v < len(left):
-        if depth_of[v] < max_depth and (v == 0 or rng.random() < 0.8):
-            left[v], right[v] = len(left), len(left) + 1
-            feature[v] = int(rng.integers(0, n_features))
-            for _ in range(2):
-                left.append(-1)
-                right.append(-1)
-                feature.append(-1)
-                depth_of.append(depth_of[v] + 1)
-        v += 1
-    n = len(left)
-    feature = np.array(feature, dtype=np.intp)
-    split = feature >= 0
-    is_cat = split & np.isin(feature, cat_features)
-    threshold = np.where(split, rng.normal(size=n).round(1), -2.0)
+    """A random tree (:func:`random_numeric_tree`) whose splits on a column of
+    ``cat_features`` are categorical, a random subset of the ``n_cat`` codes going left;
+    every node sends missing values left or right at random."""
+    left, right, feature, threshold, missing_left, depth = random_numeric_tree(
+        rng, n_features, max_depth)
+    is_cat = (feature >= 0) & np.isin(feature, cat_features)
     threshold[is_cat] = np.nan
-    cat_left = (rng.random((n, n_cat)) < 0.5) & is_cat[:, None]
-    return (np.array(left, dtype=np.intp), np.array(right, dtype=np.intp), feature,
-            threshold, is_cat, cat_left, rng.random(n) < 0.5, max(depth_of))
+    cat_left = (rng.random((feature.shape[0], n_cat)) < 0.5) & is_cat[:, None]
+    return left, right, feature, threshold, is_cat, cat_left, missing_left, depth
 
 
 def with_codes(rng, X, cat_features, n_cat):
