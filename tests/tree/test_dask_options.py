@@ -374,9 +374,20 @@ def test_decide_confidence_columns():
         frame[COLS], frame["y"], sample_weight=frame["w"], costs=frame[["offer"]])
     kw = dict(confidence=True, n_resamples=50, random_state=3)
     ref = est.decide(frame[COLS], costs=frame[["offer"]], **kw)
+    drawn = []
+    draw = est._leaf_confidence
+
+    def spy(*args, **kwargs):
+        drawn.append(1)
+        return draw(*args, **kwargs)
+
+    est._leaf_confidence = spy
     got = est.decide(ddf[COLS], costs=ddf[["offer"]], **kw)
     assert "CONF_y" in ref.cases.columns
     pd.testing.assert_frame_equal(got.cases.compute(), ref.cases)
+    assert len(drawn) == 1  # once for every partition and pass
+    with pytest.raises(ValueError, match="n_resamples"):
+        est.decide(ddf[COLS], costs=ddf[["offer"]], confidence=True, n_resamples=0)
 
 
 @pytest.mark.parametrize("rule", ["leaf", "case"])

@@ -9,6 +9,7 @@ the estimator classes. The notes on what travels between workers and client are 
 backend's module docstring.
 """
 
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -325,8 +326,8 @@ class DaskDecisionResult:
 
 
 def _part_decide(Xp, yp, cp, wp, est, options=None):
-    # the confidence of every leaf is drawn at once (whatever leaves the partition holds)
-    return est.decide(Xp, y=yp, costs=cp, sample_weight=wp, **(options or {}))
+    # the confidence of every leaf is drawn once on the client (options' node_confidence)
+    return est._decide(Xp, y=yp, costs=cp, sample_weight=wp, **(options or {}))
 
 
 def _bound_costs(est, cp, offset, n):
@@ -365,6 +366,15 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
     if not hasattr(X, "map_partitions") or not hasattr(X, "columns"):
         raise TypeError(f"X must be a Dask DataFrame; got {type(X).__name__}")
     m = est.decision_matrix_
+    n_resamples = options.get("n_resamples", 200)
+    if (options.get("confidence") is True and m is not None and not est._case_rule()
+            and isinstance(n_resamples, numbers.Integral)
+            and not isinstance(n_resamples, bool) and n_resamples >= 1):
+        # every leaf's margin and bootstrap confidence drawn once here, not by each
+        # partition in each of its two passes (bad options: each partition's decide
+        # raises its usual error)
+        options = {**options, "node_confidence": est._node_confidence(
+            n_resamples, options.get("random_state", 0))}
     packed, spec = _packed_parts(X, y, sample_weight, costs)
     summ = dask.delayed(_part_summary, pure=True)
     offsets = _bound_offsets(dask, packed, m, costs)
