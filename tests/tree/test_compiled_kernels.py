@@ -369,9 +369,94 @@ def test_compiled_subsample_is_used_and_gives_the_same_bins(monkeypatch):
     tail = _binning._compiled_tail
     monkeypatch.setattr(_binning, "_compiled_tail",
                         lambda *a: calls.append(a[1:]) or tail(*a))
-    a, b = both(lambda: Binner(subsample=10_000, random_state=7).fit(X).bin_thresholds_)
+    # a generator handed in (an integer seed takes seeded_subsample_rows, below)
+    a, b = both(lambda: Binner(subsample=10_000, random_state=np.random.default_rng(7))
+                .fit(X).bin_thresholds_)
     assert calls == [(30_000, 10_000)]
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**63 - 1), n=st.integers(10_001, 60_000), frac=st.floats(0.0, 1.0))
+def test_seeded_subsample_rows_equal_numpy_choice(seed, n, frac):
+    # from the generator's raw outputs alone (bounded draws, swaps, bitmap): the sorted
+    # rows of a fresh generator's choice
+    size = max(1, min(n - 1, int(round(frac * n))))
+    want = np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False,
+                                                      shuffle=False))
+    if _binning._tail_shuffle(n, size):  # the kernel itself, no fallback
+        got = _binning._seed_tail(seed, n, size)
+        assert got.dtype == np.int64 and np.array_equal(got, want)
+    assert np.array_equal(_binning.seeded_subsample_rows(seed, n, size, compiled=True), want)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), top=st.integers(2**31, 2**32 - 2),
+       size=st.integers(1, 400))
+def test_tail_draws_equal_generator_integers(seed, top, size):
+    # bounds above 2**31: about a third of the 32-bit words are rejected (NumPy skips
+    # them alike); too few raw outputs: -1
+    from dtdecide.tree._kernels import _compiled_sums
+
+    n = top + 1
+    want = np.random.default_rng(seed).integers(0, np.arange(n - 1, n - size - 1, -1),
+                                                endpoint=True)
+    raw = np.random.default_rng(seed).bit_generator.random_raw(size + 64)
+    draws = np.empty(size, dtype=np.int64)
+    used = _compiled_sums.tail_draws(raw, n, draws)
+    assert size <= used <= 2 * raw.shape[0] and np.array_equal(draws, want)
+    assert _compiled_sums.tail_draws(raw[: size // 4], n, draws) == -1
+
+
+def test_seeded_subsample_is_used_and_gives_the_same_bins(monkeypatch):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30_000, 3))
+    assert _binning._seed_draw_ok()  # the once-per-process check, done before counting
+    calls = []
+    tail = _binning._seed_tail
+    monkeypatch.setattr(_binning, "_seed_tail", lambda *a: calls.append(a) or tail(*a))
+    a, b = both(lambda: Binner(subsample=10_000, random_state=7).fit(X).bin_thresholds_)
+    assert calls == [(7, 30_000, 10_000)]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    # a generator handed in is advanced as choice advances it: not from its raw outputs
+    Binner(subsample=10_000, random_state=np.random.default_rng(7)).fit(X)
+    assert len(calls) == 1
+
+
+def test_early_draw_gives_the_binners_rows(monkeypatch):
+    """The sub-sample drawn ahead on a worker thread (EarlyDraw) is the binner's own:
+    taken only for the same seed, rows, size and kernels; a fit of more rows than the
+    sub-sample with an integer random_state starts it and grows the one-thread tree."""
+    from dtdecide.tree._estimator import _growing
+
+    with ThreadPool(2) as pool:
+        early = _binning.EarlyDraw(pool, 11, 50_000, 5_000, True)
+        assert early.rows_for(12, 50_000, 5_000, True) is None
+        assert early.rows_for(11, 50_000, 4_000, True) is None
+        assert np.array_equal(early.rows_for(11, 50_000, 5_000, True),
+                              _binning.seeded_subsample_rows(11, 50_000, 5_000))
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(Binner().subsample + 5_000, 2))
+    y = (X[:, 0] + rng.normal(size=X.shape[0]) > 0).astype(int)
+    taken = []
+    real = _binning.EarlyDraw.rows_for
+
+    def spy(self, *key):
+        rows = real(self, *key)
+        taken.append(rows is not None)
+        return rows
+
+    monkeypatch.setattr(_binning.EarlyDraw, "rows_for", spy)
+    kw = dict(max_depth=3, random_state=3)
+    with kernels("compiled"):
+        one = ProfitTreeClassifier(n_jobs=1, **kw).fit(X, y)
+        assert taken == []  # one thread: drawn in place
+        two = ProfitTreeClassifier(n_jobs=2, **kw).fit(X, y)
+        assert taken == [True] and "_early_draw" not in two.__dict__
+        ProfitTreeClassifier(n_jobs=2, max_depth=3).fit(X, y)  # random_state=None
+    assert taken == [True]
+    assert_same_tree(one.tree_, two.tree_)
+    assert _growing._binner_seed(two) == _growing._binner_seed(one)
 
 
 def test_binning_inf_error_is_the_numpy_twins():

@@ -21,7 +21,11 @@ from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor, 
 from dtdecide.tree._kernels._histogram import BinLayout
 from dtdecide.tree._kernels._parallel import ThreadPool
 from dtdecide.tree._kernels._profit import PROFIT_METHODS, ProfitCriterion
-from dtdecide.tree._kernels._splitter import _compiled_supports, find_best_splits
+from dtdecide.tree._kernels._splitter import (
+    _compiled_supports,
+    find_best_splits,
+    find_level_splits,
+)
 
 pytest.importorskip("numba")
 
@@ -123,6 +127,41 @@ def test_compiled_scan_equals_numpy_twin(case):
     # gain is the difference of terms as large as the node's weight times log2 of it
     atol = 1e-12 * float(hist.sum()) if kw["criterion"] == "entropy" else 0.0
     np.testing.assert_allclose(b.gain[a.is_valid], a.gain[a.is_valid], rtol=1e-12, atol=atol)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scan_case(), st.data())
+def test_level_splits_equal_each_part_scanned_alone(case, data):
+    """A level's parts scanned in one hand-off (``find_level_splits``, each thread
+    scanning its features of every part) give each part's ``find_best_splits``."""
+    import dtdecide.tree._kernels._splitter as splitter_module
+
+    hist, counts, kw, n_jobs = case
+    kw = {**kw, "per_feature": False}
+    m = hist.shape[0]
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(m - 1, 1)), max_size=m - 1)))
+    bounds = [0, *cuts, m]
+    hists = [hist[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    parts_counts = [None if counts is None else counts[a:b]
+                    for a, b in zip(bounds[:-1], bounds[1:])]
+    inline = splitter_module._SCAN_INLINE_CELLS
+    for mode in ("numpy", "compiled"):
+        with config_context(kernels=mode):
+            alone = [find_best_splits(h, c, **kw) for h, c in zip(hists, parts_counts)]
+            splitter_module._SCAN_INLINE_CELLS = 0  # every scan to the threads
+            try:
+                with ThreadPool(n_jobs) as pool:
+                    level = find_level_splits(hists, parts_counts, pool=pool, n_rows=10**6,
+                                              **{k: v for k, v in kw.items()
+                                                 if k != "per_feature"})
+            finally:
+                splitter_module._SCAN_INLINE_CELLS = inline
+        assert len(level) == len(alone)
+        for a, b in zip(alone, level):
+            for name in ("gain", "feature", "bin_threshold", "is_categorical",
+                         "missing_left", "go_left"):
+                x, y = getattr(a, name), getattr(b, name)
+                assert x.dtype == y.dtype and np.array_equal(x, y), (mode, name)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

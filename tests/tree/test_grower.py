@@ -329,13 +329,13 @@ def test_level_histograms_scale_with_the_sum_of_widths(monkeypatch):
     y = np.digitize(score, [0.0])
     binner = Binner(max_bins=16, random_state=0).fit(X, is_cat)
     seen = []
-    real = grower_module.find_best_splits
+    real = grower_module.find_level_splits
 
-    def spy(hist, counts, **kw):
-        seen.append(hist.shape)
-        return real(hist, counts, **kw)
+    def spy(hists, counts, **kw):
+        seen.extend(hist.shape for hist in hists)
+        return real(hists, counts, **kw)
 
-    monkeypatch.setattr(grower_module, "find_best_splits", spy)
+    monkeypatch.setattr(grower_module, "find_level_splits", spy)
     grow_tree(binner.transform(X), binner, y=y, max_depth=3)
     n_cells = int((binner.n_bins_ + 1).sum())
     assert n_cells < X.shape[1] * binner.n_bins_total_
@@ -368,17 +368,17 @@ def test_histogram_parts_grow_the_same_tree(monkeypatch, mode, n_jobs):
     binner = Binner(max_bins=32, random_state=0).fit(X, is_cat)
     Xb = binner.transform(X)
     parts = []
-    real = grower_module.find_best_splits
+    real = grower_module.find_level_splits
 
-    def spy(hist, counts, **k):
-        parts.append(hist.shape[0])
-        return real(hist, counts, **k)
+    def spy(hists, counts, **k):
+        parts.extend(hist.shape[0] for hist in hists)
+        return real(hists, counts, **k)
 
     def grow():
         with thread_pool(n_jobs) as pool:
             return grow_tree(Xb, binner, y=y, pool=pool, return_leaves=True, **kw)
 
-    monkeypatch.setattr(grower_module, "find_best_splits", spy)
+    monkeypatch.setattr(grower_module, "find_level_splits", spy)
     for kernels in ("numpy", "compiled"):
         with config_context(kernels=kernels):
             joined, joined_leaves = grow()
@@ -386,7 +386,7 @@ def test_histogram_parts_grow_the_same_tree(monkeypatch, mode, n_jobs):
             monkeypatch.setattr(grower_module, "_SMALL_PART_BYTES", 0)  # never joined
             split, split_leaves = grow()
             monkeypatch.undo()
-            monkeypatch.setattr(grower_module, "find_best_splits", spy)
+            monkeypatch.setattr(grower_module, "find_level_splits", spy)
         if mode != "best-first":
             assert len(parts) - n_joined > n_joined  # several parts per level
         parts.clear()

@@ -9,7 +9,12 @@ from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
 from dtdecide.tree._algorithms._grower import grow_tree
 from dtdecide.tree._kernels._binning import Binner
 from dtdecide.tree._kernels._histogram import BinLayout, HistogramTarget, build_histograms
-from dtdecide.tree._kernels._parallel import ThreadPool, check_n_jobs, feature_groups
+from dtdecide.tree._kernels._parallel import (
+    ThreadPool,
+    check_n_jobs,
+    feature_groups,
+    thread_pool,
+)
 
 NODE_FIELDS = (
     "children_left", "children_right", "parent", "depth", "feature", "threshold",
@@ -206,3 +211,62 @@ def test_check_n_jobs_follows_joblib():
     assert check_n_jobs(-1) == cpu_count()
     with parallel_config(n_jobs=2):
         assert check_n_jobs(None) == 2
+
+
+def test_one_pool_per_fit(monkeypatch):
+    """A fit starts its threads once: binning and growing, the node statistics and the
+    case rule's sums share the pool the fit opened (``thread_pool`` inside another of
+    the same size hands out that one); the tree is the one of one thread."""
+    import dtdecide.tree._kernels._parallel as parallel_module
+    from dtdecide import config_context
+
+    opened = []
+    real_enter = ThreadPool.__enter__
+
+    def counting_enter(self):
+        opened.append(self.n_threads)
+        return real_enter(self)
+
+    X, signal, rng = frame(3, n=4000)
+    y = (signal > 0).astype(int)
+    cost = pd.DataFrame({"cost": rng.uniform(0.5, 3.0, size=y.size)})
+    matrix = DecisionMatrix({"call": [12.0, 0.0], "skip": [0.0, 0.0]}, levels=[1, 0],
+                            kind="revenue", costs={"call": "cost"})
+    kw = dict(max_depth=5, random_state=0, decision_matrix=matrix, decision_rule="case",
+              posterior_smoothing=0)
+    with config_context(kernels="compiled"):
+        one = ProfitTreeClassifier(n_jobs=1, **kw).fit(X, y, costs=cost)
+        monkeypatch.setattr(ThreadPool, "__enter__", counting_enter)
+        two = ProfitTreeClassifier(n_jobs=2, **kw).fit(X, y, costs=cost)
+    assert opened == [2]
+    assert getattr(parallel_module._open_pool, "pool", None) is None  # closed again
+    assert_same_tree(one.tree_, two.tree_)
+    with thread_pool(2) as outer:
+        with thread_pool(2) as inner, thread_pool(3) as other:
+            assert inner is outer and other is not outer and other.n_threads == 3
+        assert parallel_module._open_pool.pool is outer
+    assert opened == [2, 2, 3]
+
+
+def test_submit_runs_on_a_worker_or_the_calling_thread():
+    import threading
+
+    def who():
+        return threading.current_thread().name
+
+    with ThreadPool(2) as pool:
+        started = threading.Event()
+
+        def first():
+            started.set()
+            return who()
+
+        pending = pool.submit(first)
+        assert started.wait(10)  # a worker took it while this thread went on
+        assert pending.result().startswith("dtdecide-") and pending.result() == "dtdecide-0"
+        pending = pool.submit(lambda: 1 / 0)
+        with pytest.raises(ZeroDivisionError):
+            pending.result()
+        assert pool.map_groups(lambda g: g * 2, [1, 2, 3]) == [2, 4, 6]  # still working
+    with ThreadPool(1) as pool:  # no worker: at once, on the calling thread
+        assert pool.submit(who).result() == threading.current_thread().name

@@ -61,7 +61,7 @@ from .._kernels._histogram import (
     map_channels,
 )
 from .._kernels._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
-from .._kernels._splitter import SplitResult, find_best_splits
+from .._kernels._splitter import SplitResult, find_best_splits, find_level_splits
 from .._structure._tree import TreeStructure
 from ._rows import LocalRows
 
@@ -218,24 +218,21 @@ class _Context:
         return channel_sum(sums) if self.is_classification else sums[..., 0]
 
     def find(self, level):
-        """The best split of every slot of ``level``, its parts scanned in turn."""
-        found = [
-            find_best_splits(
-                hist,
-                counts,
-                is_classification=self.is_classification,
-                criterion=self.criterion,
-                loss_matrix=self.loss_matrix,
-                class_weight=self.class_weight,
-                is_categorical=self.is_categorical,
-                min_samples_leaf=self.min_samples_leaf,
-                layout=self.layout,
-                pool=getattr(self, "pool", None),
-                n_rows=getattr(self, "n_rows", None),
-                channel_map=self.level_map,
-            )
-            for hist, counts in zip(level.hist, level.counts)
-        ]
+        """The best split of every slot of ``level`` (its parts' scans in one hand-off)."""
+        found = find_level_splits(
+            level.hist,
+            level.counts,
+            is_classification=self.is_classification,
+            criterion=self.criterion,
+            loss_matrix=self.loss_matrix,
+            class_weight=self.class_weight,
+            is_categorical=self.is_categorical,
+            min_samples_leaf=self.min_samples_leaf,
+            layout=self.layout,
+            pool=getattr(self, "pool", None),
+            n_rows=getattr(self, "n_rows", None),
+            channel_map=self.level_map,
+        )
         if len(found) == 1:
             return found[0]
         return SplitResult(*(np.concatenate([getattr(f, field.name) for f in found])

@@ -56,7 +56,7 @@ from ._dask import fit_dask, score_dask
 from ._deciding import _DecidingMixin
 from ._editing import EditMixin
 from ._fit_checks import _FitChecksMixin
-from ._growing import _GrowingMixin
+from ._growing import _GrowingMixin, on_fit_threads
 from ._html import HTMLReprMixin
 
 __all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
@@ -105,6 +105,7 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         return tags
 
     # ---------------------------------------------------------------- fit
+    @on_fit_threads
     def _fit(self, X, y, sample_weight, costs, edits=None):
         self._validate_params()
         self.decision_overrides_ = {}

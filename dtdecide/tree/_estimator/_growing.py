@@ -10,16 +10,77 @@ test trees of the export tests override.
 
 from __future__ import annotations
 
+import functools
+import numbers
+
 import numpy as np
 from sklearn.utils.validation import check_random_state
 
+from ..._jit import use_compiled
 from .._algorithms._grower import grow_tree
-from .._kernels._binning import Binner
+from .._kernels._binning import Binner, EarlyDraw
 from .._kernels._parallel import check_n_jobs, thread_pool
 from .._kernels._profit import DEFAULT_PROFIT_METHOD
 from .._structure import _leaf
 
-__all__ = ["_GrowingMixin"]
+__all__ = ["_GrowingMixin", "on_fit_threads"]
+
+
+def on_fit_threads(fit):
+    """``fit`` run with the estimator's ``n_jobs`` threads open around it.
+
+    The steps of the fit that use threads -- binning and growing, the node and
+    decision statistics, the case rule's sums -- ask for ``n_jobs`` threads each; inside
+    this pool :func:`~dtdecide.tree._kernels._parallel.thread_pool` hands them the one
+    already open, so a fit starts its threads (and sets the BLAS and OpenMP limits) once.
+    An invalid ``n_jobs`` opens no pool here: ``fit``'s own parameter check reports it.
+    """
+
+    @functools.wraps(fit)
+    def fit_on_threads(self, *args, **kwargs):
+        try:
+            n_threads = check_n_jobs(getattr(self, "n_jobs", None))
+        except (TypeError, ValueError):
+            n_threads = 1
+        with thread_pool(n_threads) as pool:
+            X = args[0] if args else kwargs.get("X")
+            self._early_draw = _early_draw(self, pool, X)
+            try:
+                return fit(self, *args, **kwargs)
+            finally:
+                self.__dict__.pop("_early_draw", None)
+
+    return fit_on_threads
+
+
+def _early_draw(est, pool, X):
+    """The bin edges' sub-sample of ``est``'s fit on ``X``, started on a worker thread of
+    ``pool`` (an :class:`~dtdecide.tree._kernels._binning.EarlyDraw`), or None.
+
+    Only where the draw is known before the inputs are checked: an integer
+    ``random_state`` (its seed is then the one :meth:`_GrowingMixin._grow` draws), the
+    greedy search on every training row, more rows than the sub-sample. The worker
+    draws while the calling thread checks the inputs and encodes the target.
+    """
+    random_state = getattr(est, "random_state", None)
+    if (pool is None or not isinstance(random_state, numbers.Integral)
+            or isinstance(random_state, bool)
+            or getattr(est, "honest_fraction", None) is not None
+            or getattr(est, "search", "greedy") != "greedy"):
+        return None
+    shape = getattr(X, "shape", None)
+    if shape is None or len(shape) != 2 or not isinstance(shape[0], numbers.Integral):
+        return None
+    n_samples = int(shape[0])
+    size = Binner().subsample
+    if n_samples <= size:
+        return None
+    return EarlyDraw(pool, _binner_seed(est), n_samples, size, use_compiled(n_samples))
+
+
+def _binner_seed(est):
+    """The seed of the fit's :class:`Binner` (drawn from ``random_state``)."""
+    return check_random_state(est.random_state).randint(np.iinfo(np.int32).max)
 
 
 class _GrowingMixin:
@@ -99,8 +160,10 @@ class _GrowingMixin:
         # The split search's class weights are ``split_class_weight_`` (priors already
         # folded in); ``priors`` stays in the signature for subclasses overriding this.
         class_weight = self.split_class_weight_
-        seed = check_random_state(self.random_state).randint(np.iinfo(np.int32).max)
-        binner = Binner(max_bins=self.max_bins, random_state=seed)
+        binner = Binner(max_bins=self.max_bins, random_state=_binner_seed(self))
+        early = self.__dict__.pop("_early_draw", None)
+        if early is not None:  # its rows, when they are this binner's (EarlyDraw)
+            binner._early_draw = early
         # NaN per column, counted while binning (the fit's has_missing_in_fit_)
         self._binned_nan = np.zeros(X_codes.shape[1], dtype=np.int64)
         with thread_pool(check_n_jobs(getattr(self, "n_jobs", None))) as pool:

@@ -25,8 +25,10 @@ Importing this module imports Numba; callers import it only when
 
 import numba
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
-__all__ = ["node_level_sums", "shuffle_tail", "split_children"]
+__all__ = ["node_level_sums", "shuffle_tail", "sorted_tail_rows", "split_children",
+           "tail_draws"]
 
 
 @numba.njit(nogil=True, cache=True)
@@ -114,6 +116,70 @@ def shuffle_tail(n, draws, keys, vals, tail):
                 keys[h] = j
             vals[h] = vi
         tail[i - first] = vj
+
+
+@numba.njit(nogil=True, cache=True)
+def tail_draws(raw, n, draws):
+    """The draws of ``Generator.integers(0, [n - 1, n - 2, ...], endpoint=True)`` from
+    a fresh PCG64 generator's raw 64-bit outputs ``raw`` (``bit_generator.random_raw``).
+
+    NumPy draws an integer in ``[0, r]`` with ``r < 2**32 - 1`` by Lemire's method on
+    32-bit words (``buffered_bounded_lemire_uint32``), and a fresh PCG64 generator gives
+    each 64-bit output as two words, its low half first. Rejected words (rare: about
+    ``n / 2**32`` a draw) are skipped as NumPy skips them.
+
+    Returns the number of words used, or -1 when ``raw`` ran out (``draws`` then
+    incomplete). Requires ``n - 1 < 2**32 - 1``.
+    """
+    size = draws.shape[0]
+    n_words = raw.shape[0] * 2
+    low = np.uint64(0xFFFFFFFF)
+    w = 0
+    for k in range(size):
+        r = np.uint64(n - 1 - k)
+        excl = r + np.uint64(1)
+        if w >= n_words:
+            return -1
+        u = (raw[w >> 1] >> np.uint64(32 * (w & 1))) & low
+        w += 1
+        m = u * excl
+        left = m & low
+        if left < excl:
+            threshold = (low - r) % excl
+            while left < threshold:
+                if w >= n_words:
+                    return -1
+                u = (raw[w >> 1] >> np.uint64(32 * (w & 1))) & low
+                w += 1
+                m = u * excl
+                left = m & low
+        draws[k] = np.int64(m >> np.uint64(32))
+    return w
+
+
+@numba.njit(nogil=True, cache=True)
+def sorted_tail_rows(raw, n, draws, keys, vals, tail, bits, rows):
+    """The rows of ``Generator.choice(n, size, replace=False, shuffle=False)`` of a fresh
+    PCG64 generator, sorted, from its raw outputs alone: :func:`tail_draws`, then
+    :func:`shuffle_tail`, then the kept entries (distinct, below ``n``) marked in the
+    bitmap ``bits`` (``n`` bits, zero on entry) and read back in increasing order into
+    ``rows`` -- with no call back into Python, so a worker thread draws without the
+    interpreter's lock. ``draws``, ``tail`` and ``rows`` have the sub-sample's size;
+    ``keys`` and ``vals`` are :func:`shuffle_tail`'s. False when ``raw`` ran out."""
+    if tail_draws(raw, n, draws) < 0:
+        return False
+    shuffle_tail(n, draws, keys, vals, tail)
+    for k in range(tail.shape[0]):
+        v = tail[k]
+        bits[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+    j = 0
+    for w in range(bits.shape[0]):
+        word = bits[w]
+        while word:
+            rows[j] = w * 64 + np.int64(trailing_zeros(word))  # the lowest set bit
+            j += 1
+            word &= word - np.uint64(1)
+    return True
 
 
 @numba.njit(nogil=True, cache=True)

@@ -40,7 +40,7 @@ from ._histogram import BinLayout, map_channels
 from ._parallel import feature_groups
 from ._profit import TIE_BREAK
 
-__all__ = ["SplitResult", "find_best_splits"]
+__all__ = ["SplitResult", "find_best_splits", "find_level_splits"]
 
 
 @dataclass(eq=False)
@@ -349,6 +349,54 @@ def find_best_splits(
                          channel_map=channel_map)
 
 
+def find_level_splits(hists, counts, *, is_classification, criterion, loss_matrix=None,
+                      class_weight=None, is_categorical, min_samples_leaf=1, layout,
+                      pool=None, n_rows=None, channel_map=None):
+    """:func:`find_best_splits` of every part of a level (``hists[p]``, ``counts[p]``
+    with a flat ``layout``), in part order.
+
+    Where the compiled scan runs, every part's features are scanned in one hand-off to
+    ``pool`` (each thread scanning its group of features in every part) instead of one
+    hand-off per part; the splits are those of :func:`find_best_splits` on each part.
+
+    Returns
+    -------
+    list of SplitResult
+        One per part.
+    """
+    kw = dict(is_classification=is_classification, criterion=criterion,
+              loss_matrix=loss_matrix, class_weight=class_weight,
+              is_categorical=is_categorical, min_samples_leaf=min_samples_leaf,
+              layout=layout, n_rows=n_rows, channel_map=channel_map)
+    n_features = layout.widths.shape[0]
+    n_sums = None if channel_map is None else channel_map.shape[1]
+    if (len(hists) == 1 or n_rows is None or not use_compiled(n_rows)
+            or not all(_compiled_supports(h, criterion, n_sums) for h in hists)):
+        return [find_best_splits(h, c, pool=pool, **kw) for h, c in zip(hists, counts)]
+    for h in hists:
+        if h.shape[1] != layout.n_cells:
+            raise ValueError(
+                f"hist has {h.shape[1]} cells per node; the layout has {layout.n_cells}"
+            )
+    scans = [_compiled_scan_of(h, c, layout, is_classification, criterion, loss_matrix,
+                               class_weight, is_categorical, min_samples_leaf, False,
+                               channel_map)
+             for h, c in zip(hists, counts)]
+    cells = sum(h.shape[0] for h in hists) * int(layout.n_cells)
+    if pool is None or n_features < 2 or cells < _SCAN_INLINE_CELLS:
+        for scan, _ in scans:
+            scan(np.arange(n_features))
+    else:
+        def scan_parts(features):
+            for scan, _ in scans:
+                scan(features)
+
+        pool.map_groups(scan_parts, feature_groups(layout.widths, pool.n_threads))
+    return [_split_result(h, c, layout, np.arange(h.shape[0]), *finish(), is_categorical,
+                          is_classification, compiled=True, channel_map=channel_map)
+            for h, c, (_, finish) in zip(hists, counts, scans)]
+
+
 #: most channels the compiled scan takes (``channel_sum`` adds them one by one up to 16)
 _COMPILED_MAX_CHANNELS = 16
 
@@ -414,6 +462,23 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
     Returns ``(best_gain, best_feature, best_pos, best_ml, best_order)`` as the NumPy
     scan leaves them for :func:`_split_result`.
     """
+    scan, finish = _compiled_scan_of(hist, counts, layout, is_classification, criterion,
+                                     loss_matrix, class_weight, is_categorical,
+                                     min_samples_leaf, per_feature, channel_map)
+    n_features = layout.widths.shape[0]
+    if pool is None or n_features < 2 or hist.shape[0] * int(layout.n_cells) < _SCAN_INLINE_CELLS:
+        scan(np.arange(n_features))  # a small scan: less than handing it to threads
+    else:  # each thread writes its own features' rows: the result is the same
+        pool.map_groups(scan, feature_groups(layout.widths, pool.n_threads))
+    return finish()
+
+
+def _compiled_scan_of(hist, counts, layout, is_classification, criterion, loss_matrix,
+                      class_weight, is_categorical, min_samples_leaf, per_feature,
+                      channel_map=None):
+    """``(scan, finish)`` of :func:`_find_compiled`: ``scan(features)`` scans those
+    features of every node of ``hist`` (threads may scan disjoint features at once);
+    ``finish()``, once every feature is scanned, takes each node's winner."""
     cs = _compiled_scan()
     m, C = hist.shape[0], hist.shape[-1]
     n_features = layout.widths.shape[0]
@@ -483,10 +548,17 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
                          orders, key_lo, n_keys, n_scan, log2_table, gain, pos, ml, key,
                          cmap)
 
-    if pool is None or n_features < 2 or m * int(layout.n_cells) < _SCAN_INLINE_CELLS:
-        scan(np.arange(n_features))  # a small scan: less than handing it to threads
-    else:  # each thread writes its own features' rows: the result is the same
-        pool.map_groups(scan, feature_groups(layout.widths, pool.n_threads))
+    def finish():
+        return _best_of_scans(gain, pos, ml, key, orders, key_lo, n_scan, is_categorical,
+                              per_feature, B)
+
+    return scan, finish
+
+
+def _best_of_scans(gain, pos, ml, key, orders, key_lo, n_scan, is_categorical, per_feature,
+                   B):
+    """The winners of :func:`_compiled_scan_of`'s scans (see :func:`_find_compiled`)."""
+    n_features, m = gain.shape
     # the best feature of each node, taken in feature order as the NumPy scan does:
     # the first strictly best gain (a NaN never wins)
     gain[np.isnan(gain)] = -np.inf
