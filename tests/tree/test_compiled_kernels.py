@@ -452,7 +452,7 @@ def test_early_draw_gives_the_binners_rows(monkeypatch):
         one = ProfitTreeClassifier(n_jobs=1, **kw).fit(X, y)
         assert taken == []  # one thread: drawn in place
         two = ProfitTreeClassifier(n_jobs=2, **kw).fit(X, y)
-        assert taken == [True] and "_early_draw" not in two.__dict__
+        assert taken == [True] and not {"_early_draw", "_early_seed"} & set(two.__dict__)
         ProfitTreeClassifier(n_jobs=2, max_depth=3).fit(X, y)  # random_state=None
     assert taken == [True]
     assert_same_tree(one.tree_, two.tree_)
@@ -816,6 +816,7 @@ def test_partition_equals_numpy_twin(seed, n, n_threads, keep_alive, with_rows):
     two ends, counted then collected, alive rows kept) writes the twin's leaves and rows:
     random levels whose nodes are split or not, children histogrammed, kept or dropped."""
     from dtdecide.tree._algorithms._rows import _Partition
+    from dtdecide.tree._kernels import _histogram
 
     rng = np.random.default_rng(seed)
     n_total = n + int(rng.integers(0, 50))
@@ -851,21 +852,32 @@ def test_partition_equals_numpy_twin(seed, n, n_threads, keep_alive, with_rows):
         twin = make(leaf_a, None if rows_arg is None else rows_arg.copy())
         expect = twin((0, n_level))
     leaf_b = leaf0.copy()
+    # growing level by level the partition's threads also work out the histograms'
+    # offsets of the rows they wrote (slot_bases_of): as build_histograms would
+    codes = rng.integers(0, 3, size=n_total)
+    layout = BinLayout(np.array([7, 4, 7]))
+    fill = _histogram.slot_bases_of(layout, HistogramTarget(codes=codes, n_classes=3))
     with kernels("compiled"):
         part = make(leaf_b, None if rows_arg is None else rows_arg.copy())
         assert part.compiled
         n_built_rows = expect[0].shape[0]
         if n_threads == 1:
-            got = part.compiled_ranges(ranges, None, n_built_rows)
+            got = part.compiled_ranges(ranges, None, n_built_rows, fill)
         else:
             with ThreadPool(n_threads) as pool:
-                got = part.compiled_ranges(ranges, pool, n_built_rows)
+                got = part.compiled_ranges(ranges, pool, n_built_rows, fill)
     assert np.array_equal(leaf_a, leaf_b)
     for a, b in zip(expect, got):
         if a is None:
             assert b is None
         else:
             assert np.array_equal(a, b)
+    bases = got[4]
+    if keep_alive:
+        assert bases is None
+    else:
+        want = expect[1].astype(np.int64) * (layout.n_cells * 3) + codes[expect[0]]
+        assert bases.dtype == np.int64 and np.array_equal(bases, want)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])

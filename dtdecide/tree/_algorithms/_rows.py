@@ -16,7 +16,7 @@ import numpy as np
 
 from ..._dtypes import ROW_INDEX_DTYPE as _ROW_INT
 from ..._jit import use_compiled
-from .._kernels._histogram import build_histograms
+from .._kernels._histogram import build_histograms, slot_bases_of
 
 __all__ = ["LocalRows", "route_binned", "profit_node_values"]
 
@@ -70,12 +70,15 @@ class LocalRows:
         bounds = np.linspace(0, n_level_rows, n_ranges + 1).astype(np.intp)
         ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
         if part.compiled:
-            pieces = part.compiled_ranges(ranges, ctx.pool, n_built_rows)
+            # the histograms' row offsets worked out by the partition's threads, each
+            # for the rows it has just written (no pass and hand-off of their own)
+            fill = slot_bases_of(ctx.layout, ctx.target) if n_built_rows else None
+            pieces = part.compiled_ranges(ranges, ctx.pool, n_built_rows, fill)
         elif len(ranges) == 1:
-            pieces = part(ranges[0])
+            pieces = [*part(ranges[0]), None]
         else:
             pieces = [None if arrays[0] is None else np.concatenate(arrays)
-                      for arrays in zip(*ctx.pool.map_groups(part, ranges))]
+                      for arrays in zip(*ctx.pool.map_groups(part, ranges))] + [None]
         _check_built(pieces[0].shape[0], n_built_rows, exact=True)
         return pieces
 
@@ -83,12 +86,13 @@ class LocalRows:
                  sel, needed, feat, table, n_built_rows):
         pieces = self._partition(ctx, level, child_ids, slot_of_child, n_built,
                                  n_small_cont, sel, feat, table, n_built_rows)
-        built_rows, built_slots, alive_rows, alive_slots = pieces
+        built_rows, built_slots, alive_rows, alive_slots, bases = pieces
         del pieces
         # histograms of the smaller children
         build_histograms(
             ctx.X_binned, built_rows, built_slots, n_built, ctx.layout, ctx.target,
             with_counts=ctx.with_counts, chunk_size=ctx.chunk_size, out=out, pool=ctx.pool,
+            bases=bases,
         )
         return alive_rows, alive_slots
 
@@ -171,8 +175,13 @@ class _Partition:
             self.n_built, self.n_small_cont, self.child_node,
         )
 
-    def compiled_ranges(self, ranges, pool, n_built_rows):
-        """The compiled partition of ``ranges`` (on the threads of ``pool``).
+    def compiled_ranges(self, ranges, pool, n_built_rows, fill_bases=None):
+        """The compiled partition of ``ranges`` (on the threads of ``pool``):
+        ``(built_rows, built_slots, alive_rows, alive_slots, bases)``.
+
+        With ``fill_bases`` (:func:`~dtdecide.tree._kernels._histogram.slot_bases_of`),
+        growing level by level, each thread also works out the histograms' offsets of
+        the built rows it wrote (``bases``; else None).
 
         The rows of the histogrammed children (``n_built_rows``, known from the
         histograms) go to new arrays of exactly that size: on one thread in the one
@@ -206,8 +215,14 @@ class _Partition:
                 alive_slots[lo:hi] if keep else alive_slots, keep, False)
             _check_built(nb, n_built_rows, exact=True)
             if not keep:
-                return built_rows, built_slots, None, None
-            return built_rows, built_slots, alive_rows[:na], alive_slots[:na]
+                bases = None
+                if fill_bases is not None:
+                    bases = np.empty(n_built_rows, dtype=np.int64)
+                    fill_bases(built_rows, built_slots, bases, 0, n_built_rows)
+                return built_rows, built_slots, None, None, bases
+            return built_rows, built_slots, alive_rows[:na], alive_slots[:na], None
+        bases = (None if keep or fill_bases is None
+                 else np.empty(n_built_rows, dtype=np.int64))
         if not keep and len(ranges) == 2:
             # two threads fill the exact-size arrays from both ends in one pass: the
             # first range forward from the start, the second backward from the end
@@ -216,14 +231,18 @@ class _Partition:
 
             def both_ends(i):
                 lo, hi = ranges[i]
-                return _compiled.partition_range(*args, lo, hi, built_rows, built_slots,
-                                                 True, alive_rows, alive_slots, False,
-                                                 i == 1)[0]
+                n = _compiled.partition_range(*args, lo, hi, built_rows, built_slots,
+                                              True, alive_rows, alive_slots, False,
+                                              i == 1)[0]
+                if bases is not None and n <= n_built_rows:  # its own stretch
+                    a, b = (0, n) if i == 0 else (n_built_rows - n, n_built_rows)
+                    fill_bases(built_rows, built_slots, bases, a, b)
+                return n
 
             counts = pool.map_groups(both_ends, [0, 1])
             # nothing was written twice: the two counts fill the arrays exactly
             _check_built(sum(counts), n_built_rows, exact=True)
-            return built_rows, built_slots, None, None
+            return built_rows, built_slots, None, None, bases
         if not keep:
             # count on the threads, then each thread copies its range's rows into its
             # own stretch of the exact-size arrays
@@ -244,14 +263,17 @@ class _Partition:
             def collect(i):
                 lo, hi = ranges[i]
                 a, b = starts[i], starts[i + 1]
-                return _compiled.collect_rows(self.leaf_of_row, node_lo, slot_of_node,
-                                              self.n_built, lo, hi, built_rows[a:b],
-                                              built_slots[a:b])
+                n = _compiled.collect_rows(self.leaf_of_row, node_lo, slot_of_node,
+                                           self.n_built, lo, hi, built_rows[a:b],
+                                           built_slots[a:b])
+                if bases is not None and n == b - a:
+                    fill_bases(built_rows, built_slots, bases, a, b)
+                return n
 
             got = pool.map_groups(collect, list(range(len(ranges))))
             for i, n in enumerate(got):
                 _check_built(n, int(starts[i + 1] - starts[i]), exact=True)
-            return built_rows, built_slots, None, None
+            return built_rows, built_slots, None, None, bases
         # growing best first on several threads: one pass, each range writing its
         # histogrammed rows into its own stretch of level-sized arrays, then every
         # range's pieces moved together
@@ -276,7 +298,7 @@ class _Partition:
                 alive_slots[na : na + n_a] = alive_slots[lo : lo + n_a]
             nb += n_b
             na += n_a
-        return built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na]
+        return built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na], None
 
 
 def _check_built(n_written, capacity, exact=False):

@@ -49,6 +49,7 @@ def on_fit_threads(fit):
                 return fit(self, *args, **kwargs)
             finally:
                 self.__dict__.pop("_early_draw", None)
+                self.__dict__.pop("_early_seed", None)
 
     return fit_on_threads
 
@@ -75,11 +76,17 @@ def _early_draw(est, pool, X):
     size = Binner().subsample
     if n_samples <= size:
         return None
-    return EarlyDraw(pool, _binner_seed(est), n_samples, size, use_compiled(n_samples))
+    seed = _binner_seed(est)
+    est._early_seed = (random_state, seed)  # an integer's seed: the same every time
+    return EarlyDraw(pool, seed, n_samples, size, use_compiled(n_samples))
 
 
 def _binner_seed(est):
-    """The seed of the fit's :class:`Binner` (drawn from ``random_state``)."""
+    """The seed of the fit's :class:`Binner` (drawn from ``random_state``; for an integer
+    ``random_state`` the one :func:`_early_draw` drew, kept for the fit)."""
+    kept = est.__dict__.get("_early_seed")
+    if kept is not None and kept[0] is est.random_state:
+        return kept[1]
     return check_random_state(est.random_state).randint(np.iinfo(np.int32).max)
 
 

@@ -30,6 +30,7 @@ The shared missing code of the binned matrix is remapped while histogramming.
 """
 
 import numbers
+import threading
 
 import numpy as np
 
@@ -391,6 +392,13 @@ def _seed_tail(seed, n, size):
     shuffle=False)`` in the tail-shuffle regime, computed without calling back into
     Python (:func:`~dtdecide.tree._kernels._compiled_sums.sorted_tail_rows` from the
     generator's raw outputs), or None when the raw outputs drawn were too few."""
+    return _seed_tail_kernel(seed, n, size)()
+
+
+def _seed_tail_kernel(seed, n, size):
+    """:func:`_seed_tail` in two steps: this call draws the raw outputs and makes the
+    work arrays (holding the interpreter's lock); the function it returns runs the
+    compiled kernel (without it) and returns the rows or None."""
     from . import _compiled_sums
 
     # a draw takes one 32-bit word (half a raw output) but for the rare rejections
@@ -400,11 +408,21 @@ def _seed_tail(seed, n, size):
         cap *= 2
     key_dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64
     rows = np.empty(size, dtype=np.int64)
-    ok = _compiled_sums.sorted_tail_rows(
-        raw, n, np.empty(size, dtype=np.int64), np.full(cap, -1, dtype=key_dtype),
-        np.empty(cap, dtype=key_dtype), np.empty(size, dtype=np.int64),
-        np.zeros((n + 63) // 64, dtype=np.uint64), rows)
-    return rows if ok else None
+    args = (raw, n, np.empty(size, dtype=np.int64), np.full(cap, -1, dtype=key_dtype),
+            np.empty(cap, dtype=key_dtype), np.empty(size, dtype=np.int64),
+            np.zeros((n + 63) // 64, dtype=np.uint64), rows)
+
+    def run():
+        return rows if _compiled_sums.sorted_tail_rows(*args) else None
+
+    return run
+
+
+def _seed_kernel_applies(seed, n_samples, size, compiled):
+    """Whether :func:`seeded_subsample_rows` may use :func:`_seed_tail`."""
+    return (compiled and isinstance(seed, numbers.Integral) and not isinstance(seed, bool)
+            and _tail_shuffle(n_samples, size) and n_samples - 1 < 0xFFFFFFFF
+            and _seed_draw_ok())
 
 
 _seed_draw_matches = None
@@ -443,9 +461,7 @@ def seeded_subsample_rows(seed, n_samples, size, compiled=False):
     >>> bool(np.array_equal(rows, subsample_rows(np.random.default_rng(3), 50_000, 5_000)))
     True
     """
-    if (compiled and isinstance(seed, numbers.Integral) and not isinstance(seed, bool)
-            and _tail_shuffle(n_samples, size) and n_samples - 1 < 0xFFFFFFFF
-            and _seed_draw_ok()):
+    if _seed_kernel_applies(seed, n_samples, size, compiled):
         rows = _seed_tail(seed, n_samples, size)
         if rows is not None:
             return rows
@@ -465,15 +481,32 @@ class EarlyDraw:
 
     def __init__(self, pool, random_state, n_samples, size, compiled):
         self.key = (random_state, n_samples, size, compiled)
-        self._pending = pool.submit(lambda: seeded_subsample_rows(
-            random_state, n_samples, size, compiled=compiled))
+        if not _seed_kernel_applies(random_state, n_samples, size, compiled):
+            self._pending = pool.submit(lambda: seeded_subsample_rows(
+                random_state, n_samples, size, compiled=compiled))
+            return
+        # the raw outputs and work arrays here (the interpreter's lock either way); the
+        # worker then takes the lock only to enter the kernel: this thread waits until
+        # it has, or the worker could wait for the lock while this thread runs Python
+        run = _seed_tail_kernel(random_state, n_samples, size)
+        started = threading.Event()
+
+        def draw():
+            started.set()
+            return run()
+
+        self._pending = pool.submit(draw)
+        started.wait()
 
     def rows_for(self, random_state, n_samples, size, compiled):
         """The drawn rows if they are the ones asked for, else None."""
         if not isinstance(random_state, numbers.Integral) or (
                 (random_state, n_samples, size, compiled) != self.key):
             return None
-        return self._pending.result()
+        rows = self._pending.result()
+        if rows is None:  # too few raw outputs (rare): drawn here, by the same rules
+            rows = seeded_subsample_rows(random_state, n_samples, size, compiled=compiled)
+        return rows
 
 
 class _EdgeBuffers:

@@ -34,7 +34,8 @@ from ..._dtypes import BIN_COUNT_DTYPE, HIST_DTYPE, HIST_DTYPE_SMALL_COUNTS, cod
 from ..._jit import use_compiled
 from ._parallel import feature_groups, feature_row_split
 
-__all__ = ["BinLayout", "HistogramTarget", "build_histograms", "map_channels"]
+__all__ = ["BinLayout", "HistogramTarget", "build_histograms", "map_channels",
+           "slot_bases_of"]
 
 _FLOAT32_EXACT_LIMIT = 1 << 24  # integers below it are exact in HIST_DTYPE_SMALL_COUNTS
 # Rows handled per bincount call: bounds temporaries to a few arrays of this length.
@@ -238,7 +239,8 @@ def map_channels(sums, channel_map):
 
 
 def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
-                     with_counts=False, chunk_size=DEFAULT_CHUNK_SIZE, out=None, pool=None):
+                     with_counts=False, chunk_size=DEFAULT_CHUNK_SIZE, out=None, pool=None,
+                     bases=None):
     """Histograms of the rows ``rows``, grouped by ``slots``.
 
     Parameters
@@ -270,6 +272,11 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
         identical. With more threads than whole features share out evenly, compiled
         whole-number float32 counts are also shared out by rows (:func:`_row_chunks`):
         the same integers in any order, so again the same result.
+    bases : ndarray of int64 or None
+        The compiled kernels' offset of every included row (``slots[i] * stride`` plus,
+        under classification, its class code: :func:`slot_bases_of`), when the caller
+        has worked them out already (the grower, on the partition's threads); None:
+        worked out here.
 
     Returns
     -------
@@ -318,7 +325,7 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
         if counts is not None:
             counts[...] = 0
     compiled = _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts,
-                                     pool if threaded else None) \
+                                     pool if threaded else None, bases) \
         if use_compiled(X_binned.shape[0]) and n_rows else None
 
     def accumulate(features):
@@ -368,7 +375,8 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
 _THREADED_BASES_ROWS = 1 << 16
 
 
-def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, pool=None):
+def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, pool=None,
+                          bases=None):
     """``accumulate(features)`` running the compiled twin of :func:`_accumulate_chunk`.
 
     The compiled kernel visits every row once per feature, in row order, and adds into
@@ -402,7 +410,9 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
     # the kernels read every row's target values where they are (no gathered copies)
     codes = target._compact_codes() if target.is_classification else rows_
     base = np.zeros(1, dtype=np.int64)
-    if use_slots:
+    if use_slots and bases is not None and bases.shape == slots.shape:
+        base = bases  # worked out by the caller (slot_bases_of)
+    elif use_slots:
         base = np.empty(slots.shape[0], dtype=np.int64)
         _fill_bases(_compiled, rows_, use_rows, slots, codes, target.is_classification,
                     hist.shape[1] * hist.shape[2], base, pool)
@@ -502,6 +512,24 @@ def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool):
 
     pool.map_groups(task, [(g, c) for c in range(n_chunks) for g in range(len(groups))])
     pool.map_groups(reduce, list(range(len(groups))))
+
+
+def slot_bases_of(layout, target):
+    """``fill(rows, slots, base, start, stop)``: the compiled histograms' offsets
+    (``bases`` of :func:`build_histograms`) of the included rows ``start:stop`` under
+    ``layout`` and ``target``, for a caller that works them out where it makes the rows
+    (the grower's partition, each thread its own rows while they are in its cache)."""
+    from . import _compiled
+
+    stride = layout.n_cells * target.n_channels
+    use_codes = target.is_classification
+    codes = target._compact_codes() if use_codes else None  # made here, once
+
+    def fill(rows, slots, base, start, stop):
+        _compiled.slot_bases(rows, True, slots, codes if use_codes else rows, use_codes,
+                             stride, base, start, stop)
+
+    return fill
 
 
 def _fill_bases(_compiled, rows, use_rows, slots, codes, use_codes, stride, base, pool):
