@@ -430,11 +430,14 @@ def test_early_draw_gives_the_binners_rows(monkeypatch):
     from dtdecide.tree._estimator import _growing
 
     with ThreadPool(2) as pool:
-        early = _binning.EarlyDraw(pool, 11, 50_000, 5_000, True)
+        assert _binning.EarlyDraw.start(pool, 11, 50_000, 5_000, False) is None  # NumPy's
+        assert _binning.EarlyDraw.start(pool, 11, 50_000, 500, True) is None  # no tail
+        early = _binning.EarlyDraw.start(pool, 11, 50_000, 5_000, True)
         assert early.rows_for(12, 50_000, 5_000, True) is None
         assert early.rows_for(11, 50_000, 4_000, True) is None
         assert np.array_equal(early.rows_for(11, 50_000, 5_000, True),
                               _binning.seeded_subsample_rows(11, 50_000, 5_000))
+        assert early.rows_for(11, 50_000, 5_000, True) is None  # taken once
     rng = np.random.default_rng(5)
     X = rng.normal(size=(Binner().subsample + 5_000, 2))
     y = (X[:, 0] + rng.normal(size=X.shape[0]) > 0).astype(int)

@@ -78,7 +78,7 @@ def _early_draw(est, pool, X):
         return None
     seed = _binner_seed(est)
     est._early_seed = (random_state, seed)  # an integer's seed: the same every time
-    return EarlyDraw(pool, seed, n_samples, size, use_compiled(n_samples))
+    return EarlyDraw.start(pool, seed, n_samples, size, use_compiled(n_samples))
 
 
 def _binner_seed(est):

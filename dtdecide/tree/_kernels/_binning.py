@@ -413,7 +413,10 @@ def _seed_tail_kernel(seed, n, size):
             np.zeros((n + 63) // 64, dtype=np.uint64), rows)
 
     def run():
-        return rows if _compiled_sums.sorted_tail_rows(*args) else None
+        nonlocal args
+        ok = _compiled_sums.sorted_tail_rows(*args)
+        args = None  # the work arrays go at once (the rows are kept until taken)
+        return rows if ok else None
 
     return run
 
@@ -479,12 +482,18 @@ class EarlyDraw:
     them itself otherwise. The same rows either way.
     """
 
+    @classmethod
+    def start(cls, pool, random_state, n_samples, size, compiled):
+        """The draw started on ``pool``, or None where the compiled draw of
+        :func:`seeded_subsample_rows` does not apply (the binner then draws itself: a
+        worker thread would keep what NumPy's ``choice`` allocates in its own malloc
+        arena, as the bin edges' buffers once did)."""
+        if not _seed_kernel_applies(random_state, n_samples, size, compiled):
+            return None
+        return cls(pool, random_state, n_samples, size, compiled)
+
     def __init__(self, pool, random_state, n_samples, size, compiled):
         self.key = (random_state, n_samples, size, compiled)
-        if not _seed_kernel_applies(random_state, n_samples, size, compiled):
-            self._pending = pool.submit(lambda: seeded_subsample_rows(
-                random_state, n_samples, size, compiled=compiled))
-            return
         # the raw outputs and work arrays here (the interpreter's lock either way); the
         # worker then takes the lock only to enter the kernel: this thread waits until
         # it has, or the worker could wait for the lock while this thread runs Python
@@ -503,7 +512,10 @@ class EarlyDraw:
         if not isinstance(random_state, numbers.Integral) or (
                 (random_state, n_samples, size, compiled) != self.key):
             return None
+        if self._pending is None:  # taken already
+            return None
         rows = self._pending.result()
+        self._pending = None
         if rows is None:  # too few raw outputs (rare): drawn here, by the same rules
             rows = seeded_subsample_rows(random_state, n_samples, size, compiled=compiled)
         return rows
