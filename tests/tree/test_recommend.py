@@ -293,3 +293,67 @@ def test_choice_within_and_between_rules():
     assert _choose(scores[:2], paired_se[:2], False, 1.0, rules[:2], paired=True) == 1
     assert _choose(scores[:2], paired_se[:2], False, 2.0, rules[:2], paired=True) == 0
     assert _choose(scores[2:], paired_se[2:], False, 1.0, rules[2:], paired=True) == 2
+
+
+def test_repeated_cross_validation(data, tree):
+    (X, y, c), _ = data
+    cands = [{"criterion": "gini", "posterior_smoothing": 0.0},
+             {"criterion": "profit", "posterior_smoothing": 0.0}]
+    from dtdecide.tree._studies._recommend import _oof_se
+
+    # one pass of folds: the held-out cases' standard error is the study's
+    fitted = clone(tree).set_params(**cands[1]).fit(X, y, costs=c)
+    study = PruningStudy(fitted, cv=StratifiedKFold(3, shuffle=True, random_state=0),
+                         se_rule=0.0)
+    study._keep_oof = True
+    study.fit(X_train=X, y_train=y, costs_train=c)
+    assert _oof_se(study.oof_values_) == pytest.approx(
+        study.results_["cv_se"].iloc[study.selected_index_], rel=1e-9)
+    # two repeats are the same as a splitter of both repeats' folds, each case's
+    # measure averaged over its two held-out folds
+    seed = int(np.random.RandomState(7).randint(np.iinfo(np.int32).max))
+    from sklearn.model_selection import RepeatedStratifiedKFold
+
+    splitter = RepeatedStratifiedKFold(n_splits=3, n_repeats=2, random_state=seed)
+    _, twice = fit_recommended(tree, X, y, costs=c, cv=3, cv_repeats=2, random_state=7,
+                               candidates=cands, se_rule=0.0, return_results=True)
+    losses = []
+    for params, (_, row) in zip(cands, twice.iterrows()):
+        fitted = clone(tree).set_params(**params).fit(X, y, costs=c)
+        study = PruningStudy(fitted, cv=splitter, se_rule=0.0).fit(X_train=X, y_train=y,
+                                                                   costs_train=c)
+        k = study.selected_index_
+        assert row["cv_measure"] == pytest.approx(study.results_["cv_mean"].iloc[k],
+                                                  rel=1e-12)
+        alpha = study.results_["cv_alpha"].iloc[k]
+        per_repeat = []
+        for r in range(2):
+            folds = list(splitter.split(X, y))[3 * r:3 * r + 3]
+            per_repeat.append(_oof_losses_by_hand(tree, params, X, y, c, _Fixed(folds),
+                                                  alpha))
+        loss = (per_repeat[0] + per_repeat[1]) / 2
+        losses.append(loss)
+        # unit weights: the average over the repeats is the cross-validated measure
+        assert loss.mean() == pytest.approx(row["cv_measure"], rel=1e-9)
+        # a case counts once in the standard error
+        assert row["cv_se"] == pytest.approx(loss.std() / np.sqrt(len(loss)), rel=1e-9)
+    diff = losses[1] - losses[0]
+    assert twice["paired_diff"].iloc[1] == pytest.approx(diff.mean(), rel=1e-9, abs=1e-12)
+    assert twice["paired_se"].iloc[1] == pytest.approx(diff.std() / np.sqrt(len(diff)),
+                                                       rel=1e-9)
+    with pytest.raises(ValueError, match="cv_repeats"):
+        fit_recommended(tree, X, y, costs=c, cv=3, cv_repeats=0)
+    with pytest.raises(ValueError, match="cv_repeats=2 needs an integer cv"):
+        fit_recommended(tree, X, y, costs=c, cv=splitter, cv_repeats=2)
+    with pytest.raises(ValueError, match="cv_repeats=2 needs an integer cv"):
+        fit_recommended(tree, X, y, costs=c, cv=None, cv_repeats=2)
+
+
+class _Fixed:
+    """A splitter that yields given folds."""
+
+    def __init__(self, folds):
+        self.folds = folds
+
+    def split(self, X, y=None):
+        yield from self.folds

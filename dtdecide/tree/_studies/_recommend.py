@@ -38,7 +38,7 @@ import numbers
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold, train_test_split
 from sklearn.utils import check_random_state
 
 from ...decision._validation import take_rows as _take
@@ -133,7 +133,8 @@ def _resolve(candidate, auto):
 def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
                     costs_valid=None, sample_weight=None, sample_weight_valid=None,
                     decision_rules=None, candidates=None, validation_fraction=0.25,
-                    cv=5, se_rule=None, random_state=None, return_results=False):
+                    cv=5, cv_repeats=1, se_rule=None, random_state=None,
+                    return_results=False):
     """Fit the recommended tree: criterion, smoothing and size chosen on held-out data.
 
     Every candidate setting (:func:`recommended_candidates`, or ``candidates``) is set
@@ -194,6 +195,13 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     cv : int, cross-validation splitter or None, default=5
         Folds of the cross-validated comparison (stratified by class for a
         classifier); None compares the candidates on one validation split.
+    cv_repeats : int, default=1
+        With an integer ``cv``: repeat the k-fold cross-validation this many times on
+        new random folds (every candidate on the same ones) and compare the candidates
+        by their measure over all the repeats, each held-out case's measure averaged
+        over the repeats in its paired difference (a case counts once in the standard
+        errors). Costs ``cv_repeats`` times the fold fits; a cross-validation splitter
+        as ``cv`` already fixes its folds (leave 1).
     se_rule : float or None, default=None
         Standard errors of the paired difference by which a candidate must beat the
         first candidate of its decision rule (with ``cv``). None is 1 among the
@@ -260,6 +268,12 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
                                 or not isinstance(se_rule, numbers.Real)
                                 or not np.isfinite(se_rule) or se_rule < 0):
         raise ValueError(f"se_rule must be None or a non-negative number; got {se_rule!r}")
+    if (isinstance(cv_repeats, bool) or not isinstance(cv_repeats, numbers.Integral)
+            or cv_repeats < 1):
+        raise ValueError(f"cv_repeats must be an integer >= 1; got {cv_repeats!r}")
+    if cv_repeats > 1 and (cv is None or hasattr(cv, "split")):
+        raise ValueError(f"cv_repeats={cv_repeats} needs an integer cv (the number of folds); "
+                         f"got cv={cv!r}")
     if candidates is None:
         candidates = recommended_candidates(estimator, decision_rules)
     else:
@@ -271,7 +285,7 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
                                     None if X_valid is None else
                                     (X_valid, y_valid, costs_valid, sample_weight_valid),
                                     cv, SE_RULE if se_rule is None else float(se_rule),
-                                    random_state, return_results)
+                                    random_state, return_results, int(cv_repeats))
     classifier = "posterior_smoothing" in estimator.get_params()
     held_out = X_valid is None
     fit_data = (X, y, costs, sample_weight)
@@ -404,11 +418,39 @@ def _concat(a, b):
     return np.concatenate([np.asarray(a), np.asarray(b)])
 
 
+def _repeated_folds(estimator, cv, repeats, seed):
+    """``repeats`` times ``cv``-fold cross-validation on new random folds (stratified by
+    class for a classifier)."""
+    if "posterior_smoothing" in estimator.get_params():
+        return RepeatedStratifiedKFold(n_splits=int(cv), n_repeats=repeats,
+                                       random_state=seed)
+    return RepeatedKFold(n_splits=int(cv), n_repeats=repeats, random_state=seed)
+
+
+def _oof_se(oof):
+    """Standard error of the cross-validated measure from the held-out cases' measures
+    (each case once, averaged over the repeats that held it out)."""
+    if oof is None:
+        return np.nan
+    value, weight, count = oof
+    ok = weight > 0
+    total = weight.sum()
+    if total <= 0 or count.sum() <= 0:
+        return np.nan
+    m = np.zeros_like(value)
+    m[ok] = value[ok] / weight[ok]
+    mean = float((weight * m).sum() / total)
+    var = max(float((weight * m**2).sum() / total) - mean**2, 0.0)
+    return float(np.sqrt(var / count.sum()))
+
+
 def _fit_cross_validated(estimator, candidates, train, valid, cv, se_rule, random_state,
-                         return_results):
+                         return_results, repeats=1):
     """fit_recommended with ``cv``: the candidates compared by k-fold cross-validation on
     the training rows (and the validation rows, when given), the same folds for all."""
     seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    if repeats > 1:
+        cv = _repeated_folds(estimator, cv, repeats, seed)
     rows_cv = train if valid is None else tuple(_concat(a, b) for a, b in zip(train, valid))
     Xc, yc, cc, wc = rows_cv
     auto = _AutoStrength(estimator, rows_cv)
@@ -423,9 +465,14 @@ def _fit_cross_validated(estimator, candidates, train, valid, cv, se_rule, rando
         k = study.selected_index_
         fitted.append((study, candidate))
         oof.append(getattr(study, "oof_values_", None))
+        # repeated folds: the study's error counts each case once per repeat, the
+        # held-out cases' measures (not kept on Dask) once
+        se = float(study.results_["cv_se"].iloc[k])
+        if repeats > 1 and oof[-1] is not None:
+            se = _oof_se(oof[-1])
         rows.append({**params, "n_leaves": study.selected_n_leaves_, "measure": study.measure_,
                      "cv_measure": float(study.results_["cv_mean"].iloc[k]),
-                     "cv_se": float(study.results_["cv_se"].iloc[k]),
+                     "cv_se": se,
                      "_higher": study.higher_is_better_})
     results = pd.DataFrame(rows)
     own = estimator.get_params().get("decision_rule", "leaf")

@@ -533,14 +533,23 @@ class PruningStudy:
     def _oof_values(self, alpha, n_rows):
         """Per training row ``(value, weight, count)``: the row's decision measure under
         the tree of the fold that held it out, pruned at ``alpha`` (as the
-        cross-validated measure of the subtree evaluated at ``alpha`` counts it)."""
+        cross-validated measure of the subtree evaluated at ``alpha`` counts it). A
+        splitter that holds a row out more than once (repeated k-fold) gives the
+        average over those folds, so that every row counts once."""
         value, weight, count = np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows)
+        times = np.zeros(n_rows)
         for fold, fold_path, leaf, test_idx in self._folds:
             j = (fold_path.n_subtrees - 1 if not np.isfinite(alpha)
                  else subtree_index_for_alpha(fold_path.ccp_alphas, alpha))
             nodes = _subtree_nodes(fold.tree_, fold_path, leaf, j)
             v, w, c = self._oof_scorer.subset(test_idx).row_values(fold, nodes)
-            value[test_idx], weight[test_idx], count[test_idx] = v, w, c
+            np.add.at(value, test_idx, v)
+            np.add.at(weight, test_idx, w)
+            np.add.at(count, test_idx, c)
+            np.add.at(times, test_idx, 1.0)
+        held = times > 1
+        for a in (value, weight, count):
+            a[held] /= times[held]
         return value, weight, count
 
     # ------------------------------------------------------------------ reports
