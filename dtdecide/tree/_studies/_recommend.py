@@ -201,7 +201,9 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
         by their measure over all the repeats, each held-out case's measure averaged
         over the repeats in its paired difference (a case counts once in the standard
         errors). Costs ``cv_repeats`` times the fold fits; a cross-validation splitter
-        as ``cv`` already fixes its folds (leave 1).
+        as ``cv`` already fixes its folds (leave 1). Three repeats did not choose
+        better than one over twenty splits of the benchmark's real data sets
+        (``docs/guide/quality.rst``).
     se_rule : float or None, default=None
         Standard errors of the paired difference by which a candidate must beat the
         first candidate of its decision rule (with ``cv``). None is 1 among the
