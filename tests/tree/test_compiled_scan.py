@@ -119,14 +119,24 @@ def test_compiled_scan_equals_numpy_twin(case):
     hist, counts, kw, n_jobs = case
     a = scan("numpy", hist, counts, kw, 1)
     b = scan("compiled", hist, counts, kw, n_jobs)
+    entropy = kw["criterion"] == "entropy"
+    same = np.ones(a.feature.shape, dtype=bool)
     for name in ("feature", "bin_threshold", "is_categorical", "missing_left", "go_left"):
         x, y = getattr(a, name), getattr(b, name)
-        assert x.dtype == y.dtype and np.array_equal(x, y), name
+        assert x.dtype == y.dtype and x.shape == y.shape, name
+        equal = (x == y) if x.ndim == 1 else (x == y).all(axis=1)
+        assert entropy or equal.all(), name
+        same &= equal
     assert np.array_equal(np.isfinite(a.gain), np.isfinite(b.gain))
-    # weighted entropy: NumPy's log2 and the C library's differ in the last bit, and a
+    assert np.array_equal(a.is_valid, b.is_valid)
+    # entropy: NumPy's log2 and the C library's (Numba's) differ in the last bit, and a
     # gain is the difference of terms as large as the node's weight times log2 of it
-    atol = 1e-12 * float(hist.sum()) if kw["criterion"] == "entropy" else 0.0
+    atol = 1e-12 * float(hist.sum()) if entropy else 0.0
     np.testing.assert_allclose(b.gain[a.is_valid], a.gain[a.is_valid], rtol=1e-12, atol=atol)
+    # so two splits whose gains tie within that tolerance may be chosen either way: a
+    # node where the twins chose differently is such a tie (its two gains, each the
+    # other twin's best, agree to the tolerance, checked just above)
+    assert np.all(a.is_valid[~same])
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
