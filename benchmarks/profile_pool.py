@@ -2,7 +2,7 @@
 time, the threads' CPU time and their ratio (how many threads it kept busy), and the
 calling thread's serial rest.
 
-Each :meth:`ThreadPool.map_groups <dtdecide.tree._kernels._parallel.ThreadPool.map_groups>`
+Each :meth:`ThreadPool.map_groups <dtdecide._parallel.ThreadPool.map_groups>`
 call is timed on the calling thread (wall) and every thread's share of it with
 ``time.thread_time`` (CPU); passes are named by the function handed to the pool
 (``build_histograms.<locals>.accumulate``: the histograms by features;
@@ -30,7 +30,7 @@ from bench_cores import WARM_ROWS, build, cached_data  # noqa: E402
 
 def instrument():
     """Patch the pool to record ``{name: [calls, wall, cpu]}``; returns the dict."""
-    from dtdecide.tree._kernels import _parallel
+    from dtdecide import _parallel
 
     stats = collections.defaultdict(lambda: [0, 0.0, 0.0])
     lock = threading.Lock()

@@ -26,23 +26,22 @@ overrides both). Numba is imported only when a compiled kernel is first needed.
 
 The package's own threads (``n_jobs``) are the only parallelism: the kernels never use
 Numba's thread pool (no ``parallel=True``), and while several of our threads compute,
-:func:`one_blas_thread` holds BLAS to one thread and :func:`native_threads_per_worker`
-holds OpenMP to one thread in each worker, so that no native pool runs inside our threads
+:func:`dtdecide._parallel.one_blas_thread` holds BLAS to one thread and
+:func:`dtdecide._parallel.native_threads_per_worker` holds OpenMP to one thread in each
+worker, so that no native pool runs inside our threads
 (``n_jobs`` threads, each with its own BLAS or OpenMP team, would oversubscribe the cores).
 
 This module sits at the bottom of the package (above :mod:`dtdecide._config` only), so
 that the decision layer and the tree layer share one switch.
 """
 
-import numbers
 import os
 import threading
 from contextlib import contextmanager
 
 from ._config import get_config
 
-__all__ = ["AUTO_MIN_ROWS", "KERNEL_MODES", "check_n_jobs", "kernels_mode",
-           "native_threads_per_worker", "one_blas_thread", "table_rows", "use_compiled"]
+__all__ = ["AUTO_MIN_ROWS", "KERNEL_MODES", "kernels_mode", "table_rows", "use_compiled"]
 
 KERNEL_MODES = ("auto", "compiled", "numpy")
 #: Rows from which ``auto`` runs the compiled kernels (see the module docstring).
@@ -73,31 +72,6 @@ def table_rows(n_rows):
         yield
     finally:
         _local.rows = old
-
-
-def check_n_jobs(n_jobs, name="n_jobs"):
-    """The number of threads that ``n_jobs`` asks for (an int >= 1).
-
-    scikit-learn's meaning: None is 1 (unless a ``joblib.parallel_config`` context says
-    otherwise), -1 every core, -2 all but one; a ``ValueError`` names ``name`` otherwise.
-    Here at the bottom of the package so that the decision engine and the tree read
-    ``n_jobs`` alike.
-
-    Examples
-    --------
-    >>> from dtdecide._jit import check_n_jobs
-    >>> check_n_jobs(None), check_n_jobs(3)
-    (1, 3)
-    """
-    if n_jobs is not None and (
-        isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0
-    ):
-        raise ValueError(
-            f"{name} must be None or a non-zero integer (-1: every core); got {n_jobs!r}"
-        )
-    from joblib import effective_n_jobs
-
-    return max(1, int(effective_n_jobs(n_jobs)))
 
 
 def kernels_mode():
@@ -172,57 +146,3 @@ def use_compiled(n_rows):
         else:
             _numba_ok = True
     return _numba_ok
-
-
-# --------------------------------------------------------------- native thread pools
-_CONTROLLER = []  # a threadpoolctl.ThreadpoolController, made once (finding libraries
-# costs about 20 ms)
-
-
-def _controller():
-    if not _CONTROLLER:
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0]
-
-
-@contextmanager
-def one_blas_thread(active=True):
-    """Inside the block, BLAS runs on one thread; nothing when not ``active``.
-
-    BLAS (OpenBLAS with its own threads, MKL, BLIS) keeps one thread count for the
-    whole process, which threadpoolctl lets one thread control at a time (the first
-    that sets it, usually the main thread; the settings of other threads are ignored).
-    The limit is therefore set and restored by the thread that opens the block, and
-    it holds for the threads that thread starts inside it (our workers); a block
-    opened on a thread that does not control BLAS changes nothing, and nothing is
-    ever left limited.
-
-    Examples
-    --------
-    >>> import numpy  # loads its BLAS
-    >>> from threadpoolctl import threadpool_info
-    >>> from dtdecide._jit import one_blas_thread
-    >>> with one_blas_thread():
-    ...     blas = [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
-    >>> all(n == 1 for n in blas)
-    True
-    """
-    if not active:
-        yield
-        return
-    with _controller().limit(limits=1, user_api="blas"):
-        yield
-
-
-def native_threads_per_worker():
-    """Run at the start of each of our worker threads: OpenMP on one thread there.
-
-    OpenMP's thread count is a per-thread setting (a worker would otherwise start a
-    team of every core's size for any OpenMP code it runs); the worker ends with its
-    pool, so the limit is not restored.
-    """
-    openmp = _controller().select(user_api="openmp")
-    if openmp.lib_controllers:
-        openmp.limit(limits=1)

@@ -7,13 +7,8 @@ import numpy as np
 import pandas as pd
 
 from .._dtypes import code_dtype
-from .._jit import (
-    check_n_jobs,
-    kernels_mode,
-    native_threads_per_worker,
-    one_blas_thread,
-    use_compiled,
-)
+from .._jit import kernels_mode, use_compiled
+from .._parallel import check_n_jobs, one_blas_thread, thread_pool
 from ._kernels import (
     _FLOAT,
     _check_priors,
@@ -46,7 +41,7 @@ def _one_blas_thread(active):
 
     The per-chunk products are tiny (n_levels x n_decisions) and the dot products of
     the summary are memory bound; threaded BLAS only adds contention there. The limit
-    is the package's counted one (:func:`dtdecide._jit.one_blas_thread`).
+    is the package's counted one (:func:`dtdecide._parallel.one_blas_thread`).
     """
     return one_blas_thread(active)
 
@@ -604,36 +599,23 @@ class _CompiledChunks:
 
 def _chunks_on_threads(step, n, chunk, n_threads):
     """``[step(s, e) for each chunk]``, the chunks cut into contiguous ranges, one per
-    thread (the calling thread takes the first). An error is raised as the first chunk
-    that fails would raise it on one thread."""
+    thread of the package's pool (:func:`dtdecide._parallel.thread_pool`; the calling
+    thread works too). An error is raised as the first chunk that fails would raise it
+    on one thread: each range stops at its first failing chunk, and the pool raises the
+    first range's error in range order."""
     n_chunks = -(-n // chunk)
     bounds = [(c * chunk, min(c * chunk + chunk, n)) for c in range(n_chunks)]
     n_threads = max(1, min(int(n_threads), n_chunks))
     if n_threads == 1:
         return [step(a, b) for a, b in bounds]
-    from concurrent.futures import ThreadPoolExecutor
-
-    results = [None] * n_chunks
-    errors = {}
     cuts = np.linspace(0, n_chunks, n_threads + 1).astype(np.intp).tolist()
 
-    def run(lo, hi):
-        for c in range(lo, hi):
-            try:
-                results[c] = step(*bounds[c])
-            except Exception as exc:  # noqa: BLE001 - re-raised below, first chunk first
-                errors[c] = exc
-                return
+    def run(r):
+        return [step(*bounds[c]) for c in range(cuts[r], cuts[r + 1])]
 
-    with ThreadPoolExecutor(n_threads - 1, thread_name_prefix="dtdecide-decide",
-                            initializer=native_threads_per_worker) as pool:
-        futures = [pool.submit(run, a, b) for a, b in zip(cuts[1:-1], cuts[2:])]
-        run(cuts[0], cuts[1])
-        for f in futures:
-            f.result()
-    if errors:
-        raise errors[min(errors)]
-    return results
+    with thread_pool(n_threads) as pool:
+        ranges = pool.map_groups(run, list(range(n_threads)))
+    return [x for part in ranges for x in part]
 
 
 def _compiled_step(n):

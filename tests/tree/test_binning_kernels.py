@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dtdecide import config_context
+from dtdecide._parallel import ThreadPool
 from dtdecide.tree._kernels import _binning
 from dtdecide.tree._kernels._binning import Binner, numeric_bin_edges, sorted_bin_edges
-from dtdecide.tree._kernels._parallel import ThreadPool
 
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -334,3 +334,41 @@ def test_bad_n_jobs_is_named(n_jobs):
     matrix = MATRICES["profit_ties"]()
     with pytest.raises(ValueError, match="n_jobs"):
         decide(np.array([[0.5, 0.5]]), matrix, n_jobs=n_jobs)
+
+
+@pytest.mark.parametrize("mode", ["numpy", "compiled"])
+def test_decide_runs_on_the_package_pool(monkeypatch, mode):
+    """``decide(n_jobs=3)`` hands its chunk ranges to the package's pool
+    (:class:`dtdecide._parallel.ThreadPool`, one ``map_groups`` of one range per
+    thread, the same table as one thread); inside an open ``thread_pool`` of the same
+    size it takes that pool's threads and starts none of its own."""
+    from dtdecide import _parallel
+
+    opened, batches = [], []
+    real_enter, real_map = _parallel.ThreadPool.__enter__, _parallel.ThreadPool.map_groups
+
+    def counting_enter(self):
+        opened.append(self.n_threads)
+        return real_enter(self)
+
+    def counting_map(self, fn, groups):
+        batches.append((self, len(groups)))
+        return real_map(self, fn, groups)
+
+    monkeypatch.setattr(_parallel.ThreadPool, "__enter__", counting_enter)
+    monkeypatch.setattr(_parallel.ThreadPool, "map_groups", counting_map)
+    matrix = MATRICES["revenue_cost_column"]()
+    post, costs, y = _inputs(matrix, np.random.default_rng(3), 1000, True, False)
+    with config_context(kernels=mode):
+        one = decide(post, matrix, y=y, costs=costs, chunk_size=64)
+        assert opened == [] and batches == []
+        three = decide(post, matrix, y=y, costs=costs, chunk_size=64, n_jobs=3)
+        assert opened == [3] and [b[1] for b in batches] == [3]
+        assert_identical(three, one)
+        opened.clear()
+        batches.clear()
+        with _parallel.thread_pool(3) as pool:
+            inner = decide(post, matrix, y=y, costs=costs, chunk_size=64, n_jobs=3)
+        assert opened == [3]  # the outer pool only
+        assert [b[0] for b in batches] == [pool]
+    assert_identical(inner, one)

@@ -19,11 +19,11 @@ from test_n_jobs import assert_same_tree
 
 from dtdecide import DecisionMatrix, config_context
 from dtdecide._jit import AUTO_MIN_ROWS, kernels_mode, use_compiled
+from dtdecide._parallel import ThreadPool
 from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
 from dtdecide.tree._kernels import _binning
 from dtdecide.tree._kernels._binning import Binner
 from dtdecide.tree._kernels._histogram import BinLayout, HistogramTarget, build_histograms
-from dtdecide.tree._kernels._parallel import ThreadPool
 
 pytest.importorskip("numba")
 
@@ -782,8 +782,8 @@ def test_partition_on_threads_same_tree_as_one_thread():
 def test_grower_leaves_are_the_applied_leaves(seed, n_jobs, mode):
     """The leaf of every training row as the partitions leave it is ``tree.apply``'s
     (categorical inputs, missing values), under both kernels and any thread count."""
+    from dtdecide._parallel import thread_pool
     from dtdecide.tree._algorithms._grower import grow_tree
-    from dtdecide.tree._kernels._parallel import thread_pool
     from dtdecide.tree._structure._encode import fit_encode
 
     X, signal, rng = data(seed % 1000, 700)

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from test_n_jobs import assert_same_tree
 
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor, config_context
+from dtdecide._parallel import ThreadPool
 from dtdecide.tree._kernels._histogram import BinLayout
-from dtdecide.tree._kernels._parallel import ThreadPool
 from dtdecide.tree._kernels._profit import PROFIT_METHODS, ProfitCriterion
 from dtdecide.tree._kernels._splitter import (
     _compiled_supports,

@@ -350,7 +350,7 @@ def test_histogram_parts_grow_the_same_tree(monkeypatch, mode, n_jobs):
     same leaves, on the NumPy twins and the compiled kernels."""
     import dtdecide.tree._algorithms._grower as grower_module
     from dtdecide import config_context
-    from dtdecide.tree._kernels._parallel import thread_pool
+    from dtdecide._parallel import thread_pool
 
     X, y, is_cat, rng = make_data(11, n=700)
     kw = dict(max_depth=6, min_samples_leaf=2, min_samples_split=4)

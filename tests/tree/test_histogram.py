@@ -254,9 +254,9 @@ def test_money_from_level_counts_equals_the_per_row_sums(seed, n_levels, n_dec, 
     from types import SimpleNamespace
 
     from dtdecide import config_context
+    from dtdecide._parallel import ThreadPool
     from dtdecide.tree._algorithms._grower import _profit_target
     from dtdecide.tree._kernels._histogram import map_channels
-    from dtdecide.tree._kernels._parallel import ThreadPool
     from dtdecide.tree._kernels._profit import ProfitCriterion
 
     rng = np.random.default_rng(seed)

@@ -5,16 +5,12 @@ import pandas as pd
 import pytest
 
 from dtdecide import DecisionMatrix
+from dtdecide._parallel import ThreadPool, check_n_jobs, thread_pool
 from dtdecide.tree import ProfitTreeClassifier, ProfitTreeRegressor
 from dtdecide.tree._algorithms._grower import grow_tree
 from dtdecide.tree._kernels._binning import Binner
 from dtdecide.tree._kernels._histogram import BinLayout, HistogramTarget, build_histograms
-from dtdecide.tree._kernels._parallel import (
-    ThreadPool,
-    check_n_jobs,
-    feature_groups,
-    thread_pool,
-)
+from dtdecide.tree._kernels._parallel import feature_groups
 
 NODE_FIELDS = (
     "children_left", "children_right", "parent", "depth", "feature", "threshold",
@@ -217,7 +213,7 @@ def test_one_pool_per_fit(monkeypatch):
     """A fit starts its threads once: binning and growing, the node statistics and the
     case rule's sums share the pool the fit opened (``thread_pool`` inside another of
     the same size hands out that one); the tree is the one of one thread."""
-    import dtdecide.tree._kernels._parallel as parallel_module
+    import dtdecide._parallel as parallel_module
     from dtdecide import config_context
 
     opened = []

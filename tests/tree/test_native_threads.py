@@ -11,10 +11,8 @@ import pytest
 from joblib import parallel_config
 
 import dtdecide
-from dtdecide import DecisionMatrix, ProfitTreeClassifier
-from dtdecide._jit import _controller, one_blas_thread
-from dtdecide.tree._kernels import _parallel
-from dtdecide.tree._kernels._parallel import ThreadPool
+from dtdecide import DecisionMatrix, ProfitTreeClassifier, _parallel
+from dtdecide._parallel import ThreadPool, _controller, one_blas_thread
 
 
 def blas_threads():

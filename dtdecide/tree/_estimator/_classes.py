@@ -29,6 +29,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..._dtypes import FLOAT_DTYPE as _FLOAT
 from ..._dtypes import code_dtype
+from ..._parallel import check_n_jobs
 from ...decision._kernels import _target_codes
 from ...decision._validation import (
     check_1d,
@@ -41,7 +42,6 @@ from .._algorithms._edit import replay_edits
 from .._backends._dask import is_dask_collection
 from .._kernels._binning import InfiniteValuesError
 from .._kernels._criteria import ordinal_loss_matrix, split_loss_weights, training_loss_matrix
-from .._kernels._parallel import check_n_jobs
 from .._kernels._profit import DEFAULT_PROFIT_METHOD, growth_consequences, level_consequences
 from .._structure import _leaf
 from .._structure._encode import (

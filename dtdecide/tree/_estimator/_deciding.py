@@ -114,7 +114,7 @@ class _DecidingMixin:
         d_j)``, ``d_j`` the case's own best decision from the node's posteriors; and
         the ``matrix`` it was computed with (pruning refuses other matrices).
         """
-        from .._kernels._parallel import check_n_jobs
+        from ..._parallel import check_n_jobs
         from .._structure._caserule import case_node_sums
 
         node_in = self._case_node_inputs(tree)
@@ -184,13 +184,13 @@ class _DecidingMixin:
         (:func:`~dtdecide.tree._structure._caserule.decide_cases`), for a categorical
         matrix with additive costs: the inputs checked as :func:`dtdecide.decide`
         checks them, in its order, and the same result."""
+        from ..._parallel import check_n_jobs
         from ...decision._engine import (
             _CHUNK_ROWS,
             _AdditivePlan,
             _one_blas_thread,
             target_encoder,
         )
-        from .._kernels._parallel import check_n_jobs
         from .._structure._caserule import decide_cases
 
         matrix = self.decision_matrix_

@@ -17,9 +17,9 @@ import numpy as np
 from sklearn.utils.validation import check_random_state
 
 from ..._jit import use_compiled
+from ..._parallel import check_n_jobs, thread_pool
 from .._algorithms._grower import grow_tree
 from .._kernels._binning import Binner, EarlyDraw
-from .._kernels._parallel import check_n_jobs, thread_pool
 from .._kernels._profit import DEFAULT_PROFIT_METHOD
 from .._structure import _leaf
 
@@ -31,7 +31,7 @@ def on_fit_threads(fit):
 
     The steps of the fit that use threads -- binning and growing, the node and
     decision statistics, the case rule's sums -- ask for ``n_jobs`` threads each; inside
-    this pool :func:`~dtdecide.tree._kernels._parallel.thread_pool` hands them the one
+    this pool :func:`~dtdecide._parallel.thread_pool` hands them the one
     already open, so a fit starts its threads (and sets the BLAS and OpenMP limits) once.
     An invalid ``n_jobs`` opens no pool here: ``fit``'s own parameter check reports it.
     """

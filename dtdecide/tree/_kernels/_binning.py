@@ -473,7 +473,7 @@ def seeded_subsample_rows(seed, n_samples, size, compiled=False):
 
 class EarlyDraw:
     """The rows of :func:`subsample_rows` for a :class:`Binner` fit, drawn ahead of it on
-    a worker thread of ``pool`` (:meth:`~dtdecide.tree._kernels._parallel.ThreadPool.submit`).
+    a worker thread of ``pool`` (:meth:`~dtdecide._parallel.ThreadPool.submit`).
 
     The draw does not depend on the data, only on the seed and the number of rows, so
     an estimator can start it while it still checks its inputs on the calling thread;

@@ -161,8 +161,8 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
         if missing:
             q = np.where(ok[:, None], q, 0.0)
     if compiled:
+        from ..._parallel import thread_pool
         from .._kernels import _compiled
-        from .._kernels._parallel import thread_pool
 
         use_costs = cons.case_costs is not None
         parent = np.asarray(parent, dtype=NODE_DTYPE)
@@ -277,8 +277,8 @@ def decide_cases(leaf, node_in, plan, *, revenue, target=None, weight=None,
         ``target`` (codes or None) and ``misclassified`` (None without ``target``).
     """
     from ..._dtypes import code_dtype
+    from ..._parallel import thread_pool
     from ...decision import _compiled as _compiled_decide
-    from .._kernels._parallel import thread_pool
 
     leaf = np.ascontiguousarray(leaf, dtype=NODE_DTYPE)
     n = leaf.shape[0]

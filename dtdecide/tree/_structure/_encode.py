@@ -1015,7 +1015,7 @@ def encode_apply(X, encoding, apply, *, estimator_name="estimator", block_rows=N
     n = prepared.shape[0] if is_array else prepared.n_samples
     out = None if out_dtypes is None else tuple(np.empty(n, dtype=d) for d in out_dtypes)
     if n > block_rows and n_jobs not in (None, 1):
-        from .._kernels._parallel import check_n_jobs
+        from ..._parallel import check_n_jobs
 
         n_threads = min(check_n_jobs(n_jobs), -(-n // block_rows))
         if n_threads > 1:
@@ -1075,7 +1075,7 @@ def _encode_apply_threads(prepared, apply, block_rows, n_threads, out=None, chec
     Settings are per thread: the kernels chosen here, for the whole table, are imposed
     on the workers (so ``config_context(kernels=...)`` of the caller holds there too).
     """
-    from .._kernels._parallel import thread_pool
+    from ..._parallel import thread_pool
 
     is_array = isinstance(prepared, np.ndarray)
     n = prepared.shape[0] if is_array else prepared.n_samples

@@ -356,8 +356,9 @@ def level_sums(node_of_row, level, sample_weight, columns, n_nodes, n_levels, *,
 
 def _compiled_level_sums(node_of_row, level, F, columns, n_nodes, n_levels, n_jobs, pool):
     """:func:`level_sums` by the compiled kernel, per chunk of rows on the threads."""
+    from ..._parallel import thread_pool
     from .._kernels import _compiled_sums
-    from .._kernels._parallel import feature_groups, thread_pool
+    from .._kernels._parallel import feature_groups
 
     n = columns.shape[0]
     k = columns.shape[1]

@@ -445,8 +445,8 @@ class TreeStructure:
             return self._router.route_rows(X)  # online scoring: a walk per row
         out = np.empty(n, dtype=NODE_DTYPE)
         if compiled:
+            from ..._parallel import thread_pool
             from .._kernels import _compiled
-            from .._kernels._parallel import thread_pool
 
             router = self._router
             # more than a few rows: the flat walk (not for one row, whose view would cost
