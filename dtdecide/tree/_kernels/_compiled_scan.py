@@ -377,23 +377,21 @@ def _weight(L, s, is_clf):
     return out
 
 
-@_jit
-def _mapped(hist, i, cell, cmap, out, s):
-    """``out[s, c] = sum_t hist[i, cell, t] * cmap[t, c]`` for every ``c``, the products
-    added in level order (the twin's
-    :func:`~dtdecide.tree._kernels._histogram.map_channels`); each count read once."""
-    h = np.float64(hist[i, cell, 0])
-    for c in range(out.shape[1]):
-        out[s, c] = h * cmap[0, c]
+@_jit_inline
+def _mapped(hist, i, cell, cmap, c):
+    """``sum_t hist[i, cell, t] * cmap[t, c]``, the products added in level order (channel
+    ``c`` of the twin's :func:`~dtdecide.tree._kernels._histogram.map_channels`).
+    Inlined into :func:`_prepare` by Numba: called per cell, it took 40% of the profit
+    scan (2M x 20, depth 10: 0.078 s, 0.047 s inlined; Gini's 0.040 s)."""
+    out = np.float64(hist[i, cell, 0]) * cmap[0, c]
     for t in range(1, hist.shape[2]):
-        h = np.float64(hist[i, cell, t])
-        for c in range(out.shape[1]):
-            out[s, c] += h * cmap[t, c]
+        out += np.float64(hist[i, cell, t]) * cmap[t, c]
+    return out
 
 
 @_jit
 def _prepare(hist, counts, mode, cw, use_cw, cmap, use_map, is_clf, msl, i, lo, cells, n,
-             mcell, zero_raw, buf, ok):
+             mcell, zero_raw, buf, ok, raw):
     """The sums and valid candidates of the cells ``lo + cells[:n]`` of node ``i`` in
     this order (the twin's ``_scan`` before its gains), for every criterion.
 
@@ -410,12 +408,19 @@ def _prepare(hist, counts, mode, cw, use_cw, cmap, use_map, is_clf, msl, i, lo, 
     # cumulative (class-weighted or mapped) sums in scan order, as np.cumsum adds them
     # (the branch outside the loops: the plain loop stays as fast as it was)
     if use_map:
+        # the raw weights of RAW_WEIGHTS (below) cumulated in the same pass, in the
+        # histogram's dtype and the same order: ``raw[s]`` is the twin's ``acc_r`` after s
+        acc_r = zero_raw
         for s in range(n):
-            _mapped(hist, i, lo + cells[s], cmap, cum, s)  # the cell's sums, then cumulated
-            if s > 0:
-                for c in range(C):
-                    cum[s, c] = cum[s - 1, c] + cum[s, c]
-        _mapped(hist, i, mcell, cmap, vec, 1)  # Hm
+            cell = lo + cells[s]
+            for c in range(C):  # the cell's sums, then cumulated
+                v = _mapped(hist, i, cell, cmap, c)
+                cum[s, c] = cum[s - 1, c] + v if s > 0 else v
+            if mode == RAW_WEIGHTS:
+                acc_r = acc_r + _raw_count(hist, i, cell, is_clf)
+                raw[s] = acc_r
+        for c in range(C):
+            Hm[c] = _mapped(hist, i, mcell, cmap, c)
     else:
         for s in range(n):
             cell = lo + cells[s]
@@ -455,6 +460,15 @@ def _prepare(hist, counts, mode, cw, use_cw, cmap, use_map, is_clf, msl, i, lo, 
             if has_missing:
                 Lc_i = acc + cm_i
                 ok_l[s] = Lc_i >= msl and Pc_i - Lc_i >= msl
+    elif use_map:  # RAW_WEIGHTS, cumulated above
+        has_missing = cm_r > 0
+        Pc_r = raw[n - 1] + cm_r
+        for s in range(n):
+            acc_r = raw[s]
+            ok_r[s] = acc_r >= msl and Pc_r - acc_r >= msl
+            if has_missing:
+                Lc_r = acc_r + cm_r
+                ok_l[s] = Lc_r >= msl and Pc_r - Lc_r >= msl
     else:  # RAW_WEIGHTS: cumulated in the histogram's dtype
         has_missing = cm_r > 0
         acc_r = zero_raw
@@ -518,8 +532,8 @@ def _family_scan(family):
 
     @_jit
     def scan(hist, counts, mode, cw, use_cw, cmap, use_map, is_clf, msl, features, offsets,
-             widths, orders, key_lo, n_keys, n_scan, buf, ok, zero_raw, natural, params,
-             out_gain, out_pos, out_ml, out_key):
+             widths, orders, key_lo, n_keys, n_scan, buf, ok, raw, zero_raw, natural,
+             params, out_gain, out_pos, out_ml, out_key):
         for j in features:
             for i in range(hist.shape[0]):
                 g, pos, ml, key = -np.inf, 0, False, -1
@@ -528,7 +542,7 @@ def _family_scan(family):
                                                  n_keys, n_scan, natural)
                     sides = 1 + _prepare(hist, counts, mode, cw, use_cw, cmap, use_map,
                                          is_clf, msl, i, lo, cells, n, mcell, zero_raw, buf,
-                                         ok)
+                                         ok, raw)
                     g_k, pos_k, ml_k = -np.inf, 0, False
                     for side in range(sides):
                         if family == GINI:
@@ -591,8 +605,9 @@ def scan_features(hist, counts, mode, cw, use_cw, is_clf, crit, loss, D, has_m, 
     cmap = np.zeros((1, 1)) if cmap is None else cmap
     buf = np.empty((3, max(width, 2), cmap.shape[1] if use_map else hist.shape[2]))
     ok = np.empty((2, width), dtype=np.bool_)
+    raw = np.empty(width if use_map else 1, dtype=hist.dtype)
     common = (hist, counts, mode, cw, use_cw, cmap, use_map, is_clf, msl, features, offsets,
-              widths, orders, key_lo, n_keys, n_scan, buf, ok, hist.dtype.type(0),
+              widths, orders, key_lo, n_keys, n_scan, buf, ok, raw, hist.dtype.type(0),
               np.arange(width))
     if crit in (GINI, VARIANCE):
         family, params = crit, ()
