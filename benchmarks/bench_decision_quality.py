@@ -706,6 +706,8 @@ N_FOLDS = 5  # fit_recommended's default cv
 
 def _candidate_label(params, auto_strength):
     tail = " honest" if params.get("honest_fraction") else ""
+    if params.get("pruning_sequence", "rule") != "rule":
+        tail += f" {params['pruning_sequence']}-sequence"
     m = params.get("posterior_smoothing")
     if params["decision_rule"] == "leaf":
         smooth = f" m={m / auto_strength:g}auto" if m else ""
@@ -767,9 +769,10 @@ def run_edc_dtdecide(setting, rep, experiments=True):
         params = dict(cand)
         if isinstance(params.get("posterior_smoothing"), tuple):
             params["posterior_smoothing"] = params["posterior_smoothing"][1] * auto_strength
-        tree, fit_s = _fit_timed(clone(base).set_params(**params), setting)
-        study = PruningStudy(tree).fit(Xv, yv, costs_valid=cv)
         label = _candidate_label(params, auto_strength)
+        sequence = params.pop("pruning_sequence", "rule")  # PruningStudy's, not the tree's
+        tree, fit_s = _fit_timed(clone(base).set_params(**params), setting)
+        study = PruningStudy(tree, pruning_sequence=sequence).fit(Xv, yv, costs_valid=cv)
         out[label] = _scored(setting, study.best_estimator_, fit_s)
         if len(scores) < n_recommended:
             # profit: higher is better; loss (cost rows): lower is better
@@ -1168,14 +1171,15 @@ LEAF_CANDIDATES = {
                    "posterior_smoothing": ("auto", 1.0)},
     "case4_loss": {"decision_rule": "case", "criterion": "gini", "split_weights": "loss",
                    "posterior_smoothing": ("auto", 4.0)},
-    # experiment (not a package setting): the case rule's tree pruned along the
-    # weakest-link sequence of its leaf decisions (_leaf_sequence), as rpart prunes
+    # the case rule's tree pruned along the weakest-link sequence of its leaf decisions,
+    # as rpart prunes (PruningStudy's pruning_sequence="leaf"; fit_recommended's last
+    # three case-rule candidates)
     "case0_lseq": {"decision_rule": "case", "criterion": "gini", "posterior_smoothing": 0.0,
-                   "_leaf_sequence": True},
+                   "pruning_sequence": "leaf"},
     "case1_lseq": {"decision_rule": "case", "criterion": "gini",
-                   "posterior_smoothing": ("auto", 1.0), "_leaf_sequence": True},
+                   "posterior_smoothing": ("auto", 1.0), "pruning_sequence": "leaf"},
     "case4_lseq": {"decision_rule": "case", "criterion": "gini",
-                   "posterior_smoothing": ("auto", 4.0), "_leaf_sequence": True},
+                   "posterior_smoothing": ("auto", 4.0), "pruning_sequence": "leaf"},
 }
 # the first candidate of each rule: the reference of the paired comparison
 PAIRED_REFERENCE = {"leaf": "gini", "case": "case0"}
@@ -1220,40 +1224,6 @@ def _paired_stats(oof, ref, higher):
     mean = float((w * d).sum() / w.sum())
     var = max(float((w * d**2).sum() / w.sum()) - mean**2, 0.0)
     return mean, float(np.sqrt(var / n.sum()))
-
-
-class _leaf_sequence:
-    """Benchmark-private experiment: while active (``on``), a case-rule tree's pruning
-    path in :class:`~dtdecide.PruningStudy` (its own and its folds') is the weakest-link
-    sequence of its nodes' leaf decisions (from the node's averaged costs, as the leaf
-    rule prunes and as rpart prunes by its leaf classes' risk) instead of the sequence of
-    its per-case training profit; the subtrees are still scored with the case rule."""
-
-    def __init__(self, on=True):
-        self.on = bool(on)
-
-    def __enter__(self):
-        from dtdecide.tree._algorithms._pruning import tree_pruning_path
-        from dtdecide.tree._estimator._pruning import _case_rule, _tree_inputs
-        from dtdecide.tree._studies import _study
-
-        self._module, self._saved = _study, _study.pruning_path
-        plain = self._saved
-
-        def leaf_sequence(estimator, *, measure=None):
-            if not _case_rule(estimator):
-                return plain(estimator, measure=measure)
-            inputs = _tree_inputs(estimator, estimator.tree_, measure)
-            inputs["case_profit"] = None
-            return tree_pruning_path(estimator.tree_, **inputs)
-
-        if self.on:
-            _study.pruning_path = leaf_sequence
-        return self
-
-    def __exit__(self, *exc):
-        self._module.pruning_path = self._saved
-        return False
 
 
 class _blended_growth:
@@ -1318,11 +1288,9 @@ def run_candidate_scores(settings, reps, *, first_rep=0, quick=False, candidates
                           or _decision_rule_of(k) == "leaf"]:
                 params = dict(LEAF_CANDIDATES[label])
                 lam = params.pop("_blend", 0.0)
-                leaf_sequence = params.pop("_leaf_sequence", False)
                 params.setdefault("posterior_smoothing", 0.0)
                 t0 = time.perf_counter()
-                with _blended_growth(lam), _leaf_sequence(leaf_sequence), \
-                        _capture_oof() as capture:
+                with _blended_growth(lam), _capture_oof() as capture:
                     best, res = fit_recommended(base, X, y, costs=c, X_valid=Xv, y_valid=yv,
                                                 costs_valid=cv, candidates=[params], cv=N_FOLDS,
                                                 cv_repeats=cv_repeats, random_state=rep,
@@ -1382,8 +1350,8 @@ CHOICE_RULES = (("gini, profit; paired 1 se (fit_recommended)", ("gini", "profit
                 ("gini, blend25, profit; 0 se", ("gini", "blend25", "profit"), 0.0, False),
                 ("gini, blend75/50/25, profit; 1 se",
                  ("gini", "blend75", "blend50", "blend25", "profit"), 1.0, False),
-                ("case 0/1/4 auto; 0 se (fit_recommended)", ("case0", "case1", "case4"), 0.0,
-                 False),
+                ("case 0/1/4 auto; 0 se (fit_recommended before 28 Nov)",
+                 ("case0", "case1", "case4"), 0.0, False),
                 ("case 0/1/4 auto; paired 1 se", ("case0", "case1", "case4"), 1.0, True),
                 ("case 0/1/4 auto; paired 2 se", ("case0", "case1", "case4"), 2.0, True),
                 # rpart's altered priors grown beside the Gini of the classes
@@ -1399,7 +1367,7 @@ CHOICE_RULES = (("gini, profit; paired 1 se (fit_recommended)", ("gini", "profit
                 # the case rule's trees pruned along their leaf decisions' sequence
                 ("case lseq 0/1/4 auto; 0 se", ("case0_lseq", "case1_lseq", "case4_lseq"),
                  0.0, False),
-                ("case 0/1/4 auto, lseq 0/1/4 auto; 0 se",
+                ("case 0/1/4 auto, lseq 0/1/4 auto; 0 se (fit_recommended)",
                  ("case0", "case1", "case4", "case0_lseq", "case1_lseq", "case4_lseq"), 0.0,
                  False),
                 ("case 0/1/4 auto, loss 0/1/4 auto; paired 1 se",

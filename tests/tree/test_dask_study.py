@@ -27,6 +27,8 @@ def synchronous():
     (lambda: ProfitTreeClassifier(decision_matrix=MATRIX, **DEEP), "y", ["offer"], {}),
     (lambda: ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case", **DEEP),
      "y", ["offer"], {}),
+    (lambda: ProfitTreeClassifier(decision_matrix=MATRIX, decision_rule="case", **DEEP),
+     "y", ["offer"], {"pruning_sequence": "leaf"}),
     # prior-adjusted profit: the levels' frequencies come from every partition
     (lambda: ProfitTreeClassifier(decision_matrix=PRIORS, **DEEP), "y", None, {}),
     (lambda: ProfitTreeClassifier(decision_matrix=PRIORS, **DEEP), "y", None,
@@ -37,7 +39,7 @@ def synchronous():
      "y01", COST_ROWS, {}),
     # squared error of a regressor: centred on the mean of every partition's target
     (lambda: ProfitTreeRegressor(**DEEP), "amt", None, {}),
-], ids=["leaf", "case", "priors", "lift", "misclassification", "cost_rows", "regressor"])
+], ids=["leaf", "case", "case_leaf_sequence", "priors", "lift", "misclassification", "cost_rows", "regressor"])
 def test_dask_validation_set_selects_the_pandas_subtree(make, target, costs, params):
     frame, _ = frames(6)
     valid, dvalid = frames(7)
@@ -75,20 +77,24 @@ def test_select_subtree_and_dask_errors():
         select_subtree(est, dvalid[COLS], valid["y"], costs_valid=dvalid[["offer"]])
 
 
-@pytest.mark.parametrize("make, target, costs", [
-    (lambda: ProfitTreeClassifier(decision_matrix=MATRIX, max_depth=4), "y", ["offer"]),
+@pytest.mark.parametrize("make, target, costs, params", [
+    (lambda: ProfitTreeClassifier(decision_matrix=MATRIX, max_depth=4), "y", ["offer"], {}),
     # prior-adjusted: the folds' rows weigh by the levels' frequencies of all training rows
     (lambda: ProfitTreeClassifier(decision_matrix=PRIORS, max_depth=4,
-                                  decision_rule="case"), "y", None),
-    (lambda: ProfitTreeRegressor(max_depth=4), "amt", None),
-], ids=["leaf", "case_priors", "regressor"])
-def test_cross_validation_on_dask_training_data(make, target, costs):
+                                  decision_rule="case"), "y", None, {}),
+    # the folds' trees pruned along their leaf decisions
+    (lambda: ProfitTreeClassifier(decision_matrix=MATRIX, max_depth=4,
+                                  decision_rule="case"), "y", ["offer"],
+     {"pruning_sequence": "leaf"}),
+    (lambda: ProfitTreeRegressor(max_depth=4), "amt", None, {}),
+], ids=["leaf", "case_priors", "case_leaf_sequence", "regressor"])
+def test_cross_validation_on_dask_training_data(make, target, costs, params):
     frame, ddf = frames(10)
     est = make().fit(frame[COLS], frame[target], sample_weight=frame["w"],
                      costs=None if costs is None else frame[costs])
 
     def study(data):
-        return PruningStudy(est, cv=3, random_state=0).fit(
+        return PruningStudy(est, cv=3, random_state=0, **params).fit(
             X_train=data[COLS], y_train=data[target], sample_weight_train=data["w"],
             costs_train=None if costs is None else data[costs])
 

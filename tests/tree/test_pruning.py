@@ -12,6 +12,7 @@ from dtdecide.tree._algorithms._pruning import (
     leaf_intervals,
     subtree_index_for_alpha,
     sum_over_subtrees,
+    tree_pruning_path,
     weakest_link_sequence,
 )
 from dtdecide.tree._estimator._pruning import (
@@ -454,3 +455,114 @@ def test_sum_over_subtrees_matches_a_loop(case, data):
     for k in range(path.n_subtrees):
         sub = tree.subtree(keep_as_leaf_mask(path.collapse_step, k))
         assert fast[k] == values[sub.kept_node_ids[sub.is_leaf]].sum()
+
+
+# ------------------------------------------------------- leaf-decision sequence
+# A case-rule tree with the shape of the hand tree: risks as a leaf (minus the training
+# profit of the node's own decision) and under the case rule (minus the profit of the
+# node's cases, each under its own best decision; never above the leaf risk)
+LSEQ_LEAF_RISK = np.array([20.0, 8.0, 10.0, 3.0, 3.0, 2.0, 2.0])
+LSEQ_CASE_RISK = np.array([20.0, 8.0, 5.0, 2.0, 2.0, 2.0, 2.0])
+
+
+def leaf_sequence_tree():
+    counts = np.array([[2, 2], [1, 1], [1, 1], [1, 0], [0, 1], [1, 0], [0, 1]], dtype=float)
+    profit_sum = np.stack([-LSEQ_LEAF_RISK, -LSEQ_LEAF_RISK - 5.0], axis=1)
+    return TreeStructure.from_arrays(
+        children_left=HAND_LEFT, children_right=HAND_RIGHT,
+        feature=np.where(np.asarray(HAND_LEFT) >= 0, 0, -1),
+        threshold=np.where(np.asarray(HAND_LEFT) >= 0, 0.5, np.nan),
+        n_node_samples=[4, 2, 2, 1, 1, 1, 1], value=counts,
+        impurity=np.zeros(7), profit_sum=profit_sum, cost_sum=np.zeros((7, 2)),
+        node_decision=np.zeros(7, dtype=int), node_expected=profit_sum / 4)
+
+
+def test_hand_computed_leaf_decision_sequence_differs_from_the_case_rule():
+    tree = leaf_sequence_tree()
+    kw = dict(matrix=make_matrix(), classifier=True, case_profit=-LSEQ_CASE_RISK)
+    rule = tree_pruning_path(tree, **kw)
+    # case rule: g(1) = (8 - 4) / 1 = 4, g(2) = (5 - 4) / 1 = 1 -> node 2 first (alpha 1);
+    # then g(0) = (20 - 9) / 2 = 5.5 > g(1) = 4 -> node 1 (alpha 4); then the root at
+    # (20 - 13) / 1 = 7
+    np.testing.assert_allclose(rule.ccp_alphas, [0.0, 1.0, 4.0, 7.0])
+    assert rule.n_leaves.tolist() == [4, 3, 2, 1]
+    assert rule.collapse_step.tolist() == [3, 2, 1, 0, 0, 0, 0]
+    np.testing.assert_allclose(rule.train_total, [-8.0, -9.0, -13.0, -20.0])
+    leaf = tree_pruning_path(tree, **kw, pruning_sequence="leaf")
+    # leaf decisions: g(1) = (8 - 6) / 1 = 2, g(2) = (10 - 4) / 1 = 6 -> node 1 first
+    # (alpha 2); then g(0) = (20 - 12) / 2 = 4 < 6 -> the root, node 2 with it (alpha 4)
+    np.testing.assert_allclose(leaf.ccp_alphas, [0.0, 2.0, 4.0])
+    assert leaf.n_leaves.tolist() == [4, 3, 1]
+    assert leaf.collapse_step.tolist() == [2, 1, 2, 0, 0, 0, 0]
+    # ... and every subtree is still measured under the case rule: leaves {3, 4, 5, 6},
+    # {1, 5, 6} (8 + 2 + 2) and the root
+    np.testing.assert_allclose(leaf.train_total, [-8.0, -12.0, -20.0])
+    np.testing.assert_allclose(leaf.train_average, np.array([-8.0, -12.0, -20.0]) / 4)
+    np.testing.assert_allclose(leaf.node_risk, LSEQ_LEAF_RISK)  # what ordered it
+    # the leaf sequence is the one the same tree has without case-rule statistics
+    plain = tree_pruning_path(tree, matrix=make_matrix(), classifier=True)
+    np.testing.assert_array_equal(leaf.collapse_step, plain.collapse_step)
+    np.testing.assert_allclose(leaf.ccp_alphas, plain.ccp_alphas)
+    # without case_profit, and for another measure, "leaf" changes nothing
+    again = tree_pruning_path(tree, matrix=make_matrix(), classifier=True,
+                              pruning_sequence="leaf")
+    np.testing.assert_allclose(again.train_total, plain.train_total)
+    mis = tree_pruning_path(tree, **kw, measure="misclassification", pruning_sequence="leaf")
+    mis_rule = tree_pruning_path(tree, **kw, measure="misclassification")
+    np.testing.assert_array_equal(mis.collapse_step, mis_rule.collapse_step)
+
+
+def test_leaf_decision_sequence_of_fitted_case_rule_trees():
+    rng = np.random.default_rng(5)
+    n = 600
+    X = np.column_stack([rng.random(n), rng.random(n), rng.normal(size=n)])
+    y = np.where(rng.random(n) < 0.2 + 0.5 * (X[:, 0] > 0.6), "yes", "no")
+    amount = np.exp(rng.normal(size=n) * 1.5)
+    from dtdecide import DecisionMatrix, ProfitTreeClassifier
+
+    matrix = DecisionMatrix.from_cost_matrix(levels=("yes", "no"))
+    costs = np.column_stack([amount, np.full(n, 1.0), np.zeros(n), np.zeros(n)])
+    differ = 0
+    for depth in (4, 6):
+        est = ProfitTreeClassifier(decision_matrix=matrix, decision_rule="case",
+                                   max_depth=depth, min_samples_leaf=5, random_state=0)
+        est.fit(X, y, costs=costs)
+        rule = pruning_path(est)
+        leaf = pruning_path(est, pruning_sequence="leaf")
+        # the order of the nodes' leaf decisions ...
+        inputs = dict(matrix=est.decision_matrix_, classes=est.classes_, classifier=True)
+        plain = tree_pruning_path(est.tree_, **inputs)
+        np.testing.assert_array_equal(leaf.collapse_step, plain.collapse_step)
+        # ... measured under the case rule: the sum of the case-rule node risks of the
+        # subtree's leaves, as the rule's own path measures its subtrees
+        start, stop = leaf_intervals(leaf.collapse_step, est.tree_.parent, leaf.n_subtrees)
+        case_risk, _ = node_risk(est)
+        np.testing.assert_allclose(
+            leaf.train_total,
+            -sum_over_subtrees(case_risk, start, stop, leaf.n_subtrees)
+            if rule.measure == "profit" else
+            sum_over_subtrees(case_risk, start, stop, leaf.n_subtrees), rtol=1e-12)
+        np.testing.assert_allclose(leaf.train_total[[0, -1]], rule.train_total[[0, -1]])
+        differ += leaf.collapse_step.tolist() != rule.collapse_step.tolist()
+        # a pruned copy follows the leaf sequence and keeps its ccp_alpha
+        k = leaf.n_subtrees // 2
+        pruned = prune_estimator(est, subtree_index=k, pruning_sequence="leaf")
+        assert pruned.get_n_leaves() == leaf.n_leaves[k]
+        assert pruned.ccp_alpha == est.ccp_alpha
+    assert differ  # the data make the two sequences differ somewhere
+    # a leaf-rule tree: the two sequences are the same
+    est = ProfitTreeClassifier(decision_matrix=matrix, max_depth=4, min_samples_leaf=5,
+                               random_state=0).fit(X, y, costs=costs)
+    a, b = pruning_path(est), pruning_path(est, pruning_sequence="leaf")
+    np.testing.assert_array_equal(a.collapse_step, b.collapse_step)
+    np.testing.assert_allclose(a.train_total, b.train_total)
+
+
+@pytest.mark.parametrize("value", ["case", "Leaf", None, 1, ("leaf",)])
+def test_pruning_sequence_is_validated(value):
+    est = hand_estimator()
+    for call in (lambda: pruning_path(est, pruning_sequence=value),
+                 lambda: prune_estimator(est, n_leaves=2, pruning_sequence=value),
+                 lambda: tree_pruning_path(est.tree_, pruning_sequence=value)):
+        with pytest.raises(ValueError, match="pruning_sequence must be one of"):
+            call()

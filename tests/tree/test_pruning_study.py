@@ -255,6 +255,47 @@ def test_cross_validation_matches_refitting_by_hand(data, revenue_tree):
         t["cv_mean"].max())
 
 
+def test_leaf_decision_sequence_of_a_case_rule_tree_by_hand(data):
+    """pruning_sequence="leaf": the study's tree and its folds' trees pruned along their
+    leaf decisions, every subtree scored under the case rule (as decide scores it)."""
+    X, y, Xv, yv = data
+    tree = ProfitTreeClassifier(decision_matrix=REVENUE, decision_rule="case", max_depth=6,
+                                min_samples_leaf=5).fit(X, y)
+    splitter = StratifiedKFold(n_splits=3, shuffle=True, random_state=1)
+    study = PruningStudy(tree, cv=splitter, pruning_sequence="leaf").fit(
+        Xv, yv, X_train=X, y_train=y)
+    rule = PruningStudy(tree, cv=splitter).fit(Xv, yv, X_train=X, y_train=y)
+    path = study.path_
+    leaf_path = tree.cost_complexity_pruning_path(pruning_sequence="leaf")
+    np.testing.assert_array_equal(path.collapse_step, leaf_path.collapse_step)
+    assert path.collapse_step.tolist() != rule.path_.collapse_step.tolist()
+    # training and validation measures of each subtree: decide on the pruned copy
+    for k in range(path.n_subtrees):
+        pruned = tree.prune(subtree_index=k, pruning_sequence="leaf")
+        assert pruned.get_n_leaves() == study.results_["n_leaves"].iloc[k]
+        for (Xs, ys), column in (((X, y), "train_measure"), ((Xv, yv), "valid_measure")):
+            total = pruned.decide(Xs, ys).summary["total_profit"]
+            assert study.results_[column].iloc[k] == pytest.approx(total / len(ys),
+                                                                   rel=1e-10)
+    # cross-validation: each fold's tree pruned along its own leaf sequence
+    mid = _geometric_midpoints(path.ccp_alphas)
+    profit = np.zeros(path.n_subtrees)
+    for train, test in splitter.split(X, y):
+        fold = clone(tree).fit(X.iloc[train], y[train])
+        fold_path = fold.cost_complexity_pruning_path(pruning_sequence="leaf")
+        for k in range(path.n_subtrees):
+            if np.isfinite(mid[k]):
+                pruned = fold.prune(ccp_alpha=float(mid[k]), pruning_sequence="leaf")
+            else:
+                pruned = fold.prune(subtree_index=fold_path.n_subtrees - 1,
+                                    pruning_sequence="leaf")
+            profit[k] += pruned.decide(X.iloc[test], y[test]).summary["total_profit"]
+    np.testing.assert_allclose(study.results_["cv_mean"], profit / len(y), rtol=1e-10)
+    k = study.selected_index_
+    assert study.best_estimator_.get_n_leaves() == path.n_leaves[k]
+    assert study.best_estimator_.ccp_alpha == tree.ccp_alpha  # not a leaf-sequence alpha
+
+
 def test_cross_validation_standard_error_is_per_observation(data, revenue_tree):
     X, y, _, _ = data
     splitter = KFold(n_splits=2, shuffle=True, random_state=0)
@@ -312,6 +353,8 @@ def test_cross_validation_with_validation_data_keeps_both(data, revenue_tree):
         ({"cv": 1}, {"train": True}, "cv must be"),
         ({"measure": "lift", "cv": 3}, {"train": True}, "lift"),
         ({"measure": "lift", "pos_label": "maybe"}, {}, "pos_label"),
+        ({"pruning_sequence": "case"}, {}, "pruning_sequence"),
+        ({"pruning_sequence": None}, {}, "pruning_sequence"),
     ],
 )
 def test_bad_parameters_raise(data, revenue_tree, params, fit_kw, match):

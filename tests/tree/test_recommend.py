@@ -54,7 +54,14 @@ def test_candidates_follow_the_rule():
                     {"decision_rule": "case", "criterion": "gini",
                      "posterior_smoothing": ("auto", 1.0)},
                     {"decision_rule": "case", "criterion": "gini",
-                     "posterior_smoothing": ("auto", 4.0)}]
+                     "posterior_smoothing": ("auto", 4.0)},
+                    # the same three pruned along their leaf decisions
+                    {"decision_rule": "case", "criterion": "gini", "posterior_smoothing": 0.0,
+                     "pruning_sequence": "leaf"},
+                    {"decision_rule": "case", "criterion": "gini",
+                     "posterior_smoothing": ("auto", 1.0), "pruning_sequence": "leaf"},
+                    {"decision_rule": "case", "criterion": "gini",
+                     "posterior_smoothing": ("auto", 4.0), "pruning_sequence": "leaf"}]
     both = recommended_candidates(ProfitTreeClassifier(), ("leaf", "case"))
     assert both == leaf + case
     reg = recommended_candidates(ProfitTreeRegressor())
@@ -67,11 +74,18 @@ def test_candidates_refuse_unknown_rules(rules):
         recommended_candidates(ProfitTreeClassifier(), rules)
 
 
-def _by_hand(tree, params, train, valid):
+def _params(row):
+    """A results row's estimator parameters and its pruning sequence."""
+    return ({"decision_rule": row["decision_rule"], "criterion": row["criterion"],
+             "posterior_smoothing": row["posterior_smoothing"]},
+            row.get("pruning_sequence", "rule"))
+
+
+def _by_hand(tree, params, train, valid, sequence="rule"):
     """The pruned tree and validation measure of one candidate, written out."""
     (X, y, c), (Xv, yv, cv) = train, valid
     fitted = clone(tree).set_params(**params).fit(X, y, costs=c)
-    study = PruningStudy(fitted).fit(Xv, yv, costs_valid=cv)
+    study = PruningStudy(fitted, pruning_sequence=sequence).fit(Xv, yv, costs_valid=cv)
     return study.best_estimator_, float(study.results_["valid_measure"].iloc[
         study.selected_index_])
 
@@ -82,12 +96,12 @@ def test_chooses_the_best_validation_measure(data, tree):
     best, results = fit_recommended(tree, X, y, costs=c, X_valid=Xv, y_valid=yv,
                                     costs_valid=cv, decision_rules=("leaf", "case"),
                                     cv=None, return_results=True)
-    assert len(results) == 5 and results["chosen"].sum() == 1
+    assert len(results) == 8 and results["chosen"].sum() == 1
+    assert results["pruning_sequence"].tolist() == ["rule"] * 5 + ["leaf"] * 3
     # every row is what fitting and pruning that candidate by hand gives
     for _, row in results.iterrows():
-        params = {"decision_rule": row["decision_rule"], "criterion": row["criterion"],
-                  "posterior_smoothing": row["posterior_smoothing"]}
-        pruned, measure = _by_hand(tree, params, train, valid)
+        params, sequence = _params(row)
+        pruned, measure = _by_hand(tree, params, train, valid, sequence)
         assert measure == pytest.approx(row["valid_measure"], rel=1e-12)
         assert pruned.get_n_leaves() == row["n_leaves"]
     k = int(np.flatnonzero(results["chosen"])[0])
@@ -99,7 +113,7 @@ def test_chooses_the_best_validation_measure(data, tree):
     auto = clone(tree).set_params(decision_rule="case", posterior_smoothing="auto").fit(
         X, y, costs=c).posterior_smoothing_
     np.testing.assert_allclose(results["posterior_smoothing"],
-                               [0.0, 0.0, 0.0, auto, 4 * auto])
+                               [0.0, 0.0, 0.0, auto, 4 * auto, 0.0, auto, 4 * auto])
     _, quarter = fit_recommended(tree, X, y, costs=c, X_valid=Xv, y_valid=yv,
                                  costs_valid=cv, cv=None, return_results=True, candidates=[
                                      {"posterior_smoothing": ("auto", 0.25)}])
@@ -133,16 +147,20 @@ def test_custom_candidates_and_errors(data, tree):
         fit_recommended(tree, X, y, costs=c, candidates=[])
     with pytest.raises(ValueError, match="se_rule"):
         fit_recommended(tree, X, y, costs=c, se_rule=-1.0)
+    for bad in ("case", None):
+        with pytest.raises(ValueError, match="pruning_sequence must be one of"):
+            fit_recommended(tree, X, y, costs=c, candidates=[
+                {"criterion": "gini"}, {"criterion": "gini", "pruning_sequence": bad}])
     with pytest.raises(ValueError, match="costs"):
         fit_recommended(tree, X, y, costs=c, X_valid=Xv, y_valid=yv)
 
 
-def _cv_by_hand(tree, params, X, y, c, folds):
+def _cv_by_hand(tree, params, X, y, c, folds, sequence="rule"):
     """One candidate's cross-validated measure and standard error at its best subtree,
     written out with PruningStudy."""
     fitted = clone(tree).set_params(**params).fit(X, y, costs=c)
-    study = PruningStudy(fitted, cv=folds, se_rule=0.0).fit(X_train=X, y_train=y,
-                                                            costs_train=c)
+    study = PruningStudy(fitted, cv=folds, se_rule=0.0, pruning_sequence=sequence).fit(
+        X_train=X, y_train=y, costs_train=c)
     k = study.selected_index_
     return (float(study.results_["cv_mean"].iloc[k]), float(study.results_["cv_se"].iloc[k]),
             study)
@@ -155,25 +173,25 @@ def test_cross_validation_on_training_and_validation_rows(data, tree):
     best, results = fit_recommended(tree, X, y, costs=c, X_valid=Xv, y_valid=yv,
                                     costs_valid=cv, decision_rules=("leaf", "case"),
                                     cv=folds, se_rule=0.0, return_results=True)
-    assert len(results) == 5 and results["chosen"].sum() == 1
+    assert len(results) == 8 and results["chosen"].sum() == 1
     # the folds run over the training and the validation rows together
     Xa = pd.concat([X, Xv], ignore_index=True)
     ya = pd.concat([y, yv], ignore_index=True)
     ca = pd.concat([c, cv], ignore_index=True)
     for _, row in results.iterrows():
-        params = {"decision_rule": row["decision_rule"], "criterion": row["criterion"],
-                  "posterior_smoothing": row["posterior_smoothing"]}
-        mean, se, _ = _cv_by_hand(tree, params, Xa, ya, ca, folds)
+        params, sequence = _params(row)
+        mean, se, _ = _cv_by_hand(tree, params, Xa, ya, ca, folds, sequence)
         assert mean == pytest.approx(row["cv_measure"], rel=1e-12)
         assert se == pytest.approx(row["cv_se"], rel=1e-12)
-    # se_rule=0: the least cross-validated average cost wins
+    # se_rule=0: the least cross-validated average cost wins (the earlier candidate on a
+    # tie to the last bits: here candidates 6 and 7 differ by one ulp)
     k = int(np.flatnonzero(results["chosen"])[0])
-    assert results["cv_measure"].iloc[k] == results["cv_measure"].min()
+    assert results["cv_measure"].iloc[k] == pytest.approx(results["cv_measure"].min(),
+                                                          rel=1e-12)
     # the chosen setting grown on the training rows, pruned on the validation rows
     chosen = results.iloc[k]
-    params = {"decision_rule": chosen["decision_rule"], "criterion": chosen["criterion"],
-              "posterior_smoothing": chosen["posterior_smoothing"]}
-    pruned, measure = _by_hand(tree, params, train, valid)
+    params, sequence = _params(chosen)
+    pruned, measure = _by_hand(tree, params, train, valid, sequence)
     assert best.tree_.weighted_n_node_samples[0] == len(y)
     assert best.get_n_leaves() == pruned.get_n_leaves() == chosen["n_leaves"]
     assert measure == pytest.approx(chosen["valid_measure"], rel=1e-12)

@@ -21,6 +21,13 @@ is a leaf of subtree ``k`` exactly when
 Per-subtree sums of any per-node quantity are then a difference array over these
 intervals (:func:`sum_over_subtrees`), which is how training and validation measures of
 every subtree are computed without a Python loop over subtrees or rows.
+
+Under the case rule the sequence may instead follow the nodes' *leaf decisions*
+(``pruning_sequence="leaf"``): the weakest links are those of the risk each node would
+have under the leaf rule (its one best decision from its averaged costs, as rpart prunes
+by the risk of its leaf classes), while the training measure of every subtree stays the
+case rule's. The two sequences differ where a split changes how the cases decide
+without changing the nodes' own decisions, or the other way round.
 """
 
 import heapq
@@ -30,6 +37,8 @@ import numpy as np
 from sklearn.utils import Bunch
 
 __all__ = [
+    "PRUNING_SEQUENCES",
+    "check_pruning_sequence",
     "prune_tree",
     "tree_node_risk",
     "tree_pruning_path",
@@ -40,6 +49,9 @@ __all__ = [
     "subtree_index_for_alpha",
     "keep_as_leaf_mask",
 ]
+
+#: the orders a tree can be pruned in (``pruning_sequence``)
+PRUNING_SEQUENCES = ("rule", "leaf")
 
 # Relative tolerance when comparing risks: two sums of the same float64 numbers in a
 # different order may differ by a few ulps of the largest term, never by 1e-9 of it.
@@ -421,19 +433,86 @@ def subtree_index_for_alpha(ccp_alphas, ccp_alpha):
     return int(np.searchsorted(alphas, ccp_alpha + slack, side="right") - 1)
 
 
+def check_pruning_sequence(pruning_sequence):
+    """``pruning_sequence`` validated: one of :data:`PRUNING_SEQUENCES`.
+
+    Examples
+    --------
+    >>> from dtdecide.tree._algorithms._pruning import check_pruning_sequence
+    >>> check_pruning_sequence("leaf")
+    'leaf'
+    """
+    if not isinstance(pruning_sequence, str) or pruning_sequence not in PRUNING_SEQUENCES:
+        raise ValueError(
+            f"pruning_sequence must be one of {PRUNING_SEQUENCES}; got {pruning_sequence!r}"
+        )
+    return pruning_sequence
+
+
 def tree_pruning_path(tree, *, matrix=None, classes=None, classifier=None, measure=None,
-                      case_profit=None):
+                      case_profit=None, pruning_sequence="rule"):
     """:func:`pruning_path` from the node arrays and statistics alone.
 
-    Parameters are those of :func:`tree_node_risk`; returns the same Bunch as
-    :func:`pruning_path`.
+    Parameters
+    ----------
+    tree, matrix, classes, classifier, measure, case_profit
+        As in :func:`tree_node_risk`.
+    pruning_sequence : {"rule", "leaf"}, default="rule"
+        ``"rule"``: the weakest-link sequence of the risk of :func:`tree_node_risk`
+        (under the case rule, from ``case_profit``). ``"leaf"``: with ``case_profit``
+        and the decision measure, the sequence of the nodes' leaf decisions (the risk
+        without ``case_profit``: each node's own decision from its averaged costs),
+        while ``train_total`` and ``train_average`` stay the case rule's training
+        measure of each subtree and ``node_risk`` is the risk that ordered the
+        sequence. Without ``case_profit`` the two are the same.
+
+    Returns
+    -------
+    Bunch
+        As :func:`pruning_path`.
+
+    Examples
+    --------
+    A root whose two leaves each keep the root's decision (node risks 10, 4 and 5 under
+    the leaf rule: the split gains 1 per leaf removed) while their cases, deciding each
+    with its own costs, gain 6 by the split (case-rule risks 10, 2 and 2):
+
+    >>> import numpy as np
+    >>> from dtdecide.tree._structure._tree import TreeStructure
+    >>> from dtdecide.tree._algorithms._pruning import tree_pruning_path
+    >>> tree = TreeStructure.from_arrays(
+    ...     children_left=[1, -1, -1], children_right=[2, -1, -1], feature=[0, -1, -1],
+    ...     threshold=[0.5, np.nan, np.nan], n_node_samples=[10, 5, 5],
+    ...     value=[[5, 5], [2, 3], [3, 2]], impurity=[0.5, 0.48, 0.48],
+    ...     profit_sum=[[-10.0, -20.0], [-4.0, -9.0], [-5.0, -9.0]],
+    ...     node_decision=[0, 0, 0], node_expected=[[-1.0, -2.0], [-0.8, -1.8], [-1.0, -1.8]])
+    >>> class Matrix:
+    ...     n_decisions, kind, priors = 2, "profit", None
+    >>> case = np.array([-10.0, -2.0, -2.0])
+    >>> rule = tree_pruning_path(tree, matrix=Matrix(), classifier=True, case_profit=case)
+    >>> leaf = tree_pruning_path(tree, matrix=Matrix(), classifier=True, case_profit=case,
+    ...                          pruning_sequence="leaf")
+    >>> rule.ccp_alphas.tolist(), leaf.ccp_alphas.tolist()
+    ([0.0, 6.0], [0.0, 1.0])
+    >>> leaf.train_total.tolist()
+    [-4.0, -10.0]
     """
+    check_pruning_sequence(pruning_sequence)
     if classifier is None:
         classifier = classes is not None
     risk, kind = tree_node_risk(tree, matrix=matrix, classes=classes, classifier=classifier,
                                 measure=measure, case_profit=case_profit)
-    seq = weakest_link_sequence(tree.children_left, tree.children_right, risk)
-    total = -seq.total_risk if kind == "profit" else seq.total_risk.copy()
+    order = risk
+    if pruning_sequence == "leaf" and case_profit is not None and kind in ("profit", "loss"):
+        order, _ = tree_node_risk(tree, matrix=matrix, classes=classes,
+                                  classifier=classifier, measure=measure)
+    seq = weakest_link_sequence(tree.children_left, tree.children_right, order)
+    total_risk = seq.total_risk
+    if order is not risk:
+        # the case rule's training measure of every subtree of the leaf sequence
+        start, stop = leaf_intervals(seq.collapse_step, tree.parent, len(seq.ccp_alphas))
+        total_risk = sum_over_subtrees(risk, start, stop, len(seq.ccp_alphas))
+    total = -total_risk if kind == "profit" else total_risk.copy()
     weight = float(tree.weighted_n_node_samples[0])
     if kind in ("profit", "loss"):
         _, missing = level_weights(tree, matrix, classes)
@@ -448,7 +527,7 @@ def tree_pruning_path(tree, *, matrix=None, classes=None, classifier=None, measu
         measure=kind,
         higher_is_better=kind == "profit",
         collapse_step=seq.collapse_step,
-        node_risk=risk,
+        node_risk=order,
         n_subtrees=int(seq.ccp_alphas.shape[0]),
     )
 

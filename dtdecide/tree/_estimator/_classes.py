@@ -376,8 +376,10 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         Parameters
         ----------
         **kwargs
-            Passed to :func:`dtdecide.tree._estimator._pruning.pruning_path`; its only option is
-            ``measure`` (``None``, ``"decision"``, ``"misclassification"`` or ``"ase"``).
+            Passed to :func:`dtdecide.tree._estimator._pruning.pruning_path`: ``measure``
+            (``None``, ``"decision"``, ``"misclassification"`` or ``"ase"``) and
+            ``pruning_sequence`` (``"rule"`` or ``"leaf"``: under the case rule, the
+            sequence of the nodes' leaf decisions).
 
         Returns
         -------
@@ -409,7 +411,8 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         ----------
         **kwargs
             Passed to :func:`dtdecide.tree._estimator._pruning.prune_estimator`: exactly one of
-            ``ccp_alpha``, ``n_leaves`` or ``subtree_index``, and optionally ``measure``.
+            ``ccp_alpha``, ``n_leaves`` or ``subtree_index``, and optionally ``measure``
+            and ``pruning_sequence``.
 
         Returns
         -------

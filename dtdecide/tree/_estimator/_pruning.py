@@ -17,6 +17,7 @@ from .._algorithms._pruning import (
     _materialise,
     _resolve_measure,
     _select_index,
+    check_pruning_sequence,
     level_weights,
     prune_tree,
     tree_node_risk,
@@ -117,7 +118,7 @@ def _check_fitted_tree(estimator):
     return tree
 
 
-def pruning_path(estimator, *, measure=None):
+def pruning_path(estimator, *, measure=None, pruning_sequence="rule"):
     """Weakest-link pruning path of a fitted profit tree, without refitting.
 
     Parameters
@@ -127,6 +128,15 @@ def pruning_path(estimator, *, measure=None):
         Risk that drives the pruning. None uses the decision matrix (average profit)
         when it has at least two decisions, otherwise misclassification (classifier) or
         average squared error (regressor).
+    pruning_sequence : {"rule", "leaf"}, default="rule"
+        The order in which the splits are removed. ``"rule"`` follows the training
+        measure of the tree's own decision rule: under ``decision_rule="case"`` each
+        case's profit under its own best decision. ``"leaf"`` follows the nodes' leaf
+        decisions (each node's one best decision from its averaged costs, what the leaf
+        rule would earn; rpart prunes by its leaf classes' risk the same way), while
+        ``train_total`` and ``train_average`` stay the case rule's. For a tree that
+        decides per leaf, and for the misclassification and squared-error measures,
+        the two are the same sequence.
 
     Returns
     -------
@@ -142,7 +152,8 @@ def pruning_path(estimator, *, measure=None):
         - ``measure``: ``"profit"``, ``"loss"``, ``"misclassification"`` or ``"ase"``;
         - ``higher_is_better``: True only for profit;
         - ``collapse_step`` (per node): first subtree in which the node is a leaf;
-        - ``node_risk`` (per node) and ``n_subtrees``.
+        - ``node_risk`` (per node: the risk that ordered the sequence) and
+          ``n_subtrees``.
 
     Examples
     --------
@@ -152,12 +163,14 @@ def pruning_path(estimator, *, measure=None):
     >>> path.ccp_alphas.tolist(), path.n_leaves.tolist(), path.train_average.tolist()
     ([0.0, 2.0], [2, 1], [0.2, 0.4])
     """
+    check_pruning_sequence(pruning_sequence)
     tree = _check_fitted_tree(estimator)
-    return tree_pruning_path(tree, **_tree_inputs(estimator, tree, measure))
+    return tree_pruning_path(tree, **_tree_inputs(estimator, tree, measure),
+                             pruning_sequence=pruning_sequence)
 
 
 def prune_estimator(estimator, *, ccp_alpha=None, n_leaves=None, subtree_index=None,
-                    measure=None):
+                    measure=None, pruning_sequence="rule"):
     """A pruned copy of a fitted profit tree, without refitting.
 
     Exactly one of ``ccp_alpha``, ``n_leaves`` or ``subtree_index`` picks a subtree of
@@ -177,12 +190,15 @@ def prune_estimator(estimator, *, ccp_alpha=None, n_leaves=None, subtree_index=N
         Position in the sequence (0 = the full tree, -1 = the root alone).
     measure : {None, "decision", "misclassification", "ase"}, default=None
         Risk driving the sequence, as in :func:`pruning_path`.
+    pruning_sequence : {"rule", "leaf"}, default="rule"
+        The order of the sequence, as in :func:`pruning_path`.
 
     Returns
     -------
     estimator
         A deep copy whose ``tree_`` is the chosen subtree; ``ccp_alpha`` (when the
-        estimator has that parameter) is set to the subtree's alpha and
+        estimator has that parameter) is set to the subtree's alpha (with
+        ``pruning_sequence="rule"`` only) and
         ``pruning_subtree_index_`` records the position.
 
     Examples
@@ -193,11 +209,12 @@ def prune_estimator(estimator, *, ccp_alpha=None, n_leaves=None, subtree_index=N
     (1, 2)
     """
     tree = _check_fitted_tree(estimator)
-    path = pruning_path(estimator, measure=measure)
+    path = pruning_path(estimator, measure=measure, pruning_sequence=pruning_sequence)
     k = _select_index(path, ccp_alpha=ccp_alpha, n_leaves=n_leaves, subtree_index=subtree_index)
     pruned = copy.deepcopy(estimator)
     pruned.tree_ = _materialise(tree, path, k)
-    if "ccp_alpha" in getattr(pruned, "__dict__", {}):
+    if "ccp_alpha" in getattr(pruned, "__dict__", {}) and pruning_sequence == "rule":
+        # an alpha of the leaf sequence would prune a refit along the rule's sequence
         pruned.ccp_alpha = float(path.ccp_alphas[k])
     pruned.pruning_subtree_index_ = k
     return pruned

@@ -17,8 +17,10 @@ decision-quality benchmark measured over ten splits of four real data sets
   held-out cases (``se_rule``; a paired comparison);
 * each case deciding from its leaf posterior and its own costs
   (``decision_rule="case"``): the tree grown on the Gini of the classes with no, the
-  ``"auto"`` or four times the ``"auto"`` posterior smoothing, the best
-  cross-validated one winning.
+  ``"auto"`` or four times the ``"auto"`` posterior smoothing, each pruned along the
+  case rule's own sequence and along its leaf decisions' sequence
+  (``pruning_sequence="leaf"`` of :class:`~dtdecide.tree.PruningStudy`, as rpart
+  prunes), the best cross-validated one of the six winning.
 
 On one validation split (a few hundred cases of the rarer class on the smaller sets)
 the choice among settings was noisy enough to lose to a fixed setting on some sets;
@@ -42,6 +44,7 @@ from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold, trai
 from sklearn.utils import check_random_state
 
 from ...decision._validation import take_rows as _take
+from .._algorithms._pruning import check_pruning_sequence
 from ._study import PruningStudy
 
 __all__ = ["fit_recommended", "recommended_candidates"]
@@ -72,7 +75,10 @@ def recommended_candidates(estimator, decision_rules=None):
     list of dict
         Parameters to set on a clone of ``estimator``, in the order they are tried
         (earlier ones win ties). A ``posterior_smoothing`` given as ``("auto", k)``
-        means ``k`` times the strength that ``"auto"`` resolves to.
+        means ``k`` times the strength that ``"auto"`` resolves to. The key
+        ``pruning_sequence`` is not an estimator parameter: it is passed to
+        :class:`~dtdecide.tree.PruningStudy` (``"leaf"``: the case-rule tree pruned
+        along its leaf decisions); a candidate without it prunes along its rule.
 
     Examples
     --------
@@ -102,6 +108,11 @@ def recommended_candidates(estimator, decision_rules=None):
             out += [{"decision_rule": rule, "criterion": "gini",
                      "posterior_smoothing": ("auto", k) if k else 0.0}
                     for k in CASE_SMOOTHING]
+            # the same trees pruned along their leaf decisions (docs/guide/quality.rst)
+            out += [{"decision_rule": rule, "criterion": "gini",
+                     "posterior_smoothing": ("auto", k) if k else 0.0,
+                     "pruning_sequence": "leaf"}
+                    for k in CASE_SMOOTHING]
     if "decision_rule" not in params:
         out = [{k: v for k, v in c.items() if k != "decision_rule"} for c in out]
     return out
@@ -120,6 +131,37 @@ def _holdout(X, y, costs, sample_weight, fraction, random_state, classifier):
     fit_rows, valid_rows = np.sort(fit_rows), np.sort(valid_rows)
     return ([_take(a, fit_rows) for a in (X, y, costs, sample_weight)],
             [_take(a, valid_rows) for a in (X, y, costs, sample_weight)])
+
+
+def _sequence(params):
+    """``params`` without ``pruning_sequence`` (a :class:`PruningStudy` setting, not an
+    estimator parameter), and that sequence (``"rule"`` when not given)."""
+    params = dict(params)
+    return params, check_pruning_sequence(params.pop("pruning_sequence", "rule"))
+
+
+def _sequence_column(results):
+    """The results' ``pruning_sequence`` (when some candidate gives one) filled with
+    ``"rule"`` for the candidates that prune along their decision rule."""
+    if "pruning_sequence" in results:
+        results["pruning_sequence"] = results["pruning_sequence"].fillna("rule")
+    return results
+
+
+class _Fits:
+    """Trees fitted once per estimator setting: candidates that differ only in their
+    ``pruning_sequence`` prune the same tree."""
+
+    def __init__(self, estimator, data):
+        self.estimator, self.data, self.trees = estimator, data, {}
+
+    def __call__(self, params):
+        key = repr(sorted(params.items()))
+        if key not in self.trees:
+            X, y, costs, sample_weight = self.data
+            self.trees[key] = clone(self.estimator).set_params(**params).fit(
+                X, y, sample_weight=sample_weight, costs=costs)
+        return self.trees[key]
 
 
 def _resolve(candidate, auto):
@@ -188,7 +230,10 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
         The decision rules to compare (None: the estimator's own). Comparing both is
         for costs known when deciding: the case rule decides with each case's costs.
     candidates : list of dict, default=None
-        Parameter settings to compare instead of the recommended ones.
+        Parameter settings to compare instead of the recommended ones. A setting may
+        hold ``pruning_sequence`` (``"rule"`` or ``"leaf"``), the order its tree is
+        pruned in (:class:`~dtdecide.tree.PruningStudy`); it is not set on the
+        estimator.
     validation_fraction : float, default=0.25
         Share of the training rows held out when no validation data is given and
         ``cv`` is None.
@@ -282,6 +327,8 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
         candidates = [dict(c) for c in candidates]
         if not candidates:
             raise ValueError("candidates must hold at least one parameter setting")
+    for c in candidates:
+        _sequence(c)  # a bad pruning_sequence fails before any fit
     if cv is not None:
         return _fit_cross_validated(estimator, candidates, (X, y, costs, sample_weight),
                                     None if X_valid is None else
@@ -298,17 +345,19 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
         X_valid, y_valid, costs_valid, sample_weight_valid = valid_data
     Xf, yf, cf, wf = fit_data
     auto = _AutoStrength(estimator, fit_data)
+    fits = _Fits(estimator, fit_data)
     rows, fitted = [], []
     for candidate in candidates:
         params = _resolve(candidate, auto)
-        tree = clone(estimator).set_params(**params).fit(Xf, yf, sample_weight=wf, costs=cf)
-        study = PruningStudy(tree).fit(X_valid, y_valid, costs_valid=costs_valid,
-                                       sample_weight_valid=sample_weight_valid)
+        tree_params, sequence = _sequence(params)
+        study = PruningStudy(fits(tree_params), pruning_sequence=sequence).fit(
+            X_valid, y_valid, costs_valid=costs_valid,
+            sample_weight_valid=sample_weight_valid)
         score = float(study.results_["valid_measure"].iloc[study.selected_index_])
         fitted.append((study, params))
         rows.append({**params, "n_leaves": study.selected_n_leaves_, "measure": study.measure_,
                      "valid_measure": score, "_higher": study.higher_is_better_})
-    results = pd.DataFrame(rows)
+    results = _sequence_column(pd.DataFrame(rows))
     k = _choose(results["valid_measure"].to_numpy(), None, bool(results["_higher"].iloc[0]),
                 0.0)
     results = results.drop(columns="_higher")
@@ -316,10 +365,11 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     study, params = fitted[k]
     best = study.best_estimator_
     if held_out:
-        tree = clone(estimator).set_params(**params).fit(X, y, sample_weight=sample_weight,
-                                                         costs=costs)
-        best = PruningStudy(tree, method="n_leaves",
-                            n_leaves=study.selected_n_leaves_).fit().best_estimator_
+        tree_params, sequence = _sequence(params)
+        tree = clone(estimator).set_params(**tree_params).fit(
+            X, y, sample_weight=sample_weight, costs=costs)
+        best = PruningStudy(tree, method="n_leaves", n_leaves=study.selected_n_leaves_,
+                            pruning_sequence=sequence).fit().best_estimator_
     if return_results:
         return best, results
     return best
@@ -335,8 +385,9 @@ class _AutoStrength:
     def __call__(self, candidate):
         if self.value is None:
             X, y, costs, sample_weight = self.data
+            params, _ = _sequence(candidate)
             probe = clone(self.estimator).set_params(
-                **{k: ("auto" if isinstance(v, tuple) else v) for k, v in candidate.items()})
+                **{k: ("auto" if isinstance(v, tuple) else v) for k, v in params.items()})
             probe.fit(X, y, sample_weight=sample_weight, costs=costs)
             self.value = float(probe.posterior_smoothing_)
         return self.value
@@ -456,12 +507,14 @@ def _fit_cross_validated(estimator, candidates, train, valid, cv, se_rule, rando
     rows_cv = train if valid is None else tuple(_concat(a, b) for a, b in zip(train, valid))
     Xc, yc, cc, wc = rows_cv
     auto = _AutoStrength(estimator, rows_cv)
+    fits = _Fits(estimator, rows_cv)
     rows, fitted, oof = [], [], []
     for candidate in candidates:
         params = _resolve(candidate, auto)
-        tree = clone(estimator).set_params(**params).fit(Xc, yc, sample_weight=wc, costs=cc)
+        tree_params, sequence = _sequence(params)
         # the same seed gives every candidate the same folds (a paired comparison)
-        study = PruningStudy(tree, cv=cv, se_rule=0.0, random_state=seed)
+        study = PruningStudy(fits(tree_params), cv=cv, se_rule=0.0, random_state=seed,
+                             pruning_sequence=sequence)
         study._keep_oof = True  # each held-out case's measure, for the paired comparison
         study.fit(X_train=Xc, y_train=yc, costs_train=cc, sample_weight_train=wc)
         k = study.selected_index_
@@ -476,7 +529,7 @@ def _fit_cross_validated(estimator, candidates, train, valid, cv, se_rule, rando
                      "cv_measure": float(study.results_["cv_mean"].iloc[k]),
                      "cv_se": se,
                      "_higher": study.higher_is_better_})
-    results = pd.DataFrame(rows)
+    results = _sequence_column(pd.DataFrame(rows))
     own = estimator.get_params().get("decision_rule", "leaf")
     rules = [c.get("decision_rule", own) for c in candidates]
     diff, diff_se = _paired(oof, rules)
@@ -495,10 +548,12 @@ def _fit_cross_validated(estimator, candidates, train, valid, cv, se_rule, rando
         X, y, costs, sample_weight = train
         X_valid, y_valid, costs_valid, sample_weight_valid = valid
         params = _resolve(candidate, _AutoStrength(estimator, train))
-        tree = clone(estimator).set_params(**params).fit(X, y, sample_weight=sample_weight,
-                                                         costs=costs)
-        final = PruningStudy(tree).fit(X_valid, y_valid, costs_valid=costs_valid,
-                                       sample_weight_valid=sample_weight_valid)
+        tree_params, sequence = _sequence(params)
+        tree = clone(estimator).set_params(**tree_params).fit(
+            X, y, sample_weight=sample_weight, costs=costs)
+        final = PruningStudy(tree, pruning_sequence=sequence).fit(
+            X_valid, y_valid, costs_valid=costs_valid,
+            sample_weight_valid=sample_weight_valid)
         best = final.best_estimator_
         results["valid_measure"] = np.where(
             results["chosen"], float(final.results_["valid_measure"].iloc[

@@ -38,6 +38,7 @@ from ...decision._validation import check_1d, reference_index
 from .._algorithms._pruning import (
     _RISK_RTOL,
     _materialise,
+    check_pruning_sequence,
     leaf_intervals,
     subtree_index_for_alpha,
     sum_over_subtrees,
@@ -142,7 +143,8 @@ def _check_cv(cv, estimator, y, random_state):
 
 
 def _fit_fold(estimator, X, y, costs, sample_weight, train_idx, test_idx, scorer,
-              pruning_measure, eval_alphas, depth_fraction, keep=False):
+              pruning_measure, eval_alphas, depth_fraction, keep=False,
+              pruning_sequence="rule"):
     started = time.perf_counter()
     fold = clone(estimator)
     if "ccp_alpha" in fold.get_params():
@@ -154,10 +156,12 @@ def _fit_fold(estimator, X, y, costs, sample_weight, train_idx, test_idx, scorer
         kw["costs"] = _take(costs, train_idx)
     fold.fit(_take(X, train_idx), _take(y, train_idx), **kw)
     sums = scorer.subset(test_idx).node_sums(fold, _take(X, test_idx))
-    picked = _fold_measures(fold, pruning_measure, scorer, sums, eval_alphas)
+    picked = _fold_measures(fold, pruning_measure, scorer, sums, eval_alphas,
+                            pruning_sequence)
     kept = None
     if keep:  # what the out-of-fold values of any evaluation alpha need later
-        fold_path = pruning_path(fold, measure=pruning_measure)
+        fold_path = pruning_path(fold, measure=pruning_measure,
+                                 pruning_sequence=pruning_sequence)
         kept = (fold, fold_path, np.asarray(fold.apply(_take(X, test_idx)), dtype=np.intp),
                 test_idx)
     return picked, int(fold.tree_.n_leaves), time.perf_counter() - started, kept
@@ -177,10 +181,11 @@ def _subtree_nodes(tree, fold_path, leaf, index):
     return nodes
 
 
-def _fold_measures(fold, pruning_measure, scorer, sums, eval_alphas):
+def _fold_measures(fold, pruning_measure, scorer, sums, eval_alphas, pruning_sequence="rule"):
     """Per-subtree (s1, s2, w, n) of a fold's tree at the evaluation alphas, from the
-    node sums ``sums`` of its test rows."""
-    fold_path = pruning_path(fold, measure=pruning_measure)
+    node sums ``sums`` of its test rows (the fold's own sequence, in the same order as
+    the study's tree: ``pruning_sequence``)."""
+    fold_path = pruning_path(fold, measure=pruning_measure, pruning_sequence=pruning_sequence)
     tree = fold.tree_
     start, stop = leaf_intervals(fold_path.collapse_step, tree.parent, fold_path.n_subtrees)
     values = scorer.node_values(fold, tree, sums)
@@ -238,6 +243,16 @@ class PruningStudy:
         classes. ``"lift"`` is the lift of ``pos_label`` in the top ``depth_fraction`` of
         the cases ranked by the leaf posterior. The sequence itself is pruned by profit,
         or by misclassification / squared error when that is the measure.
+    pruning_sequence : {"rule", "leaf"}, default="rule"
+        The order of the subtrees (of the study's tree and of its folds' trees).
+        ``"rule"`` prunes along the training profit of the tree's own decision rule.
+        ``"leaf"`` prunes a tree with ``decision_rule="case"`` along its nodes' leaf
+        decisions (each node's one best decision from its averaged costs, as the leaf
+        rule and rpart prune), and still scores every subtree with the case rule: the
+        sequence holds other subtrees, often larger ones at the same number of splits
+        removed. The same as ``"rule"`` for a leaf-rule tree and for the
+        misclassification and squared-error measures. See
+        :func:`dtdecide.tree.pruning_path`.
     n_leaves : int, default=None
         Required by ``method="n_leaves"``.
     depth_fraction : float, default=0.1
@@ -305,10 +320,11 @@ class PruningStudy:
 
     def __init__(self, estimator, *, method=None, measure=None, n_leaves=None,
                  depth_fraction=0.1, pos_label=None, cv=None, se_rule=1.0, n_jobs=None,
-                 random_state=None, verbose=None):
+                 random_state=None, verbose=None, pruning_sequence="rule"):
         self.estimator = estimator
         self.method = method
         self.measure = measure
+        self.pruning_sequence = pruning_sequence
         self.n_leaves = n_leaves
         self.depth_fraction = depth_fraction
         self.pos_label = pos_label
@@ -328,6 +344,7 @@ class PruningStudy:
             )
         if self.measure is not None and self.measure not in _MEASURES:
             raise ValueError(f"measure must be None or one of {_MEASURES}; got {self.measure!r}")
+        check_pruning_sequence(self.pruning_sequence)
         method = self.method
         if method is None:
             method = "cv" if self.cv is not None else "assessment"
@@ -401,7 +418,8 @@ class PruningStudy:
         est = self.estimator
         why_valid = self._why_cv = None
         kind, pruning_measure = self._resolve_kind()
-        path = pruning_path(est, measure=pruning_measure)
+        path = pruning_path(est, measure=pruning_measure,
+                            pruning_sequence=self.pruning_sequence)
         n = path.n_subtrees
         higher = kind in ("profit", "lift")
         table = pd.DataFrame(
@@ -471,7 +489,8 @@ class PruningStudy:
         self.selected_n_leaves_ = int(path.n_leaves[k])
         best = copy.deepcopy(est)
         best.tree_ = _materialise(est.tree_, path, k)
-        if "ccp_alpha" in getattr(best, "__dict__", {}):
+        if "ccp_alpha" in getattr(best, "__dict__", {}) and self.pruning_sequence == "rule":
+            # an alpha of the leaf sequence would prune a refit along the rule's sequence
             best.ccp_alpha = self.selected_alpha_
         best.pruning_subtree_index_ = k
         self.best_estimator_ = best
@@ -485,12 +504,13 @@ class PruningStudy:
             from ._dask import study_cv_sums
 
             mid = _geometric_midpoints(path.ccp_alphas)
+            sequence = self.pruning_sequence
             total, scorer = study_cv_sums(
                 est, kind, X, y, costs=costs, sample_weight=sample_weight,
                 pos_label=self.pos_label,
                 splitter=lambda y_arr: _check_cv(self.cv, est, y_arr, self.random_state),
                 measures=lambda fold, scorer, sums: _fold_measures(
-                    fold, pruning_measure, scorer, sums, mid),
+                    fold, pruning_measure, scorer, sums, mid, sequence),
                 n_subtrees=path.n_subtrees, verbose=resolve_verbose(self.verbose))
             mean, se = _finish_sums(kind, total)
             if scorer.nan_summary:
@@ -508,7 +528,8 @@ class PruningStudy:
         keep = bool(getattr(self, "_keep_oof", False)) and kind in ("profit", "loss")
         tasks = (
             delayed(_fit_fold)(est, X, y, costs, sample_weight, tr, te, scorer,
-                               pruning_measure, mid, self.depth_fraction, keep)
+                               pruning_measure, mid, self.depth_fraction, keep,
+                               self.pruning_sequence)
             for tr, te in splits
         )
         self._folds = [] if keep else None
