@@ -224,6 +224,94 @@ def test_class_weights_same_tree_float32_and_float64_histograms(monkeypatch, nam
     assert_same_tree(mem.tree_, dsk.tree_)
 
 
+LEVEL_MATRICES = {  # no case costs: every case's consequences are its level's
+    "2-levels": (DecisionMatrix({"call": [5.0, -1.0], "skip": [0.0, 0.0]},
+                                levels=["good", "bad"]), "y"),
+    "2-levels-priors": (PRIORS, "y"),
+    "3-levels": (DecisionMatrix(
+        {"low": [0.0, -2.0, -6.0], "mid": [-1.0, 0.0, -2.0], "high": [-5.0, -1.0, 0.0]},
+        levels=["low", "mid", "high"], kind="revenue"), "r"),
+}
+
+
+@pytest.mark.parametrize("weight", [None, "w"])
+@pytest.mark.parametrize("name", list(LEVEL_MATRICES))
+def test_profit_from_class_counts_same_tree(monkeypatch, name, weight):
+    """``criterion="profit"`` without case costs: the partitions histogram the class
+    counts (float32 for unit rows, float64 with sample weights; one column per class,
+    not the money channels) and the money comes from the grower's own level map
+    (``profit_level_map``, called once, on the client), as in memory: the Dask tree is
+    the in-memory tree, every field exactly."""
+    from dtdecide.tree._algorithms import _grower
+    from dtdecide.tree._backends import _dask as backend
+
+    seen, maps = [], []
+    part_hist, level_map = backend._part_hist, _grower.profit_level_map
+
+    def spy(*args):
+        out = part_hist(*args)
+        if out is not None:
+            seen.append((out[0].dtype, out[0].shape[-1], out[1] is None))
+        return out
+
+    def map_spy(*args, **kwargs):
+        out = level_map(*args, **kwargs)
+        maps.append(out)
+        return out
+
+    def no_money(*args):
+        raise AssertionError("a partition built per-case money channels")
+
+    monkeypatch.setattr(backend, "_part_hist", spy)
+    monkeypatch.setattr(_grower, "profit_level_map", map_spy)
+    monkeypatch.setattr(backend, "growth_consequences", no_money)
+    matrix, target = LEVEL_MATRICES[name]
+    frame, ddf = ordinal_frames(3)
+    kw = dict(decision_matrix=matrix, criterion="profit", max_depth=6, min_samples_leaf=3)
+    mem, dsk = fit_both(ProfitTreeClassifier, kw, frame, ddf, target, weight=weight)
+    assert mem.split_criterion_ == "profit"
+    assert mem.tree_.n_nodes > 60
+    assert len(maps) == 2 and all(m is not None for m in maps)  # in memory, on Dask
+    n_classes = len(mem.classes_)
+    hist_dtype = np.dtype(np.float32 if weight is None else np.float64)
+    # class counts; row counts histogrammed beside weighted counts only
+    assert set(seen) == {(hist_dtype, n_classes, weight is None)}
+    assert_same_tree(mem.tree_, dsk.tree_)
+
+
+def test_profit_with_case_costs_keeps_money_histograms(monkeypatch):
+    """With case costs the partitions still histogram every row's money channels
+    (float64, the criterion's channels, row counts beside them)."""
+    from dtdecide.tree._backends import _dask as backend
+
+    seen, money = [], []
+    part_hist, consequences = backend._part_hist, backend.growth_consequences
+
+    def money_spy(*args):
+        money.append(args[0].n_samples)
+        return consequences(*args)
+
+    monkeypatch.setattr(backend, "growth_consequences", money_spy)
+
+    def spy(*args):
+        out = part_hist(*args)
+        if out is not None:
+            seen.append((out[0].dtype, out[0].shape[-1], out[1] is None))
+        return out
+
+    monkeypatch.setattr(backend, "_part_hist", spy)
+    frame, ddf = frames(0)
+    mem, dsk = fit_both(ProfitTreeClassifier, dict(decision_matrix=MATRIX, criterion="profit",
+                                                   max_depth=4), frame, ddf, "y",
+                        costs=["offer"], weight=None)
+    from dtdecide.tree._kernels._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
+
+    n_channels = ProfitCriterion(MATRIX.n_decisions, DEFAULT_PROFIT_METHOD).n_channels
+    assert set(seen) == {(np.dtype(np.float64), n_channels, False)}
+    assert sum(money) == len(frame)  # every row's money, partition by partition
+    assert_same_tree(mem.tree_, dsk.tree_, exact=False)
+
+
 def test_fractional_weights_same_tree():
     frame, ddf = frames(0)
     frame = frame.assign(wf=frame["w"] * 0.37 + 0.01)

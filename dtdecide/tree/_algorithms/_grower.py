@@ -67,7 +67,7 @@ from ._rows import LocalRows
 
 __all__ = [
     "grow_tree", "grow_from_source", "Level", "NodeSplits",
-    "node_split_candidates",
+    "node_split_candidates", "profit_level_map",
 ]
 
 _EPS = np.finfo(np.float64).eps
@@ -986,7 +986,7 @@ def _layout_context(binner, **kw):
 def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_weight,
                      unit_weights, hist_dtype, shift, max_depth, min_samples_leaf,
                      min_samples_split, min_impurity_decrease, max_leaf_nodes,
-                     loss_matrix=None, profit=None):
+                     loss_matrix=None, profit=None, level_map=None):
     """Grow a tree whose histograms come from ``source`` (rows kept elsewhere).
 
     ``source`` has ``root(ctx) -> (hist, counts, None, None)`` and ``children(ctx, level,
@@ -1004,6 +1004,9 @@ def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_w
     ``profit_node_values(ctx, n_nodes, parent, depth, left, right, feature) -> (value,
     weighted_n)``, the node ``value`` summed from the rows, as
     :func:`~dtdecide.tree._algorithms._rows.profit_node_values` does for in-memory rows.
+    With ``level_map`` (:func:`profit_level_map`) the source's histograms are class
+    counts and the money is derived from them, as in memory; without it they are the
+    money channels themselves.
     """
     is_classification = n_classes is not None or profit is not None
     if profit is not None:
@@ -1015,14 +1018,16 @@ def grow_from_source(source, binner, *, n_samples, n_classes, criterion, class_w
         criterion=criterion,
         loss_matrix=loss_matrix,
         class_weight=class_weight,
-        # money channels are weighted sums: row counts never come from them
-        with_counts=profit is not None or not unit_weights,
+        # money channels are weighted sums: row counts never come from them (class
+        # counts of unit rows do)
+        with_counts=(profit is not None and level_map is None) or not unit_weights,
         hist_dtype=np.dtype(hist_dtype),
         clip_subtraction=not (is_classification and unit_weights),
         **_stopping_rules(max_depth, min_samples_leaf, min_samples_split,
                           min_impurity_decrease, max_leaf_nodes),
         profit=profit,
         value_rows=None,
+        level_map=level_map,
         pool=None,
     )
     source.ctx = ctx
@@ -1045,19 +1050,10 @@ def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class
     """
     # unit weights: a read-only broadcast of 1, not an array of ones
     F = np.broadcast_to(1.0, (n_samples,)) if sample_weight is None else sample_weight
-    table = getattr(case_profit, "level_table", None)
-    if (table is not None and class_target is not None and n_classes is not None
-            and table.shape[0] == n_classes):
-        # one case of each level: its best decision and amounts (row_channels of the
-        # table, class weights folded in), placed in its decision's channel of each group
-        profit = ProfitCriterion(table.shape[1], method)
-        one = np.ones(n_classes)
-        codes, weights = profit.row_channels(
-            table, one if class_weight is None else one * class_weight)
-        D = profit.n_decisions
-        level_map = np.zeros((n_classes, profit.n_channels))
-        for k in range(profit.n_groups):
-            level_map[np.arange(n_classes), k * D + codes] = weights[k]
+    mapped = profit_level_map(getattr(case_profit, "level_table", None), method,
+                              n_classes if class_target is not None else None, class_weight)
+    if mapped is not None:
+        profit, level_map = mapped
         return profit, class_target, (y_value, F, n_classes), level_map
     q = np.asarray(case_profit() if callable(case_profit) else case_profit,
                    dtype=np.float64)
@@ -1073,6 +1069,60 @@ def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class
     codes = codes.astype(code_dtype(profit.n_decisions), copy=False)
     target = HistogramTarget(codes=codes, n_classes=profit.n_decisions, weights=weights)
     return profit, target, (y_value, F, n_classes), None
+
+
+def profit_level_map(table, method, n_classes, class_weight=None):
+    """``(ProfitCriterion, level_map)`` of ``criterion="profit"`` grown on class counts,
+    or None where the money cannot be derived from them.
+
+    The rule of both fits (in memory, :func:`_profit_target`, and on Dask,
+    :func:`dtdecide.tree._estimator._dask.fit_dask`): where every case's consequences are
+    its level's row of ``table``
+    (:func:`~dtdecide.tree._kernels._profit.level_consequences`) and the target is
+    classified into ``n_classes == table.shape[0]`` levels, the histograms are the class
+    counts (weighted by the sample weights if any) and the money channels of a cell are
+    ``counts @ level_map``, where ``level_map[t, k * D + b(t)]`` is group ``k``'s amount
+    of one case of level ``t`` (``b(t)`` its best decision; ``class_weight``, prior
+    weights included, folded in).
+
+    Parameters
+    ----------
+    table : ndarray of shape (n_levels, n_decisions) or None
+        The consequences of one case of each level (None: they differ between cases).
+    method : str
+        The profit method (:data:`~dtdecide.tree._kernels._profit.PROFIT_METHODS`).
+    n_classes : int or None
+        Classes of the target (None: not a classification).
+    class_weight : ndarray of shape (n_classes,), default=None
+
+    Returns
+    -------
+    tuple or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.tree._algorithms._grower import profit_level_map
+    >>> table = np.array([[10.0, 0.0], [-1.0, 0.0]])
+    >>> profit, level_map = profit_level_map(table, "profit", 2)
+    >>> level_map.shape == (2, profit.n_channels)
+    True
+    >>> profit_level_map(None, "profit", 2) is None
+    True
+    """
+    if table is None or n_classes is None or table.shape[0] != n_classes:
+        return None
+    # one case of each level: its best decision and amounts (row_channels of the table,
+    # class weights folded in), placed in its decision's channel of each group
+    profit = ProfitCriterion(table.shape[1], method)
+    one = np.ones(n_classes)
+    codes, weights = profit.row_channels(
+        table, one if class_weight is None else one * class_weight)
+    D = profit.n_decisions
+    level_map = np.zeros((n_classes, profit.n_channels))
+    for k in range(profit.n_groups):
+        level_map[np.arange(n_classes), k * D + codes] = weights[k]
+    return profit, level_map
 
 
 def _freeze(ctx, shift):

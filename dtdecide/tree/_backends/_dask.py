@@ -29,9 +29,13 @@ and the client is small and never a row:
 
 The options follow the in-memory fit through the same kernels:
 
-* ``criterion="profit"`` (leaf rule): every partition turns its rows' realised
-  consequences into the money channels of :class:`~dtdecide.tree._kernels._profit.ProfitCriterion`
-  (prior class weights folded in), histogrammed and summed like class counts; the node
+* ``criterion="profit"`` (leaf rule): as in memory, without case costs (every case's
+  consequences its level's) the partitions histogram the class counts and the client
+  derives the money channels of :class:`~dtdecide.tree._kernels._profit.ProfitCriterion`
+  from their sums through the grower's level map
+  (:func:`~dtdecide.tree._algorithms._grower.profit_level_map`, prior class weights
+  folded in); with case costs every partition turns its rows' realised consequences
+  into the money channels, histogrammed and summed like class counts. The node
   ``value`` (class frequencies, regression sums) is summed per partition after growth.
 * ``decision_rule="case"``: growth on Gini (variance) with the ``posterior_smoothing``
   resolved from the merged class frequencies; the case-rule node profits that pruning
@@ -449,7 +453,8 @@ def _prepare(k, part, spec, *, est, matrix, encoding, binner, classes, unit, shi
                 "every training case's costs (impute or drop them)"
             )
     if profit is not None:
-        # criterion="profit": the money channels of every row, as grow_tree builds them
+        # criterion="profit" with case costs: the money channels of every row, as
+        # grow_tree builds them (without case costs the class counts, ``profit`` None)
         weight = F if class_weight is None else F * class_weight[t]
         codes, weights = profit.row_channels(growth_consequences(cons, t, profit.method),
                                              weight)

@@ -60,9 +60,21 @@ def _refuse(est):
             )
 
 
+def _level_table(matrix):
+    """The consequences of one case of each level where every case of a level has
+    them (:func:`~dtdecide.tree._kernels._profit.level_consequences`, as the in-memory
+    fit reads them), else None; from the matrix alone: no case costs, no bound
+    case-specific consequences."""
+    from .._kernels._profit import level_consequences
+
+    if matrix is None or matrix.is_case_specific or matrix.costs:
+        return None
+    return level_consequences(matrix.resolve(None, n_samples=0))
+
+
 def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
     """Fit ``est`` (a profit tree) on Dask collections; see the module notes."""
-    from .._algorithms._grower import grow_from_source
+    from .._algorithms._grower import grow_from_source, profit_level_map
     from .._kernels._histogram import BinLayout
 
     dask = _import_dask()
@@ -187,19 +199,29 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
         # weights)
         est.posterior_smoothing_ = est._resolve_posterior_smoothing(
             matrix, None if freq is None else np.arange(len(freq)), freq)
-        profit = None
+        n_classes = len(classes) if is_classifier else None
+        profit = level_map = None
         if est.split_criterion_ == "profit":
             from .._kernels._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
 
-            profit = ProfitCriterion(matrix.n_decisions,
-                                     getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD))
+            method = getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD)
+            # the in-memory rule: without case costs the partitions histogram the class
+            # counts and the money comes from them through the level map
+            mapped = profit_level_map(_level_table(matrix), method, n_classes,
+                                      est.split_class_weight_)
+            if mapped is not None:
+                profit, level_map = mapped
+            else:
+                profit = ProfitCriterion(matrix.n_decisions, method)
+        money = profit is not None and level_map is None  # per-case money channels
         if not needs_sums:
-            hist_dtype = small if profit is None else np.dtype(np.float64)
-            parts, places = prepare_parts(profit, est.split_class_weight_, hist_dtype)
+            hist_dtype = np.dtype(np.float64) if money else small
+            parts, places = prepare_parts(profit if money else None,
+                                          est.split_class_weight_ if money else None,
+                                          hist_dtype)
         layout = BinLayout.from_binner(binner)
-        n_classes = len(classes) if is_classifier else None
         # money channels never give row counts: counted separately, as in memory
-        source = DaskRows(dask, parts, layout, with_counts=not unit or profit is not None,
+        source = DaskRows(dask, parts, layout, with_counts=not unit or money,
                           n_classes=n_classes, places=places)
         tree = grow_from_source(
             source, binner, n_samples=n, n_classes=n_classes,
@@ -208,7 +230,7 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
             unit_weights=unit, hist_dtype=hist_dtype, shift=shift, max_depth=est.max_depth,
             min_samples_leaf=est.min_samples_leaf, min_samples_split=est.min_samples_split,
             min_impurity_decrease=est.min_impurity_decrease,
-            max_leaf_nodes=est.max_leaf_nodes, profit=profit,
+            max_leaf_nodes=est.max_leaf_nodes, profit=profit, level_map=level_map,
         )
         routing = source.routing
         est._full_tree_ = tree
