@@ -318,9 +318,9 @@ class PruningStudy:
     1
     """
 
-    def __init__(self, estimator, *, method=None, measure=None, n_leaves=None,
-                 depth_fraction=0.1, pos_label=None, cv=None, se_rule=1.0, n_jobs=None,
-                 random_state=None, verbose=None, pruning_sequence="rule"):
+    def __init__(self, estimator, *, method=None, measure=None, pruning_sequence="rule",
+                 n_leaves=None, depth_fraction=0.1, pos_label=None, cv=None, se_rule=1.0,
+                 n_jobs=None, random_state=None, verbose=None):
         self.estimator = estimator
         self.method = method
         self.measure = measure
