@@ -252,9 +252,11 @@ def test_money_from_level_counts_equals_the_per_row_sums(seed, n_levels, n_dec, 
     times its sample weight), to a relative 1e-12 of the node's money; the row counts
     are the same. The grower's ``level_map`` is the one tested (``_profit_target``)."""
     from types import SimpleNamespace
+    from unittest import mock
 
     from dtdecide import config_context
     from dtdecide._parallel import ThreadPool
+    from dtdecide.tree._algorithms import _grower
     from dtdecide.tree._algorithms._grower import _profit_target
     from dtdecide.tree._kernels._histogram import map_channels
     from dtdecide.tree._kernels._profit import ProfitCriterion
@@ -268,8 +270,11 @@ def test_money_from_level_counts_equals_the_per_row_sums(seed, n_levels, n_dec, 
     cw = rng.random(n_levels) + 0.5
     counts_target = HistogramTarget(codes=level, n_classes=n_levels, weights=sw)
     case_profit = SimpleNamespace(level_table=table)
-    profit, target, _, level_map = _profit_target(case_profit, method, level, n_levels, sw,
-                                                  cw, n, counts_target)
+    # the level-count path for any number of levels (the grower takes it up to
+    # _grower.LEVELS_PER_CHANNEL levels a money channel, fewer with sample weights)
+    with mock.patch.multiple(_grower, LEVELS_PER_CHANNEL=100, WEIGHTED_LEVELS_PER_CHANNEL=100):
+        profit, target, _, level_map = _profit_target(case_profit, method, level, n_levels,
+                                                      sw, cw, n, counts_target)
     assert target is counts_target and level_map.shape == (n_levels, profit.n_channels)
     # the direct path: every case's own amounts (row_channels of its level's row)
     direct_codes, direct_w = ProfitCriterion(n_dec, method).row_channels(

@@ -551,3 +551,47 @@ def test_level_map_tree_same_for_kernels_and_threads(method):
     assert trees[0][1].n_leaves > 10
     for unit, tree in trees[2:]:
         assert_same_tree(trees[0 if unit else 1][1], tree)
+
+
+@pytest.mark.parametrize("n_levels, weighted, on_levels",
+                         [(8, False, True), (9, False, False), (2, True, True),
+                          (3, True, False)])
+def test_many_levels_grow_on_per_case_money(monkeypatch, n_levels, weighted, on_levels):
+    """Two decisions (two money channels under ``cost_gini``): the level counts are
+    histogrammed up to ``LEVELS_PER_CHANNEL`` levels a channel (unit weights) or
+    ``WEIGHTED_LEVELS_PER_CHANNEL`` (sample weights), the per-case money beyond; both
+    paths grow the same tree (a whole-number matrix and weights: the sums are exact, so
+    bit for bit)."""
+    from dtdecide.tree._algorithms import _grower
+
+    rng = np.random.default_rng(n_levels)
+    n = 3000
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.uniform(size=n),
+                      "c": rng.integers(0, 5, size=n).astype(float)})
+    signal = X["a"] + X["b"] * X["c"] / 2 + rng.normal(size=n) * 0.5
+    y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_levels + 1)[1:-1]))
+    w = rng.integers(1, 4, size=n).astype(float) if weighted else None
+    m = DecisionMatrix({"act": list(np.arange(n_levels) * 3.0 - 1.5 * (n_levels - 1)),
+                        "skip": [0.0] * n_levels}, levels=list(range(n_levels)))
+    seen = []
+    target = _grower._profit_target
+
+    def spy(*a, **k):
+        out = target(*a, **k)
+        seen.append(out[3] is not None)
+        return out
+
+    monkeypatch.setattr(_grower, "_profit_target", spy)
+    kw = dict(decision_matrix=m, criterion="profit", max_depth=5, random_state=0)
+    tree = ProfitTreeClassifier(**kw).fit(X, y, sample_weight=w).tree_
+    monkeypatch.setattr(_grower, "LEVELS_PER_CHANNEL", 10 ** 6)
+    monkeypatch.setattr(_grower, "WEIGHTED_LEVELS_PER_CHANNEL", 10 ** 6)
+    levels = ProfitTreeClassifier(**kw).fit(X, y, sample_weight=w).tree_
+    assert seen == [on_levels, True]
+    assert tree.n_leaves > 8
+    for name in ("feature", "threshold", "missing_left", "n_node_samples",
+                 "weighted_n_node_samples", "value"):
+        a, b = getattr(tree, name), getattr(levels, name)
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), name
+    np.testing.assert_allclose(tree.impurity, levels.impurity, rtol=1e-12,
+                               atol=1e-12 * float(np.max(levels.impurity)))
