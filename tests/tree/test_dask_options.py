@@ -279,6 +279,39 @@ def test_profit_from_class_counts_same_tree(monkeypatch, name, weight):
     assert_same_tree(mem.tree_, dsk.tree_)
 
 
+@pytest.mark.parametrize("n_levels, weight, on_levels",
+                         [(9, None, False), (3, "w", False), (2, "w", True)])
+def test_profit_level_limit_is_the_same_rule_on_dask(monkeypatch, n_levels, weight,
+                                                     on_levels):
+    """The level limit of ``profit_level_map`` (more levels than 4 per money channel for
+    unit rows, 1 per channel with sample weights: the per-case money) holds in both fits:
+    both take the same path and grow the same tree."""
+    from dtdecide.tree._algorithms import _grower
+
+    maps = []
+    level_map = _grower.profit_level_map
+
+    def map_spy(*args, **kwargs):
+        out = level_map(*args, **kwargs)
+        maps.append(out is not None)
+        return out
+
+    monkeypatch.setattr(_grower, "profit_level_map", map_spy)
+    frame, ddf = frames(4)
+    rng = np.random.default_rng(n_levels)
+    score = frame["a"].fillna(30) + frame["b"] * 2 + rng.normal(0, 8, len(frame))
+    edges = np.quantile(score, np.linspace(0, 1, n_levels + 1)[1:-1])
+    frame = frame.assign(t=np.digitize(score, edges))
+    ddf = dd.from_pandas(frame, npartitions=1).repartition(divisions=ddf.divisions)
+    matrix = DecisionMatrix({"act": list(np.arange(n_levels) * 3.0 - 1.5 * (n_levels - 1)),
+                             "skip": [0.0] * n_levels}, levels=list(range(n_levels)))
+    kw = dict(decision_matrix=matrix, criterion="profit", max_depth=5, min_samples_leaf=3)
+    mem, dsk = fit_both(ProfitTreeClassifier, kw, frame, ddf, "t", weight=weight)
+    assert maps == [on_levels, on_levels]  # in memory, on Dask
+    assert mem.tree_.n_leaves > 8
+    assert_same_tree(mem.tree_, dsk.tree_)
+
+
 def test_profit_with_case_costs_keeps_money_histograms(monkeypatch):
     """With case costs the partitions still histogram every row's money channels
     (float64, the criterion's channels, row counts beside them)."""

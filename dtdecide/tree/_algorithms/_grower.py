@@ -1051,12 +1051,11 @@ LEVELS_PER_CHANNEL = 4
 WEIGHTED_LEVELS_PER_CHANNEL = 1
 
 
-def _level_count_limit(class_target, n_decisions, method):
-    """Most target levels for which :func:`_profit_target` histograms the level counts
-    (see :data:`LEVELS_PER_CHANNEL`): a multiple of the money channels of ``method``.
-    (The Dask fit calls :func:`profit_level_map` without this limit.)"""
-    per = (LEVELS_PER_CHANNEL if class_target.counts_from_sums
-           else WEIGHTED_LEVELS_PER_CHANNEL)
+def _level_count_limit(weighted, n_decisions, method):
+    """Most target levels for which :func:`profit_level_map` lets the fit histogram the
+    level counts (see :data:`LEVELS_PER_CHANNEL`): a multiple of the money channels of
+    ``method``, smaller where the counts are ``weighted`` (float64 sums and row counts)."""
+    per = WEIGHTED_LEVELS_PER_CHANNEL if weighted else LEVELS_PER_CHANNEL
     return per * ProfitCriterion(n_decisions, method).n_channels
 
 
@@ -1079,11 +1078,10 @@ def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class
     # unit weights: a read-only broadcast of 1, not an array of ones
     F = np.broadcast_to(1.0, (n_samples,)) if sample_weight is None else sample_weight
     table = getattr(case_profit, "level_table", None)
-    if (table is not None and class_target is not None and n_classes is not None
-            and n_classes > _level_count_limit(class_target, table.shape[1], method)):
-        table = None  # many more levels than money channels: the per-case money path
-    mapped = profit_level_map(table, method,
-                              n_classes if class_target is not None else None, class_weight)
+    mapped = None
+    if class_target is not None:
+        mapped = profit_level_map(table, method, n_classes, class_weight,
+                                  weighted=not class_target.counts_from_sums)
     if mapped is not None:
         profit, level_map = mapped
         return profit, class_target, (y_value, F, n_classes), level_map
@@ -1103,7 +1101,7 @@ def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class
     return profit, target, (y_value, F, n_classes), None
 
 
-def profit_level_map(table, method, n_classes, class_weight=None):
+def profit_level_map(table, method, n_classes, class_weight=None, *, weighted=False):
     """``(ProfitCriterion, level_map)`` of ``criterion="profit"`` grown on class counts,
     or None where the money cannot be derived from them.
 
@@ -1115,7 +1113,9 @@ def profit_level_map(table, method, n_classes, class_weight=None):
     counts (weighted by the sample weights if any) and the money channels of a cell are
     ``counts @ level_map``, where ``level_map[t, k * D + b(t)]`` is group ``k``'s amount
     of one case of level ``t`` (``b(t)`` its best decision; ``class_weight``, prior
-    weights included, folded in).
+    weights included, folded in). With many more levels than money channels (more than
+    :func:`_level_count_limit`) the level counts would make the histograms wider than
+    the money and the fit slower: None then too, and the fit sums each case's money.
 
     Parameters
     ----------
@@ -1126,6 +1126,9 @@ def profit_level_map(table, method, n_classes, class_weight=None):
     n_classes : int or None
         Classes of the target (None: not a classification).
     class_weight : ndarray of shape (n_classes,), default=None
+    weighted : bool, default=False
+        Whether the counts are sums of sample weights (float64 with row counts, a lower
+        limit on the levels) rather than whole-number counts.
 
     Returns
     -------
@@ -1144,6 +1147,8 @@ def profit_level_map(table, method, n_classes, class_weight=None):
     """
     if table is None or n_classes is None or table.shape[0] != n_classes:
         return None
+    if n_classes > _level_count_limit(weighted, table.shape[1], method):
+        return None  # many more levels than money channels: the per-case money path
     # one case of each level: its best decision and amounts (row_channels of the table,
     # class weights folded in), placed in its decision's channel of each group
     profit = ProfitCriterion(table.shape[1], method)

@@ -208,7 +208,8 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
             # the in-memory rule: without case costs the partitions histogram the class
             # counts and the money comes from them through the level map
             mapped = profit_level_map(_level_table(matrix), method, n_classes,
-                                      est.split_class_weight_)
+                                      est.split_class_weight_,
+                                      weighted=sample_weight is not None)
             if mapped is not None:
                 profit, level_map = mapped
             else:
