@@ -1183,7 +1183,9 @@ LEAF_CANDIDATES = {
 }
 # the first candidate of each rule: the reference of the paired comparison
 PAIRED_REFERENCE = {"leaf": "gini", "case": "case0"}
-DEFAULT_SCORED = ("gini", "profit", "case0", "case1", "case4")
+# fit_recommended's default candidates (the six of the case rule since 28 Nov)
+DEFAULT_SCORED = ("gini", "profit", "case0", "case1", "case4", "case0_lseq", "case1_lseq",
+                  "case4_lseq")
 
 
 class _capture_oof:
@@ -1438,7 +1440,8 @@ def choice_rules(raw, rules=CHOICE_RULES):
 
 
 LEAF_RULE = CHOICE_RULES[0]  # what fit_recommended does under each decision rule
-CASE_RULE = next(r for r in CHOICE_RULES if r[1][0] == "case0")
+CASE_RULE = next(r for r in CHOICE_RULES  # the six case-rule candidates since 28 Nov
+                 if r[1][0] == "case0" and r[0].endswith("(fit_recommended)"))
 
 
 def candidate_edc_rows(raw, leaf_rule=LEAF_RULE, case_rule=CASE_RULE):
