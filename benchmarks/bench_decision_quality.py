@@ -1352,7 +1352,7 @@ CHOICE_RULES = (("gini, profit; paired 1 se (fit_recommended)", ("gini", "profit
                 ("gini, blend25, profit; 0 se", ("gini", "blend25", "profit"), 0.0, False),
                 ("gini, blend75/50/25, profit; 1 se",
                  ("gini", "blend75", "blend50", "blend25", "profit"), 1.0, False),
-                ("case 0/1/4 auto; 0 se (fit_recommended before 28 Nov)",
+                ("case 0/1/4 auto; 0 se (fit_recommended)",
                  ("case0", "case1", "case4"), 0.0, False),
                 ("case 0/1/4 auto; paired 1 se", ("case0", "case1", "case4"), 1.0, True),
                 ("case 0/1/4 auto; paired 2 se", ("case0", "case1", "case4"), 2.0, True),
@@ -1369,7 +1369,7 @@ CHOICE_RULES = (("gini, profit; paired 1 se (fit_recommended)", ("gini", "profit
                 # the case rule's trees pruned along their leaf decisions' sequence
                 ("case lseq 0/1/4 auto; 0 se", ("case0_lseq", "case1_lseq", "case4_lseq"),
                  0.0, False),
-                ("case 0/1/4 auto, lseq 0/1/4 auto; 0 se (fit_recommended)",
+                ("case 0/1/4 auto, lseq 0/1/4 auto; 0 se",
                  ("case0", "case1", "case4", "case0_lseq", "case1_lseq", "case4_lseq"), 0.0,
                  False),
                 ("case 0/1/4 auto, loss 0/1/4 auto; paired 1 se",
@@ -1440,7 +1440,7 @@ def choice_rules(raw, rules=CHOICE_RULES):
 
 
 LEAF_RULE = CHOICE_RULES[0]  # what fit_recommended does under each decision rule
-CASE_RULE = next(r for r in CHOICE_RULES  # the six case-rule candidates since 28 Nov
+CASE_RULE = next(r for r in CHOICE_RULES  # fit_recommended's three case-rule candidates
                  if r[1][0] == "case0" and r[0].endswith("(fit_recommended)"))
 
 

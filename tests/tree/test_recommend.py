@@ -54,14 +54,7 @@ def test_candidates_follow_the_rule():
                     {"decision_rule": "case", "criterion": "gini",
                      "posterior_smoothing": ("auto", 1.0)},
                     {"decision_rule": "case", "criterion": "gini",
-                     "posterior_smoothing": ("auto", 4.0)},
-                    # the same three pruned along their leaf decisions
-                    {"decision_rule": "case", "criterion": "gini", "posterior_smoothing": 0.0,
-                     "pruning_sequence": "leaf"},
-                    {"decision_rule": "case", "criterion": "gini",
-                     "posterior_smoothing": ("auto", 1.0), "pruning_sequence": "leaf"},
-                    {"decision_rule": "case", "criterion": "gini",
-                     "posterior_smoothing": ("auto", 4.0), "pruning_sequence": "leaf"}]
+                     "posterior_smoothing": ("auto", 4.0)}]
     both = recommended_candidates(ProfitTreeClassifier(), ("leaf", "case"))
     assert both == leaf + case
     reg = recommended_candidates(ProfitTreeRegressor())
@@ -72,6 +65,14 @@ def test_candidates_follow_the_rule():
 def test_candidates_refuse_unknown_rules(rules):
     with pytest.raises(ValueError, match="decision_rules"):
         recommended_candidates(ProfitTreeClassifier(), rules)
+
+
+def with_leaf_sequences(tree):
+    """The recommended candidates of both rules, and the case rule's three pruned along
+    their leaf decisions (``pruning_sequence="leaf"``: offered, not by default)."""
+    both = recommended_candidates(tree, ("leaf", "case"))
+    return both + [{**c, "pruning_sequence": "leaf"} for c in both
+                   if c["decision_rule"] == "case"]
 
 
 def _params(row):
@@ -94,7 +95,7 @@ def test_chooses_the_best_validation_measure(data, tree):
     train, valid = data
     (X, y, c), (Xv, yv, cv) = train, valid
     best, results = fit_recommended(tree, X, y, costs=c, X_valid=Xv, y_valid=yv,
-                                    costs_valid=cv, decision_rules=("leaf", "case"),
+                                    costs_valid=cv, candidates=with_leaf_sequences(tree),
                                     cv=None, return_results=True)
     assert len(results) == 8 and results["chosen"].sum() == 1
     assert results["pruning_sequence"].tolist() == ["rule"] * 5 + ["leaf"] * 3
@@ -171,7 +172,7 @@ def test_cross_validation_on_training_and_validation_rows(data, tree):
     (X, y, c), (Xv, yv, cv) = train, valid
     folds = StratifiedKFold(4, shuffle=True, random_state=0)
     best, results = fit_recommended(tree, X, y, costs=c, X_valid=Xv, y_valid=yv,
-                                    costs_valid=cv, decision_rules=("leaf", "case"),
+                                    costs_valid=cv, candidates=with_leaf_sequences(tree),
                                     cv=folds, se_rule=0.0, return_results=True)
     assert len(results) == 8 and results["chosen"].sum() == 1
     # the folds run over the training and the validation rows together
