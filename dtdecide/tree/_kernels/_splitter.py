@@ -249,10 +249,7 @@ def find_best_splits(
         if counts is not None:
             counts = counts.reshape(m, n_features * B)
     m, n_features = hist.shape[0], layout.widths.shape[0]
-    if hist.shape[1] != layout.n_cells:
-        raise ValueError(
-            f"hist has {hist.shape[1]} cells per node; the layout has {layout.n_cells}"
-        )
+    _check_cells(hist, layout)
     B = layout.max_width
     rows = np.arange(m)
     # without explicit counts, class weights or a map, the criterion sums are the row
@@ -368,33 +365,28 @@ def find_level_splits(hists, counts, *, is_classification, criterion, loss_matri
               loss_matrix=loss_matrix, class_weight=class_weight,
               is_categorical=is_categorical, min_samples_leaf=min_samples_leaf,
               layout=layout, n_rows=n_rows, channel_map=channel_map)
-    n_features = layout.widths.shape[0]
     n_sums = None if channel_map is None else channel_map.shape[1]
     if (len(hists) == 1 or n_rows is None or not use_compiled(n_rows)
             or not all(_compiled_supports(h, criterion, n_sums) for h in hists)):
         return [find_best_splits(h, c, pool=pool, **kw) for h, c in zip(hists, counts)]
     for h in hists:
-        if h.shape[1] != layout.n_cells:
-            raise ValueError(
-                f"hist has {h.shape[1]} cells per node; the layout has {layout.n_cells}"
-            )
+        _check_cells(h, layout)
     scans = [_compiled_scan_of(h, c, layout, is_classification, criterion, loss_matrix,
                                class_weight, is_categorical, min_samples_leaf, False,
                                channel_map)
              for h, c in zip(hists, counts)]
-    cells = sum(h.shape[0] for h in hists) * int(layout.n_cells)
-    if pool is None or n_features < 2 or cells < _SCAN_INLINE_CELLS:
-        for scan, _ in scans:
-            scan(np.arange(n_features))
-    else:
-        def scan_parts(features):
-            for scan, _ in scans:
-                scan(features)
-
-        pool.map_groups(scan_parts, feature_groups(layout.widths, pool.n_threads))
+    _run_scans([scan for scan, _ in scans], sum(h.shape[0] for h in hists), layout, pool)
     return [_split_result(h, c, layout, np.arange(h.shape[0]), *finish(), is_categorical,
                           is_classification, compiled=True, channel_map=channel_map)
             for h, c, (_, finish) in zip(hists, counts, scans)]
+
+
+def _check_cells(hist, layout):
+    """A ``ValueError`` unless ``hist`` has the layout's cells per node."""
+    if hist.shape[1] != layout.n_cells:
+        raise ValueError(
+            f"hist has {hist.shape[1]} cells per node; the layout has {layout.n_cells}"
+        )
 
 
 #: most channels the compiled scan takes (``channel_sum`` adds them one by one up to 16)
@@ -465,12 +457,26 @@ def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matr
     scan, finish = _compiled_scan_of(hist, counts, layout, is_classification, criterion,
                                      loss_matrix, class_weight, is_categorical,
                                      min_samples_leaf, per_feature, channel_map)
-    n_features = layout.widths.shape[0]
-    if pool is None or n_features < 2 or hist.shape[0] * int(layout.n_cells) < _SCAN_INLINE_CELLS:
-        scan(np.arange(n_features))  # a small scan: less than handing it to threads
-    else:  # each thread writes its own features' rows: the result is the same
-        pool.map_groups(scan, feature_groups(layout.widths, pool.n_threads))
+    _run_scans([scan], hist.shape[0], layout, pool)
     return finish()
+
+
+def _run_scans(scans, n_nodes, layout, pool):
+    """Every feature of every ``scan`` (of :func:`_compiled_scan_of`) over ``n_nodes``
+    nodes in all: on the calling thread when the scan is small (less than handing it to
+    threads), else in one hand-off to ``pool``, each thread scanning its group of
+    features in every scan (each writes its own features' rows: the same result)."""
+    n_features = layout.widths.shape[0]
+    if pool is None or n_features < 2 or n_nodes * int(layout.n_cells) < _SCAN_INLINE_CELLS:
+        for scan in scans:
+            scan(np.arange(n_features))
+        return
+
+    def scan_all(features):
+        for scan in scans:
+            scan(features)
+
+    pool.map_groups(scan_all, feature_groups(layout.widths, pool.n_threads))
 
 
 def _compiled_scan_of(hist, counts, layout, is_classification, criterion, loss_matrix,
