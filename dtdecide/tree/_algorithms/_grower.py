@@ -1051,12 +1051,12 @@ LEVELS_PER_CHANNEL = 4
 WEIGHTED_LEVELS_PER_CHANNEL = 1
 
 
-def _level_count_limit(weighted, n_decisions, method):
+def _level_count_limit(weighted, n_channels):
     """Most target levels for which :func:`profit_level_map` lets the fit histogram the
-    level counts (see :data:`LEVELS_PER_CHANNEL`): a multiple of the money channels of
-    ``method``, smaller where the counts are ``weighted`` (float64 sums and row counts)."""
+    level counts (see :data:`LEVELS_PER_CHANNEL`): a multiple of the ``n_channels`` money
+    channels, smaller where the counts are ``weighted`` (float64 sums and row counts)."""
     per = WEIGHTED_LEVELS_PER_CHANNEL if weighted else LEVELS_PER_CHANNEL
-    return per * ProfitCriterion(n_decisions, method).n_channels
+    return per * n_channels
 
 
 def _profit_target(case_profit, method, y_value, n_classes, sample_weight, class_weight,
@@ -1147,11 +1147,11 @@ def profit_level_map(table, method, n_classes, class_weight=None, *, weighted=Fa
     """
     if table is None or n_classes is None or table.shape[0] != n_classes:
         return None
-    if n_classes > _level_count_limit(weighted, table.shape[1], method):
+    profit = ProfitCriterion(table.shape[1], method)
+    if n_classes > _level_count_limit(weighted, profit.n_channels):
         return None  # many more levels than money channels: the per-case money path
     # one case of each level: its best decision and amounts (row_channels of the table,
     # class weights folded in), placed in its decision's channel of each group
-    profit = ProfitCriterion(table.shape[1], method)
     one = np.ones(n_classes)
     codes, weights = profit.row_channels(
         table, one if class_weight is None else one * class_weight)
