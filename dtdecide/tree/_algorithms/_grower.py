@@ -1190,13 +1190,13 @@ def _freeze(ctx, shift):
     else:
         imp = impurity(ctx.crit_sums(sums), ctx.criterion, ctx.loss_matrix)
         weighted_n = ctx.weight_of(sums)
-    if ctx.profit is None and ctx.is_classification:
-        value = sums
-    elif ctx.profit is None:
-        W, S1c, S2c = sums[:, 0], sums[:, 1], sums[:, 2]
-        value = np.column_stack(
-            [W, S1c + W * shift, S2c + 2.0 * shift * S1c + W * shift * shift]
-        )
+        if ctx.is_classification:
+            value = sums
+        else:
+            W, S1c, S2c = sums[:, 0], sums[:, 1], sums[:, 2]
+            value = np.column_stack(
+                [W, S1c + W * shift, S2c + 2.0 * shift * S1c + W * shift * shift]
+            )
     return TreeStructure.from_splits(
         (left, right, parent, depth, feature, threshold, is_cat, cat_left, missing_left),
         n_node_samples=n_node_samples,
