@@ -452,13 +452,14 @@ class TreeStructure:
             # more than a few rows: the flat walk (not for one row, whose view would cost
             # more than its walk)
             flat = None if n < _FLAT_MIN_ROWS else _flat_view(X)
+            records = None  # a tree with categorical splits: the flat walk's node records
             if flat is not None and router.has_cat:
                 from .._kernels import _compiled_apply
 
                 records = router.flat_records()
 
             def run(bounds):
-                if flat is not None and router.has_cat:  # categorical subsets too
+                if records is not None:
                     _compiled_apply.apply_flat_cat(
                         flat[0], flat[1], flat[2], bounds[0], bounds[1], *records,
                         self.cat_left.shape[1], router.max_depth, out)
