@@ -1013,10 +1013,11 @@ class Binner:
 
 
 def _bin_grid(bin_matrix, X, grid, nan_counts, pool):
-    """Bin ``X`` as the tasks ``grid = (groups, bounds)`` of :func:`feature_row_grid`:
-    every run of columns over every range of rows, on the pool of ``bin_matrix``'s
-    caller; the tasks' NaN counts are added to ``nan_counts``. Returns each run's first
-    infinite value found, as ``bin_matrix`` does."""
+    """Bin ``X`` as the tasks ``grid = (groups, bounds)`` (runs of columns and ranges of
+    rows, :func:`~dtdecide.tree._kernels._parallel.feature_row_split`): every run of
+    columns over every range of rows, on the pool of ``bin_matrix``'s caller; the tasks'
+    NaN counts are added to ``nan_counts``. Returns each run's first infinite value
+    found, as ``bin_matrix`` does."""
     groups, bounds = grid
     n_features = X.shape[1]
     tasks = [(g, int(a), int(b)) for g in range(len(groups))
