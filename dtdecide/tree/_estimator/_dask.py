@@ -9,7 +9,6 @@ the estimator classes. The notes on what travels between workers and client are 
 backend's module docstring.
 """
 
-import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -388,11 +387,12 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
     dask = _import_dask()
     if not hasattr(X, "map_partitions") or not hasattr(X, "columns"):
         raise TypeError(f"X must be a Dask DataFrame; got {type(X).__name__}")
+    from ._deciding import _valid_n_resamples  # decide's own rule (_deciding imports us)
+
     m = est.decision_matrix_
     n_resamples = options.get("n_resamples", 200)
     if (options.get("confidence") is True and m is not None and not est._case_rule()
-            and isinstance(n_resamples, numbers.Integral)
-            and not isinstance(n_resamples, bool) and n_resamples >= 1):
+            and _valid_n_resamples(n_resamples)):
         # every leaf's margin and bootstrap confidence drawn once here, not by each
         # partition in each of its two passes (bad options: each partition's decide
         # raises its usual error)

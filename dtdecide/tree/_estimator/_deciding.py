@@ -577,8 +577,7 @@ class _DecidingMixin:
             costs = cost_frame
         if not isinstance(confidence, (bool, np.bool_)):
             raise TypeError(f"confidence must be True or False; got {confidence!r}")
-        if confidence and (isinstance(n_resamples, bool) or not isinstance(
-                n_resamples, numbers.Integral) or n_resamples < 1):
+        if confidence and not _valid_n_resamples(n_resamples):
             raise ValueError(f"n_resamples must be a positive int; got {n_resamples!r}")
         if self._case_rule():
             if confidence:
@@ -659,3 +658,10 @@ class _DecidingMixin:
         margin, conf = node_confidence
         insert_confidence_columns(cases, self.decision_matrix_, self.target_name_,
                                   margin[leaves], conf[leaves])
+
+
+def _valid_n_resamples(n_resamples):
+    """Whether ``n_resamples`` is what :meth:`_DecidingMixin.decide` accepts with
+    ``confidence=True``: an int >= 1 (not a bool)."""
+    return (isinstance(n_resamples, numbers.Integral) and not isinstance(n_resamples, bool)
+            and n_resamples >= 1)
