@@ -37,13 +37,11 @@ import numpy as np
 from ..._dtypes import X_BINNED_DTYPE_LARGE, X_BINNED_DTYPE_SMALL
 from ..._jit import use_compiled
 from ...decision._validation import check_sample_weight
-from ._parallel import feature_groups, feature_row_split
+from ._parallel import MAX_ROW_CHUNKS, MIN_CHUNK_ROWS, feature_groups, feature_row_plan
 
-# a wide frame on many threads: columns' rows shared out in at most this many ranges
-# of at least this many rows (binning's cells are written once each: any split gives
-# the same bins)
-_MAX_ROW_CHUNKS = 4
-_MIN_CHUNK_ROWS = 1 << 15
+# a wide frame on many threads: columns' rows shared out in at most MAX_ROW_CHUNKS ranges
+# of at least MIN_CHUNK_ROWS rows (binning's cells are written once each: any split
+# gives the same bins)
 
 __all__ = ["Binner", "EarlyDraw", "InfiniteValuesError", "check_float_matrix",
            "seeded_subsample_rows", "subsample_rows"]
@@ -901,11 +899,8 @@ class Binner:
         n_features = self.n_features_in_
         grid = None
         if compiled and pool is not None and isinstance(X, np.ndarray) and n_features > 1:
-            n_groups, n_chunks = feature_row_split(
-                n_features, pool.n_threads, min(_MAX_ROW_CHUNKS, X.shape[0] // _MIN_CHUNK_ROWS))
-            if n_chunks > 1:
-                grid = (feature_groups(np.ones(n_features), n_groups),
-                        np.linspace(0, X.shape[0], n_chunks + 1).astype(np.int64))
+            grid = feature_row_plan(np.ones(n_features), X.shape[0], pool.n_threads,
+                                    min(MAX_ROW_CHUNKS, X.shape[0] // MIN_CHUNK_ROWS))
         if pool is None or n_features < 2:
             groups = [np.arange(n_features)]
             found = [bin_features(groups[0])]

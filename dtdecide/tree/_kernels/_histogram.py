@@ -32,7 +32,9 @@ import numpy as np
 
 from ..._dtypes import BIN_COUNT_DTYPE, HIST_DTYPE, HIST_DTYPE_SMALL_COUNTS, code_dtype
 from ..._jit import use_compiled
-from ._parallel import feature_groups, feature_row_split
+from ._parallel import MAX_ROW_CHUNKS as _MAX_ROW_CHUNKS
+from ._parallel import MIN_CHUNK_ROWS as _MIN_CHUNK_ROWS
+from ._parallel import feature_groups, feature_row_plan
 
 __all__ = ["BinLayout", "HistogramTarget", "build_histograms", "map_channels",
            "slot_bases_of"]
@@ -448,9 +450,8 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
 
 # Row-chunked passes (threads many relative to features). A task is a run of
 # consecutive features over one chunk of the included rows; chunk c > 0 adds into its own
-# histograms, summed into chunk 0's afterwards.
-_MAX_ROW_CHUNKS = 4
-_MIN_CHUNK_ROWS = 1 << 15
+# histograms, summed into chunk 0's afterwards (_MAX_ROW_CHUNKS, _MIN_CHUNK_ROWS: the
+# package's, as binning's).
 # a chunk's rows per feature against its cells (cleared, then summed into the result)
 _ROWS_PER_CELL = 4
 # share the rows only when it shortens the longest thread's work by this much
@@ -472,10 +473,7 @@ def _row_chunks(cost, n_rows, cells, n_threads):
         return None
     max_chunks = min(_MAX_ROW_CHUNKS, n_rows // _MIN_CHUNK_ROWS,
                      int(n_rows // max(_ROWS_PER_CELL * float(np.max(cells)), 1.0)))
-    n_groups, n_chunks = feature_row_split(len(cost), n_threads, max_chunks, _CHUNK_GAIN)
-    if n_chunks == 1:
-        return None
-    return feature_groups(cost, n_groups), np.linspace(0, n_rows, n_chunks + 1).astype(np.int64)
+    return feature_row_plan(cost, n_rows, n_threads, max_chunks, _CHUNK_GAIN)
 
 
 def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool):

@@ -14,7 +14,13 @@ is bit for bit the tree grown with ``n_jobs=1``.
 
 import numpy as np
 
-__all__ = ["feature_groups", "feature_row_split"]
+__all__ = ["MAX_ROW_CHUNKS", "MIN_CHUNK_ROWS", "feature_groups", "feature_row_plan",
+           "feature_row_split"]
+
+#: a pass shared out by rows as well as by features (:func:`feature_row_plan`): at most
+#: this many ranges of rows, each of at least this many rows
+MAX_ROW_CHUNKS = 4
+MIN_CHUNK_ROWS = 1 << 15
 
 
 def feature_groups(costs, n_groups):
@@ -111,3 +117,25 @@ def feature_row_split(n_features, n_threads, max_chunks, gain=0.9):
     if r == 1 or t > gain * alone[0]:
         return min(F, T), 1
     return g, r
+
+
+def feature_row_plan(costs, n_rows, n_threads, max_chunks, gain=0.9):
+    """``(groups, bounds)`` of a pass over ``n_rows`` rows and features of ``costs``
+    shared out as :func:`feature_row_split` says: the runs of features
+    (:func:`feature_groups`) and the ``n_chunks + 1`` bounds of the ranges of rows; None
+    where the features alone are shared out (one range).
+
+    Examples
+    --------
+    >>> from dtdecide.tree._kernels._parallel import feature_row_plan
+    >>> groups, bounds = feature_row_plan([1.0] * 20, 1000, 16, 4)
+    >>> len(groups), bounds.tolist()
+    (4, [0, 250, 500, 750, 1000])
+    >>> feature_row_plan([1.0] * 20, 1000, 2, 4) is None
+    True
+    """
+    n_groups, n_chunks = feature_row_split(len(costs), n_threads, max_chunks, gain)
+    if n_chunks == 1:
+        return None
+    return (feature_groups(costs, n_groups),
+            np.linspace(0, n_rows, n_chunks + 1).astype(np.int64))
