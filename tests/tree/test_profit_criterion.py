@@ -467,6 +467,23 @@ def test_growth_consequences_refuse_a_stake_that_overflows():
         growth_consequences(cons, np.array([0, 1]), "cost_gini")
 
 
+def _level_path_spy(monkeypatch):
+    """A list that records, fit by fit, whether ``_profit_target`` chose the level
+    counts (its level map) over the per-case money."""
+    from dtdecide.tree._algorithms import _grower
+
+    seen = []
+    target = _grower._profit_target
+
+    def spy(*a, **k):
+        out = target(*a, **k)
+        seen.append(out[3] is not None)
+        return out
+
+    monkeypatch.setattr(_grower, "_profit_target", spy)
+    return seen
+
+
 @pytest.mark.parametrize("kernels", ["numpy", "compiled"])
 @pytest.mark.parametrize("n_jobs", [1, 2])
 @pytest.mark.parametrize("priors", [None, [0.3, 0.7]])
@@ -479,7 +496,6 @@ def test_level_consequences_grow_the_per_case_tree(monkeypatch, kernels, n_jobs,
     splits, row counts and values; the impurities (money from counts times amounts
     instead of added case by case) agree to 1e-12."""
     from dtdecide import config_context
-    from dtdecide.tree._algorithms import _grower
     from dtdecide.tree._estimator import _classes
 
     rng = np.random.default_rng(11)
@@ -494,15 +510,7 @@ def test_level_consequences_grow_the_per_case_tree(monkeypatch, kernels, n_jobs,
     kw = dict(decision_matrix=m, criterion="profit", max_depth=6, n_jobs=n_jobs,
               random_state=0)
     assert level_consequences(m.resolve(None, n_samples=2)) is not None
-    seen = []
-    target = _grower._profit_target
-
-    def spy(*a, **k):
-        out = target(*a, **k)
-        seen.append(out[3] is not None)
-        return out
-
-    monkeypatch.setattr(_grower, "_profit_target", spy)
+    seen = _level_path_spy(monkeypatch)
     with config_context(kernels=kernels):
         fast = ProfitTreeClassifier(**kw).fit(X, y, sample_weight=w)
         monkeypatch.setattr(_classes, "level_consequences", lambda cons: None)
@@ -573,15 +581,7 @@ def test_many_levels_grow_on_per_case_money(monkeypatch, n_levels, weighted, on_
     w = rng.integers(1, 4, size=n).astype(float) if weighted else None
     m = DecisionMatrix({"act": list(np.arange(n_levels) * 3.0 - 1.5 * (n_levels - 1)),
                         "skip": [0.0] * n_levels}, levels=list(range(n_levels)))
-    seen = []
-    target = _grower._profit_target
-
-    def spy(*a, **k):
-        out = target(*a, **k)
-        seen.append(out[3] is not None)
-        return out
-
-    monkeypatch.setattr(_grower, "_profit_target", spy)
+    seen = _level_path_spy(monkeypatch)
     kw = dict(decision_matrix=m, criterion="profit", max_depth=5, random_state=0)
     tree = ProfitTreeClassifier(**kw).fit(X, y, sample_weight=w).tree_
     monkeypatch.setattr(_grower, "LEVELS_PER_CHANNEL", 10 ** 6)
