@@ -104,9 +104,9 @@ def feature_row_split(n_features, n_threads, max_chunks, gain=0.9):
     def span(r, g):
         return -(-g * r // T) * -(-F // g) / r
 
-    alone = min((span(1, g), g) for g in range(1, max(F, 1) + 1))
     if T <= 2 or F < 2:
         return min(F, T) if F else 1, 1
+    alone = min((span(1, g), g) for g in range(1, F + 1))
     best = (alone[0], 1, alone[1])
     for r in range(2, int(max_chunks) + 1):
         for g in range(1, F + 1):
