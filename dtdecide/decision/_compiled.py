@@ -1,7 +1,9 @@
-"""Compiled (Numba) kernel of the per-case decision step of :func:`dtdecide.decide`.
+"""Compiled (Numba) kernels of the decision layer: the per-case decision step of
+:func:`dtdecide.decide` (:func:`decide_rows`) and the level codes of an integer target
+(:func:`run_codes`).
 
-The decision layer's one compiled kernel: it sits here, at the bottom of the package's
-layers, so that :func:`dtdecide.decide` (``n_jobs``) and a profit tree's case rule
+The decision step sits here, at the bottom of the package's layers, so that
+:func:`dtdecide.decide` (``n_jobs``) and a profit tree's case rule
 (``dtdecide.tree._structure._caserule.decide_cases``, which imports it from here) run
 the same loop.
 
@@ -29,7 +31,7 @@ Importing this module imports Numba; callers import it only when
 import numba
 import numpy as np
 
-__all__ = ["decide_rows"]
+__all__ = ["decide_rows", "run_codes"]
 
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
@@ -227,3 +229,21 @@ def decide_rows(leaf, direct, node_at, node_s, node_class, const, var_j, var_col
                 r = c * np.inf if ic <= 0.0 else np.nan
                 roi_out[i] = q if ic > 0.0 else r
     return s_min, s_max, p_min
+
+
+@numba.njit(nogil=True, cache=True)
+def run_codes(values, lo, hi, ascending, out):
+    """The int8 codes of integer ``values`` among the consecutive levels ``lo..hi``
+    (``ascending``: level ``lo + k`` has code ``k``; else ``hi - k`` has), in one pass;
+    False as soon as a value lies outside ``lo..hi`` (``out`` then partly written).
+
+    Twin of the NumPy steps of ``_LevelLookup`` in :mod:`dtdecide.decision._kernels`
+    (a range check with ``min`` and ``max``, a cast to int8 and one int8 subtraction):
+    the same codes.
+    """
+    for i in range(values.shape[0]):
+        v = values[i]
+        if v < lo or v > hi:
+            return False
+        out[i] = v - lo if ascending else hi - v
+    return True

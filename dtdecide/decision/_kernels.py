@@ -14,6 +14,7 @@ except ImportError:  # pragma: no cover - a pandas without it takes the public p
 
 from .._dtypes import FLOAT_DTYPE as _FLOAT
 from .._dtypes import code_dtype
+from .._jit import use_compiled
 
 __all__ = [
     "adjust_posteriors",
@@ -418,7 +419,16 @@ class _LevelLookup:
         if self._mode == "ints":
             if self._run is not None and values.size:
                 lo, hi, step = self._run
-                if lo <= values.min() and values.max() <= hi:
+                if (values.ndim == 1 and values.dtype.kind == "i"
+                        and use_compiled(values.shape[0])):
+                    # one compiled pass: the range check and the codes together (the
+                    # NumPy steps below read the values three times)
+                    from . import _compiled
+
+                    codes = np.empty(values.shape, dtype=np.int8)
+                    if _compiled.run_codes(values, lo, hi, step == 1, codes):
+                        return codes
+                elif lo <= values.min() and values.max() <= hi:
                     codes = values.astype(np.int8)  # exact: every value in [lo, hi]
                     if step == 1:
                         if lo:

@@ -14,6 +14,7 @@ from decision_helpers import general_decide
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dtdecide import config_context
 from dtdecide.decision import DecisionMatrix, _engine, decide, encode_target, roi
 from dtdecide.decision._kernels import _LevelLookup, _segments, _target_codes
 
@@ -286,6 +287,34 @@ def test_encode_target_consecutive_integer_levels(levels, dtype):
                         else max(levels) + 1).astype(dtype)
     np.testing.assert_array_equal(lookup(outside), pd.Index(levels).get_indexer(outside))
     assert lookup(outside)[-1] == -1
+
+
+@pytest.mark.parametrize("levels", [[0, 1], [1, 0], [3, 4, 5], [-2, -3, -4], [7], [126, 127]])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8"])
+def test_compiled_run_codes_equal_the_numpy_steps(levels, dtype):
+    """The compiled pass of consecutive integer levels gives the NumPy steps' codes, and
+    a value outside the levels (first, in the middle, last) sends both to the
+    comparisons: the same codes and -1 there."""
+    pytest.importorskip("numba")
+    info = np.iinfo(dtype)
+    if not (info.min <= min(levels) and max(levels) <= info.max):
+        pytest.skip("levels outside the dtype")
+    rng = np.random.default_rng(1)
+    y = np.asarray(levels, dtype=dtype)[rng.integers(0, len(levels), size=300)]
+    bad = max(levels) + 1 if max(levels) < info.max else min(levels) - 1
+    cases = [y]
+    for at in (0, 150, 299):
+        z = y.copy()
+        z[at] = bad
+        cases.append(z)
+    for values in cases:
+        with config_context(kernels="numpy"):
+            expected = _LevelLookup(levels, values.dtype)(values)
+        with config_context(kernels="compiled"):
+            got = _LevelLookup(levels, values.dtype)(values)
+        assert got.dtype == expected.dtype == np.int8
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(expected, pd.Index(levels).get_indexer(values))
 
 
 def test_decide_accepts_categorical_target_series():
