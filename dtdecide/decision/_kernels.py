@@ -420,7 +420,7 @@ class _LevelLookup:
             if self._run is not None and values.size:
                 lo, hi, step = self._run
                 if (values.ndim == 1 and values.dtype.kind == "i"
-                        and use_compiled(values.shape[0])):
+                        and values.flags.c_contiguous and use_compiled(values.shape[0])):
                     # one compiled pass: the range check and the codes together (the
                     # NumPy steps below read the values three times)
                     from . import _compiled
