@@ -9,6 +9,7 @@ the estimator classes. The notes on what travels between workers and client are 
 backend's module docstring.
 """
 
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -377,6 +378,14 @@ def _add_summaries(a, b):
     return a[0].merge(b[0]), a[1]
 
 
+def _valid_n_resamples(n_resamples):
+    """Whether ``n_resamples`` is what ``decide(confidence=True)`` accepts: an int >= 1
+    (not a bool); the rule of the in-memory ``decide`` (which imports it from here) and
+    of :func:`decide_dask`."""
+    return (isinstance(n_resamples, numbers.Integral) and not isinstance(n_resamples, bool)
+            and n_resamples >= 1)
+
+
 def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
     """:meth:`decide` on Dask collections; see :class:`DaskDecisionResult`.
 
@@ -387,8 +396,6 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
     dask = _import_dask()
     if not hasattr(X, "map_partitions") or not hasattr(X, "columns"):
         raise TypeError(f"X must be a Dask DataFrame; got {type(X).__name__}")
-    from ._deciding import _valid_n_resamples  # decide's own rule (_deciding imports us)
-
     m = est.decision_matrix_
     n_resamples = options.get("n_resamples", 200)
     if (options.get("confidence") is True and m is not None and not est._case_rule()

@@ -11,7 +11,6 @@ decision from its leaf's posteriors (prediction) and costs (the case rule, throu
 from __future__ import annotations
 
 import copy
-import numbers
 import warnings
 
 import numpy as np
@@ -38,7 +37,7 @@ from .._algorithms._edit import apply_overrides
 from .._backends._dask import is_dask_collection
 from .._structure import _leaf
 from .._structure._tree import match_subtree_nodes
-from ._dask import decide_dask, predict_decision_dask
+from ._dask import _valid_n_resamples, decide_dask, predict_decision_dask
 
 __all__ = ["_DecidingMixin"]
 
@@ -658,10 +657,3 @@ class _DecidingMixin:
         margin, conf = node_confidence
         insert_confidence_columns(cases, self.decision_matrix_, self.target_name_,
                                   margin[leaves], conf[leaves])
-
-
-def _valid_n_resamples(n_resamples):
-    """Whether ``n_resamples`` is what :meth:`_DecidingMixin.decide` accepts with
-    ``confidence=True``: an int >= 1 (not a bool)."""
-    return (isinstance(n_resamples, numbers.Integral) and not isinstance(n_resamples, bool)
-            and n_resamples >= 1)
