@@ -987,7 +987,7 @@ def test_split_children_equal_numpy_twin(seed, ns, width, n_classes, clip):
     # residue_tol 0: whole-number counts leave no residue (the grower's tolerance, a
     # fraction of the root's sums, zeroes nothing a unit count could hold)
     ctx = SimpleNamespace(is_classification=clip, compiled=False, layout=None,
-                          weight_of=channel_sum, residue_tol=0.0)
+                          weight_of=channel_sum, residue_tol=0.0, level_map=None)
     level = SimpleNamespace(counts=[None])
     sums, cnt, left, right = _child_sums(ctx, level, np.arange(ns), None, table, chosen)
     got_sums = np.empty_like(sums)

@@ -262,7 +262,7 @@ def _child_sums(ctx, level, sel, feat, table, chosen):
     ns = sel.size
     if level.counts[0] is not None:
         cnt = _gather(ctx.layout, level, level.counts, sel, feat)  # (ns, B)
-    elif getattr(ctx, "level_map", None) is not None:  # unit-weight level counts
+    elif ctx.level_map is not None:  # unit-weight level counts
         cnt = channel_sum(chosen)
     else:
         cnt = ctx.weight_of(chosen)
