@@ -138,21 +138,20 @@ def tail_draws(raw, n, draws):
     for k in range(size):
         r = np.uint64(n - 1 - k)
         excl = r + np.uint64(1)
-        if w >= n_words:
-            return -1
-        u = (raw[w >> 1] >> np.uint64(32 * (w & 1))) & low
-        w += 1
-        m = u * excl
-        left = m & low
-        if left < excl:
-            threshold = (low - r) % excl
-            while left < threshold:
-                if w >= n_words:
-                    return -1
-                u = (raw[w >> 1] >> np.uint64(32 * (w & 1))) & low
-                w += 1
-                m = u * excl
-                left = m & low
+        # Lemire: accept a word whose low half of ``u * excl`` is at least the
+        # threshold, worked out only when that low half falls below ``excl``
+        threshold = np.uint64(0)
+        while True:
+            if w >= n_words:
+                return -1
+            u = (raw[w >> 1] >> np.uint64(32 * (w & 1))) & low
+            w += 1
+            m = u * excl
+            left = m & low
+            if left < excl and threshold == 0:
+                threshold = (low - r) % excl
+            if left >= threshold:
+                break
         draws[k] = np.int64(m >> np.uint64(32))
     return w
 
