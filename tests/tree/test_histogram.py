@@ -316,3 +316,16 @@ def test_map_channels_adds_level_by_level():
     expect = expect + c[..., 2, None] * M[2]
     assert got.tobytes() == expect.tobytes()
     np.testing.assert_allclose(got, c @ M, rtol=1e-12)
+
+
+def test_bases_of_another_length_are_refused():
+    """Row offsets worked out by the caller (``bases``) must be one per included row: a
+    caller's mismatch is an error, not a reason to work them out again."""
+    from dtdecide import config_context
+
+    Xb, rows, slots, codes, w = _data(3)
+    target = HistogramTarget(codes=codes, n_classes=3)
+    with config_context(kernels="compiled"):
+        with pytest.raises(ValueError, match="bases must hold one offset per row"):
+            build_histograms(Xb, rows, slots, 4, 7, target,
+                             bases=np.zeros(slots.size - 1, dtype=np.int64))

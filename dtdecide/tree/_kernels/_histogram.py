@@ -412,7 +412,10 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
     # the kernels read every row's target values where they are (no gathered copies)
     codes = target._compact_codes() if target.is_classification else rows_
     base = np.zeros(1, dtype=np.int64)
-    if use_slots and bases is not None and bases.shape == slots.shape:
+    if use_slots and bases is not None:
+        if bases.shape != slots.shape:  # a caller's bug, not a reason to work them out
+            raise ValueError(f"bases must hold one offset per row, shape {slots.shape}; "
+                             f"got {bases.shape}")
         base = bases  # worked out by the caller (slot_bases_of)
     elif use_slots:
         base = np.empty(slots.shape[0], dtype=np.int64)
