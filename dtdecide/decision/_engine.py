@@ -388,6 +388,31 @@ def _roi_into(C, IC, out):
         np.divide(C, IC, out=out)
 
 
+def _chunk_products(P, s, e, plan, matrix, rho, *, check):
+    """The posteriors of rows ``s:e`` (adjusted to ``matrix.priors`` with ``rho``, if given),
+    their row sums ``s``, the posteriors level by level (contiguous rows) and ``A^T``
+    (``(D, m)``: ``A(i, d) = sum_t post(i, t) base(t, d) - cost(i, d) s(i)``) with the
+    constant costs subtracted; the rows' own cost columns are the caller's. ``check``:
+    the raw posteriors' sums are checked here (else by the caller). Returns ``(post,
+    s_row, post_t, AT, tmp)``, ``tmp`` a work row of ``m`` floats."""
+    post = P[s:e]
+    s_row = np.dot(post, plan.ones)
+    if check:
+        _check_posterior_sums(post, s_row, s)
+    if rho is not None:
+        post = adjust_posteriors(post, matrix.priors, rho)
+        s_row = np.dot(post, plan.ones)
+    tmp = np.empty(e - s)
+    post_t = np.ascontiguousarray(post.T)
+    AT = np.dot(plan.base_t, post_t)
+    if plan.has_costs:
+        for j in plan.const_idx:
+            if plan.const[j] != 0.0:  # subtracting 0 * s changes no bit
+                np.multiply(s_row, plan.const[j], out=tmp)
+                np.subtract(AT[j], tmp, out=AT[j])
+    return post, s_row, post_t, AT, tmp
+
+
 def _additive_chunk(P, matrix, plan, t_enc, rho, thr, s, e, missing, D_codes, E, C, B, IC,
                     ROI, F, t_keep):
     """Rows ``s:e`` of the NumPy chunk kernel (see :func:`_decide_chunks_additive`).
@@ -398,24 +423,10 @@ def _additive_chunk(P, matrix, plan, t_enc, rho, thr, s, e, missing, D_codes, E,
     T = plan.n_levels
     has_y = t_enc is not None
     m = e - s
-    post = P[s:e]
-    s_row = np.dot(post, plan.ones)
-    _check_posterior_sums(post, s_row, s)
-    if rho is not None:
-        post = adjust_posteriors(post, matrix.priors, rho)
-        s_row = np.dot(post, plan.ones)
+    _, s_row, post_t, AT, tmp = _chunk_products(P, s, e, plan, matrix, rho, check=True)
     gt = np.empty(m, dtype=bool)
-    tmp = np.empty(m)
     step = np.empty(m, dtype=D_codes.dtype)
-    # level by level (contiguous rows): the product and the largest posterior
-    post_t = np.ascontiguousarray(post.T)
-    # A^T (D, m): row d holds A(., d); A(i,d) = sum_t post(i,t) base(t,d) - cost(i,d) s(i)
-    AT = np.dot(plan.base_t, post_t)
     if plan.has_costs:
-        for j in plan.const_idx:
-            if plan.const[j] != 0.0:  # subtracting 0 * s changes no bit
-                np.multiply(s_row, plan.const[j], out=tmp)
-                np.subtract(AT[j], tmp, out=AT[j])
         for j, col, _ in plan.dvar:
             np.multiply(col[s:e], s_row, out=tmp)
             np.subtract(AT[j], tmp, out=AT[j])
@@ -554,21 +565,9 @@ class _CompiledChunks:
     def __call__(self, P, s, e):
         plan, none = self.plan, self.none
         m = e - s
-        post = P[s:e]
-        s_row = np.dot(post, plan.ones)
         check = self.rho is None  # else the raw posteriors are checked before adjusting
-        if not check:
-            _check_posterior_sums(post, s_row, s)
-            post = adjust_posteriors(post, self.matrix.priors, self.rho)
-            s_row = np.dot(post, plan.ones)
-        post_t = np.ascontiguousarray(post.T)
-        AT = np.dot(plan.base_t, post_t)
-        tmp = np.empty(m)
-        if plan.has_costs:
-            for j in plan.const_idx:
-                if plan.const[j] != 0.0:  # as the chunk kernel: the product, then the difference
-                    np.multiply(s_row, plan.const[j], out=tmp)
-                    np.subtract(AT[j], tmp, out=AT[j])
+        post, s_row, post_t, AT, _ = _chunk_products(P, s, e, plan, self.matrix, self.rho,
+                                                     check=not check)
         has_y = self.t_enc is not None
         t_c = self.no_target
         if has_y:
