@@ -106,9 +106,7 @@ def native_threads_per_worker():
     team of every core's size for any OpenMP code it runs); the worker ends with its
     pool, so the limit is not restored.
     """
-    openmp = _controller().select(user_api="openmp")
-    if openmp.lib_controllers:
-        openmp.limit(limits=1)
+    _one_openmp_thread()  # a limit applies when it is made; never restored here
 
 
 # --------------------------------------------------------------- the pool
