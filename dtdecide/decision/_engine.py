@@ -579,14 +579,19 @@ class _CompiledChunks:
         IC, C, B, ROI = self.IC, self.C, self.B, self.ROI
         gt = np.empty(m if has_y else 0, dtype=bool)
         s_min, s_max, p_min = self.kernel(
-            self.no_nodes, True, AT, s_row, self.no_nodes, plan.const, self.var_j,
-            var_cols, self.dvar_j, dvar_cols, plan.any_nan, self.base, self.best_const,
-            plan.best_const is not None, t_c, has_y, none, False, False, IC is not None,
-            plan.has_costs, self.thr is not None, 0.0 if self.thr is None else self.thr,
-            self.D_codes[s:e], self.E[s:e], none if IC is None else IC[s:e],
-            none if C is None else C[s:e], none if B is None else B[s:e],
-            none if ROI is None else ROI[s:e], self.missing[s:e], t_c, False, none, m, 0,
-            m, post_t, True, gt)
+            leaf=self.no_nodes, direct=True, node_at=AT, node_s=s_row,
+            node_class=self.no_nodes, const=plan.const, var_j=self.var_j,
+            var_cols=var_cols, dvar_j=self.dvar_j, dvar_cols=dvar_cols,
+            check_nan=plan.any_nan, base=self.base, best_const=self.best_const,
+            use_best_const=plan.best_const is not None, target=t_c, has_y=has_y,
+            weight=none, weighted=False, count_wrong=False, revenue=IC is not None,
+            has_costs=plan.has_costs, use_thr=self.thr is not None,
+            thr=0.0 if self.thr is None else self.thr, d_out=self.D_codes[s:e],
+            e_out=self.E[s:e], ic_out=none if IC is None else IC[s:e],
+            c_out=none if C is None else C[s:e], b_out=none if B is None else B[s:e],
+            roi_out=none if ROI is None else ROI[s:e], miss_out=self.missing[s:e],
+            t_out=t_c, keep_t=False, wrong=none, chunk=m, lo=0, hi=m, post_t=post_t,
+            scan_post=True, wrong_out=gt)
         # _check_posterior_sums from the kernel's minima and maxima
         if check and not (s_max - 1.0 <= _SUM_TOL and 1.0 - s_min <= _SUM_TOL
                          and p_min >= 0.0):

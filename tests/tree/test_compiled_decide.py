@@ -297,9 +297,9 @@ def test_compiled_kernel_runs_only_when_asked_for(monkeypatch):
     calls = []
     kernel = _compiled.decide_rows
 
-    def spy(*args):
-        calls.append(args[-4] - args[-5])  # hi - lo
-        return kernel(*args)
+    def spy(**kwargs):
+        calls.append(kwargs["hi"] - kwargs["lo"])
+        return kernel(**kwargs)
 
     monkeypatch.setattr(_compiled, "decide_rows", spy)
     matrix = MATRICES["revenue_cost_column"]()

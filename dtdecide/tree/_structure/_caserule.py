@@ -323,13 +323,18 @@ def decide_cases(leaf, node_in, plan, *, revenue, target=None, weight=None,
 
     def run(bounds):
         _compiled_decide.decide_rows(
-            leaf, False, AT, node_s, node_class, plan.const, var_j, var_cols, var_j,
-            var_cols, plan.any_nan, np.ascontiguousarray(plan.base_t.T), best_const,
-            plan.best_const is not None, t, has_y, w, weighted, True, revenue,
-            plan.has_costs, False, 0.0, d_out, e_out, none if ic_out is None else ic_out,
-            none if c_out is None else c_out, none if b_out is None else b_out,
-            none if roi_out is None else roi_out, miss, t_out, keep, wrong, chunk,
-            bounds[0], bounds[1], np.zeros((0, 0)), False, np.zeros(0, dtype=bool))
+            leaf=leaf, direct=False, node_at=AT, node_s=node_s, node_class=node_class,
+            const=plan.const, var_j=var_j, var_cols=var_cols, dvar_j=var_j,
+            dvar_cols=var_cols, check_nan=plan.any_nan,
+            base=np.ascontiguousarray(plan.base_t.T), best_const=best_const,
+            use_best_const=plan.best_const is not None, target=t, has_y=has_y, weight=w,
+            weighted=weighted, count_wrong=True, revenue=revenue, has_costs=plan.has_costs,
+            use_thr=False, thr=0.0, d_out=d_out, e_out=e_out,
+            ic_out=none if ic_out is None else ic_out,
+            c_out=none if c_out is None else c_out, b_out=none if b_out is None else b_out,
+            roi_out=none if roi_out is None else roi_out, miss_out=miss, t_out=t_out,
+            keep_t=keep, wrong=wrong, chunk=chunk, lo=bounds[0], hi=bounds[1],
+            post_t=np.zeros((0, 0)), scan_post=False, wrong_out=np.zeros(0, dtype=bool))
 
     # contiguous ranges of whole chunks, one per thread
     n_threads = max(1, min(int(n_jobs), n_chunks))
