@@ -326,14 +326,19 @@ def _compiled_tail(rng, n, size):
     from . import _compiled_sums
 
     draws = rng.integers(0, np.arange(n - 1, n - size - 1, -1), endpoint=True)
+    rows = np.empty(size, dtype=np.int64)
+    _compiled_sums.shuffle_tail(n, draws, *_moved_table(n, size), rows)
+    return rows
+
+
+def _moved_table(n, size):
+    """The hash table (keys set to -1, values) of the tail shuffle's moved entries:
+    a power of two at least ``2 * size`` slots, int32 where ``n`` fits."""
     cap = 1
     while cap < 2 * size:
         cap *= 2
     key_dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64
-    rows = np.empty(size, dtype=np.int64)
-    _compiled_sums.shuffle_tail(n, draws, np.full(cap, -1, dtype=key_dtype),
-                                np.empty(cap, dtype=key_dtype), rows)
-    return rows
+    return np.full(cap, -1, dtype=key_dtype), np.empty(cap, dtype=key_dtype)
 
 
 def _compiled_draw_ok():
@@ -401,14 +406,9 @@ def _seed_tail_kernel(seed, n, size):
 
     # a draw takes one 32-bit word (half a raw output) but for the rare rejections
     raw = np.random.default_rng(seed).bit_generator.random_raw(size // 2 + size // 256 + 64)
-    cap = 1
-    while cap < 2 * size:
-        cap *= 2
-    key_dtype = np.int32 if n <= np.iinfo(np.int32).max else np.int64
     rows = np.empty(size, dtype=np.int64)
-    args = (raw, n, np.empty(size, dtype=np.int64), np.full(cap, -1, dtype=key_dtype),
-            np.empty(cap, dtype=key_dtype), np.empty(size, dtype=np.int64),
-            np.zeros((n + 63) // 64, dtype=np.uint64), rows)
+    args = (raw, n, np.empty(size, dtype=np.int64), *_moved_table(n, size),
+            np.empty(size, dtype=np.int64), np.zeros((n + 63) // 64, dtype=np.uint64), rows)
 
     def run():
         nonlocal args
