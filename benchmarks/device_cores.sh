@@ -22,6 +22,7 @@
 # Report every figure with the machine named (stage 0 prints it), and only figures it
 # measured.
 set -uo pipefail
+export PYTHONUNBUFFERED=1
 cd "$(dirname "$0")/.."
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 OUT="${OUT:-/tmp/device_cores}"
@@ -39,7 +40,7 @@ stage() {  # stage NAME LIMIT_S COMMAND...: output to the terminal and to $OUT/N
     local name=$1 limit=$2
     shift 2
     echo "=== $name ($(date -u +%H:%M:%S) UTC, $(($(date +%s) - start)) s in, limit ${limit} s)"
-    timeout "$limit" "$@" 2>&1 | tee "$OUT/$name.txt"
+    timeout "$limit" "$@" 2>&1 | tee -a "$OUT/log.txt"
     local rc=${PIPESTATUS[0]}
     [ "$rc" -eq 0 ] || echo "=== $name ended with status $rc (124: its time limit)"
 }
@@ -64,9 +65,10 @@ with config_context(kernels="compiled"):
             score(fit(X, y, c), X, c)
 print(f"kernels compiled or loaded in {time.perf_counter() - t:.1f} s")
 EOF'
-stage 1-gini 110 "${BENCH[@]}" --threads $THREADS --models gini --json "$OUT/1-gini.json"
-stage 2-profile 40 python benchmarks/profile_pool.py --rows "$ROWS" --cache "$DATA" \
-    --threads "$HIGH"
+stage 1-gini 150 "${BENCH[@]}" --threads $THREADS --models gini --repeat 2 \
+    --json "$OUT/1-gini.json"
+stage 2-profile 60 python benchmarks/profile_pool.py --rows "$ROWS" --cache "$DATA" \
+    --threads "$LOW" "$HIGH"
 stage 3-peers 120 "${BENCH[@]}" --threads "$LOW" "$HIGH" --models hgb lightgbm gini \
     --json "$OUT/3-peers.json"
 stage 4-profit-case 60 "${BENCH[@]}" --threads "$LOW" "$HIGH" --models profit case \
