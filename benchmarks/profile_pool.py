@@ -99,7 +99,8 @@ def main(argv=None):
             pooled = 0.0
             for name, (n, w, cp) in sorted(stats.items(), key=lambda kv: -kv[1][1]):
                 pooled += w
-                print(f"  {name[:44]:44s} {n:5d} {w:7.3f} {cp:7.3f} {cp / max(w, 1e-9):5.1f}")
+                busy = f"{cp / w:5.1f}" if n and w > 1e-4 else f"{'-':>5s}"  # a submit: no wall
+                print(f"  {name[:44]:44s} {n:5d} {w:7.3f} {cp:7.3f} {busy}")
             print(f"  {'serial (calling thread outside the pool)':44s} {'':5s} "
                   f"{wall - pooled:7.3f}")
 
