@@ -8,7 +8,8 @@ criterion, both decision rules, categorical inputs and missing values.
 """
 
 import os
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from unittest import mock
 
 import numpy as np
 import pandas as pd
@@ -293,6 +294,82 @@ def test_row_chunked_histograms_equal_one_thread(monkeypatch, level, with_counts
     with kernels("compiled"), ThreadPool(3) as pool:
         build_histograms(Xb, rows, slots, k, layout, weighted, pool=pool)
     assert len(plans) == 2
+
+
+@pytest.mark.parametrize("kind", ["counts", "weighted", "regression"])
+@pytest.mark.parametrize("n_threads", [1, 3])
+def test_histograms_of_rows_in_stretches(monkeypatch, kind, n_threads):
+    """Included rows kept in stretches of longer arrays (``segments``: the partition's
+    rows on many threads, each range in its own stretch of one buffer, garbage between)
+    give the histograms of the same rows gathered, bit for bit (float64 sums too: each
+    cell still receives its rows in row order), compiled on one and on three threads
+    (row-chunked counts: chunks that cut stretches) and through the NumPy twin."""
+    from dtdecide.tree._kernels import _histogram
+
+    rng = np.random.default_rng(7 + n_threads + len(kind))
+    n, n_slots = 6007, 5
+    layout = BinLayout([5, 9, 3, 7, 4])
+    Xb = np.asfortranarray(np.column_stack(
+        [rng.integers(0, w, size=n) for w in layout.widths]).astype(np.uint8))
+    rows = np.sort(rng.choice(n, 3001, replace=False)).astype(np.int32)
+    slots = rng.integers(0, n_slots, size=rows.shape[0]).astype(np.int32)
+    if kind == "regression":
+        y = rng.normal(size=n)
+        target = HistogramTarget(channels=np.column_stack([np.ones(n), y, y * y]))
+    else:
+        target = HistogramTarget(codes=rng.integers(0, 3, size=n), n_classes=3,
+                                 weights=rng.random(n) if kind == "weighted" else None)
+    # the rows cut in 5 pieces (one empty), spread over a buffer with gaps of garbage
+    cuts = np.sort(rng.integers(0, rows.shape[0], size=4))
+    cuts[1] = cuts[2]
+    pieces = np.split(np.arange(rows.shape[0]), cuts)
+    size = rows.shape[0] + 40 * len(pieces)
+    buf_rows = rng.integers(-5, 2 * n, size=size).astype(np.int32)  # garbage
+    buf_slots = rng.integers(-5, 99, size=size).astype(np.int32)
+    segments, at = [], 0
+    for p in pieces:
+        at += int(rng.integers(0, 40))
+        buf_rows[at : at + p.size] = rows[p]
+        buf_slots[at : at + p.size] = slots[p]
+        segments.append((at, at + p.size))
+        at += p.size
+    segments = np.array(segments, dtype=np.int64)
+    stride = layout.n_cells * target.n_channels
+    bases = np.full(size, -(1 << 40), dtype=np.int64)
+    fill = _histogram.slot_bases_of(layout, target)
+    for a, b in segments:
+        fill(buf_rows, buf_slots, bases, a, b)
+    assert np.array_equal(
+        np.concatenate([bases[a:b] for a, b in segments]),
+        slots.astype(np.int64) * stride
+        + (target.codes[rows] if kind != "regression" else 0))
+    monkeypatch.setattr(_histogram, "_MIN_CHUNK_ROWS", 1)
+    monkeypatch.setattr(_histogram, "_ROWS_PER_CELL", 0)
+    chunked = []
+    original = _histogram._chunked_pass
+    monkeypatch.setattr(_histogram, "_chunked_pass",
+                        lambda *args: chunked.append(1) or original(*args))
+
+    def run(mode, gathered, pool=None, with_bases=True):
+        with kernels(mode):
+            if gathered:
+                return build_histograms(Xb, rows, slots, n_slots, layout, target,
+                                        with_counts=True, pool=pool)
+            return build_histograms(Xb, buf_rows, buf_slots, n_slots, layout, target,
+                                    with_counts=True, pool=pool,
+                                    bases=bases if with_bases else None, segments=segments)
+
+    want, want_counts = run("compiled", True)
+    twin, twin_counts = run("numpy", False)
+    with ThreadPool(n_threads) as pool:
+        pool = pool if n_threads > 1 else None
+        got, got_counts = run("compiled", False, pool)
+        late, late_counts = run("compiled", False, pool, with_bases=False)
+    assert bool(chunked) == (kind == "counts" and n_threads > 1)
+    for h, c in ((got, got_counts), (late, late_counts)):
+        assert np.array_equal(h, want) and np.array_equal(c, want_counts)
+    assert np.array_equal(twin_counts, want_counts)
+    np.testing.assert_allclose(twin, want, rtol=1e-12, atol=1e-12)
 
 
 def test_row_chunked_histograms_grow_the_same_tree(monkeypatch):
@@ -812,9 +889,9 @@ def test_grower_leaves_are_the_applied_leaves(seed, n_jobs, mode):
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), n=st.sampled_from([1, 37, 5000]),
-       n_threads=st.sampled_from([1, 2, 3]), keep_alive=st.booleans(),
-       with_rows=st.booleans())
-def test_partition_equals_numpy_twin(seed, n, n_threads, keep_alive, with_rows):
+       n_threads=st.sampled_from([1, 2, 3, 5]), keep_alive=st.booleans(),
+       with_rows=st.booleans(), margin=st.sampled_from([None, 0]))
+def test_partition_equals_numpy_twin(seed, n, n_threads, keep_alive, with_rows, margin):
     """The compiled partition (a buffer of built rows copied out every 512 rows, one or
     two ends, counted then collected, alive rows kept) writes the twin's leaves and rows:
     random levels whose nodes are split or not, children histogrammed, kept or dropped."""
@@ -860,7 +937,14 @@ def test_partition_equals_numpy_twin(seed, n, n_threads, keep_alive, with_rows):
     codes = rng.integers(0, 3, size=n_total)
     layout = BinLayout(np.array([7, 4, 7]))
     fill = _histogram.slot_bases_of(layout, HistogramTarget(codes=codes, n_classes=3))
-    with kernels("compiled"):
+    # margin 0: on more than two threads each range's stretch of the built rows holds
+    # only its share of them (no margin), so that a range overflows and is collected
+    # again (else the stretches hold every range's rows but in the smallest levels)
+    from dtdecide.tree._algorithms import _rows
+
+    tight = (mock.patch.multiple(_rows, _STRETCH_MARGIN_ROWS=0, _STRETCH_MARGIN_SHIFT=62)
+             if margin == 0 else nullcontext())
+    with kernels("compiled"), tight:
         part = make(leaf_b, None if rows_arg is None else rows_arg.copy())
         assert part.compiled
         n_built_rows = expect[0].shape[0]
@@ -870,6 +954,16 @@ def test_partition_equals_numpy_twin(seed, n, n_threads, keep_alive, with_rows):
             with ThreadPool(n_threads) as pool:
                 got = part.compiled_ranges(ranges, pool, n_built_rows, fill)
     assert np.array_equal(leaf_a, leaf_b)
+    segments = got[5]
+    if segments is not None:
+        # on more than two threads level by level: each range's rows in its own
+        # stretch of one buffer, in range order
+        assert n_threads > 2 and not keep_alive
+        assert segments.shape == (len(ranges), 2) and segments.dtype == np.int64
+        assert np.all(segments[:, 1] >= segments[:, 0])
+        assert np.all(segments[1:, 0] >= segments[:-1, 1])
+        got = [None if a is None else np.concatenate([a[lo:hi] for lo, hi in segments])
+               for a in got[:5]]
     for a, b in zip(expect, got):
         if a is None:
             assert b is None

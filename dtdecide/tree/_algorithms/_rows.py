@@ -75,24 +75,27 @@ class LocalRows:
             fill = slot_bases_of(ctx.layout, ctx.target) if n_built_rows else None
             pieces = part.compiled_ranges(ranges, ctx.pool, n_built_rows, fill)
         elif len(ranges) == 1:
-            pieces = [*part(ranges[0]), None]
+            pieces = [*part(ranges[0]), None, None]
         else:
             pieces = [None if arrays[0] is None else np.concatenate(arrays)
-                      for arrays in zip(*ctx.pool.map_groups(part, ranges))] + [None]
-        _check_built(pieces[0].shape[0], n_built_rows, exact=True)
+                      for arrays in zip(*ctx.pool.map_groups(part, ranges))] + [None, None]
+        segments = pieces[5]
+        _check_built(pieces[0].shape[0] if segments is None
+                     else int((segments[:, 1] - segments[:, 0]).sum()), n_built_rows,
+                     exact=True)
         return pieces
 
     def children(self, ctx, level, child_ids, slot_of_child, n_built, n_small_cont, out, *,
                  sel, needed, feat, table, n_built_rows):
         pieces = self._partition(ctx, level, child_ids, slot_of_child, n_built,
                                  n_small_cont, sel, feat, table, n_built_rows)
-        built_rows, built_slots, alive_rows, alive_slots, bases = pieces
+        built_rows, built_slots, alive_rows, alive_slots, bases, segments = pieces
         del pieces
         # histograms of the smaller children
         build_histograms(
             ctx.X_binned, built_rows, built_slots, n_built, ctx.layout, ctx.target,
             with_counts=ctx.with_counts, chunk_size=ctx.chunk_size, out=out, pool=ctx.pool,
-            bases=bases,
+            bases=bases, segments=segments,
         )
         return alive_rows, alive_slots
 
@@ -177,7 +180,7 @@ class _Partition:
 
     def compiled_ranges(self, ranges, pool, n_built_rows, fill_bases=None):
         """The compiled partition of ``ranges`` (on the threads of ``pool``):
-        ``(built_rows, built_slots, alive_rows, alive_slots, bases)``.
+        ``(built_rows, built_slots, alive_rows, alive_slots, bases, segments)``.
 
         With ``fill_bases`` (:func:`~dtdecide.tree._kernels._histogram.slot_bases_of`),
         growing level by level, each thread also works out the histograms' offsets of
@@ -185,10 +188,17 @@ class _Partition:
 
         The rows of the histogrammed children (``n_built_rows``, known from the
         histograms) go to new arrays of exactly that size: on one thread in the one
-        pass; on two, in one pass too, the first thread filling the arrays from the start
-        and the second from the end (visiting its rows backward); on more, each thread
-        first routes its range and counts them, then copies them into its own stretch
-        (``collect_rows``, a read of ``leaf_of_row``).
+        pass; on two, in one pass too, the first thread filling the arrays from the
+        start and the second from the end (visiting its rows backward); on more, each
+        thread writes them into its own stretch of one buffer, sized as the range's
+        share of them plus a margin, in the one pass too: the built arrays then have
+        gaps, and
+        ``segments`` (int64, one ``(start, stop)`` a range) says where the rows are
+        (:func:`~dtdecide.tree._kernels._histogram.build_histograms` reads them
+        there). Where a range has more of them than its stretch holds (rows ordered
+        by their node, say), the stretches are moved into exact-size arrays and the
+        ranges that overflowed collected again (``collect_rows``, a read of
+        ``leaf_of_row``); ``segments`` is None whenever the arrays have no gaps.
         Growing best first, the rows that stay (alive) are also written, over the level's
         own rows and slots where it has them (the ``i``-th kept row of a range at the
         range's ``i``-th position, after it was read), the ranges' pieces then moved
@@ -219,11 +229,13 @@ class _Partition:
                 if fill_bases is not None:
                     bases = np.empty(n_built_rows, dtype=np.int64)
                     fill_bases(built_rows, built_slots, bases, 0, n_built_rows)
-                return built_rows, built_slots, None, None, bases
-            return built_rows, built_slots, alive_rows[:na], alive_slots[:na], None
+                return built_rows, built_slots, None, None, bases, None
+            return built_rows, built_slots, alive_rows[:na], alive_slots[:na], None, None
+        if not keep and len(ranges) > 2:
+            return self._stretches(args, ranges, pool, n_built_rows, fill_bases)
         bases = (None if keep or fill_bases is None
                  else np.empty(n_built_rows, dtype=np.int64))
-        if not keep and len(ranges) == 2:
+        if not keep:
             # two threads fill the exact-size arrays from both ends in one pass: the
             # first range forward from the start, the second backward from the end
             built_rows = np.empty(n_built_rows, dtype=_ROW_INT)
@@ -242,38 +254,7 @@ class _Partition:
             counts = pool.map_groups(both_ends, [0, 1])
             # nothing was written twice: the two counts fill the arrays exactly
             _check_built(sum(counts), n_built_rows, exact=True)
-            return built_rows, built_slots, None, None, bases
-        if not keep:
-            # count on the threads, then each thread copies its range's rows into its
-            # own stretch of the exact-size arrays
-            def route(i):
-                lo, hi = ranges[i]
-                return _compiled.partition_range(*args, lo, hi, alive_rows, alive_slots,
-                                                 False, alive_rows, alive_slots, False,
-                                                 False)[0]
-
-            counts = pool.map_groups(route, list(range(len(ranges))))
-            starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
-            _check_built(int(starts[-1]), n_built_rows, exact=True)
-            built_rows = np.empty(n_built_rows, dtype=_ROW_INT)
-            built_slots = np.empty(n_built_rows, dtype=_ROW_INT)
-            node_lo = int(self.child_node[0]) if self.child_node.size else 0
-            slot_of_node = args[8]  # children ids are node_lo, node_lo + 1, ...
-
-            def collect(i):
-                lo, hi = ranges[i]
-                a, b = starts[i], starts[i + 1]
-                n = _compiled.collect_rows(self.leaf_of_row, node_lo, slot_of_node,
-                                           self.n_built, lo, hi, built_rows[a:b],
-                                           built_slots[a:b])
-                if bases is not None and n == b - a:
-                    fill_bases(built_rows, built_slots, bases, a, b)
-                return n
-
-            got = pool.map_groups(collect, list(range(len(ranges))))
-            for i, n in enumerate(got):
-                _check_built(n, int(starts[i + 1] - starts[i]), exact=True)
-            return built_rows, built_slots, None, None, bases
+            return built_rows, built_slots, None, None, bases, None
         # growing best first on several threads: one pass, each range writing its
         # histogrammed rows into its own stretch of level-sized arrays, then every
         # range's pieces moved together
@@ -298,7 +279,76 @@ class _Partition:
                 alive_slots[na : na + n_a] = alive_slots[lo : lo + n_a]
             nb += n_b
             na += n_a
-        return built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na], None
+        return (built_rows[:nb], built_slots[:nb], alive_rows[:na], alive_slots[:na], None,
+                None)
+
+    def _stretches(self, args, ranges, pool, n_built_rows, fill_bases):
+        """Level by level on more than two threads (see :meth:`compiled_ranges`): each
+        range routes its rows and writes its built rows into its own stretch of one
+        buffer in one pass; the ranges whose stretch was too short are collected again
+        into exact-size arrays."""
+        from .._kernels import _compiled
+
+        n_level = ranges[-1][1]
+        starts = [0]
+        for lo, hi in ranges:
+            share = n_built_rows * (hi - lo) // max(n_level, 1)
+            starts.append(starts[-1] + min(hi - lo, share + (share >> _STRETCH_MARGIN_SHIFT)
+                                           + _STRETCH_MARGIN_ROWS))
+        buf_rows = np.empty(starts[-1], dtype=_ROW_INT)
+        buf_slots = np.empty(starts[-1], dtype=_ROW_INT)
+        bases = None if fill_bases is None else np.empty(starts[-1], dtype=np.int64)
+
+        def route(i):
+            lo, hi = ranges[i]
+            a, b = starts[i], starts[i + 1]
+            n = _compiled.partition_range(*args, lo, hi, buf_rows[a:b], buf_slots[a:b], True,
+                                          buf_rows, buf_slots, False, False)[0]
+            if bases is not None and n <= b - a:
+                fill_bases(buf_rows, buf_slots, bases, a, a + n)
+            return n
+
+        counts = pool.map_groups(route, list(range(len(ranges))))
+        _check_built(sum(counts), n_built_rows, exact=True)
+        if all(n <= starts[i + 1] - starts[i] for i, n in enumerate(counts)):
+            segments = np.array([(starts[i], starts[i] + n) for i, n in enumerate(counts)],
+                                dtype=np.int64).reshape(-1, 2)
+            return buf_rows, buf_slots, None, None, bases, segments
+        # a stretch overflowed: exact-size arrays, the stretches that held their rows
+        # moved there, the others collected again from leaf_of_row
+        at = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+        built_rows = np.empty(n_built_rows, dtype=_ROW_INT)
+        built_slots = np.empty(n_built_rows, dtype=_ROW_INT)
+        exact_bases = None if bases is None else np.empty(n_built_rows, dtype=np.int64)
+        node_lo = int(self.child_node[0]) if self.child_node.size else 0
+        slot_of_node = args[8]  # children ids are node_lo, node_lo + 1, ...
+
+        def gather(i):
+            lo, hi = ranges[i]
+            a, b = at[i], at[i + 1]
+            s = starts[i]
+            if b - a <= starts[i + 1] - s:
+                built_rows[a:b] = buf_rows[s : s + b - a]
+                built_slots[a:b] = buf_slots[s : s + b - a]
+                if exact_bases is not None:
+                    exact_bases[a:b] = bases[s : s + b - a]
+                return b - a
+            n = _compiled.collect_rows(self.leaf_of_row, node_lo, slot_of_node,
+                                       self.n_built, lo, hi, built_rows[a:b], built_slots[a:b])
+            if exact_bases is not None and n == b - a:
+                fill_bases(built_rows, built_slots, exact_bases, a, b)
+            return n
+
+        got = pool.map_groups(gather, list(range(len(ranges))))
+        for i, n in enumerate(got):
+            _check_built(n, int(at[i + 1] - at[i]), exact=True)
+        return built_rows, built_slots, None, None, exact_bases, None
+
+
+#: a range's stretch of the built rows on many threads (:meth:`_Partition._stretches`):
+#: its share of them, plus 1/2**shift of it, plus this many rows
+_STRETCH_MARGIN_SHIFT = 4
+_STRETCH_MARGIN_ROWS = 1024
 
 
 def _check_built(n_written, capacity, exact=False):

@@ -21,7 +21,9 @@ import numpy as np
 __all__ = [
     "slot_bases",
     "hist_classes",
+    "hist_classes_segments",
     "hist_channels",
+    "hist_channels_segments",
     "partition_range",
     "collect_rows",
     "subtract_siblings",
@@ -174,6 +176,36 @@ def hist_channels(X, rows, use_rows, slots, use_slots, base, channels, features,
             if with_counts:
                 s = slots[i] if use_slots else 0
                 cflat[s * n_cells + cell] += 1
+
+
+@_jit
+def hist_classes_segments(X, rows, slots, base, codes, weights, n_classes, features,
+                          offsets, widths, hist, counts, with_counts, segments):
+    """:func:`hist_classes` of included rows kept in stretches of longer arrays: the
+    positions ``segments[s, 0]:segments[s, 1]`` of ``rows``, ``slots`` and ``base`` for
+    ``s = 0, 1, ...`` in turn (ascending rows, each stretch handed on as views, so each
+    cell still receives its rows in increasing order). The grower's partition on many
+    threads leaves each thread's rows in its own stretch of one buffer, with gaps
+    between them (no second pass to close them)."""
+    for s in range(segments.shape[0]):
+        a = segments[s, 0]
+        b = segments[s, 1]
+        if b > a:
+            hist_classes(X, rows[a:b], True, slots[a:b], True, base[a:b], codes, weights,
+                         n_classes, features, offsets, widths, hist, counts, with_counts)
+
+
+@_jit
+def hist_channels_segments(X, rows, slots, base, channels, features, offsets, widths, hist,
+                           counts, with_counts, segments):
+    """:func:`hist_channels` of included rows kept in stretches of longer arrays (see
+    :func:`hist_classes_segments`)."""
+    for s in range(segments.shape[0]):
+        a = segments[s, 0]
+        b = segments[s, 1]
+        if b > a:
+            hist_channels(X, rows[a:b], True, slots[a:b], True, base[a:b], channels,
+                          features, offsets, widths, hist, counts, with_counts)
 
 
 @_jit

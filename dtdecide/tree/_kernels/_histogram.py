@@ -242,7 +242,7 @@ def map_channels(sums, channel_map):
 
 def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
                      with_counts=False, chunk_size=DEFAULT_CHUNK_SIZE, out=None, pool=None,
-                     bases=None):
+                     bases=None, segments=None):
     """Histograms of the rows ``rows``, grouped by ``slots``.
 
     Parameters
@@ -279,6 +279,12 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
         under classification, its class code: :func:`slot_bases_of`), when the caller
         has worked them out already (the grower, on the partition's threads); None:
         worked out here.
+    segments : ndarray of int64, shape (n_segments, 2), or None
+        With ``rows``: the included rows are only those at the positions
+        ``segments[s, 0]:segments[s, 1]`` of ``rows``, ``slots`` (and ``bases``), stretch
+        after stretch (ascending, disjoint; the rows ascend through them); the positions
+        between are not read. The grower's partition on many threads leaves each
+        thread's rows in its own stretch of one buffer. None: every position.
 
     Returns
     -------
@@ -320,15 +326,26 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
         hist = hist.reshape(*flat_shape, C)  # a view: out arrays are contiguous
         if counts is not None:
             counts = counts.reshape(flat_shape)
-    n_rows = X_binned.shape[0] if rows is None else rows.shape[0]
+    compiled_ok = use_compiled(X_binned.shape[0])
+    if segments is not None:
+        if rows is None or slots is None:
+            raise ValueError("segments need rows and slots (positions of a row list)")
+        segments = np.ascontiguousarray(segments, dtype=np.int64).reshape(-1, 2)
+        if not compiled_ok or bases is None:
+            # the NumPy twin (and offsets not worked out yet) read the rows gathered
+            rows, slots = (np.concatenate([a[lo:hi] for lo, hi in segments.tolist()]
+                                          or [a[:0]]) for a in (rows, slots))
+            segments = bases = None
+    n_rows = (int((segments[:, 1] - segments[:, 0]).sum()) if segments is not None
+              else X_binned.shape[0] if rows is None else rows.shape[0])
     threaded = pool is not None and n_features >= 2 and n_rows > 0
     if out is not None and not threaded:
         hist[...] = 0
         if counts is not None:
             counts[...] = 0
     compiled = _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts,
-                                     pool if threaded else None, bases) \
-        if use_compiled(X_binned.shape[0]) and n_rows else None
+                                     pool if threaded else None, bases, segments) \
+        if compiled_ok and n_rows else None
 
     def accumulate(features):
         if out is not None and threaded:
@@ -378,7 +395,7 @@ _THREADED_BASES_ROWS = 1 << 16
 
 
 def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, pool=None,
-                          bases=None):
+                          bases=None, segments=None):
     """``accumulate(features)`` running the compiled twin of :func:`_accumulate_chunk`.
 
     The compiled kernel visits every row once per feature, in row order, and adds into
@@ -393,6 +410,11 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
     row range inside the kernel, tried first, made the level passes 10 % slower for
     every thread count; a chunk of the root, a row slice of the Fortran-ordered binned
     matrix, is one more compiled version of the kernel.)
+
+    With ``segments`` (rows, slots and ``bases`` given; see :func:`build_histograms`)
+    the included rows are stretches of the arrays: the kernels' ``_segments`` versions
+    take every stretch (or, for a chunk ``lo:hi`` of the included rows counted across
+    the stretches, the parts of the stretches it covers) as views, one call a task.
     """
     from . import _compiled
 
@@ -421,6 +443,24 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
         base = np.empty(slots.shape[0], dtype=np.int64)
         _fill_bases(_compiled, rows_, use_rows, slots, codes, target.is_classification,
                     hist.shape[1] * hist.shape[2], base, pool)
+    if segments is not None:
+        # the included rows' count before each stretch: a chunk lo:hi of them maps to
+        # the stretches it covers
+        seg_start = np.concatenate([[0], np.cumsum(segments[:, 1] - segments[:, 0])])
+        n_all = int(seg_start[-1])
+
+        def stretches(lo, hi):
+            if lo == 0 and hi >= n_all:
+                return segments
+            if lo >= hi:
+                return segments[:0]
+            first = int(np.searchsorted(seg_start, lo, side="right")) - 1
+            last = int(np.searchsorted(seg_start, hi, side="left"))
+            part = segments[first:last].copy()
+            part[0, 0] += lo - seg_start[first]
+            part[-1, 1] -= seg_start[last] - hi
+            return part
+
     if target.is_classification:
         weights = target.weights
         weights = (np.zeros((0, 1), dtype=np.float64) if weights is None
@@ -429,6 +469,11 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
         def run(features, into=None, lo=0, hi=n_all):
             h, c = (hist, counts_) if into is None else into
             c = counts_ if c is None else c
+            if segments is not None:
+                _compiled.hist_classes_segments(
+                    X_binned, rows_, slots, base, codes, weights, target.n_classes,
+                    features, offsets, widths, h, c, with_counts, stretches(lo, hi))
+                return
             X_, r_, s_, b_, k_ = X_binned, rows_, slots, base, codes
             if lo or hi < n_all:
                 # a chunk of the included rows (unit counts only: no weights to cut):
@@ -446,6 +491,11 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
         chan = target._channels_by_row
 
         def run(features):
+            if segments is not None:
+                _compiled.hist_channels_segments(X_binned, rows_, slots, base, chan,
+                                                 features, offsets, widths, hist, counts_,
+                                                 with_counts, segments)
+                return
             _compiled.hist_channels(X_binned, rows_, use_rows, slots, use_slots, base, chan,
                                     features, offsets, widths, hist, counts_, with_counts)
     return run
