@@ -331,8 +331,9 @@ def collect_rows(leaf_of_row, node_lo, slot_of_node, n_built, lo, hi, out_rows, 
     """Rows ``lo:hi`` whose node ``v`` has a slot ``slot_of_node[v - node_lo]`` below
     ``n_built``, in row order, into ``out_rows`` (and the slots into ``out_slots``);
     returns their number (writes stop at the outputs' length). After a partition on
-    several threads that only counted (``partition_range`` without ``write_built``),
-    each thread collects its range's rows into its own stretch of exact-size arrays.
+    many threads in which a range found more such rows than its stretch of the buffer
+    held (``_rows._Partition._stretches``), that range's rows are collected again
+    into its own stretch of exact-size arrays.
     Twin: the rows of the histogrammed children in ``_rows._Partition.__call__``.
 
     Like :func:`partition_range`, the loop has no branch on the row: whether a row is
