@@ -398,6 +398,51 @@ def test_row_chunked_histograms_grow_the_same_tree(monkeypatch):
     assert_same_tree(ref.tree_, one.tree_)
 
 
+@pytest.mark.parametrize("criterion", ["gini", "profit", "weighted", "regressor"])
+def test_partition_stretches_grow_the_same_tree(monkeypatch, criterion):
+    """Level by level on more than two threads the partition leaves each range's rows
+    in its own stretch of one buffer (read where they are by the histograms): the trees
+    of 3 and 16 threads are the tree of 1 and 2 threads, with stretches that hold their
+    rows and with stretches too short (no margin: ranges collected again), float32
+    counts (row-chunked) and float64 sums (weights, regression) alike."""
+    from dtdecide.tree._algorithms import _rows
+
+    X, signal, rng = data(5, 6000)
+    kw = dict(max_depth=7, min_samples_leaf=2, random_state=0)
+    fit_kw = {}
+    if criterion == "regressor":
+        est, y = ProfitTreeRegressor, signal
+    else:
+        est, y = ProfitTreeClassifier, signal > 0.1
+        if criterion == "profit":
+            kw.update(criterion="profit", decision_matrix=LEVEL_MATRIX)
+            y = np.where(y, "good", "bad")
+        elif criterion == "weighted":
+            fit_kw["sample_weight"] = rng.uniform(0.5, 2.0, size=y.size)
+    used = []
+    original = _rows._Partition._stretches
+
+    def spy(self, *args):
+        got = original(self, *args)
+        used.append(got[5] is not None)
+        return got
+
+    monkeypatch.setattr(_rows._Partition, "_stretches", spy)
+    with kernels("compiled"):
+        one = est(**kw).fit(X, y, **fit_kw)
+        assert not used
+        for margin in (None, 0):
+            if margin == 0:
+                monkeypatch.setattr(_rows, "_STRETCH_MARGIN_ROWS", 0)
+                monkeypatch.setattr(_rows, "_STRETCH_MARGIN_SHIFT", 62)
+            for n_jobs in (2, 3, 16):
+                used.clear()
+                many = est(**kw, n_jobs=n_jobs).fit(X, y, **fit_kw)
+                assert_same_tree(one.tree_, many.tree_)
+                if n_jobs > 2:  # stretches kept (margin) or collected again (none)
+                    assert used and (margin is None) == all(used)
+
+
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 3000),
        max_bins=st.integers(2, 300), fortran=st.booleans())
