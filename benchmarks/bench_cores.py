@@ -283,7 +283,15 @@ def main(argv=None):
 
 
 def report(results, models, threads):
-    by = {(r["model"], r["threads"]): r for r in results}
+    """The table: one row per model and thread count; where a thread count was given more
+    than once (``--threads 1 16 1 16``: processes alternated), the row of the process
+    with the median fit time (the lower middle one of an even number)."""
+    runs = {}
+    for r in results:
+        runs.setdefault((r["model"], r["threads"]), []).append(r)
+    by = {key: sorted(rs, key=lambda r: r["fit_s"])[(len(rs) - 1) // 2]
+          for key, rs in runs.items()}
+    threads = list(dict.fromkeys(threads))
     peers = [m for m in PEERS if m in models]
     head = (f"{'model':9s} {'thr':>3s} {'fit s':>7s} {'cpu s':>6s} {'cpu/wall':>8s} {'+MiB':>6s} "
             f"{'speedup':>7s} {'effic':>5s} {'score s':>7s} {'score/fit':>9s}"

@@ -13,6 +13,12 @@
 #   5. profit and the case rule at 2 4 8 threads, if time is left (the peers at every
 #      thread count are in the table of 27 November, docs/dev/kernels.rst).
 #
+# QUICK=1 (about 3 minutes, for a second run on a lent machine): stage 0; Gini at 1 and
+# 16 threads in six processes, alternated (the one-thread time varied by a third between
+# processes on 28 November); the passes of the 2- and 16-thread Gini and case-rule fits
+# (each pass's CPU on two threads is about its one-thread CPU); Gini, profit and the case
+# rule at 1 and 16 threads, HGB at 16 (its one-thread fit takes 25 s there).
+#
 # 10,000,000 rows x 20 normal features, depth 10 (bench_cores.py's data, drawn once and
 # kept in $DATA). Usage, from the repository root, with the results under $OUT:
 #
@@ -65,14 +71,24 @@ with config_context(kernels="compiled"):
             score(fit(X, y, c), X, c)
 print(f"kernels compiled or loaded in {time.perf_counter() - t:.1f} s")
 EOF'
-stage 1-gini 150 "${BENCH[@]}" --threads $THREADS --models gini --repeat 2 \
-    --json "$OUT/1-gini.json"
-stage 2-profile 60 python benchmarks/profile_pool.py --rows "$ROWS" --cache "$DATA" \
-    --threads "$LOW" "$HIGH"
-stage 3-peers 120 "${BENCH[@]}" --threads "$LOW" "$HIGH" --models hgb lightgbm gini \
-    --json "$OUT/3-peers.json"
-stage 4-profit-case 60 "${BENCH[@]}" --threads "$LOW" "$HIGH" --models profit case \
-    --json "$OUT/4-profit-case.json"
-stage 5-middle 60 "${BENCH[@]}" --threads $MID --models profit case \
-    --json "$OUT/5-middle.json"
+if [ "${QUICK:-0}" = 1 ]; then
+    stage 1-alternate 150 "${BENCH[@]}" --threads "$LOW" "$HIGH" "$LOW" "$HIGH" "$LOW" "$HIGH" \
+        --models gini --repeat 2 --json "$OUT/1-alternate.json"
+    stage 2-profile 80 python benchmarks/profile_pool.py --rows "$ROWS" --cache "$DATA" \
+        --threads 2 "$HIGH" --models gini case
+    stage 3-rules 100 "${BENCH[@]}" --threads "$LOW" "$HIGH" --models gini profit case \
+        --json "$OUT/3-rules.json"
+    stage 4-hgb 40 "${BENCH[@]}" --threads "$HIGH" --models hgb --json "$OUT/4-hgb.json"
+else
+    stage 1-gini 150 "${BENCH[@]}" --threads $THREADS --models gini --repeat 2 \
+        --json "$OUT/1-gini.json"
+    stage 2-profile 60 python benchmarks/profile_pool.py --rows "$ROWS" --cache "$DATA" \
+        --threads "$LOW" "$HIGH"
+    stage 3-peers 120 "${BENCH[@]}" --threads "$LOW" "$HIGH" --models hgb lightgbm gini \
+        --json "$OUT/3-peers.json"
+    stage 4-profit-case 60 "${BENCH[@]}" --threads "$LOW" "$HIGH" --models profit case \
+        --json "$OUT/4-profit-case.json"
+    stage 5-middle 60 "${BENCH[@]}" --threads $MID --models profit case \
+        --json "$OUT/5-middle.json"
+fi
 echo "=== done in $(($(date +%s) - start)) s; results in $OUT"
