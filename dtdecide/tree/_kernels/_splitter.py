@@ -270,12 +270,9 @@ def find_best_splits(
             _channel_weight(first.sum(axis=(0, 1)), is_classification))
     n_sums = None if channel_map is None else channel_map.shape[1]
     if _compiled_supports(hist, criterion, n_sums) and use_compiled(n_rows):
-        found = _find_compiled(hist, counts, layout, is_classification, criterion,
-                               loss_matrix, class_weight, is_categorical, min_samples_leaf,
-                               per_feature, pool, channel_map)
-        return _split_result(hist, counts, layout, np.repeat(rows, k), *found,
-                             is_categorical, is_classification, compiled=True,
-                             channel_map=channel_map)
+        return _find_compiled(hist, counts, layout, is_classification, criterion,
+                              loss_matrix, class_weight, is_categorical, min_samples_leaf,
+                              per_feature, pool, channel_map, np.repeat(rows, k))
 
     def scan_feature(j):
         """``(gain, pos, missing_left, order)`` of feature ``j``'s best split per node."""
@@ -376,8 +373,8 @@ def find_level_splits(hists, counts, *, is_classification, criterion, loss_matri
                                channel_map)
              for h, c in zip(hists, counts)]
     _run_scans([scan for scan, _ in scans], sum(h.shape[0] for h in hists), layout, pool)
-    return [_split_result(h, c, layout, np.arange(h.shape[0]), *finish(), is_categorical,
-                          is_classification, compiled=True, channel_map=channel_map)
+    return [_scanned_splits(h, c, layout, finish, is_categorical, is_classification,
+                            channel_map)
             for h, c, (_, finish) in zip(hists, counts, scans)]
 
 
@@ -448,17 +445,16 @@ _CS = []
 
 def _find_compiled(hist, counts, layout, is_classification, criterion, loss_matrix,
                    class_weight, is_categorical, min_samples_leaf, per_feature, pool,
-                   channel_map=None):
-    """The NumPy scan's winners, scanned by :func:`._compiled_scan.scan_features`.
-
-    Returns ``(best_gain, best_feature, best_pos, best_ml, best_order)`` as the NumPy
-    scan leaves them for :func:`_split_result`.
-    """
+                   channel_map, node):
+    """The NumPy scan's :class:`SplitResult`, scanned by
+    :func:`._compiled_scan.scan_features` (``node``: the histogram slot of each
+    result)."""
     scan, finish = _compiled_scan_of(hist, counts, layout, is_classification, criterion,
                                      loss_matrix, class_weight, is_categorical,
                                      min_samples_leaf, per_feature, channel_map)
     _run_scans([scan], hist.shape[0], layout, pool)
-    return finish()
+    return _scanned_splits(hist, counts, layout, finish, is_categorical, is_classification,
+                           channel_map, node)
 
 
 def _run_scans(scans, n_nodes, layout, pool):
@@ -558,12 +554,50 @@ def _compiled_scan_of(hist, counts, layout, is_classification, criterion, loss_m
         return _best_of_scans(gain, pos, ml, key, orders, key_lo, n_scan, is_categorical,
                               per_feature, B)
 
+    # numeric features only, one split per node: _scanned_splits may take the winners
+    # and their tables from these in one compiled pass
+    finish.numeric = None if per_feature or cat_orders else (gain, pos, ml)
     return scan, finish
+
+
+def _scanned_splits(hist, counts, layout, finish, is_categorical, is_classification,
+                    channel_map, node=None):
+    """The :class:`SplitResult` of the compiled scans of ``finish``
+    (:func:`_compiled_scan_of`) over ``hist``; ``node``: the histogram slot of each
+    result (default: one per node, in order).
+
+    Numeric features alone on whole-number float32 counts (unit weights, a class
+    criterion, no ``channel_map``: the grower's common case): each node's winner, its
+    go-left table and missing side in one compiled pass,
+    :func:`~dtdecide.tree._kernels._compiled_level.best_numeric_splits`, instead of
+    :func:`_best_of_scans` and :func:`_split_result`, its twin (the same splits).
+    """
+    numeric = getattr(finish, "numeric", None)
+    if (numeric is not None and counts is None and is_classification and channel_map is None
+            and hist.dtype == np.float32 and hist.flags.c_contiguous):
+        from . import _compiled_level
+
+        m = hist.shape[0]
+        out = SplitResult(gain=np.empty(m), feature=np.empty(m, dtype=np.intp),
+                          bin_threshold=np.empty(m, dtype=np.intp),
+                          is_categorical=np.zeros(m, dtype=bool),
+                          missing_left=np.empty(m, dtype=bool),
+                          go_left=np.empty((m, layout.max_width), dtype=bool))
+        _compiled_level.best_numeric_splits(*numeric, hist, layout.cell_index, out.gain,
+                                            out.feature, out.bin_threshold, out.go_left,
+                                            out.missing_left)
+        return out
+    if node is None:
+        node = np.arange(hist.shape[0])
+    return _split_result(hist, counts, layout, node, *finish(), is_categorical,
+                         is_classification, compiled=True, channel_map=channel_map)
 
 
 def _best_of_scans(gain, pos, ml, key, orders, key_lo, n_scan, is_categorical, per_feature,
                    B):
-    """The winners of :func:`_compiled_scan_of`'s scans (see :func:`_find_compiled`)."""
+    """The winners of :func:`_compiled_scan_of`'s scans, as the NumPy scan leaves them
+    for :func:`_split_result`: ``(best_gain, best_feature, best_pos, best_ml,
+    best_order)``."""
     n_features, m = gain.shape
     # the best feature of each node, taken in feature order as the NumPy scan does:
     # the first strictly best gain (a NaN never wins)

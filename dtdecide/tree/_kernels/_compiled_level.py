@@ -1,0 +1,83 @@
+"""Compiled (Numba) kernels of the grower's bookkeeping between two levels.
+
+Layer 1 (kernels) of :mod:`dtdecide.tree` (``_kernels``); see the architecture page.
+
+Between the threaded passes of a level (histograms, split scans, partition) the
+calling thread alone takes each node's best split and plans the next level: work on a
+few hundred nodes that the NumPy steps do in a few dozen small calls each. Each kernel
+here does one such step in one call, with the NumPy steps kept as its reference twin
+(named in its docstring) and tested against it on random inputs. They run on the
+calling thread (``nogil=True`` all the same).
+
+Importing this module imports Numba; callers import it only when
+:func:`dtdecide._jit.use_compiled` says so.
+"""
+
+import numba
+import numpy as np
+
+__all__ = ["best_numeric_splits"]
+
+_jit = numba.njit(nogil=True, cache=True)
+
+
+@_jit
+def best_numeric_splits(gain, pos, ml, hist, cell_index, best_gain, best_feature,
+                        bin_threshold, go_left, missing_left):
+    """Each node's best split from the compiled scan's per-feature winners, with its
+    go-left table and missing side, when every feature is numeric and the histogram
+    holds whole-number float32 counts (twin of ``_splitter._best_of_scans`` followed by
+    ``_splitter._split_result``, whose compiled tables are ``_compiled.numeric_split_tables``).
+
+    ``gain``, ``pos``, ``ml`` (n_features, n_nodes): the best split of every feature of
+    every node (``scan_features``' output). A node's feature is the first with the
+    largest gain (a NaN or ``-inf`` gain never wins; none: no valid split, feature
+    ``-1``, gain ``-inf``, threshold ``-1``, an all-False table). The node splits after
+    binned value ``pos``: values up to it that the feature has (``cell_index[f, b] >= 0``)
+    go left; without missing values at the node the missing side is the heavier child's
+    (ties left), else ``ml``. The weights are whole numbers, so their sums are exact in
+    any order.
+    """
+    n_features, m = gain.shape
+    B = go_left.shape[1]
+    C = hist.shape[2]
+    for i in range(m):
+        f = -1
+        g = -np.inf
+        for j in range(n_features):
+            x = gain[j, i]
+            if x > g:
+                g = x
+                f = j
+        if f < 0:
+            best_gain[i] = -np.inf
+            best_feature[i] = -1
+            bin_threshold[i] = -1
+            for b in range(B):
+                go_left[i, b] = False
+            missing_left[i] = False
+            continue
+        p = pos[f, i]
+        best_gain[i] = g
+        best_feature[i] = f
+        bin_threshold[i] = p
+        w_left = 0.0
+        w_all = 0.0
+        for b in range(B - 1):
+            c = cell_index[f, b]
+            left = c >= 0 and b <= p
+            go_left[i, b] = left
+            if c >= 0:
+                w = 0.0
+                for k in range(C):
+                    w += hist[i, c, k]
+                w_all += w
+                if left:
+                    w_left += w
+        c = cell_index[f, B - 1]
+        w_missing = 0.0
+        for k in range(C):
+            w_missing += hist[i, c, k]
+        side = (w_left >= w_all - w_left) if w_missing <= 0 else ml[f, i]
+        missing_left[i] = side
+        go_left[i, B - 1] = side

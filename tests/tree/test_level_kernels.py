@@ -1,0 +1,102 @@
+"""The compiled kernels of the grower's bookkeeping between levels
+(``dtdecide.tree._kernels._compiled_level``) against their NumPy twins."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dtdecide import config_context
+from dtdecide.tree._kernels._histogram import BinLayout
+
+pytest.importorskip("numba")
+
+SETTINGS = settings(max_examples=40, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def random_scans(rng, m, n_features, uniform):
+    """Per-feature winners of a compiled scan (gain, pos, ml of shape (features, nodes))
+    over a layout, with NaN and -inf gains, ties and nodes without a valid split."""
+    widths = [6] * n_features if uniform else list(rng.integers(2, 9, size=n_features))
+    layout = BinLayout(widths)
+    gain = rng.integers(0, 4, size=(n_features, m)).astype(np.float64)  # many ties
+    gain[rng.random((n_features, m)) < 0.3] = -np.inf
+    gain[rng.random((n_features, m)) < 0.1] = np.nan
+    gain[:, rng.random(m) < 0.2] = -np.inf  # no valid split at these nodes
+    pos = np.stack([rng.integers(0, max(int(w) - 1, 1), size=m) for w in layout.widths])
+    pos = pos.astype(np.intp)
+    ml = rng.random((n_features, m)) < 0.5
+    hist = rng.integers(0, 4, size=(m, layout.n_cells, 2)).astype(np.float32)
+    # nodes without missing values (the heavier child's side) and with
+    hist[rng.random(m) < 0.5, :, :] *= (rng.random(layout.n_cells) < 0.7)[:, None]
+    return layout, gain, pos, ml, hist
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 30), n_features=st.integers(1, 5),
+       uniform=st.booleans())
+def test_best_numeric_splits_equal_the_numpy_steps(seed, m, n_features, uniform):
+    """Each node's best numeric split, table and missing side in one compiled pass equal
+    _best_of_scans followed by _split_result's NumPy steps (first best feature in
+    feature order, NaN and -inf never winning, invalid nodes all False)."""
+    from dtdecide.tree._kernels import _compiled_level
+    from dtdecide.tree._kernels._splitter import _best_of_scans, _split_result
+
+    rng = np.random.default_rng(seed)
+    layout, gain, pos, ml, hist = random_scans(rng, m, n_features, uniform)
+    is_cat = np.zeros(n_features, dtype=bool)
+    none = np.zeros(n_features, dtype=np.intp)
+    found = _best_of_scans(gain.copy(), pos, ml, np.zeros_like(pos), np.zeros((1, 1, 1)),
+                           none, none, is_cat, False, layout.max_width)
+    want = _split_result(hist, None, layout, np.arange(m), *found, is_cat, True)
+
+    got = {name: np.empty_like(getattr(want, name))
+           for name in ("gain", "feature", "bin_threshold", "missing_left", "go_left")}
+    _compiled_level.best_numeric_splits(gain, pos, ml, hist, layout.cell_index, got["gain"],
+                                        got["feature"], got["bin_threshold"],
+                                        got["go_left"], got["missing_left"])
+    for name, value in got.items():
+        expect = getattr(want, name)
+        assert value.dtype == expect.dtype, name
+        assert np.array_equal(value, expect), name
+    assert not want.is_categorical.any()
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 30), n_features=st.integers(1, 5))
+def test_compiled_scan_takes_the_fused_winners_where_they_apply(seed, m, n_features):
+    """find_best_splits on whole-number float32 counts of numeric features takes each
+    node's winner and table from best_numeric_splits; the result equals the one the
+    separate steps give (the fused pass switched off)."""
+    from dtdecide.tree._kernels import _compiled_level, _splitter
+
+    rng = np.random.default_rng(seed)
+    layout, _, _, _, hist = random_scans(rng, m, n_features, False)
+    hist = np.ascontiguousarray(hist)
+    kw = dict(is_classification=True, criterion="gini", is_categorical=np.zeros(
+        n_features, dtype=bool), min_samples_leaf=1, layout=layout, n_rows=10**7)
+    calls = []
+    fused = _compiled_level.best_numeric_splits
+
+    def spy(*args):
+        calls.append(1)
+        return fused(*args)
+
+    scan_of = _splitter._compiled_scan_of
+
+    def without_fused(*args, **kwargs):
+        scan, finish = scan_of(*args, **kwargs)
+        finish.numeric = None
+        return scan, finish
+
+    with config_context(kernels="compiled"), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_compiled_level, "best_numeric_splits", spy)
+        got = _splitter.find_best_splits(hist, None, **kw)
+        assert calls
+        mp.setattr(_splitter, "_compiled_scan_of", without_fused)
+        want = _splitter.find_best_splits(hist, None, **kw)
+    assert len(calls) == 1
+    for name in ("gain", "feature", "bin_threshold", "is_categorical", "missing_left",
+                 "go_left"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
