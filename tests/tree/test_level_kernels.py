@@ -100,3 +100,24 @@ def test_compiled_scan_takes_the_fused_winners_where_they_apply(seed, m, n_featu
     for name in ("gain", "feature", "bin_threshold", "is_categorical", "missing_left",
                  "go_left"):
         assert np.array_equal(getattr(got, name), getattr(want, name)), name
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), ns=st.integers(1, 40), p_cont=st.floats(0, 1))
+def test_plan_slots_equal_the_numpy_steps(seed, ns, p_cont):
+    """The new level's slots in one compiled pass equal _plan_slots' NumPy steps (ties
+    of the children's rows, pairs with no, one or two growing children)."""
+    from dtdecide.tree._algorithms._grower import _plan_slots, _plan_slots_compiled
+
+    rng = np.random.default_rng(seed)
+    cont = rng.random(2 * ns) < p_cont
+    child_cnt = rng.integers(0, 4, size=2 * ns).astype(np.int64)  # many ties
+    sel = np.sort(rng.choice(3 * ns, size=ns, replace=False)).astype(np.intp)
+    want = _plan_slots(cont, child_cnt, sel)
+    got = _plan_slots_compiled(cont, child_cnt, sel)
+    assert len(got) == len(want) == 8
+    for k, (a, b) in enumerate(zip(got, want)):
+        if isinstance(b, np.ndarray):
+            assert a.dtype == b.dtype and np.array_equal(a, b), k
+        else:
+            assert type(a) is type(b) and a == b, k

@@ -300,10 +300,8 @@ def _expand(ctx, level, split, do):
         child_cnt = np.empty(2 * ns, dtype=np.int64)
         _compiled_sums.split_children(chosen, np.ascontiguousarray(table), True,
                                       child_sums, child_cnt)
-        left_cnt, right_cnt = child_cnt[0::2], child_cnt[1::2]
     else:
-        child_sums, child_cnt, left_cnt, right_cnt = _child_sums(ctx, level, sel, feat,
-                                                                 table, chosen)
+        child_sums, child_cnt, _, _ = _child_sums(ctx, level, sel, feat, table, chosen)
     child_depth = level.depth + 1
     parents = level.node_ids[sel]
     child_ids = nodes.add(np.repeat(parents, 2), child_depth, child_cnt, child_sums)
@@ -329,21 +327,11 @@ def _expand(ctx, level, split, do):
         if finish is not None:  # the rows' leaves (rows kept in memory)
             finish(ctx, level, child_ids, sel=sel, feat=feat, table=table)
         return None
-    needed = np.flatnonzero(cont[0::2] | cont[1::2])  # pairs with a growing child
-
     # slots of the new level: [small growing | small dead | big growing]; only the
     # smaller child of each pair is histogrammed from rows
-    small_child = 2 * np.arange(ns) + (right_cnt < left_cnt)
-    small_needed = small_child[needed]
-    small_cont = small_needed[cont[small_needed]]
-    small_dead = small_needed[~cont[small_needed]]  # built only to subtract
-    big = cont.copy()
-    big[small_needed] = False
-    big_cont = np.flatnonzero(big)  # np.setdiff1d(flatnonzero(cont), small_needed)
-    order = np.concatenate([small_cont, small_dead, big_cont])
-    n_built = small_needed.size
-    slot_of_child = np.full(2 * ns, -1, dtype=_ROW_INT)
-    slot_of_child[order] = np.arange(order.size, dtype=_ROW_INT)
+    plan = _plan_slots_compiled if _compiled_fit(ctx) else _plan_slots
+    (needed, n_small_cont, n_built, order, slot_of_child, big_parent, big_small,
+     n_built_rows) = plan(cont, child_cnt, sel)
 
     # the histograms of the new level: those of the smaller children in a new array; each
     # growing larger child's written over its parent's (the parent's part then holds its
@@ -356,14 +344,11 @@ def _expand(ctx, level, split, do):
         small_counts = np.empty((n_built, *level.counts[0].shape[1:]),
                                 dtype=level.counts[0].dtype)
     alive_rows, alive_slots = ctx.source.children(
-        ctx, level, child_ids, slot_of_child, n_built, small_cont.size,
+        ctx, level, child_ids, slot_of_child, n_built, n_small_cont,
         (small_hist, small_counts),
-        sel=sel, needed=needed, feat=feat, table=table,
-        n_built_rows=int(child_cnt[small_needed].sum()),
+        sel=sel, needed=needed, feat=feat, table=table, n_built_rows=n_built_rows,
     )
-    # siblings by subtraction: parent - smaller child
-    big_parent = sel[big_cont // 2]  # ascending
-    big_small = slot_of_child[small_child[big_cont // 2]]
+    # siblings by subtraction: parent (big_parent, ascending) - smaller child
     hists, counts = [small_hist], [small_counts]
     jobs = []
     if len(level.hist) == 1:  # one part (most levels): no split by part
@@ -392,11 +377,63 @@ def _expand(ctx, level, split, do):
                 np.maximum(big[..., 2], 0.0, out=big[..., 2])
     hists, counts = _tidy_parts(hists, counts)
     active = np.ones(order.size, dtype=bool)
-    active[small_cont.size : n_built] = False
+    active[n_small_cont:n_built] = False
     return Level(
         child_ids[order], child_depth, hists, counts, alive_rows, alive_slots,
         active=active,
     )
+
+
+def _plan_slots(cont, child_cnt, sel):
+    """The slots of the level of the children of the split nodes ``sel`` (children
+    ``2 i``, left, and ``2 i + 1`` of ``sel[i]``, with ``child_cnt`` rows; ``cont``:
+    those that keep growing): ``[small growing | small dead | big growing]``, where a
+    pair with a growing child has its smaller child (the right one when it has fewer
+    rows) histogrammed from rows and its larger one, if growing, derived as parent less
+    smaller.
+
+    Returns ``(needed, n_small_cont, n_built, order, slot_of_child, big_parent,
+    big_small, n_built_rows)``: the pairs with a growing child, the smaller children
+    that grow, the smaller children (all built), the children in slot order, every
+    child's slot (-1: none), each big growing child's parent (ascending) and its
+    sibling's slot, and the rows of the built children. The NumPy steps; twin of
+    :func:`~dtdecide.tree._kernels._compiled_level.plan_slots`.
+    """
+    ns = sel.size
+    needed = np.flatnonzero(cont[0::2] | cont[1::2])  # pairs with a growing child
+    small_child = 2 * np.arange(ns) + (child_cnt[1::2] < child_cnt[0::2])
+    small_needed = small_child[needed]
+    small_cont = small_needed[cont[small_needed]]
+    small_dead = small_needed[~cont[small_needed]]  # built only to subtract
+    big = cont.copy()
+    big[small_needed] = False
+    big_cont = np.flatnonzero(big)  # np.setdiff1d(flatnonzero(cont), small_needed)
+    order = np.concatenate([small_cont, small_dead, big_cont])
+    slot_of_child = np.full(2 * ns, -1, dtype=_ROW_INT)
+    slot_of_child[order] = np.arange(order.size, dtype=_ROW_INT)
+    big_parent = sel[big_cont // 2]
+    big_small = slot_of_child[small_child[big_cont // 2]]
+    return (needed, small_cont.size, small_needed.size, order, slot_of_child, big_parent,
+            big_small, int(child_cnt[small_needed].sum()))
+
+
+def _plan_slots_compiled(cont, child_cnt, sel):
+    """:func:`_plan_slots` in one compiled pass
+    (:func:`~dtdecide.tree._kernels._compiled_level.plan_slots`): the same arrays."""
+    from .._kernels import _compiled_level
+
+    ns = sel.size
+    needed = np.empty(ns, dtype=np.intp)
+    order = np.empty(2 * ns, dtype=np.intp)
+    slot_of_child = np.empty(2 * ns, dtype=_ROW_INT)
+    big_parent = np.empty(ns, dtype=sel.dtype)
+    big_small = np.empty(ns, dtype=_ROW_INT)
+    n_needed, n_small_cont, n_built, n_slots, n_built_rows = _compiled_level.plan_slots(
+        np.ascontiguousarray(cont), np.ascontiguousarray(child_cnt, dtype=np.int64), sel,
+        needed, order, slot_of_child, big_parent, big_small)
+    n_big = n_slots - n_built
+    return (needed[:n_needed], n_small_cont, n_built, order[:n_slots], slot_of_child,
+            big_parent[:n_big], big_small[:n_big], int(n_built_rows))
 
 
 def _compiled_fit(ctx):

@@ -16,7 +16,7 @@ Importing this module imports Numba; callers import it only when
 import numba
 import numpy as np
 
-__all__ = ["best_numeric_splits"]
+__all__ = ["best_numeric_splits", "plan_slots"]
 
 _jit = numba.njit(nogil=True, cache=True)
 
@@ -81,3 +81,67 @@ def best_numeric_splits(gain, pos, ml, hist, cell_index, best_gain, best_feature
         side = (w_left >= w_all - w_left) if w_missing <= 0 else ml[f, i]
         missing_left[i] = side
         go_left[i, B - 1] = side
+
+
+@_jit
+def plan_slots(cont, child_cnt, sel, needed, order, slot_of_child, big_parent, big_small):
+    """The slots of a new level (twin of ``_grower._plan_slots``).
+
+    Split node ``sel[i]`` has children ``2 i`` (left) and ``2 i + 1`` (right) with
+    ``child_cnt`` rows; ``cont`` says which keep growing. A pair is *needed* when one
+    of its children grows; its smaller child (the right one when it has fewer rows,
+    else the left) is histogrammed from rows, its larger one derived from the parent.
+    The new level's slots ``order`` are ``[small growing | small not growing | large
+    growing]``, each in pair order; ``slot_of_child`` is every child's slot (-1: none);
+    large growing child ``k`` is node ``big_parent[k]`` less slot ``big_small[k]``.
+    ``needed`` (pair positions), ``order``, ``big_parent`` and ``big_small`` are filled
+    at their start.
+
+    Returns
+    -------
+    tuple of int
+        ``(n_needed, n_small_growing, n_built, n_slots, n_built_rows)``: the lengths of
+        the filled starts (``n_built`` smaller children, ``n_slots - n_built`` larger
+        ones) and the rows of the smaller children.
+    """
+    ns = sel.shape[0]
+    n_needed = 0
+    n_small_growing = 0
+    n_built_rows = 0
+    for i in range(ns):
+        left = 2 * i
+        right = left + 1
+        if cont[left] or cont[right]:
+            needed[n_needed] = i
+            n_needed += 1
+            small = right if child_cnt[right] < child_cnt[left] else left
+            n_built_rows += child_cnt[small]
+            if cont[small]:
+                n_small_growing += 1
+    for c in range(2 * ns):
+        slot_of_child[c] = -1
+    a = 0  # next small growing slot
+    b = n_small_growing  # next small slot built only to derive its sibling
+    n_built = n_needed
+    k = n_built  # next large growing slot
+    for q in range(n_needed):
+        i = needed[q]
+        left = 2 * i
+        right = left + 1
+        small = right if child_cnt[right] < child_cnt[left] else left
+        big = left + right - small
+        if cont[small]:
+            slot = a
+            a += 1
+        else:
+            slot = b
+            b += 1
+        order[slot] = small
+        slot_of_child[small] = slot
+        if cont[big]:
+            order[k] = big
+            slot_of_child[big] = k
+            big_parent[k - n_built] = sel[i]
+            big_small[k - n_built] = slot
+            k += 1
+    return n_needed, n_small_growing, n_built, k, n_built_rows
