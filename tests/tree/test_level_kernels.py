@@ -121,3 +121,69 @@ def test_plan_slots_equal_the_numpy_steps(seed, ns, p_cont):
             assert a.dtype == b.dtype and np.array_equal(a, b), k
         else:
             assert type(a) is type(b) and a == b, k
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), ns=st.integers(1, 30), n_parts=st.integers(1, 3),
+       n_classes=st.integers(2, 4), uniform=st.booleans())
+def test_split_children_of_the_parts_equal_the_numpy_steps(seed, ns, n_parts, n_classes,
+                                                           uniform):
+    """The children's counts read from a level's histogram parts in place equal the
+    grower's NumPy steps on the gathered cells (_gather, then _child_sums): values a
+    feature does not take, several parts, ties and empty children."""
+    from types import SimpleNamespace
+
+    from dtdecide.tree._algorithms._grower import (
+        Level,
+        _child_sums,
+        _gather,
+        _split_children_compiled,
+    )
+    from dtdecide.tree._kernels._criteria import channel_sum
+
+    rng = np.random.default_rng(seed)
+    n_features = 3
+    widths = [7] * n_features if uniform else list(rng.integers(2, 9, size=n_features))
+    layout = BinLayout(widths)
+    sizes = rng.integers(1, 12, size=n_parts)
+    high = (1 << 24) // (layout.n_cells * n_classes)
+    parts = [rng.integers(0, min(high, 50), size=(int(k), layout.n_cells, n_classes))
+             .astype(np.float32) for k in sizes]
+    for h in parts:
+        h[rng.random(h.shape[:2]) < 0.3] = 0.0
+    level = Level(np.arange(int(sizes.sum())), 2, parts, None, None, None)
+    n_slots = int(sizes.sum())
+    sel = np.sort(rng.choice(n_slots, size=min(ns, n_slots), replace=False))
+    feat = rng.integers(0, n_features, size=sel.size).astype(np.intp)
+    table = rng.random((sel.size, layout.max_width)) < 0.5
+    ctx = SimpleNamespace(is_classification=True, layout=layout, weight_of=channel_sum,
+                          residue_tol=0.0, level_map=None)
+    want_sums, want_cnt, _, _ = _child_sums(ctx, level, sel, feat, table,
+                                            _gather(layout, level, level.hist, sel, feat))
+    sums, cnt = _split_children_compiled(layout, level, sel, feat, table)
+    assert sums.dtype == want_sums.dtype == np.float32 and cnt.dtype == want_cnt.dtype
+    assert np.array_equal(sums, want_sums) and np.array_equal(cnt, want_cnt)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 40), n_classes=st.integers(2, 4),
+       min_samples_split=st.integers(2, 6), min_samples_leaf=st.integers(1, 3))
+def test_gini_can_split_equals_the_context(seed, n, n_classes, min_samples_split,
+                                           min_samples_leaf):
+    """The compiled stopping rule of Gini on whole-number float32 counts says what
+    _Context.can_split says (pure, empty and small nodes, large counts)."""
+    from dtdecide.tree._algorithms._grower import _EPS, _Context
+    from dtdecide.tree._kernels import _compiled_level
+
+    rng = np.random.default_rng(seed)
+    scale = int(rng.choice([3, 1000, 1 << 22]))
+    sums = rng.integers(0, scale, size=(n, n_classes)).astype(np.float32)
+    sums[rng.random((n, n_classes)) < 0.4] = 0.0  # pure and empty nodes
+    counts = sums.sum(axis=1).astype(np.int64)
+    ctx = _Context(min_samples_split=min_samples_split, min_samples_leaf=min_samples_leaf,
+                   max_depth=None, criterion="gini", loss_matrix=None, class_weight=None)
+    want = ctx.can_split(1, counts, sums)
+    got = np.empty(n, dtype=bool)
+    _compiled_level.gini_can_split(sums, counts, min_samples_split, min_samples_leaf, _EPS,
+                                   got)
+    assert np.array_equal(got, want)

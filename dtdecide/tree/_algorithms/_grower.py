@@ -288,19 +288,17 @@ def _expand(ctx, level, split, do):
     ns = sel.size
     feat = split.feature[sel]
     table = split.go_left[sel]
-    chosen = _gather(ctx.layout, level, level.hist, sel, feat)  # (ns, B, C), by binned value
-    if (chosen.dtype == np.float32 and ctx.is_classification
-            and (ctx.profit is None or ctx.level_map is not None)
-            and level.counts[0] is None and _compiled_fit(ctx)):
+    first = level.hist[0]
+    unit_counts = (first.dtype == np.float32 and ctx.is_classification
+                   and (ctx.profit is None or ctx.level_map is not None)
+                   and level.counts[0] is None and _compiled_fit(ctx))
+    if unit_counts:
         # unit-weight class (or level) counts, a node's count their sum: the children in
-        # one pass
-        from .._kernels import _compiled_sums
-
-        child_sums = np.empty((2 * ns, chosen.shape[2]), dtype=chosen.dtype)
-        child_cnt = np.empty(2 * ns, dtype=np.int64)
-        _compiled_sums.split_children(chosen, np.ascontiguousarray(table), True,
-                                      child_sums, child_cnt)
+        # one pass over each part's chosen cells, read in place
+        child_sums, child_cnt = _split_children_compiled(ctx.layout, level, sel, feat,
+                                                         table)
     else:
+        chosen = _gather(ctx.layout, level, level.hist, sel, feat)  # (ns, B, C)
         child_sums, child_cnt, _, _ = _child_sums(ctx, level, sel, feat, table, chosen)
     child_depth = level.depth + 1
     parents = level.node_ids[sel]
@@ -321,7 +319,16 @@ def _expand(ctx, level, split, do):
     )
 
     # children that keep growing; rows of pairs where neither does are dropped unsplit
-    cont = ctx.can_split(child_depth, child_cnt, child_sums)
+    if (unit_counts and ctx.criterion == "gini" and ctx.class_weight is None
+            and ctx.level_map is None
+            and (ctx.max_depth is None or child_depth < ctx.max_depth)):
+        from .._kernels import _compiled_level
+
+        cont = np.empty(2 * ns, dtype=bool)
+        _compiled_level.gini_can_split(child_sums, child_cnt, ctx.min_samples_split,
+                                       ctx.min_samples_leaf, _EPS, cont)
+    else:
+        cont = ctx.can_split(child_depth, child_cnt, child_sums)
     if not cont.any():
         finish = getattr(ctx.source, "finish", None)
         if finish is not None:  # the rows' leaves (rows kept in memory)
@@ -337,7 +344,6 @@ def _expand(ctx, level, split, do):
     # growing larger child's written over its parent's (the parent's part then holds its
     # larger children first), so a level and its parent need no more than the level's
     # slots and the smaller children's
-    first = level.hist[0]
     small_hist = np.empty((n_built, *first.shape[1:]), dtype=first.dtype)
     small_counts = None
     if ctx.with_counts:
@@ -382,6 +388,28 @@ def _expand(ctx, level, split, do):
         child_ids[order], child_depth, hists, counts, alive_rows, alive_slots,
         active=active,
     )
+
+
+def _split_children_compiled(layout, level, sel, feat, table):
+    """The children's sums ``(2 ns, C)`` (left of slot ``i`` at ``2 i``) and counts of
+    the split slots ``sel`` (ascending) of a level of unit-weight float32 counts, by
+    :func:`~dtdecide.tree._kernels._compiled_level.split_children_cells` on each part's
+    own cells (no gathered copy): the numbers of ``_compiled_sums.split_children`` on
+    :func:`_gather`'s."""
+    from .._kernels import _compiled_level
+
+    ns = sel.size
+    child_sums = np.empty((2 * ns, level.hist[0].shape[2]), dtype=level.hist[0].dtype)
+    child_cnt = np.empty(2 * ns, dtype=np.int64)
+    table = np.ascontiguousarray(table)
+    bounds = np.searchsorted(sel, level.offsets).tolist()  # each part's split slots
+    for p, hist in enumerate(level.hist):
+        a, b = bounds[p], bounds[p + 1]
+        if b > a:
+            _compiled_level.split_children_cells(
+                hist, sel[a:b] - level.offsets[p], feat[a:b], layout.cell_index,
+                table[a:b], child_sums, child_cnt, a)
+    return child_sums, child_cnt
 
 
 def _plan_slots(cont, child_cnt, sel):

@@ -16,7 +16,7 @@ Importing this module imports Numba; callers import it only when
 import numba
 import numpy as np
 
-__all__ = ["best_numeric_splits", "plan_slots"]
+__all__ = ["best_numeric_splits", "gini_can_split", "plan_slots", "split_children_cells"]
 
 _jit = numba.njit(nogil=True, cache=True)
 
@@ -145,3 +145,74 @@ def plan_slots(cont, child_cnt, sel, needed, order, slot_of_child, big_parent, b
             big_small[k - n_built] = slot
             k += 1
     return n_needed, n_small_growing, n_built, k, n_built_rows
+
+
+@_jit
+def split_children_cells(hist, slots, feat, cell_index, table, child_sums, child_cnt,
+                         first):
+    """The children's class counts and row counts of split nodes, read from their
+    histogram part in place (twin of ``_compiled_sums.split_children`` on
+    ``BinLayout.gather(hist, slots, feat)``, which copies the chosen feature's cells
+    out first).
+
+    Node ``i`` (slot ``slots[i]`` of ``hist``, float32 whole-number counts: unit weights)
+    splits feature ``feat[i]``, binned value ``b`` going left where ``table[i, b]``
+    (cells ``cell_index[feat[i], b]``; ``-1``: a value the feature does not take, no
+    rows). Its children go to rows ``2 (first + i)`` (left) and ``2 (first + i) + 1`` of
+    ``child_sums`` (their counts per class, clipped at 0) and ``child_cnt`` (their rows).
+    Every partial sum is a whole number below ``2**24``, so exact in any order.
+    """
+    C = hist.shape[2]
+    B = table.shape[1]
+    for i in range(slots.shape[0]):
+        s = slots[i]
+        f = feat[i]
+        lc = 0.0
+        pc = 0.0
+        out = 2 * (first + i)
+        for k in range(C):
+            lsum = 0.0
+            psum = 0.0
+            for b in range(B):
+                c = cell_index[f, b]
+                if c < 0:
+                    continue
+                v = hist[s, c, k]
+                psum += v
+                if table[i, b]:
+                    lsum += v
+            lc += lsum
+            pc += psum
+            rsum = psum - lsum
+            child_sums[out, k] = max(lsum, 0.0)
+            child_sums[out + 1, k] = max(rsum, 0.0)
+        child_cnt[out] = np.int64(lc)
+        child_cnt[out + 1] = np.int64(pc) - np.int64(lc)
+
+
+@_jit
+def gini_can_split(sums, counts, min_samples_split, min_samples_leaf, eps, out):
+    """Which nodes may be split, under ``criterion="gini"`` without class weights
+    (twin of ``_grower._Context.can_split`` below ``max_depth``): at least
+    ``min_samples_split`` and ``2 * min_samples_leaf`` rows and a Gini impurity above
+    ``eps``, computed in float64 by the NumPy steps' operations in their order
+    (``_criteria.impurity``: ``N = sum_c s_c``, ``W = N - (sum_c s_c^2) / N``,
+    ``W / N``; 0 for an empty node), so the same numbers."""
+    C = sums.shape[1]
+    for i in range(sums.shape[0]):
+        n = counts[i]
+        if n < min_samples_split or n < 2 * min_samples_leaf:
+            out[i] = False
+            continue
+        N = np.float64(sums[i, 0])
+        for k in range(1, C):
+            N += np.float64(sums[i, k])
+        imp = 0.0
+        if N > 0:
+            s0 = np.float64(sums[i, 0])
+            sq = s0 * s0
+            for k in range(1, C):
+                s = np.float64(sums[i, k])
+                sq += s * s
+            imp = (N - sq / N) / N
+        out[i] = imp > eps
