@@ -1106,37 +1106,6 @@ def test_numeric_split_tables_equal_numpy_twin(seed, uniform):
         assert np.array_equal(getattr(a, name), getattr(b, name)), name
 
 
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), ns=st.integers(1, 40), width=st.integers(2, 300),
-       n_classes=st.integers(2, 4), clip=st.booleans())
-def test_split_children_equal_numpy_twin(seed, ns, width, n_classes, clip):
-    """The children's sums and counts of split nodes from whole-number float32 counts:
-    the compiled pass gives the grower's NumPy steps (_child_sums) exactly."""
-    from types import SimpleNamespace
-
-    from dtdecide.tree._algorithms._grower import _child_sums
-    from dtdecide.tree._kernels import _compiled_sums
-    from dtdecide.tree._kernels._criteria import channel_sum
-
-    rng = np.random.default_rng(seed)
-    high = (1 << 24) // (width * n_classes)
-    chosen = rng.integers(0, high, size=(ns, width, n_classes)).astype(np.float32)
-    chosen[rng.random((ns, width)) < 0.3] = 0.0
-    table = rng.random((ns, width)) < rng.random()
-    # residue_tol 0: whole-number counts leave no residue (the grower's tolerance, a
-    # fraction of the root's sums, zeroes nothing a unit count could hold)
-    ctx = SimpleNamespace(is_classification=clip, compiled=False, layout=None,
-                          weight_of=channel_sum, residue_tol=0.0, level_map=None)
-    level = SimpleNamespace(counts=[None])
-    sums, cnt, left, right = _child_sums(ctx, level, np.arange(ns), None, table, chosen)
-    got_sums = np.empty_like(sums)
-    got_cnt = np.empty_like(cnt)
-    _compiled_sums.split_children(chosen, table, clip, got_sums, got_cnt)
-    assert got_sums.dtype == sums.dtype == np.float32
-    assert np.array_equal(got_sums, sums) and np.array_equal(got_cnt, cnt)
-    assert np.array_equal(got_cnt[0::2], left) and np.array_equal(got_cnt[1::2], right)
-
-
 def random_numeric_tree(rng, n_features, max_depth):
     """A random numeric tree (parents before children), NaN routed either way per node."""
     left, right, feature, depth_of = [-1], [-1], [-1], [0]

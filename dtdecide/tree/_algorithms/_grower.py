@@ -258,7 +258,7 @@ class _Context:
 def _child_sums(ctx, level, sel, feat, table, chosen):
     """The children's sums ``(2 ns, C)`` (left of slot ``i`` at ``2 i``), counts
     ``(2 ns,)`` and the left and right counts of the split slots ``sel`` (the NumPy
-    steps; twin of ``_compiled_sums.split_children`` for unit-weight counts)."""
+    steps; twin of ``_compiled_level.split_children_cells`` for unit-weight counts)."""
     ns = sel.size
     if level.counts[0] is not None:
         cnt = _gather(ctx.layout, level, level.counts, sel, feat)  # (ns, B)
@@ -394,7 +394,7 @@ def _split_children_compiled(layout, level, sel, feat, table):
     """The children's sums ``(2 ns, C)`` (left of slot ``i`` at ``2 i``) and counts of
     the split slots ``sel`` (ascending) of a level of unit-weight float32 counts, by
     :func:`~dtdecide.tree._kernels._compiled_level.split_children_cells` on each part's
-    own cells (no gathered copy): the numbers of ``_compiled_sums.split_children`` on
+    own cells (no gathered copy): the numbers of :func:`_child_sums` on
     :func:`_gather`'s."""
     from .._kernels import _compiled_level
 

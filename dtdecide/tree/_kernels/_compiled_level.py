@@ -151,9 +151,8 @@ def plan_slots(cont, child_cnt, sel, needed, order, slot_of_child, big_parent, b
 def split_children_cells(hist, slots, feat, cell_index, table, child_sums, child_cnt,
                          first):
     """The children's class counts and row counts of split nodes, read from their
-    histogram part in place (twin of ``_compiled_sums.split_children`` on
-    ``BinLayout.gather(hist, slots, feat)``, which copies the chosen feature's cells
-    out first).
+    histogram part in place (twin of the grower's NumPy steps, ``_grower._child_sums``
+    on ``_grower._gather``'s copy of the chosen feature's cells).
 
     Node ``i`` (slot ``slots[i]`` of ``hist``, float32 whole-number counts: unit weights)
     splits feature ``feat[i]``, binned value ``b`` going left where ``table[i, b]``

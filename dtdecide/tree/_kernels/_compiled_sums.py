@@ -27,7 +27,7 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-__all__ = ["node_level_sums", "shuffle_tail", "sorted_tail_rows", "split_children",
+__all__ = ["node_level_sums", "shuffle_tail", "sorted_tail_rows",
            "tail_draws"]
 
 
@@ -179,51 +179,3 @@ def sorted_tail_rows(raw, n, draws, keys, vals, tail, bits, rows):
             j += 1
             word &= word - np.uint64(1)
     return True
-
-
-@numba.njit(nogil=True, cache=True)
-def split_children(chosen, table, clip, child_sums, child_cnt):
-    """The children's sums and counts of split nodes, from the chosen feature's
-    histogram of whole-number counts (unit weights in float32, every partial sum below
-    2**24, so every sum is exact in any order).
-
-    Twin of the grower's NumPy steps (``_expand`` with counts taken from the sums):
-    ``left = einsum("sbc,sb->sc", chosen, table)``, ``right = chosen.sum(1) - left``,
-    the counts those of ``channel_sum(chosen)`` the same way, children interleaved
-    (left of node ``i`` at ``2 i``, right at ``2 i + 1``) and the sums clipped at 0 for
-    a classification.
-
-    Parameters
-    ----------
-    chosen : float32 (ns, B, C)
-    table : bool (ns, B)
-        Binned values that go left.
-    clip : bool
-        ``max(sum, 0)`` on the children's sums.
-    child_sums : (2 ns, C), the dtype of ``chosen``
-        Receives the children's sums.
-    child_cnt : int64 (2 ns,)
-        Receives the children's counts (sums over the channels).
-    """
-    ns, nb, nc = chosen.shape
-    for i in range(ns):
-        lc = 0.0
-        pc = 0.0
-        for c in range(nc):
-            lsum = 0.0
-            psum = 0.0
-            for b in range(nb):
-                v = chosen[i, b, c]
-                psum += v
-                if table[i, b]:
-                    lsum += v
-            lc += lsum
-            pc += psum
-            rsum = psum - lsum
-            if clip:
-                lsum = max(lsum, 0.0)
-                rsum = max(rsum, 0.0)
-            child_sums[2 * i, c] = lsum
-            child_sums[2 * i + 1, c] = rsum
-        child_cnt[2 * i] = np.int64(lc)
-        child_cnt[2 * i + 1] = np.int64(pc) - np.int64(lc)
