@@ -372,6 +372,59 @@ def test_histograms_of_rows_in_stretches(monkeypatch, kind, n_threads):
     np.testing.assert_allclose(twin, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_histograms_call_after_once_for_every_cell(monkeypatch, n_threads):
+    """``after(a, b)`` of build_histograms is called on stretches of the cell axis that
+    cover every cell once, each when those cells are final (one thread; whole
+    features on two; runs of features x row chunks, summed in stretches, on three),
+    and the grower's sibling subtraction through it (_SiblingCells) leaves the
+    numbers of the subtraction after the pass; a partial subtraction is an error."""
+    from dtdecide.tree._algorithms import _grower
+    from dtdecide.tree._kernels import _histogram
+
+    rng = np.random.default_rng(n_threads)
+    n, n_slots = 5003, 4
+    layout = BinLayout([5, 9, 3, 7, 4])
+    Xb = np.asfortranarray(np.column_stack(
+        [rng.integers(0, w, size=n) for w in layout.widths]).astype(np.uint8))
+    rows = np.sort(rng.choice(n, 3001, replace=False)).astype(np.int32)
+    slots = rng.integers(0, n_slots, size=rows.shape[0]).astype(np.int32)
+    target = HistogramTarget(codes=rng.integers(0, 3, size=n), n_classes=3)
+    monkeypatch.setattr(_histogram, "_MIN_CHUNK_ROWS", 1)
+    monkeypatch.setattr(_histogram, "_ROWS_PER_CELL", 0)
+    parents = rng.integers(3000, 4000, size=(6, layout.n_cells, 3)).astype(np.float32)
+    parent_idx, small_idx = np.array([0, 2, 3, 5]), np.array([1, 0, 3, 2])
+    with kernels("compiled"):
+        want, _ = build_histograms(Xb, rows, slots, n_slots, layout, target)
+        expect = parents.copy()
+        _grower._subtract_siblings([(expect, parent_idx, want, small_idx)], None, True)
+        seen = []
+        out = (np.full_like(want, 9.0), None)
+
+        def after(a, b):
+            seen.append((a, b))
+            hook(a, b)
+            # the cells are final when handed over
+            assert np.array_equal(out[0][:, a:b], want[:, a:b])
+
+        got = parents.copy()
+        jobs = [(got, parent_idx, out[0], small_idx)]
+        hook = _grower._SiblingCells.of(jobs, True)
+        with ThreadPool(n_threads) as pool:
+            build_histograms(Xb, rows, slots, n_slots, layout, target, out=out,
+                             pool=pool if n_threads > 1 else None, after=after)
+    cells = np.zeros(layout.n_cells, dtype=int)
+    for a, b in seen:
+        cells[a:b] += 1
+    assert np.all(cells == 1) and hook.covered == layout.n_cells
+    assert len(seen) == {1: 1, 2: 2, 3: 3}[n_threads]
+    done = _grower._subtract_siblings(jobs, None, True, hook)
+    assert np.array_equal(done[0], expect[:4]) and np.shares_memory(done[0], got)
+    hook.covered -= 1  # a cell not subtracted: never subtracted again, an error
+    with pytest.raises(RuntimeError, match="subtracted siblings in"):
+        _grower._subtract_siblings(jobs, None, True, hook)
+
+
 def test_row_chunked_histograms_grow_the_same_tree(monkeypatch):
     """Gini trees with the histograms shared out by rows on 3 and 4 threads are the tree
     of one thread and of the NumPy twins."""

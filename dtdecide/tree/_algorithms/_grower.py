@@ -349,13 +349,9 @@ def _expand(ctx, level, split, do):
     if ctx.with_counts:
         small_counts = np.empty((n_built, *level.counts[0].shape[1:]),
                                 dtype=level.counts[0].dtype)
-    alive_rows, alive_slots = ctx.source.children(
-        ctx, level, child_ids, slot_of_child, n_built, n_small_cont,
-        (small_hist, small_counts),
-        sel=sel, needed=needed, feat=feat, table=table, n_built_rows=n_built_rows,
-    )
     # siblings by subtraction: parent (big_parent, ascending) - smaller child
-    hists, counts = [small_hist], [small_counts]
+    # (compiled: by the histogram pass's threads, each on the cells it has just
+    # finished; see _subtract_siblings)
     jobs = []
     if len(level.hist) == 1:  # one part (most levels): no split by part
         pieces = [(0, big_parent, big_small)] if big_parent.size else []
@@ -369,7 +365,15 @@ def _expand(ctx, level, split, do):
         jobs.append((level.hist[p], local, small_hist, small_idx))
         if small_counts is not None:
             jobs.append((level.counts[p], local, small_counts, small_idx))
-    done = _subtract_siblings(jobs, getattr(ctx, "pool", None), _compiled_fit(ctx))
+    after = _SiblingCells.of(jobs, _compiled_fit(ctx))
+    alive_rows, alive_slots = ctx.source.children(
+        ctx, level, child_ids, slot_of_child, n_built, n_small_cont,
+        (small_hist, small_counts),
+        sel=sel, needed=needed, feat=feat, table=table, n_built_rows=n_built_rows,
+        after=after,
+    )
+    hists, counts = [small_hist], [small_counts]
+    done = _subtract_siblings(jobs, getattr(ctx, "pool", None), _compiled_fit(ctx), after)
     step = 1 if small_counts is None else 2
     for q in range(0, len(done), step):
         hists.append(done[q])
@@ -504,9 +508,59 @@ def _subtract_over_parents(parents, parent_idx, small, small_idx, pool=None):
 _SUBTRACT_INLINE = 1 << 16
 
 
-def _subtract_siblings(jobs, pool, compiled):
+class _SiblingCells:
+    """``after(a, b)`` of :func:`~dtdecide.tree._kernels._histogram.build_histograms`:
+    the compiled subtraction of siblings (:func:`_subtract_siblings`) of the flat cells
+    ``a:b``, run by the thread that has just finished the smaller children's histograms
+    of those cells (cache-warm, and no hand-off of its own); the cells done are
+    counted (``covered``). Each cell's numbers are the same single float subtraction
+    as in one pass.
+    """
+
+    def __init__(self, flat, n_cells):
+        import threading
+
+        self.flat = flat  # (parents 2-D, parent_idx, small 2-D, small_idx, numbers a cell)
+        self.n_cells = n_cells
+        self.covered = 0
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, jobs, compiled):
+        """The hook for ``jobs`` (:func:`_subtract_siblings`), or None where it does not
+        apply (NumPy kernels, a part that is not contiguous, nothing to subtract)."""
+        if not compiled or not jobs:
+            return None
+        flat = []
+        n_cells = jobs[0][2].shape[1]
+        for parents, parent_idx, small, small_idx in jobs:
+            if not (parents.flags.c_contiguous and small.flags.c_contiguous
+                    and small.shape[1] == n_cells and small.shape[1:] == parents.shape[1:]):
+                return None
+            per_cell = int(np.prod(small.shape[2:], dtype=np.int64))
+            flat.append((parents.reshape(parents.shape[0], -1),
+                         np.asarray(parent_idx, dtype=np.intp),
+                         small.reshape(small.shape[0], -1),
+                         np.asarray(small_idx, dtype=np.intp), per_cell))
+        return cls(flat, n_cells)
+
+    def __call__(self, a, b):
+        from .._kernels import _compiled
+
+        for P, parent_idx, S, small_idx, per_cell in self.flat:
+            _compiled.subtract_siblings(P, parent_idx, S, small_idx, a * per_cell,
+                                        b * per_cell)
+        with self._lock:
+            self.covered += b - a
+
+
+def _subtract_siblings(jobs, pool, compiled, after=None):
     """``[_subtract_over_parents(*job, pool) for job in jobs]``, each job a part of a
     level's histograms (or row counts) with its parents' and smaller siblings' slots.
+
+    ``after`` (:class:`_SiblingCells`): where the histogram pass has already
+    subtracted every cell through it, only the views are returned; where it subtracted
+    none (a row source that does not take it), the subtraction runs here.
 
     ``compiled``: :func:`~dtdecide.tree._kernels._compiled.subtract_siblings` on every
     job in one hand-off, each thread taking its own range of every slot's numbers
@@ -514,6 +568,12 @@ def _subtract_siblings(jobs, pool, compiled):
     threads without the interpreter's lock; the same numbers (one float subtraction
     each). A job whose arrays are not contiguous takes the NumPy way, in turn.
     """
+    if after is not None and after.covered:
+        if after.covered != after.n_cells:  # a cell subtracted twice or not at all
+            raise RuntimeError(
+                f"internal error: the histogram pass subtracted siblings in "
+                f"{after.covered} cells of {after.n_cells}")
+        return [job[0][: job[1].shape[0]] for job in jobs]
     if not compiled:
         return [_subtract_over_parents(*job, pool) for job in jobs]
     from .._kernels import _compiled

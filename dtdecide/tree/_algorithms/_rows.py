@@ -86,7 +86,7 @@ class LocalRows:
         return pieces
 
     def children(self, ctx, level, child_ids, slot_of_child, n_built, n_small_cont, out, *,
-                 sel, needed, feat, table, n_built_rows):
+                 sel, needed, feat, table, n_built_rows, after=None):
         pieces = self._partition(ctx, level, child_ids, slot_of_child, n_built,
                                  n_small_cont, sel, feat, table, n_built_rows)
         built_rows, built_slots, alive_rows, alive_slots, bases, segments = pieces
@@ -95,7 +95,7 @@ class LocalRows:
         build_histograms(
             ctx.X_binned, built_rows, built_slots, n_built, ctx.layout, ctx.target,
             with_counts=ctx.with_counts, chunk_size=ctx.chunk_size, out=out, pool=ctx.pool,
-            bases=bases, segments=segments,
+            bases=bases, segments=segments, after=after,
         )
         return alive_rows, alive_slots
 

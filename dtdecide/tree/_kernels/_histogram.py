@@ -242,7 +242,7 @@ def map_channels(sums, channel_map):
 
 def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
                      with_counts=False, chunk_size=DEFAULT_CHUNK_SIZE, out=None, pool=None,
-                     bases=None, segments=None):
+                     bases=None, segments=None, after=None):
     """Histograms of the rows ``rows``, grouped by ``slots``.
 
     Parameters
@@ -285,6 +285,12 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
         after stretch (ascending, disjoint; the rows ascend through them); the positions
         between are not read. The grower's partition on many threads leaves each
         thread's rows in its own stretch of one buffer. None: every position.
+    after : callable or None
+        ``after(a, b)`` is called once for each stretch ``a:b`` of the flat cell axis as
+        soon as the cells ``a:b`` of ``hist`` (and ``counts``) are final, on the thread
+        that finished them; the stretches cover every cell once. The grower subtracts
+        the smaller children's histograms from their parents' there, while the cells
+        are in that thread's cache, with no hand-off of its own.
 
     Returns
     -------
@@ -347,7 +353,7 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
                                      pool if threaded else None, bases, segments) \
         if compiled_ok and n_rows else None
 
-    def accumulate(features):
+    def accumulate(features, then=None):
         if out is not None and threaded:
             # each thread clears the cells of its own features (a level's histograms
             # are tens of MB: not a serial fill on the calling thread)
@@ -358,14 +364,16 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
                     counts[:, lo:hi] = 0
         if compiled is not None:
             compiled(np.asarray(features, dtype=np.intp))
-            return
-        for start in range(0, n_rows, chunk_size):
-            stop = min(start + chunk_size, n_rows)
-            sel = slice(start, stop) if rows is None else rows[start:stop]
-            slot = (np.zeros(stop - start, dtype=np.intp) if slots is None
-                    else slots[start:stop])
-            _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist, counts,
-                              features)
+        else:
+            for start in range(0, n_rows, chunk_size):
+                stop = min(start + chunk_size, n_rows)
+                sel = slice(start, stop) if rows is None else rows[start:stop]
+                slot = (np.zeros(stop - start, dtype=np.intp) if slots is None
+                        else slots[start:stop])
+                _accumulate_chunk(X_binned, sel, slot, n_slots, layout, target, hist,
+                                  counts, features)
+        if then is not None:  # a run of consecutive features: their cells are final
+            then(int(layout.offsets[features[0]]), int(layout.offsets[features[-1] + 1]))
 
     # a feature costs a pass over the rows plus its output cells
     cost = n_rows + n_slots * layout.widths * C
@@ -377,10 +385,13 @@ def build_histograms(X_binned, rows, slots, n_slots, n_bins_total, target, *,
         plan = _row_chunks(cost, n_rows, n_slots * layout.widths * C, pool.n_threads)
     if not threaded:
         accumulate(range(n_features))
+        if after is not None:
+            after(0, layout.n_cells)
     elif plan is None:
-        pool.map_groups(accumulate, feature_groups(cost, pool.n_threads))
+        pool.map_groups(lambda features: accumulate(features, after),
+                        feature_groups(cost, pool.n_threads))
     else:
-        _chunked_pass(compiled, plan, hist, counts, layout, out is None, pool)
+        _chunked_pass(compiled, plan, hist, counts, layout, out is None, pool, after)
     if out is not None:
         return out  # filled through the views above
     if not is_layout:
@@ -529,10 +540,12 @@ def _row_chunks(cost, n_rows, cells, n_threads):
     return feature_row_plan(cost, n_rows, n_threads, max_chunks, _CHUNK_GAIN)
 
 
-def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool):
+def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool, after=None):
     """Every (feature run, row chunk) task of ``plan`` on the pool, then the chunks'
-    histograms summed into ``hist``/``counts`` run by run (``zeroed``: ``hist`` and
-    ``counts`` start at zero; else each task clears its cells first)."""
+    histograms summed into ``hist``/``counts`` (``zeroed``: ``hist`` and ``counts``
+    start at zero; else each task clears its cells first), in stretches of each run's
+    cells, as many stretches in all as threads (``after(a, b)`` of
+    :func:`build_histograms` called on each, once summed)."""
     groups, bounds = plan
     n_chunks = bounds.shape[0] - 1
     parts = [(hist, counts)] + [
@@ -554,15 +567,23 @@ def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool):
                 k[:, a:b] = 0
         run(np.asarray(features, dtype=np.intp), (h, k), int(bounds[c]), int(bounds[c + 1]))
 
-    def reduce(g):
-        a, b = cells(groups[g])
+    def reduce(ab):
+        a, b = ab
         for h, k in parts[1:]:  # in chunk order (whole numbers: exact in any order)
             hist[:, a:b] += h[:, a:b]
             if counts is not None:
                 counts[:, a:b] += k[:, a:b]
+        if after is not None:
+            after(a, b)
 
     pool.map_groups(task, [(g, c) for c in range(n_chunks) for g in range(len(groups))])
-    pool.map_groups(reduce, list(range(len(groups))))
+    per_run = -(-pool.n_threads // len(groups))
+    stretches = []
+    for features in groups:
+        a, b = cells(features)
+        cuts = np.linspace(a, b, min(per_run, b - a) + 1).astype(np.intp).tolist()
+        stretches += [(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
+    pool.map_groups(reduce, stretches)
 
 
 def slot_bases_of(layout, target):
