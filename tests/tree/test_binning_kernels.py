@@ -435,3 +435,42 @@ def test_float32_and_mixed_inputs_grow_the_trees_of_their_float64_values(mode):
     assert np.array_equal(a.has_missing_in_fit_, b.has_missing_in_fit_)
     assert np.array_equal(c.has_missing_in_fit_, d.has_missing_in_fit_)
     assert np.array_equal(e.has_missing_in_fit_, f.has_missing_in_fit_)
+
+
+@pytest.mark.parametrize("n_jobs", [2, 3, 16])
+def test_threaded_transform_by_rows_or_columns_equals_one_thread(monkeypatch, n_jobs):
+    """A row-major matrix is binned by ranges of rows alone (every column in each: a
+    row's columns share its cache lines), a column-major one by runs of columns (x
+    ranges of rows): both give the one-thread bins, NaN counts and infinity errors."""
+    rng = np.random.default_rng(n_jobs)
+    n = 3001
+    X = np.column_stack([rng.normal(size=n), np.round(rng.exponential(size=n) * 3),
+                         rng.integers(0, 300, size=n).astype(float),
+                         rng.standard_cauchy(size=n), np.full(n, 2.5)])
+    X[rng.random(X.shape) < 0.1] = np.nan
+    is_cat = np.array([False, False, True, False, False])
+    binner = Binner(max_bins=50, random_state=0).fit(X, is_cat)
+    monkeypatch.setattr(_binning, "MIN_CHUNK_ROWS", 100)
+    plans = []
+    original = _binning._bin_grid
+    monkeypatch.setattr(_binning, "_bin_grid",
+                        lambda bm, M, grid, *a: plans.append(grid) or original(bm, M, grid, *a))
+    for Xt in layouts(X):
+        nan = np.zeros(X.shape[1], dtype=np.int64)
+        with config_context(kernels="compiled"):
+            want = binner.transform(Xt)
+            with ThreadPool(n_jobs) as pool:
+                plans.clear()
+                got = binner.transform(Xt, pool=pool, nan_counts=nan)
+                bad = Xt.copy(order="K")
+                bad[len(bad) * 2 // 3, 3] = -np.inf
+                with pytest.raises(ValueError, match="column 3"):
+                    binner.transform(bad, pool=pool)
+        assert np.array_equal(got, want)
+        assert np.array_equal(nan, np.isnan(Xt).sum(axis=0))
+        if _binning._row_major(Xt):  # every column x one range of rows per thread
+            groups, bounds = plans[0]
+            assert [g.tolist() for g in groups] == [list(range(5))]
+            assert len(bounds) == min(n_jobs, len(Xt) // 100) + 1
+        elif n_jobs == 2:  # two threads: columns alone
+            assert not plans

@@ -899,8 +899,7 @@ class Binner:
         n_features = self.n_features_in_
         grid = None
         if compiled and pool is not None and isinstance(X, np.ndarray) and n_features > 1:
-            grid = feature_row_plan(np.ones(n_features), X.shape[0], pool.n_threads,
-                                    min(MAX_ROW_CHUNKS, X.shape[0] // MIN_CHUNK_ROWS))
+            grid = _transform_plan(X, pool.n_threads)
         if pool is None or n_features < 2:
             groups = [np.arange(n_features)]
             found = [bin_features(groups[0])]
@@ -1005,6 +1004,36 @@ class Binner:
                 raise
             # the error fit would have raised: the first such column
             raise InfiniteValuesError(int(np.argmax(has_inf))) from exc
+
+
+def _row_major(X):
+    """Whether the compiled binning reads ``X`` a block of rows at a time (every column
+    of a row is near its others: a row-major matrix), not column by column."""
+    return not (X.flags.f_contiguous or X.shape[1] == 1 or X.strides[1] == 0)
+
+
+def _transform_plan(X, n_threads):
+    """The tasks of a threaded compiled binning of the matrix ``X`` (``(groups,
+    bounds)`` of :func:`_bin_grid`), or None to share out whole columns.
+
+    A row-major ``X`` is shared out by ranges of rows alone, every column in each
+    (one per thread, each of at least ``MIN_CHUNK_ROWS`` rows; at least two ranges):
+    a row's columns share its cache lines, so a task that bins some columns of a
+    range of rows reads the lines of the others too. Runs of columns x ranges of rows
+    (20 columns on 16 threads: 4 runs x 4 ranges) read each line about twice as often:
+    2,000,000 x 20 float64, 16 threads on the 2-core machine, 217-254 ms of CPU
+    against 168-169 ms (one thread 164-172 ms); 2 threads by columns 186-191 ms
+    against 167-174 ms by rows. A column-major ``X`` is read column by column: runs
+    of columns (x ranges of rows where whole columns leave threads idle,
+    :func:`~dtdecide.tree._kernels._parallel.feature_row_plan`)."""
+    n_rows, n_features = X.shape
+    if _row_major(X):
+        n_ranges = min(int(n_threads), n_rows // MIN_CHUNK_ROWS)
+        if n_ranges < 2:
+            return None
+        return [np.arange(n_features)], np.linspace(0, n_rows, n_ranges + 1).astype(np.int64)
+    return feature_row_plan(np.ones(n_features), n_rows, n_threads,
+                            min(MAX_ROW_CHUNKS, n_rows // MIN_CHUNK_ROWS))
 
 
 def _bin_grid(bin_matrix, X, grid, nan_counts, pool):
