@@ -496,6 +496,47 @@ def test_partition_stretches_grow_the_same_tree(monkeypatch, criterion):
                     assert used and (margin is None) == all(used)
 
 
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "profit", "weighted", "regressor"])
+def test_scans_by_blocks_of_nodes_grow_the_same_tree(monkeypatch, criterion):
+    """On many threads the split scans of numeric features are shared out as runs of
+    features x blocks of nodes (each block into outputs of its own): the trees of 3 and
+    16 threads are the tree of one thread, for every scan mode (counts as weights, row
+    counts, raw weights, mapped profit channels, regression)."""
+    from dtdecide.tree._kernels import _splitter
+
+    rng = np.random.default_rng(3)
+    n = 4000
+    X = pd.DataFrame(rng.normal(size=(n, 5)), columns=list("abcde"))
+    X.iloc[rng.random(n) < 0.05, 1] = np.nan
+    signal = X["a"].fillna(0) - X["b"].fillna(0.3) + X["c"] * X["d"] + rng.normal(size=n)
+    kw = dict(max_depth=7, min_samples_leaf=3, random_state=0)
+    fit_kw = {}
+    if criterion == "regressor":
+        est, y = ProfitTreeRegressor, signal.to_numpy()
+    else:
+        est, y = ProfitTreeClassifier, (signal > 0.2).to_numpy()
+        if criterion == "profit":
+            kw.update(criterion="profit", decision_matrix=LEVEL_MATRIX)
+            y = np.where(y, "good", "bad")
+        elif criterion == "weighted":
+            fit_kw["sample_weight"] = rng.uniform(0.5, 2.0, size=n)
+        else:
+            kw.update(criterion=criterion)
+    monkeypatch.setattr(_splitter, "_SCAN_INLINE_CELLS", 0)
+    monkeypatch.setattr(_splitter, "_SCAN_BLOCK_NODES", 2)
+    blocks = []
+    original = _splitter.feature_row_split
+    monkeypatch.setattr(_splitter, "feature_row_split",
+                        lambda *a: blocks.append(original(*a)[1]) or original(*a))
+    with kernels("compiled"):
+        one = est(**kw).fit(X, y, **fit_kw)
+        for n_jobs in (3, 16):
+            blocks.clear()
+            many = est(**kw, n_jobs=n_jobs).fit(X, y, **fit_kw)
+            assert_same_tree(one.tree_, many.tree_)
+            assert max(blocks) > 1  # some level scanned by blocks of nodes
+
+
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 3000),
        max_bins=st.integers(2, 300), fortran=st.booleans())

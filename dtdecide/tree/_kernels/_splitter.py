@@ -37,7 +37,7 @@ import numpy as np
 from ..._jit import use_compiled
 from ._criteria import channel_sum, split_gain
 from ._histogram import BinLayout, map_channels
-from ._parallel import feature_groups
+from ._parallel import feature_groups, feature_row_split
 from ._profit import TIE_BREAK
 
 __all__ = ["SplitResult", "find_best_splits", "find_level_splits"]
@@ -428,6 +428,10 @@ def _log2_table(n):
 # Below this many (node, cell) pairs the compiled scan runs on the calling thread: it
 # takes tens of microseconds, less than handing it to the threads and back.
 _SCAN_INLINE_CELLS = 1 << 16
+# a threaded scan by blocks of nodes (_run_scans): at most this many blocks, each of at
+# least this many nodes
+_SCAN_MAX_BLOCKS = 4
+_SCAN_BLOCK_NODES = 16
 
 
 def _compiled_scan():
@@ -461,18 +465,39 @@ def _run_scans(scans, n_nodes, layout, pool):
     """Every feature of every ``scan`` (of :func:`_compiled_scan_of`) over ``n_nodes``
     nodes in all: on the calling thread when the scan is small (less than handing it to
     threads), else in one hand-off to ``pool``, each thread scanning its group of
-    features in every scan (each writes its own features' rows: the same result)."""
+    features in every scan (each writes its own features' rows: the same result).
+
+    Where whole features leave threads idle (20 features on 16 threads: two rounds)
+    and every scan takes ranges of nodes (numeric features), the tasks are runs of
+    features x blocks of nodes instead
+    (:func:`~dtdecide.tree._kernels._parallel.feature_row_split`: 4 runs x 4 blocks
+    on 16 threads, one round), at least ``_SCAN_BLOCK_NODES`` nodes a block; a node's
+    scan of a feature is the same whichever task runs it."""
     n_features = layout.widths.shape[0]
     if pool is None or n_features < 2 or n_nodes * int(layout.n_cells) < _SCAN_INLINE_CELLS:
         for scan in scans:
             scan(np.arange(n_features))
         return
+    n_blocks = 1
+    if all(getattr(scan, "by_nodes", False) for scan in scans):
+        n_groups, n_blocks = feature_row_split(
+            n_features, pool.n_threads, min(_SCAN_MAX_BLOCKS, n_nodes // _SCAN_BLOCK_NODES))
+    if n_blocks == 1:
+        def scan_all(features):
+            for scan in scans:
+                scan(features)
 
-    def scan_all(features):
+        pool.map_groups(scan_all, feature_groups(layout.widths, pool.n_threads))
+        return
+    groups = feature_groups(layout.widths, n_groups)
+
+    def scan_block(task):
+        features, q = task
         for scan in scans:
-            scan(features)
+            m = scan.n_nodes
+            scan(features, m * q // n_blocks, m * (q + 1) // n_blocks)
 
-    pool.map_groups(scan_all, feature_groups(layout.widths, pool.n_threads))
+    pool.map_groups(scan_block, [(g, q) for q in range(n_blocks) for g in groups])
 
 
 def _compiled_scan_of(hist, counts, layout, is_classification, criterion, loss_matrix,
@@ -543,12 +568,27 @@ def _compiled_scan_of(hist, counts, layout, is_classification, criterion, loss_m
     ml = np.empty((n_features, m), dtype=np.bool_)
     key = np.empty((n_features, m), dtype=np.intp)
 
-    def scan(features):
-        cs.scan_features(hist, counts, mode, cw, use_cw, bool(is_classification), crit, loss,
-                         D, has_m, has_r, TIE_BREAK, int(min_samples_leaf),
-                         np.asarray(features, dtype=np.intp), layout.offsets, layout.widths,
-                         orders, key_lo, n_keys, n_scan, log2_table, gain, pos, ml, key,
+    def scan(features, lo=0, hi=m):
+        features = np.asarray(features, dtype=np.intp)
+        if lo == 0 and hi == m:
+            cs.scan_features(hist, counts, mode, cw, use_cw, bool(is_classification), crit,
+                             loss, D, has_m, has_r, TIE_BREAK, int(min_samples_leaf),
+                             features, layout.offsets, layout.widths, orders, key_lo,
+                             n_keys, n_scan, log2_table, gain, pos, ml, key, cmap)
+            return
+        # the nodes lo:hi alone (numeric features: no orders to cut), into outputs of
+        # their own, copied into theirs
+        part = [np.empty((n_features, hi - lo), dtype=a.dtype) for a in (gain, pos, ml, key)]
+        cs.scan_features(hist[lo:hi], counts[lo:hi] if mode == cs.ROW_COUNTS else counts,
+                         mode, cw, use_cw, bool(is_classification), crit, loss, D, has_m,
+                         has_r, TIE_BREAK, int(min_samples_leaf), features, layout.offsets,
+                         layout.widths, orders, key_lo, n_keys, n_scan, log2_table, *part,
                          cmap)
+        for a, b in zip((gain, pos, ml, key), part):
+            a[features, lo:hi] = b[features]
+
+    scan.n_nodes = m
+    scan.by_nodes = not cat_orders  # a categorical feature's orders are per node
 
     def finish():
         return _best_of_scans(gain, pos, ml, key, orders, key_lo, n_scan, is_categorical,
