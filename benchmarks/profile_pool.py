@@ -14,6 +14,10 @@ threads of a pass that takes much of the wall time is where the speed-up is lost
 The data and models are ``bench_cores.py``'s (``--cache`` shares its saved data)::
 
     python benchmarks/profile_pool.py --rows 10000000 --threads 1 16 --cache /tmp/data
+
+``--patch MODULE:NAME=VALUE`` sets a module's constant (a Python literal) before the
+fits, to compare a tuning choice in the same run (e.g. ``--patch
+dtdecide.tree._kernels._histogram:_TASK_FEATURES=0``).
 """
 
 import argparse
@@ -71,7 +75,19 @@ def main(argv=None):
     p.add_argument("--threads", type=int, nargs="*", default=[1, 2])
     p.add_argument("--models", nargs="*", default=["gini"])
     p.add_argument("--cache", default=None)
+    p.add_argument("--patch", nargs="*", default=[], metavar="MODULE:NAME=VALUE")
     args = p.parse_args(argv)
+    for spec in args.patch:
+        import ast
+        import importlib
+
+        target, value = spec.split("=", 1)
+        module, name = target.split(":")
+        mod = importlib.import_module(module)
+        if not hasattr(mod, name):
+            raise SystemExit(f"--patch: {module} has no {name}")
+        setattr(mod, name, ast.literal_eval(value))
+        print(f"# patched {module}.{name} = {value}")
     import pandas as pd
 
     from dtdecide import config_context

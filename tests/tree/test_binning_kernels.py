@@ -468,9 +468,13 @@ def test_threaded_transform_by_rows_or_columns_equals_one_thread(monkeypatch, n_
                     binner.transform(bad, pool=pool)
         assert np.array_equal(got, want)
         assert np.array_equal(nan, np.isnan(Xt).sum(axis=0))
-        if _binning._row_major(Xt):  # every column x one range of rows per thread
+        per = 1 if n_jobs == 2 else _binning._TASKS_PER_THREAD
+        if _binning._row_major(Xt):  # every column x ranges of rows (4 a thread on > 2)
             groups, bounds = plans[0]
             assert [g.tolist() for g in groups] == [list(range(5))]
-            assert len(bounds) == min(n_jobs, len(Xt) // 100) + 1
+            assert len(bounds) == min(n_jobs * per, len(Xt) // 100) + 1
         elif n_jobs == 2:  # two threads: columns alone
             assert not plans
+        else:  # single columns x the plan's ranges of rows
+            groups, bounds = plans[0]
+            assert [g.tolist() for g in groups] == [[j] for j in range(5)]

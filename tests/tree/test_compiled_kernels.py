@@ -472,15 +472,17 @@ def test_partition_stretches_grow_the_same_tree(monkeypatch, criterion):
             y = np.where(y, "good", "bad")
         elif criterion == "weighted":
             fit_kw["sample_weight"] = rng.uniform(0.5, 2.0, size=y.size)
-    used = []
+    used, n_ranges = [], []
     original = _rows._Partition._stretches
 
-    def spy(self, *args):
-        got = original(self, *args)
+    def spy(self, args, ranges, *rest):
+        got = original(self, args, ranges, *rest)
         used.append(got[5] is not None)
+        n_ranges.append(len(ranges))
         return got
 
     monkeypatch.setattr(_rows._Partition, "_stretches", spy)
+    monkeypatch.setattr(_rows, "_MIN_RANGE_ROWS", 1)  # two ranges a thread
     with kernels("compiled"):
         one = est(**kw).fit(X, y, **fit_kw)
         assert not used
@@ -490,10 +492,12 @@ def test_partition_stretches_grow_the_same_tree(monkeypatch, criterion):
                 monkeypatch.setattr(_rows, "_STRETCH_MARGIN_SHIFT", 62)
             for n_jobs in (2, 3, 16):
                 used.clear()
+                n_ranges.clear()
                 many = est(**kw, n_jobs=n_jobs).fit(X, y, **fit_kw)
                 assert_same_tree(one.tree_, many.tree_)
                 if n_jobs > 2:  # stretches kept (margin) or collected again (none)
                     assert used and (margin is None) == all(used)
+                    assert max(n_ranges) == n_jobs * _rows._RANGES_PER_THREAD
 
 
 @pytest.mark.parametrize("criterion", ["gini", "entropy", "profit", "weighted", "regressor"])

@@ -67,6 +67,9 @@ class LocalRows:
                           np.asarray(child_ids, dtype=_ROW_INT), ctx.max_leaf_nodes is not None)
         n_level_rows = ctx.X_binned.shape[0] if level.rows is None else level.rows.shape[0]
         n_ranges = 1 if ctx.pool is None else ctx.pool.n_threads
+        if n_ranges > 2 and n_level_rows >= n_ranges * _RANGES_PER_THREAD * _MIN_RANGE_ROWS:
+            # smaller than one round: threads that run faster take more ranges
+            n_ranges *= _RANGES_PER_THREAD
         bounds = np.linspace(0, n_level_rows, n_ranges + 1).astype(np.intp)
         ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
         if part.compiled:
@@ -344,6 +347,11 @@ class _Partition:
             _check_built(n, int(at[i + 1] - at[i]), exact=True)
         return built_rows, built_slots, None, None, exact_bases, None
 
+
+#: on more than two threads, a level's rows are routed in this many ranges a thread
+#: (each of at least _MIN_RANGE_ROWS rows)
+_RANGES_PER_THREAD = 2
+_MIN_RANGE_ROWS = 1 << 15
 
 #: a range's stretch of the built rows on many threads (:meth:`_Partition._stretches`):
 #: its share of them, plus 1/2**shift of it, plus this many rows

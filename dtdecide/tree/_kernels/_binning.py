@@ -1025,15 +1025,31 @@ def _transform_plan(X, n_threads):
     against 168-169 ms (one thread 164-172 ms); 2 threads by columns 186-191 ms
     against 167-174 ms by rows. A column-major ``X`` is read column by column: runs
     of columns (x ranges of rows where whole columns leave threads idle,
-    :func:`~dtdecide.tree._kernels._parallel.feature_row_plan`)."""
+    :func:`~dtdecide.tree._kernels._parallel.feature_row_plan`).
+
+    On more than two threads the tasks are smaller than one round of the plan
+    (``_TASKS_PER_THREAD`` ranges of rows a thread for a row-major ``X``; single
+    columns x the plan's ranges for a column-major one), so that threads that run
+    faster than others take more of them."""
     n_rows, n_features = X.shape
+    n_threads = int(n_threads)
     if _row_major(X):
-        n_ranges = min(int(n_threads), n_rows // MIN_CHUNK_ROWS)
+        per = _TASKS_PER_THREAD if n_threads > 2 else 1
+        n_ranges = min(n_threads * per, n_rows // MIN_CHUNK_ROWS)
         if n_ranges < 2:
             return None
         return [np.arange(n_features)], np.linspace(0, n_rows, n_ranges + 1).astype(np.int64)
-    return feature_row_plan(np.ones(n_features), n_rows, n_threads,
+    plan = feature_row_plan(np.ones(n_features), n_rows, n_threads,
                             min(MAX_ROW_CHUNKS, n_rows // MIN_CHUNK_ROWS))
+    if plan is None or n_threads <= 2 or _TASKS_PER_THREAD <= 1:
+        return plan
+    groups, bounds = plan
+    return [np.array([j]) for g in groups for j in g], bounds
+
+
+#: on more than two threads, a threaded binning's tasks: about this many a thread
+#: (:func:`_transform_plan`)
+_TASKS_PER_THREAD = 4
 
 
 def _bin_grid(bin_matrix, X, grid, nan_counts, pool):

@@ -460,16 +460,21 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
         seg_start = np.concatenate([[0], np.cumsum(segments[:, 1] - segments[:, 0])])
         n_all = int(seg_start[-1])
 
+        cut = {}  # (lo, hi) -> its stretches, worked out once per chunk
+
         def stretches(lo, hi):
             if lo == 0 and hi >= n_all:
                 return segments
             if lo >= hi:
                 return segments[:0]
-            first = int(np.searchsorted(seg_start, lo, side="right")) - 1
-            last = int(np.searchsorted(seg_start, hi, side="left"))
-            part = segments[first:last].copy()
-            part[0, 0] += lo - seg_start[first]
-            part[-1, 1] -= seg_start[last] - hi
+            part = cut.get((lo, hi))
+            if part is None:
+                first = int(np.searchsorted(seg_start, lo, side="right")) - 1
+                last = int(np.searchsorted(seg_start, hi, side="left"))
+                part = segments[first:last].copy()
+                part[0, 0] += lo - seg_start[first]
+                part[-1, 1] -= seg_start[last] - hi
+                cut[(lo, hi)] = part
             return part
 
     if target.is_classification:
@@ -520,6 +525,12 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
 _ROWS_PER_CELL = 4
 # share the rows only when it shortens the longest thread's work by this much
 _CHUNK_GAIN = 0.9
+# features in one task of a row-chunked pass (0: a whole run of the plan). The plan
+# (runs x chunks, one round of the ideal length) assumes threads of equal speed; tasks
+# of one feature each (20 features x 4 chunks = 80 tasks on 16 threads) let the threads
+# that run fast take more of them, against a few microseconds of the interpreter per
+# task
+_TASK_FEATURES = 1
 
 
 def _row_chunks(cost, n_rows, cells, n_threads):
@@ -556,16 +567,22 @@ def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool, after=None):
     def cells(features):
         return int(offsets[features[0]]), int(offsets[features[-1] + 1])
 
-    def task(gc):
-        g, c = gc
-        features = groups[g]
+    # each run's features in tasks of _TASK_FEATURES features (the run's chunk
+    # buffers are shared by its tasks: disjoint cells)
+    step = _TASK_FEATURES or max(len(g) for g in groups)
+    pieces = [np.asarray(g[i : i + step], dtype=np.intp)
+              for g in groups for i in range(0, len(g), step)]
+    pieces = [(f, *cells(f)) for f in pieces]
+
+    def task(pc):
+        features, a, b = pieces[pc[0]]
+        c = pc[1]
         h, k = parts[c]
         if c or not zeroed:
-            a, b = cells(features)
             h[:, a:b] = 0
             if k is not None:
                 k[:, a:b] = 0
-        run(np.asarray(features, dtype=np.intp), (h, k), int(bounds[c]), int(bounds[c + 1]))
+        run(features, (h, k), int(bounds[c]), int(bounds[c + 1]))
 
     def reduce(ab):
         a, b = ab
@@ -576,7 +593,7 @@ def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool, after=None):
         if after is not None:
             after(a, b)
 
-    pool.map_groups(task, [(g, c) for c in range(n_chunks) for g in range(len(groups))])
+    pool.map_groups(task, [(p, c) for c in range(n_chunks) for p in range(len(pieces))])
     per_run = -(-pool.n_threads // len(groups))
     stretches = []
     for features in groups:
