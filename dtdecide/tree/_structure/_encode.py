@@ -678,7 +678,12 @@ def fit_encode(X, *, check_finite=True, as_columns=False):
         raise ValueError("X has duplicated column names; column names must be unique.")
     is_cat = np.zeros(len(names), dtype=bool)
     categories = []
+    dtypes = frame.dtypes
     for j in range(frame.shape[1]):
+        dtype = dtypes.iloc[j]
+        if isinstance(dtype, np.dtype) and dtype.kind in "fiu":
+            categories.append(None)  # numbers numpy holds (_column_kind): no Series built
+            continue
         col = frame.iloc[:, j]
         if _column_kind(col, names[j]) == "categorical":
             is_cat[j] = True
