@@ -416,6 +416,12 @@ class _LevelLookup:
             self._mode = "index"
 
     def __call__(self, values):
+        return self.checked(values)[0]
+
+    def checked(self, values):
+        """``(codes, all_levels)``: the codes of ``values`` (-1 where a value is no
+        level) and whether every value is known to be a level already (the range
+        check of consecutive integer levels), so that no pass looks for a -1."""
         if self._mode == "ints":
             if self._run is not None and values.size:
                 lo, hi, step = self._run
@@ -427,7 +433,7 @@ class _LevelLookup:
 
                     codes = np.empty(values.shape, dtype=np.int8)
                     if _compiled.run_codes(values, lo, hi, step == 1, codes):
-                        return codes
+                        return codes, True
                 elif lo <= values.min() and values.max() <= hi:
                     codes = values.astype(np.int8)  # exact: every value in [lo, hi]
                     if step == 1:
@@ -435,23 +441,23 @@ class _LevelLookup:
                             codes -= np.int8(lo)
                     else:
                         np.subtract(np.int8(hi), codes, out=codes)
-                    return codes
+                    return codes, True
             # one comparison per level, in the values' own dtype (levels are unique, so
             # at most one matches): int8 codes, -1 where none does
             codes = np.full(np.shape(values), -1, dtype=np.int8)
             for c, level in enumerate(self._ints):
                 match = np.equal(values, values.dtype.type(level)).view(np.int8)
                 codes += match if c == 0 else match * np.int8(c + 1)
-            return codes
+            return codes, False
         if self._mode == "sorted":
             pos = np.searchsorted(self._sorted, values)
             np.minimum(pos, len(self._sorted) - 1, out=pos)
-            return np.where(self._sorted[pos] == values, self._order[pos], -1)
+            return np.where(self._sorted[pos] == values, self._order[pos], -1), False
         if self._mode == "hash":
-            return np.asarray(self._table.lookup(np.ascontiguousarray(values)))
+            return np.asarray(self._table.lookup(np.ascontiguousarray(values))), False
         if self._index.dtype.kind == "O":
-            return self._index.get_indexer(pd.Index(values, dtype=object))
-        return self._index.get_indexer(values)
+            return self._index.get_indexer(pd.Index(values, dtype=object)), False
+        return self._index.get_indexer(values), False
 
 
 class _TargetEncoder:
@@ -487,11 +493,12 @@ class _TargetEncoder:
     def codes(self, start=0, stop=None):
         """Codes of cases ``start:stop``: int8 for a categorical target with fewer than
         127 levels, else intp."""
+        all_levels = False
         if self._cat is not None:
             codes = np.take(self._cat_map, self._cat.codes[start:stop])
         else:
-            codes = self._lookup(self.values[start:stop])
-        if codes.size and codes.min() < 0:
+            codes, all_levels = self._lookup.checked(self.values[start:stop])
+        if not all_levels and codes.size and codes.min() < 0:
             values = self.values if self._cat is None else np.asarray(self._cat, dtype=object)
             _raise_unknown(values, self.codes_unchecked(), self.levels)
         return codes

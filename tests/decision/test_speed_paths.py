@@ -317,6 +317,27 @@ def test_compiled_run_codes_equal_the_numpy_steps(levels, dtype):
         np.testing.assert_array_equal(expected, pd.Index(levels).get_indexer(values))
 
 
+@pytest.mark.parametrize("kernels", ["numpy", "compiled"])
+@pytest.mark.parametrize("levels", [[0, 1], [1, 0], ["a", "b"], [0.5, 1.5]])
+def test_level_codes_say_when_every_value_is_a_level(kernels, levels):
+    """_LevelLookup.checked: True only where its range check has seen every value be a
+    level (so _target_codes skips its search for a -1); with a value outside the
+    levels, False and -1 there, and encode_target names the value."""
+    if kernels == "compiled":
+        pytest.importorskip("numba")
+    values = np.asarray(levels)[np.arange(1000) % 2]
+    bad = values.copy()
+    bad[500] = 7 if bad.dtype.kind in "iuf" else "z"
+    with config_context(kernels=kernels):
+        codes, all_levels = _LevelLookup(levels, values.dtype).checked(values)
+        np.testing.assert_array_equal(codes, np.arange(1000) % 2)
+        assert all_levels == (values.dtype.kind == "i")  # the consecutive-integer path
+        codes, all_levels = _LevelLookup(levels, bad.dtype).checked(bad)
+        assert not all_levels and codes[500] == -1 and (codes >= 0).sum() == 999
+        with pytest.raises(ValueError, match="not levels of the decision matrix"):
+            _target_codes(bad, np.asarray(levels))
+
+
 def test_decide_accepts_categorical_target_series():
     m = DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"], decisions=["x", "y"])
     post = [[0.7, 0.3], [0.2, 0.8], [0.6, 0.4]]
