@@ -187,3 +187,30 @@ def test_gini_can_split_equals_the_context(seed, n, n_classes, min_samples_split
     _compiled_level.gini_can_split(sums, counts, min_samples_split, min_samples_leaf, _EPS,
                                    got)
     assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 2), (40, 9000, 2), (0, 70000, 2)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_level_arrays_are_ordinary_arrays(shape, dtype):
+    """A level's histogram arrays (large ones mapped on their own in huge pages) are
+    writable C-contiguous arrays of the asked shape and dtype; their copies and
+    joins hold the same numbers as NumPy's; a view of one knows its array's size (what
+    _tidy_parts reads)."""
+    import mmap
+
+    from dtdecide.tree._algorithms import _grower
+
+    a = _grower._level_empty(shape, dtype)
+    assert a.shape == shape and a.dtype == dtype
+    assert a.flags.writeable and a.flags.c_contiguous
+    big = a.nbytes >= _grower._OWN_MAPPING_BYTES
+    if big and hasattr(mmap, "MAP_PRIVATE") and hasattr(mmap, "MADV_HUGEPAGE"):
+        assert a.base is not None and not a.flags.owndata  # its own mapping
+    rng = np.random.default_rng(0)
+    a[...] = rng.integers(0, 100, size=shape)
+    assert np.array_equal(_grower._level_copy(a), a)
+    joined = _grower._level_concatenate([a, a[: shape[0] // 2]])
+    assert np.array_equal(joined, np.concatenate([a, a[: shape[0] // 2]]))
+    view = a[: shape[0] // 2]
+    base = view if view.base is None else view.base
+    assert base.nbytes == a.nbytes
