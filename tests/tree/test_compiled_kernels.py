@@ -425,6 +425,46 @@ def test_histograms_call_after_once_for_every_cell(monkeypatch, n_threads):
         _grower._subtract_siblings(jobs, None, True, hook)
 
 
+def test_row_chunked_pass_raises_a_tasks_error_without_waiting_forever(monkeypatch):
+    """The sums of a run wait for its last (piece, chunk) task in the same hand-off: a
+    task that raises still counts as done, so the pass ends and raises its error."""
+    import threading
+
+    from dtdecide.tree._kernels import _histogram
+
+    rng = np.random.default_rng(0)
+    n = 5003
+    layout = BinLayout([5, 9, 3, 7, 4])
+    Xb = np.asfortranarray(np.column_stack(
+        [rng.integers(0, w, size=n) for w in layout.widths]).astype(np.uint8))
+    target = HistogramTarget(codes=rng.integers(0, 3, size=n), n_classes=3)
+    monkeypatch.setattr(_histogram, "_MIN_CHUNK_ROWS", 1)
+    monkeypatch.setattr(_histogram, "_ROWS_PER_CELL", 0)
+    original = _histogram._chunked_pass
+
+    def failing(run, *args):
+        def bad(features, into, lo, hi):
+            if lo > 0 and features[0] == 2:
+                raise ArithmeticError("planted")
+            return run(features, into, lo, hi)
+        return original(bad, *args)
+
+    monkeypatch.setattr(_histogram, "_chunked_pass", failing)
+    raised = []
+
+    def fit():
+        with kernels("compiled"), ThreadPool(3) as pool:
+            try:
+                build_histograms(Xb, None, None, 1, layout, target, pool=pool)
+            except ArithmeticError as exc:
+                raised.append(exc)
+
+    thread = threading.Thread(target=fit, daemon=True)
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive() and raised
+
+
 def test_row_chunked_histograms_grow_the_same_tree(monkeypatch):
     """Gini trees with the histograms shared out by rows on 3 and 4 threads are the tree
     of one thread and of the NumPy twins."""

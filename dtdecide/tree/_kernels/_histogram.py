@@ -28,6 +28,8 @@ to the feature's own last cell while histogramming. A uniform width (every featu
 ``(n_features, n_bins_total)``.
 """
 
+import threading
+
 import numpy as np
 
 from ..._dtypes import BIN_COUNT_DTYPE, HIST_DTYPE, HIST_DTYPE_SMALL_COUNTS, code_dtype
@@ -556,7 +558,8 @@ def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool, after=None):
     histograms summed into ``hist``/``counts`` (``zeroed``: ``hist`` and ``counts``
     start at zero; else each task clears its cells first), in stretches of each run's
     cells, as many stretches in all as threads (``after(a, b)`` of
-    :func:`build_histograms` called on each, once summed)."""
+    :func:`build_histograms` called on each, once summed): all in one hand-off, a
+    run's sums starting as soon as its last task is done."""
     groups, bounds = plan
     n_chunks = bounds.shape[0] - 1
     parts = [(hist, counts)] + [
@@ -584,8 +587,7 @@ def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool, after=None):
                 k[:, a:b] = 0
         run(features, (h, k), int(bounds[c]), int(bounds[c + 1]))
 
-    def reduce(ab):
-        a, b = ab
+    def reduce(a, b):
         for h, k in parts[1:]:  # in chunk order (whole numbers: exact in any order)
             hist[:, a:b] += h[:, a:b]
             if counts is not None:
@@ -593,14 +595,41 @@ def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool, after=None):
         if after is not None:
             after(a, b)
 
-    pool.map_groups(task, [(p, c) for c in range(n_chunks) for p in range(len(pieces))])
+    # one hand-off: the (piece, chunk) tasks, then the sums of each run's stretches,
+    # each waiting for the last task of its run (taken by then: tasks are taken in
+    # order, so every task it waits for is running or done)
+    tasks = [(p, c) for c in range(n_chunks) for p in range(len(pieces))]
+    run_of = [g for g, features in enumerate(groups)
+              for _ in range(0, len(features), step)]
+    left = [0] * len(groups)
+    for p, _ in tasks:
+        left[run_of[p]] += 1
+    ready = [threading.Event() for _ in groups]
+    lock = threading.Lock()
     per_run = -(-pool.n_threads // len(groups))
-    stretches = []
-    for features in groups:
+    sums = []
+    for g, features in enumerate(groups):
         a, b = cells(features)
         cuts = np.linspace(a, b, min(per_run, b - a) + 1).astype(np.intp).tolist()
-        stretches += [(lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
-    pool.map_groups(reduce, stretches)
+        sums += [(g, lo, hi) for lo, hi in zip(cuts[:-1], cuts[1:]) if hi > lo]
+
+    def work(i):
+        if i >= len(tasks):
+            g, a, b = sums[i - len(tasks)]
+            ready[g].wait()
+            reduce(a, b)
+            return
+        p = tasks[i][0]
+        try:
+            task(tasks[i])
+        finally:  # counted even when it raised (map_groups raises it afterwards)
+            with lock:
+                left[run_of[p]] -= 1
+                last = not left[run_of[p]]
+            if last:
+                ready[run_of[p]].set()
+
+    pool.map_groups(work, list(range(len(tasks) + len(sums))))
 
 
 def slot_bases_of(layout, target):
