@@ -13,11 +13,12 @@
 #   5. profit and the case rule at 2 4 8 threads, if time is left (the peers at every
 #      thread count are in the table of 27 November, docs/dev/kernels.rst).
 #
-# QUICK=1 (about 3 minutes, for a second run on a lent machine): stage 0; Gini at 1 and
+# QUICK=1 (about 3.5 minutes, for a second run on a lent machine): stage 0; Gini at 1 and
 # 16 threads in six processes, alternated (the one-thread time varied by a third between
 # processes on 28 November); the passes of the 2- and 16-thread Gini and case-rule fits
-# (each pass's CPU on two threads is about its one-thread CPU); Gini, profit and the case
-# rule at 1 and 16 threads, HGB at 16 (its one-thread fit takes 25 s there).
+# (each pass's CPU on two threads is about its one-thread CPU), and the 16-thread Gini
+# passes again with one task a thread (2b-coarse); Gini, profit and the case rule at 1
+# and 16 threads, HGB at 16 (its one-thread fit takes 25 s there).
 #
 # 10,000,000 rows x 20 normal features, depth 10 (bench_cores.py's data, drawn once and
 # kept in $DATA). Usage, from the repository root, with the results under $OUT:
@@ -66,7 +67,7 @@ X, y, c = make_data(5000)
 X, c = pd.DataFrame(X, columns=[f"x{j}" for j in range(20)]), pd.DataFrame({"cost": c})
 with config_context(kernels="compiled"):
     for model in ("gini", "profit", "case"):
-        for k in (1, 2, 3, 4):  # one, two ends, counted then collected, row chunks
+        for k in (1, 2, 3, 4):  # one, two ends, stretches of one buffer, row chunks
             fit, score = build(model, k, 10)
             score(fit(X, y, c), X, c)
 print(f"kernels compiled or loaded in {time.perf_counter() - t:.1f} s")
@@ -76,6 +77,14 @@ if [ "${QUICK:-0}" = 1 ]; then
         --models gini --repeat 2 --json "$OUT/1-alternate.json"
     stage 2-profile 80 python benchmarks/profile_pool.py --rows "$ROWS" --cache "$DATA" \
         --threads 2 "$HIGH" --models gini case
+    # the same 16-thread Gini passes with one task a thread (histograms by runs of
+    # features, binning by runs of columns, the partition in one range a thread): does
+    # splitting the passes finer (618415e) keep more threads busy there?
+    stage 2b-coarse 45 python benchmarks/profile_pool.py --rows "$ROWS" --cache "$DATA" \
+        --threads "$HIGH" --models gini --patch \
+        dtdecide.tree._kernels._histogram:_TASK_FEATURES=0 \
+        dtdecide.tree._kernels._binning:_TASKS_PER_THREAD=1 \
+        dtdecide.tree._algorithms._rows:_RANGES_PER_THREAD=1
     stage 3-rules 100 "${BENCH[@]}" --threads "$LOW" "$HIGH" --models gini profit case \
         --json "$OUT/3-rules.json"
     stage 4-hgb 40 "${BENCH[@]}" --threads "$HIGH" --models hgb --json "$OUT/4-hgb.json"
