@@ -313,3 +313,42 @@ def test_few_row_walk_of_a_tree_splitting_a_column_both_ways():
     for x, leaf in zip([0.0, 1.0, 2.0, 3.0, np.nan, 1.5, -np.inf, np.inf],
                        [3, 4, 3, 2, 4, 4, 4, 2]):
         assert tree.apply(np.array([[x]])).tolist() == [leaf]
+
+
+def test_replacing_decision_fields_equals_building_anew():
+    """replace() of decision statistics alone (the fast path that keeps the split
+    arrays and the router) gives the tree the constructor gives, frozen, routing the
+    same, and refuses what the constructor refuses."""
+    from dtdecide.tree._structure._tree import _OPTIONAL, _REQUIRED
+
+    rng = np.random.default_rng(3)
+    tree = random_tree(rng)
+    n, D = tree.n_nodes, 3
+    stats = dict(node_decision=rng.integers(0, D, n), node_expected=rng.random((n, D)),
+                 cost_sum=rng.random((n, D)), profit_sum=rng.random((n, 2, D)))
+    for fields in (stats, {"cost_sum": stats["cost_sum"]},
+                   {k: stats[k] for k in ("node_decision", "node_expected")}):
+        got = tree.replace(**fields)
+        state = {name: getattr(tree, name) for name in (*_REQUIRED, *_OPTIONAL)}
+        want = TreeStructure(**{**state, **fields})
+        assert got == want
+        for name in (*_REQUIRED, *_OPTIONAL):
+            a = getattr(got, name)
+            assert a is None or (a.dtype == getattr(want, name).dtype
+                                 and not a.flags.writeable), name
+        X = random_X(rng)
+        assert np.array_equal(got.apply(X), want.apply(X))
+        assert got.max_depth == want.max_depth and got.n_leaves == want.n_leaves
+        assert isinstance(got, TreeStructure) and not hasattr(got, "kept_node_ids")
+    with_stats = tree.replace(**stats)
+    assert with_stats.replace(cost_sum=None).cost_sum is None
+    with pytest.raises(ValueError, match="length"):
+        tree.replace(cost_sum=np.zeros((n + 1, D)))
+    with pytest.raises(ValueError, match="ndim"):
+        tree.replace(node_expected=np.zeros(n))
+    with pytest.raises(ValueError, match="together"):
+        tree.replace(node_decision=np.zeros(n, dtype=int))
+    with pytest.raises(ValueError, match="together"):
+        with_stats.replace(node_expected=None)
+    with pytest.raises(TypeError, match="convertible"):
+        tree.replace(cost_sum=[["a"] * D] * n)

@@ -324,9 +324,40 @@ class TreeStructure:
         unknown = set(fields) - set(_REQUIRED) - set(_OPTIONAL)
         if unknown:
             raise TypeError(f"replace() got unknown TreeStructure fields {sorted(unknown)}")
+        if fields and set(fields) <= set(_OPTIONAL):
+            return self._with_decision_fields(fields)
         state = {name: getattr(self, name) for name in (*_REQUIRED, *_OPTIONAL)}
         state.update(fields)
         return type(self)(**state)
+
+    def _with_decision_fields(self, fields):
+        """:meth:`replace` of decision statistics alone (:data:`_OPTIONAL`): the new
+        tree shares this one's validated, read-only split and node arrays and its
+        router, and only the new fields are converted and checked (dtype, ndim, one row
+        per node, ``node_decision`` with ``node_expected``), as the constructor would:
+        the same tree, without validating and copying the unchanged arrays again (two
+        such calls a fit)."""
+        arrays = {name: getattr(self, name) for name in _OPTIONAL}
+        for name, raw in fields.items():
+            arrays[name] = None if raw is None else _field_array(name, raw)
+        n = self.n_nodes
+        for name, arr in arrays.items():
+            if arr is not None and arr.shape[0] != n:
+                raise ValueError(
+                    f"TreeStructure field {name!r} has length {arr.shape[0]}; expected "
+                    f"n_nodes={n}"
+                )
+        _check_decision_pair(arrays)
+        new = object.__new__(type(self))
+        for name in _REQUIRED:
+            setattr(new, name, getattr(self, name))
+        for name, arr in arrays.items():
+            if arr is not None and name in fields:
+                arr.setflags(write=False)
+            setattr(new, name, arr)
+        for name in ("_router", "_is_leaf", "_route_mixed", "_n_columns_needed"):
+            setattr(new, name, getattr(self, name))
+        return new
 
     def _set_fields(self, fields):
         missing = [name for name in _REQUIRED if fields.get(name) is None]
@@ -335,23 +366,7 @@ class TreeStructure:
         arrays = {}
         for name in (*_REQUIRED, *_OPTIONAL):
             raw = fields.get(name)
-            if raw is None:
-                arrays[name] = None
-                continue
-            try:
-                arr = np.array(raw, dtype=_DTYPES[name], copy=True)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(
-                    f"TreeStructure field {name!r} must be convertible to "
-                    f"{np.dtype(_DTYPES[name]).name}; got {type(raw).__name__}"
-                ) from exc
-            ndims = _NDIM.get(name, (1,))
-            if arr.ndim not in ndims:
-                raise ValueError(
-                    f"TreeStructure field {name!r} must have ndim in {ndims}; got shape "
-                    f"{arr.shape}"
-                )
-            arrays[name] = arr
+            arrays[name] = None if raw is None else _field_array(name, raw)
         _validate(arrays)
         for name, arr in arrays.items():
             if arr is not None:
@@ -670,6 +685,31 @@ def match_subtree_nodes(full, sub):
     return out
 
 
+def _field_array(name, raw):
+    """Field ``name`` of a tree as its own array of the field's dtype, its ndim checked."""
+    try:
+        arr = np.array(raw, dtype=_DTYPES[name], copy=True)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"TreeStructure field {name!r} must be convertible to "
+            f"{np.dtype(_DTYPES[name]).name}; got {type(raw).__name__}"
+        ) from exc
+    ndims = _NDIM.get(name, (1,))
+    if arr.ndim not in ndims:
+        raise ValueError(
+            f"TreeStructure field {name!r} must have ndim in {ndims}; got shape "
+            f"{arr.shape}"
+        )
+    return arr
+
+
+def _check_decision_pair(a):
+    """``node_decision`` and ``node_expected`` given together or not at all."""
+    has_stats = [a[name] is not None for name in ("node_decision", "node_expected")]
+    if any(has_stats) and not all(has_stats):
+        raise ValueError("node_decision and node_expected must be given together")
+
+
 def _validate(a):
     """Check shapes, child ids and parent consistency; raise ValueError."""
     n = a["children_left"].shape[0]
@@ -722,6 +762,4 @@ def _validate(a):
         raise ValueError(f"value must be 2-D (n_nodes, n_outputs); got {value.shape}")
     if np.any(a["n_node_samples"] < 0):
         raise ValueError("n_node_samples must be non-negative")
-    has_stats = [a[name] is not None for name in ("node_decision", "node_expected")]
-    if any(has_stats) and not all(has_stats):
-        raise ValueError("node_decision and node_expected must be given together")
+    _check_decision_pair(a)
