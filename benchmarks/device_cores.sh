@@ -17,7 +17,7 @@
 # 16 threads in six processes, alternated (the one-thread time varied by a third between
 # processes on 28 November); the passes of the 2- and 16-thread Gini and case-rule fits
 # (each pass's CPU on two threads is about its one-thread CPU), and the 16-thread Gini
-# passes again with one task a thread (2b-coarse); Gini, profit and the case rule at 1
+# passes again with other task sizes (2b-tasks); Gini, profit and the case rule at 1
 # and 16 threads, HGB at 16 (its one-thread fit takes 25 s there).
 #
 # 10,000,000 rows x 20 normal features, depth 10 (bench_cores.py's data, drawn once and
@@ -77,12 +77,14 @@ if [ "${QUICK:-0}" = 1 ]; then
         --models gini --repeat 2 --json "$OUT/1-alternate.json"
     stage 2-profile 80 python benchmarks/profile_pool.py --rows "$ROWS" --cache "$DATA" \
         --threads 2 "$HIGH" --models gini case
-    # the same 16-thread Gini passes with one task a thread (histograms by runs of
-    # features, binning by runs of columns, the partition in one range a thread): does
-    # splitting the passes finer (618415e) keep more threads busy there?
-    stage 2b-coarse 45 python benchmarks/profile_pool.py --rows "$ROWS" --cache "$DATA" \
+    # the same 16-thread Gini passes with the other choice of each task size: the
+    # row-chunked histograms one feature a task (default: a run of features), the
+    # binning by runs of columns and the partition in one range a thread (defaults:
+    # single columns, two ranges a thread). Each pass depends on one of them: compare
+    # each pass's wall and busy with 2-profile's
+    stage 2b-tasks 45 python benchmarks/profile_pool.py --rows "$ROWS" --cache "$DATA" \
         --threads "$HIGH" --models gini --patch \
-        dtdecide.tree._kernels._histogram:_TASK_FEATURES=0 \
+        dtdecide.tree._kernels._histogram:_TASK_FEATURES=1 \
         dtdecide.tree._kernels._binning:_TASKS_PER_THREAD=1 \
         dtdecide.tree._algorithms._rows:_RANGES_PER_THREAD=1
     stage 3-rules 100 "${BENCH[@]}" --threads "$LOW" "$HIGH" --models gini profit case \

@@ -235,7 +235,9 @@ def test_row_chunk_plans():
 
 @pytest.mark.parametrize("level", ["root", "rows", "slots"])
 @pytest.mark.parametrize("with_counts", [False, True])
-def test_row_chunked_histograms_equal_one_thread(monkeypatch, level, with_counts):
+@pytest.mark.parametrize("task_features", [0, 1])
+def test_row_chunked_histograms_equal_one_thread(monkeypatch, level, with_counts,
+                                                 task_features):
     # many threads against few features: each thread takes a run of features over a
     # chunk of the rows, into the chunk's own histograms, summed afterwards. Whole-number
     # float32 counts are exact in any order: the same numbers as one thread and as the
@@ -265,6 +267,7 @@ def test_row_chunked_histograms_equal_one_thread(monkeypatch, level, with_counts
         twin, twin_counts = run()
     monkeypatch.setattr(_histogram, "_MIN_CHUNK_ROWS", 1)
     monkeypatch.setattr(_histogram, "_ROWS_PER_CELL", 0)
+    monkeypatch.setattr(_histogram, "_TASK_FEATURES", task_features)  # 0: whole runs
     plans = []
     original = _histogram._chunked_pass
 
@@ -425,9 +428,12 @@ def test_histograms_call_after_once_for_every_cell(monkeypatch, n_threads):
         _grower._subtract_siblings(jobs, None, True, hook)
 
 
-def test_row_chunked_pass_raises_a_tasks_error_without_waiting_forever(monkeypatch):
+@pytest.mark.parametrize("task_features", [0, 1])
+def test_row_chunked_pass_raises_a_tasks_error_without_waiting_forever(monkeypatch,
+                                                                         task_features):
     """The sums of a run wait for its last (piece, chunk) task in the same hand-off: a
-    task that raises still counts as done, so the pass ends and raises its error."""
+    task that raises still counts as done, so the pass ends and raises its error (tasks
+    of a whole run of features, or of one feature each)."""
     import threading
 
     from dtdecide.tree._kernels import _histogram
@@ -440,11 +446,12 @@ def test_row_chunked_pass_raises_a_tasks_error_without_waiting_forever(monkeypat
     target = HistogramTarget(codes=rng.integers(0, 3, size=n), n_classes=3)
     monkeypatch.setattr(_histogram, "_MIN_CHUNK_ROWS", 1)
     monkeypatch.setattr(_histogram, "_ROWS_PER_CELL", 0)
+    monkeypatch.setattr(_histogram, "_TASK_FEATURES", task_features)
     original = _histogram._chunked_pass
 
     def failing(run, *args):
         def bad(features, into, lo, hi):
-            if lo > 0 and features[0] == 2:
+            if lo > 0 and features[-1] == 4:
                 raise ArithmeticError("planted")
             return run(features, into, lo, hi)
         return original(bad, *args)

@@ -527,12 +527,13 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
 _ROWS_PER_CELL = 4
 # share the rows only when it shortens the longest thread's work by this much
 _CHUNK_GAIN = 0.9
-# features in one task of a row-chunked pass (0: a whole run of the plan). The plan
-# (runs x chunks, one round of the ideal length) assumes threads of equal speed; tasks
-# of one feature each (20 features x 4 chunks = 80 tasks on 16 threads) let the threads
-# that run fast take more of them, against a few microseconds of the interpreter per
-# task
-_TASK_FEATURES = 1
+# features in one task of a row-chunked pass (0: a whole run of the plan, one round of
+# the ideal length for threads of equal speed). Tasks of one feature each (20 features
+# x 4 chunks = 80 tasks on 16 threads) would let threads that run fast take more of
+# them, but a task's chunk of rows and offsets is then read for one feature instead of
+# a run's: 16 threads, 2M rows on the 2-core machine, 0.24-0.25 s of the passes' CPU
+# against 0.16-0.17 s (28 November, 01:58 UTC)
+_TASK_FEATURES = 0
 
 
 def _row_chunks(cost, n_rows, cells, n_threads):
