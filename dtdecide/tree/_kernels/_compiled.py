@@ -184,15 +184,20 @@ def hist_classes_segments(X, rows, slots, base, codes, weights, n_classes, featu
     """:func:`hist_classes` of included rows kept in stretches of longer arrays: the
     positions ``segments[s, 0]:segments[s, 1]`` of ``rows``, ``slots`` and ``base`` for
     ``s = 0, 1, ...`` in turn (ascending rows, each stretch handed on as views, so each
-    cell still receives its rows in increasing order). The grower's partition on many
-    threads leaves each thread's rows in its own stretch of one buffer, with gaps
+    cell still receives its rows in increasing order), feature by feature as over one
+    stretch (segment by segment, each with every feature, cost 3-5 % more: 1,000,000
+    rows in 16 stretches, 16 threads on the 2-core machine). The grower's partition on
+    many threads leaves each thread's rows in its own stretch of one buffer, with gaps
     between them (no second pass to close them)."""
-    for s in range(segments.shape[0]):
-        a = segments[s, 0]
-        b = segments[s, 1]
-        if b > a:
-            hist_classes(X, rows[a:b], True, slots[a:b], True, base[a:b], codes, weights,
-                         n_classes, features, offsets, widths, hist, counts, with_counts)
+    for jj in range(features.shape[0]):  # feature by feature, as in one stretch
+        one = features[jj : jj + 1]
+        for s in range(segments.shape[0]):
+            a = segments[s, 0]
+            b = segments[s, 1]
+            if b > a:
+                hist_classes(X, rows[a:b], True, slots[a:b], True, base[a:b], codes,
+                             weights, n_classes, one, offsets, widths, hist, counts,
+                             with_counts)
 
 
 @_jit
