@@ -575,6 +575,7 @@ def test_scans_by_blocks_of_nodes_grow_the_same_tree(monkeypatch, criterion):
             kw.update(criterion=criterion)
     monkeypatch.setattr(_splitter, "_SCAN_INLINE_CELLS", 0)
     monkeypatch.setattr(_splitter, "_SCAN_BLOCK_NODES", 2)
+    monkeypatch.setattr(_splitter, "_SCAN_MAX_BLOCKS", 4)  # off by default
     blocks = []
     original = _splitter.feature_row_split
     monkeypatch.setattr(_splitter, "feature_row_split",
