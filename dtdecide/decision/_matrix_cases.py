@@ -116,13 +116,7 @@ class _MatrixCasesMixin:
             case_q = -q if self.kind == "loss" else q
             return Consequences(np.zeros((T, D)), None, case_q, self.sign, self.knots, n)
 
-        if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
-            raise TypeError(
-                "costs must be a DataFrame or dict of cost columns for a matrix that is not "
-                "case-specific; got an array (use DecisionMatrix.case_specific for "
-                "per-case consequence arrays)"
-            )
-        self._check_costs_allowed(costs)
+        self._check_cost_table(costs)
         if not self.costs:
             return Consequences(self.profit_values, None, None, self.sign, self.knots, n)
 
@@ -139,6 +133,57 @@ class _MatrixCasesMixin:
                     continue
                 case_costs[:, j] = columns[c] if isinstance(c, str) else c
         return Consequences(self.profit_values, case_costs, None, self.sign, self.knots, n)
+
+    def missing_cost_cases(self, costs=None, *, n_samples, index=None):
+        """The cases that :meth:`resolve` would give a missing cost, checked as it checks
+        them (the same errors), without making its (cases x decisions) cost array.
+
+        For a matrix with cost variables that is not case-specific: a fit that needs
+        the consequences only after growing checks its costs with this first.
+
+        Returns
+        -------
+        ndarray of bool (n_samples,)
+            Where a cost variable of some decision is missing (NaN).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from dtdecide import DecisionMatrix
+        >>> m = DecisionMatrix([[10, 0], [0, 0]], levels=[1, 0], decisions=["mail", "skip"],
+        ...                    kind="revenue", costs={"mail": "c"})
+        >>> m.missing_cost_cases(pd.DataFrame({"c": [1.0, np.nan]}), n_samples=2).tolist()
+        [False, True]
+        """
+        if self.is_case_specific or not self.cost_variables:
+            raise ValueError("missing_cost_cases needs a matrix with cost variables that is "
+                             "not case-specific (use resolve)")
+        n = int(n_samples)
+        if n < 0:
+            raise ValueError(f"n_samples must be non-negative; got {n_samples}")
+        self._check_cost_table(costs)
+        columns = self._cost_columns(costs, n, index)
+        missing = np.zeros(n, dtype=bool)
+        for d in self.decisions:
+            c = self.costs.get(d)
+            if isinstance(c, str):
+                col = columns[c]
+                if np.isnan(col.sum()):  # one pass; per case only where it finds a NaN
+                    missing |= np.isnan(col)
+            elif c is not None and np.isnan(c):
+                missing[:] = True
+        return missing
+
+    def _check_cost_table(self, costs):
+        """Refuse a cost array given to a matrix that is not case-specific, then as
+        :meth:`_check_costs_allowed`."""
+        if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
+            raise TypeError(
+                "costs must be a DataFrame or dict of cost columns for a matrix that is not "
+                "case-specific; got an array (use DecisionMatrix.case_specific for "
+                "per-case consequence arrays)"
+            )
+        self._check_costs_allowed(costs)
 
     def _check_costs_allowed(self, costs):
         """Refuse case costs given to a profit or loss matrix (never silently dropped)."""

@@ -455,3 +455,50 @@ def test_decision_costs_through_metadata_routing():
             cross_validate(LogisticRegression(), X, y, cv=cv,
                            scoring=make_profit_scorer(CALL).set_score_request(costs=True),
                            params={"costs": costs, "decision_costs": plan})
+
+
+def _missing_check_matrix():
+    return DecisionMatrix({"mail": [10.0, 0.0], "call": [20.0, 0.0], "skip": [0.0, 0.0]},
+                          levels=[1, 0], kind="revenue",
+                          costs={"mail": "c_mail", "call": "c_call", "skip": 0.5})
+
+
+def test_missing_cost_cases_are_resolves_missing_cases():
+    """The check before growing marks exactly the cases that resolve leaves missing."""
+    m = _missing_check_matrix()
+    rng = np.random.default_rng(4)
+    c_mail = rng.uniform(0, 3, 40)
+    c_call = rng.uniform(0, 3, 40)
+    c_mail[[3, 17]] = np.nan
+    c_call[[17, 30]] = np.nan
+    for costs in ({"c_mail": c_mail, "c_call": c_call},
+                  pd.DataFrame({"c_call": c_call, "c_mail": c_mail}),
+                  {"c_mail": np.nan_to_num(c_mail), "c_call": np.nan_to_num(c_call)}):
+        missing = m.missing_cost_cases(costs, n_samples=40)
+        np.testing.assert_array_equal(missing, m.resolve(costs, n_samples=40).has_missing)
+    assert m.missing_cost_cases({"c_mail": c_mail, "c_call": c_call},
+                                n_samples=40).nonzero()[0].tolist() == [3, 17, 30]
+
+
+@pytest.mark.parametrize("costs, error, match", [
+    (None, ValueError, "missing the cost column 'c_mail'"),
+    ({"c_mail": np.ones(5)}, ValueError, "missing the cost column 'c_call'"),
+    ({"c_mail": np.ones(5), "c_call": np.ones(4)}, ValueError, "one value per case"),
+    ({"c_mail": np.ones(5), "c_call": np.r_[1.0, np.inf, 1, 1, 1]}, ValueError,
+     "must not contain infinite"),
+    ({"c_mail": np.ones(5), "c_call": np.array(list("abcde"), dtype=object)}, TypeError,
+     "must be numeric"),
+    (np.ones((5, 2)), TypeError, "got an array"),
+])
+def test_missing_cost_cases_refuses_what_resolve_refuses(costs, error, match):
+    m = _missing_check_matrix()
+    with pytest.raises(error, match=match):
+        m.resolve(costs, n_samples=5)
+    with pytest.raises(error, match=match):
+        m.missing_cost_cases(costs, n_samples=5)
+
+
+def test_missing_cost_cases_needs_cost_variables():
+    plain = DecisionMatrix({"mail": [10.0, -1.0], "skip": [0.0, 0.0]}, levels=[1, 0])
+    with pytest.raises(ValueError, match="use resolve"):
+        plain.missing_cost_cases(None, n_samples=3)

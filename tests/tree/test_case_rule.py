@@ -430,8 +430,9 @@ def test_profit_criterion_grows_on_money_under_the_leaf_rule_only(rule, expected
 def test_cost_rows_are_not_held_through_growing_and_give_the_same_fit(monkeypatch, rule,
                                                                        criterion):
     """A grower that reads no consequences does not keep the cases' cost rows through
-    growing: they are resolved again after it, with the same tree, statistics and
-    decisions; the cost column itself is read without a copy and never written."""
+    growing: their costs are checked before it and resolved once, after it, with the
+    same tree, statistics and decisions as a fit that resolves them first and keeps
+    them; the cost column itself is read without a copy and never written."""
     from dtdecide.tree._estimator import _classes
 
     X, y, costs = _bank_like(1500, 23)
@@ -445,14 +446,25 @@ def test_cost_rows_are_not_held_through_growing_and_give_the_same_fit(monkeypatc
         calls.append(1)
         return resolve(self, *a, **k)
 
+    checks = []
+    check = DecisionMatrix.missing_cost_cases
+
+    def counted_check(self, *a, **k):
+        checks.append(1)
+        return check(self, *a, **k)
+
     monkeypatch.setattr(DecisionMatrix, "resolve", counted)
+    monkeypatch.setattr(DecisionMatrix, "missing_cost_cases", counted_check)
     fitted = ProfitTreeClassifier(**kw).fit(X, y, costs={"c": col})
     grows_on_money = fitted.split_criterion_ == "profit"
-    assert len(calls) == (1 if grows_on_money else 2)
+    assert len(calls) == 1  # before growing on the money, else after growing
+    assert len(checks) == (0 if grows_on_money else 1)
     assert col.flags.writeable and np.array_equal(col, costs["c"].to_numpy())
-    monkeypatch.setattr(_classes, "_per_case_array", lambda a: False)  # keep them
+    # resolved before growing and kept through it
+    monkeypatch.setattr(ProfitTreeClassifier, "_costs_after_growing", lambda self, m: False)
+    monkeypatch.setattr(_classes, "_per_case_array", lambda a: False)
     held = ProfitTreeClassifier(**kw).fit(X, y, costs={"c": col})
-    assert len(calls) == (2 if grows_on_money else 3)
+    assert len(calls) == 2 and len(checks) == (0 if grows_on_money else 1)
     for name in ("feature", "threshold", "value", "impurity"):
         np.testing.assert_array_equal(getattr(fitted.tree_, name), getattr(held.tree_, name))
     a, b = vars(fitted._decision_stats_), vars(held._decision_stats_)

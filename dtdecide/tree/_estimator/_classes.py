@@ -146,10 +146,15 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
 
         target = self._prepare_target(y, y_arr, matrix, F)
         cons = None
+        checked_only = matrix is not None and self._costs_after_growing(matrix)
         if matrix is not None:
-            cons = matrix.resolve(resolve_costs, n_samples=n)
-            if cons.has_missing.any():
-                k = int(np.count_nonzero(cons.has_missing))
+            if checked_only:  # checked here, resolved after growing (re_resolve below)
+                missing = matrix.missing_cost_cases(resolve_costs, n_samples=n)
+            else:
+                cons = matrix.resolve(resolve_costs, n_samples=n)
+                missing = cons.has_missing
+            if missing.any():
+                k = int(np.count_nonzero(missing))
                 raise ValueError(
                     f"costs: {k} training case(s) have a missing cost; the leaf averages of "
                     "the costs need every training case's costs (impute or drop them)"
@@ -171,9 +176,9 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         # a grower that reads no consequences (not "profit", not the exact search) does not
         # keep the cases' cost rows, a (cases x decisions) float64 array, through growing:
         # they are resolved again from the same columns after it (a few ms at 2M cases)
-        re_resolve = (cons is not None and self.search != "exact"
-                      and self.split_criterion_ != "profit"
-                      and _per_case_array(cons.case_costs))
+        re_resolve = checked_only or (cons is not None and self.search != "exact"
+                                      and self.split_criterion_ != "profit"
+                                      and _per_case_array(cons.case_costs))
         if re_resolve:
             cons = None
         try:

@@ -288,6 +288,19 @@ class _GrowingMixin:
                 and (getattr(self, "decision_rule", "leaf") == "leaf"
                      or getattr(self, "_case_rule_money_split", False)))
 
+    def _costs_after_growing(self, matrix):
+        """Whether the fit needs the cases' consequences only after growing, and they hold
+        a cost array per case: its costs are then checked before growing
+        (:meth:`~dtdecide.DecisionMatrix.missing_cost_cases`) and resolved once, after
+        it, instead of resolved twice (a (cases x decisions) float64 array each time).
+        Not for the exact search, a split search on the cases' money, an ordinal
+        target's loss matrix or split weights from the matrix's regret, which read the
+        consequences while growing."""
+        return (not matrix.is_case_specific and bool(matrix.cost_variables)
+                and self.search != "exact" and not self._grows_on_money(None)
+                and not getattr(self, "is_ordinal_", False)
+                and getattr(self, "split_weights", None) is None)
+
     def _growing_criterion(self, loss_matrix):
         if loss_matrix is not None:
             return "generalized_gini"
