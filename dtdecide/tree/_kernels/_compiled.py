@@ -27,7 +27,6 @@ __all__ = [
     "partition_range",
     "collect_rows",
     "subtract_siblings",
-    "numeric_split_tables",
 ]
 
 _jit = numba.njit(nogil=True, cache=True)
@@ -625,46 +624,3 @@ def subtract_siblings(parents, parent_idx, small, small_idx, lo, hi):
             o[c] = p[c] - s[c]
 
 
-@_jit
-def numeric_split_tables(hist, node, feat, best_pos, best_ml, valid, cell_index, go_left,
-                         missing_left):
-    """Go-left tables and missing sides of numeric splits (twin of ``_split_result`` in
-    ``_kernels._splitter`` for whole-number counts: float32 histograms of unit weights,
-    whose weight is the channels' sum).
-
-    Slot ``node[i]`` splits feature ``feat[i]`` after its binned value ``best_pos[i]``:
-    values up to it that the feature has (``cell_index[f, b] >= 0``) go left. Without
-    missing values at the node the missing side is the heavier child's (ties left),
-    else ``best_ml[i]``; an invalid slot's table is all False. The weights are whole
-    numbers, so their sums are exact in any order.
-    """
-    B = go_left.shape[1]
-    C = hist.shape[2]
-    for i in range(node.shape[0]):
-        if not valid[i]:
-            for b in range(B):
-                go_left[i, b] = False
-            missing_left[i] = False
-            continue
-        s = node[i]
-        f = feat[i]
-        w_left = 0.0
-        w_all = 0.0
-        for b in range(B - 1):
-            c = cell_index[f, b]
-            left = c >= 0 and b <= best_pos[i]
-            go_left[i, b] = left
-            if c >= 0:
-                w = 0.0
-                for k in range(C):
-                    w += hist[s, c, k]
-                w_all += w
-                if left:
-                    w_left += w
-        c = cell_index[f, B - 1]
-        w_missing = 0.0
-        for k in range(C):
-            w_missing += hist[s, c, k]
-        ml = (w_left >= w_all - w_left) if w_missing <= 0 else best_ml[i]
-        missing_left[i] = ml
-        go_left[i, B - 1] = ml

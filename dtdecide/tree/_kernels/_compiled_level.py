@@ -9,6 +9,11 @@ here does one such step in one call, with the NumPy steps kept as its reference 
 (named in its docstring) and tested against it on random inputs. They run on the
 calling thread (``nogil=True`` all the same).
 
+The split tables of :func:`best_numeric_splits` and :func:`numeric_split_tables` come
+from one helper, :func:`numeric_go_left`, kept in this module with both: Numba's
+on-disk cache of a function is renewed when its own file changes, not when a compiled
+function it calls from another module does.
+
 Importing this module imports Numba; callers import it only when
 :func:`dtdecide._jit.use_compiled` says so.
 """
@@ -16,7 +21,8 @@ Importing this module imports Numba; callers import it only when
 import numba
 import numpy as np
 
-__all__ = ["best_numeric_splits", "gini_can_split", "plan_slots", "split_children_cells"]
+__all__ = ["best_numeric_splits", "gini_can_split", "numeric_split_tables", "plan_slots",
+           "split_children_cells"]
 
 _jit = numba.njit(nogil=True, cache=True)
 
@@ -27,7 +33,7 @@ def best_numeric_splits(gain, pos, ml, hist, cell_index, best_gain, best_feature
     """Each node's best split from the compiled scan's per-feature winners, with its
     go-left table and missing side, when every feature is numeric and the histogram
     holds whole-number float32 counts (twin of ``_splitter._best_of_scans`` followed by
-    ``_splitter._split_result``, whose compiled tables are ``_compiled.numeric_split_tables``).
+    ``_splitter._split_result``, whose compiled tables are :func:`numeric_split_tables`).
 
     ``gain``, ``pos``, ``ml`` (n_features, n_nodes): the best split of every feature of
     every node (``scan_features``' output). A node's feature is the first with the
@@ -40,7 +46,6 @@ def best_numeric_splits(gain, pos, ml, hist, cell_index, best_gain, best_feature
     """
     n_features, m = gain.shape
     B = go_left.shape[1]
-    C = hist.shape[2]
     for i in range(m):
         f = -1
         g = -np.inf
@@ -61,26 +66,7 @@ def best_numeric_splits(gain, pos, ml, hist, cell_index, best_gain, best_feature
         best_gain[i] = g
         best_feature[i] = f
         bin_threshold[i] = p
-        w_left = 0.0
-        w_all = 0.0
-        for b in range(B - 1):
-            c = cell_index[f, b]
-            left = c >= 0 and b <= p
-            go_left[i, b] = left
-            if c >= 0:
-                w = 0.0
-                for k in range(C):
-                    w += hist[i, c, k]
-                w_all += w
-                if left:
-                    w_left += w
-        c = cell_index[f, B - 1]
-        w_missing = 0.0
-        for k in range(C):
-            w_missing += hist[i, c, k]
-        side = (w_left >= w_all - w_left) if w_missing <= 0 else ml[f, i]
-        missing_left[i] = side
-        go_left[i, B - 1] = side
+        missing_left[i] = numeric_go_left(hist[i], cell_index[f], p, ml[f, i], go_left[i])
 
 
 @_jit
@@ -216,3 +202,59 @@ def gini_can_split(sums, counts, min_samples_split, min_samples_leaf, eps, out):
                 sq += s * s
             imp = (N - sq / N) / N
         out[i] = imp > eps
+
+
+@_jit
+def numeric_go_left(h, cells, pos, ml, go_left):
+    """Write a numeric split's go-left table ``go_left`` (B,) and return its missing
+    side. ``h`` (n_cells, C) is the node's histogram, ``cells`` (B,) the feature's cell
+    of each binned value (-1: a value it does not have; the last, missing); values up
+    to ``pos`` that the feature has go left; without missing values at the node the
+    missing side is the heavier child's (ties left), else ``ml``. For whole-number
+    weights (their sums exact in any order)."""
+    B = go_left.shape[0]
+    C = h.shape[1]
+    w_left = 0.0
+    w_all = 0.0
+    for b in range(B - 1):
+        c = cells[b]
+        left = c >= 0 and b <= pos
+        go_left[b] = left
+        if c >= 0:
+            w = 0.0
+            for k in range(C):
+                w += h[c, k]
+            w_all += w
+            if left:
+                w_left += w
+    c = cells[B - 1]
+    w_missing = 0.0
+    for k in range(C):
+        w_missing += h[c, k]
+    side = (w_left >= w_all - w_left) if w_missing <= 0 else ml
+    go_left[B - 1] = side
+    return side
+
+
+@_jit
+def numeric_split_tables(hist, node, feat, best_pos, best_ml, valid, cell_index, go_left,
+                         missing_left):
+    """Go-left tables and missing sides of numeric splits (twin of ``_split_result`` in
+    ``_kernels._splitter`` for whole-number counts: float32 histograms of unit weights,
+    whose weight is the channels' sum).
+
+    Slot ``node[i]`` splits feature ``feat[i]`` after its binned value ``best_pos[i]``:
+    values up to it that the feature has (``cell_index[f, b] >= 0``) go left. Without
+    missing values at the node the missing side is the heavier child's (ties left),
+    else ``best_ml[i]``; an invalid slot's table is all False. The weights are whole
+    numbers, so their sums are exact in any order.
+    """
+    B = go_left.shape[1]
+    for i in range(node.shape[0]):
+        if not valid[i]:
+            for b in range(B):
+                go_left[i, b] = False
+            missing_left[i] = False
+            continue
+        missing_left[i] = numeric_go_left(hist[node[i]], cell_index[feat[i]], best_pos[i],
+                                          best_ml[i], go_left[i])

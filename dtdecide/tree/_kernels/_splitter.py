@@ -676,7 +676,7 @@ def _split_result(hist, counts, layout, node, best_gain, best_feature, best_pos,
                   channel_map=None):
     """The :class:`SplitResult` of the winning scans (``node``: histogram slot of each);
     ``compiled``: numeric splits of float32 counts by
-    :func:`~dtdecide.tree._kernels._compiled.numeric_split_tables` (without a
+    :func:`~dtdecide.tree._kernels._compiled_level.numeric_split_tables` (without a
     ``channel_map``: the heavier child is then weighed in the mapped sums)."""
     B = layout.max_width
     m = node.shape[0]
@@ -686,13 +686,13 @@ def _split_result(hist, counts, layout, node, best_gain, best_feature, best_pos,
     if (compiled and counts is None and is_classification and hist.dtype == np.float32
             and channel_map is None and hist.flags.c_contiguous and not is_cat.any()):
         # numeric splits on whole-number counts: the tables in one compiled pass
-        from . import _compiled
+        from . import _compiled_level
 
         go_left = np.empty((m, B), dtype=bool)
         missing_left = np.empty(m, dtype=bool)
-        _compiled.numeric_split_tables(hist, np.asarray(node, dtype=np.intp), feat,
-                                       np.asarray(best_pos, dtype=np.intp), best_ml,
-                                       valid, layout.cell_index, go_left, missing_left)
+        _compiled_level.numeric_split_tables(
+            hist, np.asarray(node, dtype=np.intp), feat, np.asarray(best_pos, dtype=np.intp),
+            best_ml, valid, layout.cell_index, go_left, missing_left)
         return SplitResult(gain=best_gain, feature=best_feature,
                            bin_threshold=np.where(valid, best_pos, -1),
                            is_categorical=is_cat, missing_left=missing_left,
