@@ -141,6 +141,15 @@ class _MatrixCasesMixin:
         For a matrix with cost variables that is not case-specific: a fit that needs
         the consequences only after growing checks its costs with this first.
 
+        Parameters
+        ----------
+        costs : DataFrame, dict of arrays or None
+            Holds the cost-variable columns, as for :meth:`resolve`.
+        n_samples : int
+            Number of cases.
+        index : pandas Index, default=None
+            Index of the cases (used only in error messages about lengths).
+
         Returns
         -------
         ndarray of bool (n_samples,)
