@@ -230,7 +230,9 @@ def main(argv=None):
     p.add_argument("--depth", type=int, default=10)
     p.add_argument("--repeat", type=int, default=2)
     p.add_argument("--threads", type=int, nargs="*", default=None,
-                   help="thread counts (default: 1 .. os.cpu_count())")
+                   help="thread counts (default: 1 .. os.cpu_count()); a count given "
+                        "again runs again in a new process (--threads 1 16 1 16: "
+                        "alternated), the table showing the median process")
     p.add_argument("--models", nargs="*", default=list(DTDECIDE_MODELS + PEERS))
     p.add_argument("--kernels", choices=("compiled", "numpy"), default=None,
                    help="DTDECIDE_KERNELS for the children (default: as set)")
