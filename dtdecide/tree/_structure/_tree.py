@@ -340,13 +340,7 @@ class TreeStructure:
         arrays = {name: getattr(self, name) for name in _OPTIONAL}
         for name, raw in fields.items():
             arrays[name] = None if raw is None else _field_array(name, raw)
-        n = self.n_nodes
-        for name, arr in arrays.items():
-            if arr is not None and arr.shape[0] != n:
-                raise ValueError(
-                    f"TreeStructure field {name!r} has length {arr.shape[0]}; expected "
-                    f"n_nodes={n}"
-                )
+        _check_lengths(arrays, self.n_nodes)
         _check_decision_pair(arrays)
         new = object.__new__(type(self))
         for name in _REQUIRED:
@@ -703,6 +697,16 @@ def _field_array(name, raw):
     return arr
 
 
+def _check_lengths(a, n):
+    """Every field of ``a`` that is given has one row per node (``n``)."""
+    for name, arr in a.items():
+        if arr is not None and arr.shape[0] != n:
+            raise ValueError(
+                f"TreeStructure field {name!r} has length {arr.shape[0]}; expected "
+                f"n_nodes={n}"
+            )
+
+
 def _check_decision_pair(a):
     """``node_decision`` and ``node_expected`` given together or not at all."""
     has_stats = [a[name] is not None for name in ("node_decision", "node_expected")]
@@ -715,13 +719,7 @@ def _validate(a):
     n = a["children_left"].shape[0]
     if n < 1:
         raise ValueError("TreeStructure needs at least one node (the root)")
-    for name in (*_REQUIRED, *_OPTIONAL):
-        arr = a[name]
-        if arr is not None and arr.shape[0] != n:
-            raise ValueError(
-                f"TreeStructure field {name!r} has length {arr.shape[0]}; expected "
-                f"n_nodes={n}"
-            )
+    _check_lengths(a, n)
     left, right, parent, depth = (
         a["children_left"],
         a["children_right"],
