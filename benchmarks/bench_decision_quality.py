@@ -1192,29 +1192,13 @@ DEFAULT_SCORED = ("gini", "profit", "case0", "case1", "case4", "case0_lseq", "ca
                   "case4_lseq")
 
 
-class _capture_oof:
-    """While active, records the out-of-fold values (``oof_values_``) of every
+def _capture_oof():
+    """While active (``.records``), the out-of-fold values (``oof_values_``) of every
     cross-validated study ``fit_recommended`` fits (its candidates', in order)."""
-
-    def __enter__(self):
-        from dtdecide.tree._studies import _recommend
-
-        self._module, self._saved, self.values = _recommend, _recommend.PruningStudy, []
-        saved, values = self._saved, self.values
-
-        class Recording(saved):
-            def fit(self, *args, **kwargs):
-                out = saved.fit(self, *args, **kwargs)
-                if getattr(self, "oof_values_", None) is not None and self.cv is not None:
-                    values.append(self.oof_values_)
-                return out
-
-        _recommend.PruningStudy = Recording
-        return self
-
-    def __exit__(self, *exc):
-        self._module.PruningStudy = self._saved
-        return False
+    return _recording_studies(
+        lambda study: study.oof_values_
+        if getattr(study, "oof_values_", None) is not None and study.cv is not None
+        else None)
 
 
 def _paired_stats(oof, ref, higher):
@@ -1301,7 +1285,7 @@ def run_candidate_scores(settings, reps, *, first_rep=0, quick=False, candidates
                                                 costs_valid=cv, candidates=[params], cv=N_FOLDS,
                                                 cv_repeats=cv_repeats, random_state=rep,
                                                 return_results=True)
-                oofs[label] = capture.values[0] if capture.values else None
+                oofs[label] = capture.records[0] if capture.records else None
                 if name in EDC_SETTINGS:
                     score = 1.0 - edc_cost(setting, _flags(setting, best, "test"),
                                            "test") / trivial_cost(setting)
@@ -1497,18 +1481,25 @@ SIZE_MAX_LEAVES = 300
 
 
 class _recording_studies:
-    """While active, keeps every PruningStudy that ``fit_recommended`` fits (in order)."""
+    """While active, ``records`` holds ``take(study)`` of every PruningStudy that
+    ``fit_recommended`` fits, in order (``take`` None: the study itself; a None it
+    returns is not kept)."""
+
+    def __init__(self, take=None):
+        self._take = take
 
     def __enter__(self):
         from dtdecide.tree._studies import _recommend
 
-        self._module, self._saved, self.studies = _recommend, _recommend.PruningStudy, []
-        saved, studies = self._saved, self.studies
+        self._module, self._saved, self.records = _recommend, _recommend.PruningStudy, []
+        saved, records, take = self._saved, self.records, self._take
 
         class Recording(saved):
             def fit(self, *args, **kwargs):
                 out = saved.fit(self, *args, **kwargs)
-                studies.append(self)
+                item = self if take is None else take(self)
+                if item is not None:
+                    records.append(item)
                 return out
 
         _recommend.PruningStudy = Recording
@@ -1561,8 +1552,8 @@ def run_size_scores(settings, reps, *, first_rep=0, candidates=None, csv=None):
                     fit_recommended(base, X, y, costs=c, X_valid=Xv, y_valid=yv,
                                     costs_valid=cv, candidates=[params], cv=N_FOLDS,
                                     random_state=rep)
-                study = next(st for st in record.studies if st.cv is not None)
-                final = record.studies[-1]
+                study = next(st for st in record.records if st.cv is not None)
+                final = record.records[-1]
                 tree = final.estimator
                 yu = np.concatenate([np.asarray(y, dtype=object), np.asarray(yv, dtype=object)])
                 splitter = _check_cv(study.cv, study.estimator, yu, study.random_state)
