@@ -37,6 +37,14 @@ from sklearn.utils import Bunch
 __all__ = ["allocate", "brute_force_allocation"]
 
 
+def _as_float(v):
+    """A real number as a float; infinity for an int too large for one."""
+    try:
+        return float(v)
+    except OverflowError:
+        return np.inf
+
+
 def _check_limits(limits, decisions, name):
     if limits is None:
         return {}
@@ -50,8 +58,8 @@ def _check_limits(limits, decisions, name):
         if str(d) not in decisions:
             raise ValueError(f"{name}: {d!r} is not a decision; expected one of "
                              f"{list(decisions)!r}")
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v) \
-                or v < 0:
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or v < 0 or \
+                not np.isfinite(_as_float(v)):
             raise ValueError(f"{name}[{d!r}] must be a non-negative number; got {v!r}")
         if name == "capacity" and float(v) != int(v):
             raise ValueError(f"capacity[{d!r}] counts cases: give an integer; got {v!r}")
@@ -254,13 +262,13 @@ def decide_limited(P, matrix, *, rho, target, costs, sample_weight, capacity, bu
     ``P``: validated posteriors (predictions); ``target``: level codes or values or None.
     The spend of a budget is each decision's investment cost (revenue matrices).
     """
-    from ._kernels import adjust_posteriors
+    from ._kernels import _adjust_posteriors
     from ._result import build_decision_result, realised_profits
 
     n = P.shape[0]
     post = P
     if rho is not None:
-        post = adjust_posteriors(P, matrix.priors, rho)
+        post = _adjust_posteriors(P, matrix.priors, rho)
     cons = matrix.resolve(costs, n_samples=n, index=index)
     if cons.has_missing.any():
         k = int(np.count_nonzero(cons.has_missing))

@@ -11,15 +11,21 @@ from .._jit import kernels_mode, use_compiled
 from .._parallel import check_n_jobs, one_blas_thread, thread_pool
 from ._kernels import (
     _FLOAT,
+    _adjust_posteriors,
     _check_priors,
     _TargetEncoder,
-    adjust_posteriors,
+    check_posterior_rows,
     decide_arrays,
     roi,
 )
 from ._matrix import DecisionMatrix
 from ._result import build_decision_result
-from ._validation import check_same_index, check_sample_weight, numeric_cost_column
+from ._validation import (
+    check_same_index,
+    check_sample_weight,
+    float_array,
+    numeric_cost_column,
+)
 
 __all__ = ["decide", "mean_costs"]
 
@@ -79,10 +85,7 @@ def _posterior_array(P, matrix):
                     f"got {P.shape[1]} columns"
                 )
             P = P.iloc[:, 0]
-        try:
-            arr = np.asarray(P, dtype=_FLOAT)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must be numeric predictions") from None
+        arr = float_array(P, name, "numeric predictions")
         if arr.ndim == 2 and arr.shape[1] == 1:
             arr = arr[:, 0]
         if arr.ndim != 1:
@@ -114,10 +117,7 @@ def _posterior_array(P, matrix):
                 f"{name} has columns that are not levels of the decision matrix: {extra!r}"
             )
         P = P.iloc[:, order]
-    try:
-        arr = np.asarray(P, dtype=_FLOAT)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be numeric posteriors") from None
+    arr = float_array(P, name, "numeric posteriors")
     if arr.ndim != 2 or arr.shape[1] != len(levels):
         raise ValueError(
             f"{name} must have shape (n_samples, n_levels={len(levels)}) with columns in "
@@ -127,21 +127,7 @@ def _posterior_array(P, matrix):
 
 
 def _check_posterior_chunk(post, offset):
-    name = "posteriors_or_predictions"
-    if np.isnan(post).any():
-        row = offset + int(np.flatnonzero(np.isnan(post).any(axis=1))[0])
-        raise ValueError(f"{name} must not contain NaN; first at row {row}")
-    if (post < 0).any():
-        row = offset + int(np.flatnonzero((post < 0).any(axis=1))[0])
-        raise ValueError(f"{name} must be non-negative; row {row} has a negative posterior")
-    s = np.dot(post, np.ones(post.shape[1]))
-    bad = np.abs(s - 1.0) > _SUM_TOL
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"{name} rows must sum to 1 (tolerance {_SUM_TOL}); row {offset + row} sums to "
-            f"{float(s[row])!r}"
-        )
+    check_posterior_rows(post, offset, name="posteriors_or_predictions", tol=_SUM_TOL)
 
 
 def _decision_cost_columns(decision_costs, matrix, n, index, given_index):
@@ -228,7 +214,7 @@ def _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missin
         if not matrix.is_interval:
             _check_posterior_chunk(post, s)
             if rho is not None:
-                post = adjust_posteriors(post, matrix.priors, rho)
+                post = _adjust_posteriors(post, matrix.priors, rho)
         cons_c = chunk_consequences(s, e)
         if decision_consequences is None:
             A = cons_c.expected(post)
@@ -400,7 +386,7 @@ def _chunk_products(P, s, e, plan, matrix, rho, *, check):
     if check:
         _check_posterior_sums(post, s_row, s)
     if rho is not None:
-        post = adjust_posteriors(post, matrix.priors, rho)
+        post = _adjust_posteriors(post, matrix.priors, rho)
         s_row = np.dot(post, plan.ones)
     tmp = np.empty(e - s)
     post_t = np.ascontiguousarray(post.T)
@@ -919,6 +905,8 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
             )
         from ._capacity import decide_limited
 
+        if not matrix.is_interval:  # the chunked paths check them chunk by chunk
+            _check_posterior_chunk(P, 0)
         target = t_all if t_all is not None else (None if t_enc is None else t_enc.codes())
         return decide_limited(P, matrix, rho=rho, target=target, costs=costs,
                               sample_weight=F, capacity=capacity, budget=budget,

@@ -18,6 +18,7 @@ from .._jit import use_compiled
 
 __all__ = [
     "adjust_posteriors",
+    "check_posterior_rows",
     "decide_arrays",
     "encode_target",
     "interpolate_knots",
@@ -217,7 +218,8 @@ def adjust_posteriors(post, priors, train_priors):
     Parameters
     ----------
     post : array-like of shape (n_samples, n_levels)
-        Posterior probabilities, columns in level order.
+        Posterior probabilities, columns in level order: non-negative, each row
+        summing to one.
     priors : array-like of shape (n_levels,)
         Operational priors ``pi`` (non-negative, at least one positive; rescaled).
     train_priors : array-like of shape (n_levels,)
@@ -231,7 +233,8 @@ def adjust_posteriors(post, priors, train_priors):
     Raises
     ------
     ValueError
-        When a row gives zero probability to every level with a positive prior
+        When ``post`` holds NaN, a negative value or a row that does not sum to one,
+        or when a row gives zero probability to every level with a positive prior
         (the adjusted row would be undefined).
 
     Examples
@@ -240,9 +243,40 @@ def adjust_posteriors(post, priors, train_priors):
     >>> adjust_posteriors([[0.5, 0.5]], priors=[0.1, 0.9], train_priors=[0.5, 0.5])
     array([[0.1, 0.9]])
     """
-    post = np.asarray(post, dtype=_FLOAT)
+    try:
+        if isinstance(post, (pd.DataFrame, pd.Series)):
+            post = post.to_numpy(dtype=_FLOAT, na_value=np.nan)
+        post = np.asarray(post, dtype=_FLOAT)
+    except (TypeError, ValueError):
+        raise TypeError("post must be numeric posteriors") from None
     if post.ndim != 2:
         raise ValueError(f"post must be 2-D (n_samples, n_levels); got shape {post.shape}")
+    check_posterior_rows(post, name="post")
+    return _adjust_posteriors(post, priors, train_priors)
+
+
+def check_posterior_rows(post, offset=0, *, name, tol=1e-6):
+    """Refuse posteriors (a 2-D float array) with NaN, negative values or rows that do
+    not sum to one within ``tol``; the message names ``name`` and the first bad row
+    (counted from ``offset``)."""
+    if np.isnan(post).any():
+        row = offset + int(np.flatnonzero(np.isnan(post).any(axis=1))[0])
+        raise ValueError(f"{name} must not contain NaN; first at row {row}")
+    if (post < 0).any():
+        row = offset + int(np.flatnonzero((post < 0).any(axis=1))[0])
+        raise ValueError(f"{name} must be non-negative; row {row} has a negative posterior")
+    s = np.dot(post, np.ones(post.shape[1]))
+    bad = np.abs(s - 1.0) > tol
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"{name} rows must sum to 1 (tolerance {tol}); row {offset + row} sums to "
+            f"{float(s[row])!r}"
+        )
+
+
+def _adjust_posteriors(post, priors, train_priors):
+    """:func:`adjust_posteriors` of checked posteriors (a 2-D float array)."""
     n_levels = post.shape[1]
     pi = _check_priors(priors, n_levels, "priors")
     rho = _check_priors(train_priors, n_levels, "train_priors")

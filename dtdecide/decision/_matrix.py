@@ -190,6 +190,13 @@ class DecisionMatrix(_MatrixCasesMixin, _MatrixFilesMixin):
             decisions = [f"d{j + 1}" for j in range(arr.shape[1])]
         if isinstance(decisions, str):
             raise TypeError(f"decisions must be a sequence of names; got the string {decisions!r}")
+        unnamed = [d for d in decisions if d is None or d is pd.NA or
+                   (isinstance(d, (float, np.floating)) and np.isnan(d)) or d == ""]
+        if unnamed:
+            raise ValueError(
+                f"decisions must be non-empty names (they name the decision columns); got "
+                f"{list(decisions)!r}"
+            )
         decisions = tuple(str(d) for d in decisions)
         if len(decisions) == 0:
             raise ValueError("decisions must not be empty")

@@ -5,6 +5,7 @@ case, with its costs (a mixin of :class:`~dtdecide.DecisionMatrix`).
 :class:`~dtdecide.decision._consequences.Consequences`, the only form the kernels read.
 """
 
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -21,7 +22,12 @@ def _as_float_array(values, name):
     try:
         arr = np.asarray(values, dtype=_FLOAT)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must contain only numbers; got {values!r}") from None
+        shown = repr(values)
+        if isinstance(values, np.ndarray):  # the dtype, not a screenful of cells
+            shown = f"an array of dtype {values.dtype}"
+        elif len(shown) > 200:
+            shown = shown[:200] + " ..."
+        raise TypeError(f"{name} must contain only numbers; got {shown}") from None
     return arr
 
 
@@ -212,17 +218,34 @@ class _MatrixCasesMixin:
                     f"costs is missing the cost column {var!r} used by the decision matrix "
                     f"(cost variables: {list(self.cost_variables)!r}); got costs=None"
                 )
+            # a Series, array or list has no named columns: `var in costs` would test
+            # its index or its values
+            not_table = isinstance(costs, (pd.Series, np.ndarray, list, tuple))
             try:
-                has = var in costs
+                has = not not_table and var in costs
             except TypeError:
+                not_table = True
+            if not_table:
                 raise TypeError(
-                    f"costs must be a DataFrame or a dict of arrays; got {type(costs).__name__}"
-                ) from None
+                    f"costs must be a DataFrame or a dict of arrays with the cost column(s) "
+                    f"{list(self.cost_variables)!r}; got {type(costs).__name__}"
+                )
             if not has:
                 raise ValueError(
                     f"costs is missing the cost column {var!r} used by the decision matrix"
                 )
             col = costs[var]
+            if isinstance(col, pd.DataFrame):
+                raise ValueError(
+                    f"costs has {col.shape[1]} columns named {var!r}; a cost column must be "
+                    "named once"
+                )
+            if isinstance(col, numbers.Number) and n != 1:
+                raise ValueError(
+                    f"costs column {var!r} must have one value per case ({n}); got the "
+                    f"single number {col!r} (a cost that is the same for every case "
+                    "belongs in the matrix: costs={decision: number})"
+                )
             if isinstance(col, (pd.Series, pd.Index)):
                 col = col.to_numpy()
             col = numeric_cost_column(np.asarray(col).reshape(-1), var)

@@ -331,20 +331,30 @@ class _MatrixFilesMixin:
         ...                          '"values": [[1, 0], [0, 1]]}').decisions
         ('d1', 'd2')
         """
-        if isinstance(source, (str, os.PathLike)) and not str(source).lstrip().startswith("{"):
-            with open(source, encoding="utf-8") as fh:
-                source = fh.read()
+        if isinstance(source, (str, os.PathLike)) and \
+                not str(source).lstrip().startswith(("{", "[")):
+            source = _read_json_file(source)
         try:
             data = json.loads(source)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:  # RecursionError: nested
             raise ValueError(f"source must be JSON text or a path to a JSON file: {exc}") from None
         if not isinstance(data, dict):
-            raise ValueError("source must hold a JSON object")
+            raise ValueError(
+                f"source must hold a JSON object (as written by to_json); got a JSON "
+                f"{type(data).__name__}"
+            )
         known = {"kind", "levels", "knots", "decisions", "values", "costs", "priors",
                  "case_specific", "case_values"}
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"source has unknown keys: {sorted(unknown)!r}")
+        required = ("decisions",) if data.get("case_specific") else ("values",)
+        absent = [key for key in required if data.get(key) is None]
+        if absent:
+            raise ValueError(
+                f"source has no {absent[0]!r} key; a decision matrix in JSON needs it "
+                f"(got keys {sorted(data)!r})"
+            )
         if data.get("case_specific"):
             return cls.case_specific(levels=data.get("levels"), knots=data.get("knots"),
                                      decisions=data["decisions"], kind=data.get("kind", "profit"),
@@ -352,6 +362,28 @@ class _MatrixFilesMixin:
         return cls(data.get("values"), levels=data.get("levels"), knots=data.get("knots"),
                    decisions=data.get("decisions"), kind=data.get("kind", "profit"),
                    costs=data.get("costs"), priors=data.get("priors"))
+
+
+def _read_json_file(path):
+    """The text of the JSON file ``path`` of :meth:`DecisionMatrix.from_json`."""
+    shown = str(path) if len(str(path)) <= 80 else str(path)[:80] + "..."
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"source {shown!r} is a folder; expected JSON text or the "
+                                "path of a JSON file")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"source {shown!r} is neither JSON text (starting with '{{') nor an existing file"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"source file {shown!r} is not UTF-8 JSON text: {exc}") from None
+    except OSError as exc:  # e.g. a name too long for a file: not a path at all
+        raise ValueError(
+            f"source {shown!r} is neither JSON text (starting with '{{') nor a readable "
+            f"file ({exc.strerror})"
+        ) from None
 
 
 def _numeric_frame(df):

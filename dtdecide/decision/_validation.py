@@ -25,8 +25,8 @@ from sklearn.utils.validation import _check_sample_weight, _num_samples, column_
 
 from ._kernels import _FLOAT, _check_weight_total
 
-__all__ = ["check_1d", "check_same_index", "check_sample_weight", "has_missing_labels",
-           "reference_index"]
+__all__ = ["check_1d", "check_same_index", "check_sample_weight", "float_array",
+           "has_missing_labels", "reference_index"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
 # accept them (frequency 0, averages NaN) and fit asks for a positive sum itself
@@ -70,6 +70,26 @@ def check_same_index(values, index, name, *, reference="X"):
             f"{name}.reindex({reference}.index), or {name}.set_axis({reference}.index) "
             "if they already are in the same order)"
         )
+
+
+def float_array(values, name, what="numeric"):
+    """``values`` as a float64 array, pandas missing values (``pd.NA``) as NaN.
+
+    The one conversion of numeric inputs that may come as pandas nullable columns
+    (``Float64``, ``Int64``, ``boolean``) or object columns holding ``pd.NA``: numpy
+    cannot convert ``pd.NA`` to a float, pandas can. Anything that is not numeric is a
+    ``TypeError`` that names ``name`` (``"<name> must be <what>"``).
+
+    >>> float_array(pd.Series([0.5, None], dtype="Float64"), "p").tolist()
+    [0.5, nan]
+    """
+    try:
+        if isinstance(values, (pd.DataFrame, pd.Series, pd.Index,
+                               pd.api.extensions.ExtensionArray)):
+            return values.to_numpy(dtype=_FLOAT, na_value=np.nan)
+        return np.asarray(values, dtype=_FLOAT)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be {what}") from None
 
 
 def check_1d(values, name, *, n_samples=None, index=None, reference="X"):

@@ -1,0 +1,177 @@
+"""A second catalogue of bad inputs: real-data dtypes, shapes, files and the command line.
+
+Outside the tree estimators (see ``tests/test_bad_input.py`` for the first catalogue).
+Each case asserts the exception type and that the message names the offending
+parameter, column or file and says what was expected (every pattern must be found in
+the message); inputs that are accepted are checked for the right answer.
+"""
+
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dtdecide as dt
+from dtdecide import DecisionMatrix
+
+LEVELS = ["yes", "no"]
+
+
+@pytest.fixture(scope="module")
+def f():
+    """Small valid objects; each case spoils exactly one thing."""
+    m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=LEVELS)
+    rev = DecisionMatrix({"call": [10, 0], "skip": [0, 0]}, levels=LEVELS, kind="revenue",
+                         costs={"call": "c"})
+    case = DecisionMatrix.case_specific(levels=LEVELS, decisions=["a", "b"])
+    post = np.tile([[0.3, 0.7]], (4, 1))
+    return SimpleNamespace(
+        m=m, rev=rev, case=case, post=post, frame=pd.DataFrame(post, columns=LEVELS),
+        y=np.array(["yes", "no", "no", "yes"]), c=np.array([1.0, 2.0, 1.0, 2.0]),
+    )
+
+
+def _nullable_post(f):
+    """Posteriors in a pandas nullable Float64 frame with one missing cell (row 1)."""
+    frame = f.frame.astype("Float64")
+    frame.loc[1, "yes"] = pd.NA
+    return frame
+
+
+# (id, call(f), exception type, patterns every message must match)
+CASES = [
+    # ------------------------------------------------------------ decide: posteriors
+    ("decide-nullable-posterior-missing", lambda f: dt.decide(_nullable_post(f), f.m),
+     ValueError, ["posteriors_or_predictions", "NaN", "row 1"]),
+    ("decide-capacity-posterior-negative",
+     lambda f: dt.decide(np.array([[-1.0, 2.0], [0.5, 0.5]]), f.m, capacity={"call": 1}),
+     ValueError, ["posteriors_or_predictions", "non-negative", "row 0"]),
+    ("decide-capacity-posterior-sum",
+     lambda f: dt.decide(np.array([[3.0, 7.0], [0.5, 0.5]]), f.m, capacity={"call": 1}),
+     ValueError, ["posteriors_or_predictions", "sum to 1", "row 0 sums to 10"]),
+    ("decide-capacity-posterior-nan",
+     lambda f: dt.decide(np.array([[0.5, 0.5], [np.nan, 1.0]]), f.m, capacity={"call": 1}),
+     ValueError, ["posteriors_or_predictions", "NaN", "row 1"]),
+    ("decide-capacity-too-large",
+     lambda f: dt.decide(f.post, f.m, capacity={"call": 10 ** 400}), ValueError,
+     [r"capacity\['call'\]", "non-negative number"]),
+    # ------------------------------------------------------------ decide: costs
+    ("decide-costs-duplicated-column",
+     lambda f: dt.decide(f.post, f.rev, costs=pd.DataFrame(np.ones((4, 2)), columns=["c", "c"])),
+     ValueError, ["costs has 2 columns named 'c'", "once"]),
+    ("decide-costs-series", lambda f: dt.decide(f.post, f.rev, costs=pd.Series(f.c, name="c")),
+     TypeError, ["costs must be a DataFrame or a dict", r"\['c'\]", "got Series"]),
+    ("decide-costs-array", lambda f: dt.decide(f.post, f.rev, costs=f.c), TypeError,
+     ["costs must be a DataFrame or a dict", "got ndarray"]),
+    ("decide-costs-single-number", lambda f: dt.decide(f.post, f.rev, costs={"c": 2.0}),
+     ValueError, ["costs column 'c'", r"one value per case \(4\)", "single number 2.0"]),
+    ("decide-case-costs-text",
+     lambda f: dt.decide(f.post, f.case, costs=np.full((4, 2, 2), "a")), TypeError,
+     ["costs must contain only numbers", "dtype <U1"]),
+    ("adjust-posterior-negative",
+     lambda f: dt.adjust_posteriors([[-0.3, 1.3]], [0.5, 0.5], [0.2, 0.8]), ValueError,
+     ["post", "non-negative", "row 0"]),
+    ("adjust-posterior-nan",
+     lambda f: dt.adjust_posteriors([[np.nan, 0.7]], [0.5, 0.5], [0.2, 0.8]), ValueError,
+     ["post", "NaN"]),
+    ("adjust-posterior-sum",
+     lambda f: dt.adjust_posteriors([[3.0, 7.0]], [0.5, 0.5], [0.2, 0.8]), ValueError,
+     ["post", "sum to 1", "10"]),
+    ("adjust-posterior-text",
+     lambda f: dt.adjust_posteriors([["a", "b"]], [0.5, 0.5], [0.2, 0.8]), TypeError,
+     ["post", "numeric posteriors"]),
+    # ------------------------------------------------------------ DecisionMatrix
+    ("matrix-decision-none", lambda f: DecisionMatrix(np.eye(2), levels=LEVELS,
+                                                      decisions=["call", None]),
+     ValueError, ["decisions", "non-empty names", "None"]),
+    ("matrix-decision-nan", lambda f: DecisionMatrix(np.eye(2), levels=LEVELS,
+                                                     decisions=["call", np.nan]),
+     ValueError, ["decisions", "non-empty names", "nan"]),
+    ("matrix-decision-empty", lambda f: DecisionMatrix(np.eye(2), levels=LEVELS,
+                                                       decisions=["call", ""]),
+     ValueError, ["decisions", "non-empty names"]),
+    ("matrix-decision-none-key", lambda f: DecisionMatrix({"call": [1, 0], None: [0, 1]},
+                                                          levels=LEVELS),
+     ValueError, ["decisions", "non-empty names"]),
+    ("from-json-array", lambda f: DecisionMatrix.from_json("[1, 2]"), ValueError,
+     ["source", "JSON object", "list"]),
+    ("from-json-no-values",
+     lambda f: DecisionMatrix.from_json('{"kind": "profit", "levels": ["a", "b"]}'),
+     ValueError, ["source", "no 'values' key", r"\['kind', 'levels'\]"]),
+    ("from-json-case-specific-no-decisions",
+     lambda f: DecisionMatrix.from_json('{"case_specific": true, "levels": ["a", "b"]}'),
+     ValueError, ["source", "no 'decisions' key"]),
+    ("from-json-deeply-nested",
+     lambda f: DecisionMatrix.from_json("[" * 100_000 + "]" * 100_000), ValueError,
+     ["source", "JSON", "recursion"]),
+    ("from-json-missing-file", lambda f: DecisionMatrix.from_json("/nonexistent/m.json"),
+     FileNotFoundError, ["source", "/nonexistent/m.json", "neither JSON text", "existing file"]),
+    ("from-json-folder", lambda f: DecisionMatrix.from_json("/"), IsADirectoryError,
+     ["source", "'/'", "folder"]),
+    ("from-json-text-too-long-for-a-path",
+     lambda f: DecisionMatrix.from_json("x" * 10_000), ValueError,
+     ["source", "neither JSON text", "readable file"]),
+]
+
+
+def _check_message(exc_info, patterns):
+    message = str(exc_info.value)
+    missing = [p for p in patterns if not re.search(p, message)]
+    assert not missing, f"message {message!r} lacks {missing}"
+
+
+@pytest.mark.parametrize("call, exc, patterns",
+                         [pytest.param(c, e, p, id=i) for i, c, e, p in CASES])
+def test_bad_input(f, call, exc, patterns):
+    with pytest.raises(exc) as exc_info:
+        call(f)
+    _check_message(exc_info, patterns)
+
+
+def test_case_ids_are_unique():
+    ids = [case[0] for case in CASES]
+    assert len(ids) == len(set(ids))
+
+
+# ---------------------------------------------------------------------------- accepted
+def test_nullable_posteriors_without_missing_values_decide_as_floats(f):
+    expected = dt.decide(f.post, f.m, y=f.y).cases
+    for frame in (f.frame.astype("Float64"), f.frame.astype(object)):
+        got = dt.decide(frame, f.m, y=f.y).cases
+        pd.testing.assert_frame_equal(got, expected)
+
+
+def test_posterior_columns_in_another_order_are_matched_by_name(f):
+    swapped = f.frame[["no", "yes"]]
+    pd.testing.assert_frame_equal(dt.decide(swapped, f.m).cases, dt.decide(f.post, f.m).cases)
+
+
+def test_a_large_capacity_is_no_limit(f):
+    free = dt.decide(f.post, f.m).cases
+    limited = dt.decide(f.post, f.m, capacity={"call": 10 ** 20}).cases
+    assert limited["D_target"].tolist() == free["D_target"].tolist()
+
+
+def test_nullable_cost_column_marks_the_missing_case(f):
+    costs = pd.DataFrame({"c": pd.array([1.0, None, 1.0, 2.0], dtype="Float64")})
+    res = dt.decide(f.post, f.rev, y=f.y, costs=costs)
+    assert res.summary["n_missing"] == 1
+    assert res.cases["D_target"].isna().tolist() == [False, True, False, False]
+
+
+def test_one_case_may_give_its_cost_as_a_number(f):
+    res = dt.decide(f.post[:1], f.rev, y=f.y[:1], costs={"c": 2.0})
+    assert res.cases["IC_target"].tolist() == [2.0]
+
+
+def test_from_json_round_trip_and_bytes(f):
+    for m in (f.m, f.rev, f.case):
+        assert DecisionMatrix.from_json(m.to_json()) == m
+        assert DecisionMatrix.from_json(m.to_json().encode()) == m
+
+
+def test_adjust_posteriors_of_a_frame(f):
+    got = dt.adjust_posteriors(f.frame, [0.5, 0.5], [0.3, 0.7])
+    np.testing.assert_allclose(got, np.full((4, 2), 0.5))
