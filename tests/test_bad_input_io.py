@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.linear_model import LogisticRegression
 
 import dtdecide as dt
 from dtdecide import DecisionMatrix
@@ -27,10 +28,20 @@ def f():
                          costs={"call": "c"})
     case = DecisionMatrix.case_specific(levels=LEVELS, decisions=["a", "b"])
     post = np.tile([[0.3, 0.7]], (4, 1))
+    X = pd.DataFrame({"x": np.arange(8.0)})
+    y8 = np.array(["no", "no", "no", "no", "yes", "yes", "no", "yes"])
     return SimpleNamespace(
         m=m, rev=rev, case=case, post=post, frame=pd.DataFrame(post, columns=LEVELS),
         y=np.array(["yes", "no", "no", "yes"]), c=np.array([1.0, 2.0, 1.0, 2.0]),
+        X=X, y8=y8, score=np.linspace(0.1, 0.9, 8), lr=LogisticRegression().fit(X, y8),
+        one=DecisionMatrix({"call": [10, -1]}, levels=LEVELS), b=[[1, -1], [-2, 2]],
+        shifted=pd.RangeIndex(5, 13), treated=[1, 0] * 4, outcome=[1, 0, 0, 1, 1, 0, 0, 1],
     )
+
+
+def _y8_missing(f, dtype=object):
+    """The 8 training labels with the last one missing."""
+    return pd.array([*f.y8[:-1], None], dtype=dtype)
 
 
 def _nullable_post(f):
@@ -110,6 +121,91 @@ CASES = [
      FileNotFoundError, ["source", "/nonexistent/m.json", "neither JSON text", "existing file"]),
     ("from-json-folder", lambda f: DecisionMatrix.from_json("/"), IsADirectoryError,
      ["source", "'/'", "folder"]),
+    # ------------------------------------------------------------ assess
+    ("curve-empty", lambda f: dt.profit_curve(np.array([], dtype=str), np.array([]), f.one,
+                                              event="yes"), ValueError,
+     ["y_true and y_score", "no cases", "0 rows"]),
+    ("best-threshold-empty",
+     lambda f: dt.best_threshold(np.array([], dtype=str), np.array([]), f.one, event="yes"),
+     ValueError, ["y_true and y_score", "no cases"]),
+    ("curve-nullable-score-missing",
+     lambda f: dt.profit_curve(f.y8, pd.array([*f.score[:-1], None], dtype="Float64"), f.one,
+                               event="yes"), ValueError,
+     ["posteriors_or_predictions", "NaN", "row 7"]),
+    ("compare-y-misaligned-with-X",
+     lambda f: dt.compare_models({"lr": f.lr}, {"train": (f.X, pd.Series(f.y8, f.shifted))},
+                                 f.m), ValueError,
+     ["y has an index", "index of X", "align them first"]),
+    ("compare-weight-misaligned-with-X",
+     lambda f: dt.compare_models(
+         {"lr": f.lr}, {"train": (f.X, f.y8, pd.Series(np.ones(8), f.shifted))}, f.m),
+     ValueError, ["sample_weight has an index", "index of X"]),
+    ("compare-unknown-select-role",
+     lambda f: dt.compare_models({"lr": f.lr}, {"train": (f.X, f.y8)}, f.m,
+                                 select_role="valid"), ValueError,
+     ["select_role", r"\['train'\]", "'valid'"]),
+    ("uplift-treatment-misaligned",
+     lambda f: dt.uplift_curve(pd.Series(f.score), pd.Series(f.treated, f.shifted), f.outcome),
+     ValueError, ["treatment has an index", "index of score"]),
+    ("uplift-outcome-misaligned",
+     lambda f: dt.uplift_curve(pd.Series(f.score), f.treated, pd.Series(f.outcome, f.shifted)),
+     ValueError, ["outcome has an index", "index of score"]),
+    ("uplift-treatment-missing",
+     lambda f: dt.uplift_curve(f.score, pd.array([1, 0] * 3 + [1, None], dtype="Int64"),
+                               f.outcome), ValueError, ["treatment", "missing values"]),
+    ("uplift-outcome-missing",
+     lambda f: dt.uplift_curve(f.score, f.treated,
+                               pd.array([*f.outcome[:-1], None], dtype="Float64")),
+     ValueError, ["outcome", "finite"]),
+    ("misclassification-misaligned",
+     lambda f: dt.misclassification_rates(pd.Series(f.y8), pd.Series(f.y8, f.shifted)),
+     ValueError, ["y_pred has an index", "index of y_true"]),
+    ("misclassification-weight-misaligned",
+     lambda f: dt.misclassification_rates(pd.Series(f.y8), f.y8,
+                                          sample_weight=pd.Series(np.ones(8), f.shifted)),
+     ValueError, ["sample_weight has an index", "index of y_true"]),
+    ("misclassification-priors-negative",
+     lambda f: dt.misclassification_rates(f.y8, f.y8, priors=[1, -1]), ValueError,
+     ["priors", "non-negative", r"\{0: 1.0, 1: -1.0\}"]),
+    ("balanced-sample-too-few",
+     lambda f: dt.balanced_sample(f.X, f.y8, n_per_class=100), ValueError,
+     ["n_per_class=100", "3 cases of class 'yes'", "replace=True"]),
+    # ------------------------------------------------------------ models
+    ("benefit-score-misaligned",
+     lambda f: dt.benefit_curve(pd.Series([0, 1, 0, 1]), pd.Series([0.1, 0.2, 0.3, 0.4],
+                                                                    index=[5, 6, 7, 8]), f.b),
+     ValueError, ["y_score has an index", "index of y_true"]),
+    ("benefit-y-missing",
+     lambda f: dt.benefit_curve(pd.Series([0, 1, None, 1]), [0.1, 0.2, 0.3, 0.4], f.b),
+     ValueError, ["y_true", "missing values"]),
+    ("benefit-score-nullable-missing",
+     lambda f: dt.benefit_curve([0, 1, 0, 1], pd.array([0.1, None, 0.3, 0.4], dtype="Float64"),
+                                f.b), ValueError, ["y_score", "finite"]),
+    ("benefit-threshold-bool",
+     lambda f: dt.benefit_metric([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], f.b, threshold=True),
+     TypeError, ["threshold", "real number", "True"]),
+]
+
+# every model of dtdecide.models: missing labels and misaligned pandas inputs at fit
+MODELS = [dt.BenefitWeightedLogisticRegression, dt.CostSensitiveNaiveBayes,
+          dt.FlatCostSensitiveClassifier, dt.HierarchicalCostSensitiveClassifier]
+for _cls in MODELS:
+    _n = _cls.__name__
+    CASES += [
+        (f"{_n}-y-none", lambda f, c=_cls: c().fit(f.X, _y8_missing(f)), ValueError,
+         ["y contains missing values"]),
+        (f"{_n}-y-string-na", lambda f, c=_cls: c().fit(f.X, _y8_missing(f, "string")),
+         ValueError, ["y contains missing values"]),
+        (f"{_n}-y-misaligned", lambda f, c=_cls: c().fit(f.X, pd.Series(f.y8, f.shifted)),
+         ValueError, ["y has an index", "index of X"]),
+        (f"{_n}-weight-misaligned",
+         lambda f, c=_cls: c().fit(f.X, f.y8, sample_weight=pd.Series(np.ones(8), f.shifted)),
+         ValueError, ["sample_weight has an index", "index of X"]),
+        (f"{_n}-no-cases", lambda f, c=_cls: c().fit(f.X.iloc[:0], f.y8[:0]), ValueError,
+         ["0 sample|no cases"]),
+    ]
+
+CASES += [
     ("from-json-text-too-long-for-a-path",
      lambda f: DecisionMatrix.from_json("x" * 10_000), ValueError,
      ["source", "neither JSON text", "readable file"]),
@@ -170,6 +266,31 @@ def test_from_json_round_trip_and_bytes(f):
     for m in (f.m, f.rev, f.case):
         assert DecisionMatrix.from_json(m.to_json()) == m
         assert DecisionMatrix.from_json(m.to_json().encode()) == m
+
+
+def test_models_accept_nullable_and_categorical_targets(f):
+    for cls in MODELS:
+        seed = {"random_state": 0} if "random_state" in cls().get_params() else {}
+        plain = cls(**seed).fit(f.X, f.y8).predict(f.X)
+        for y in (pd.Categorical(f.y8), pd.array(f.y8, dtype="string"), pd.Series(f.y8)):
+            np.testing.assert_array_equal(cls(**seed).fit(f.X, y).predict(f.X), plain)
+
+
+def test_uplift_curve_of_nullable_columns(f):
+    plain = dt.uplift_curve(f.score, f.treated, f.outcome)
+    got = dt.uplift_curve(pd.Series(f.score, dtype="Float64"),
+                          pd.Series(f.treated, dtype="Int64"),
+                          pd.Series(f.outcome, dtype="Float64"))
+    pd.testing.assert_frame_equal(got, plain)
+
+
+def test_compare_models_takes_validation_by_default(f):
+    data = {"train": (f.X, f.y8), "validation": (f.X, f.y8), "test": (f.X, f.y8)}
+    assert dt.compare_models({"lr": f.lr}, data, f.m).attrs["select_role"] == "validation"
+    data.pop("validation")
+    assert dt.compare_models({"lr": f.lr}, data, f.m).attrs["select_role"] == "test"
+    table = dt.compare_models({"lr": f.lr}, data, f.m, select_role="train")
+    assert table.attrs["select_role"] == "train"
 
 
 def test_adjust_posteriors_of_a_frame(f):

@@ -160,7 +160,7 @@ def _fit_statistics(scored, weight, event_idx):
 
 
 def compare_models(models, data, matrix=None, *, depth=0.1, select_by=None,
-                   select_role="validation", train_priors=None, event=None,
+                   select_role=None, train_priors=None, event=None,
                    decision_costs=None):
     """Compare models on several data sets: profit, fit statistics, lift and ROI.
 
@@ -188,8 +188,9 @@ def compare_models(models, data, matrix=None, *, depth=0.1, select_by=None,
         ``average_profit`` (``average_loss`` for a loss matrix; the prior-adjusted
         version when the matrix has priors). Loss, misclassification and ASE are
         minimised, everything else maximised.
-    select_role : str, default="validation"
-        Role whose rows choose the best model; when absent, the last role in ``data``.
+    select_role : str, default=None
+        Role (a key of ``data``) whose rows choose the best model; None takes
+        ``"validation"`` when ``data`` has it, else the last role in ``data``.
     train_priors : array-like, default=None
         Training proportions for scikit-learn models and pre-scored posteriors (to
         adjust their posteriors to the matrix priors).
@@ -310,7 +311,14 @@ def compare_models(models, data, matrix=None, *, depth=0.1, select_by=None,
             f"select_by must be a column of the comparison table {list(table.columns)}; "
             f"got {select_by!r}"
         )
-    role = select_role if select_role in data else list(data)[-1]
+    if select_role is None:
+        role = "validation" if "validation" in data else list(data)[-1]
+    elif select_role in data:
+        role = select_role
+    else:
+        raise ValueError(
+            f"select_role must be a role of data {list(data)!r} or None; got {select_role!r}"
+        )
     part = table[table["role"] == role]
     vals = part[select_by].to_numpy(dtype=float)
     if np.all(np.isnan(vals)):

@@ -53,6 +53,8 @@ def _chart_arrays(scored, *, event_idx, name="y_score"):
     keep = ~missing & (w > 0)
     m = scored.matrix
     w = w.astype(float)
+    if keep.size == 0:
+        raise ValueError("y_true and y_score hold no cases to chart (0 rows)")
     if m.priors is not None and not m.is_interval:
         paw = prior_adjustment_weights(scored.t_idx[keep], w[keep], m.priors, m.n_levels)
         if paw is None:

@@ -11,15 +11,20 @@ from ..decision._validation import check_1d, check_sample_weight, reference_inde
 __all__ = ["balanced_sample", "misclassification_rates"]
 
 
-def _labels(y, name="y", index=None):
-    arr = check_1d(y, name, index=index)
+def _labels(y, name="y", index=None, reference="X"):
+    arr = check_1d(y, name, index=index, reference=reference)
     if pd.isna(pd.Series(arr)).any():
         raise ValueError(f"{name} must not contain missing values")
     return arr
 
 
-def _weights(sample_weight, n, index=None):
-    w = check_sample_weight(sample_weight, n, index=index)
+def _plain(label):
+    """A numpy scalar label as the Python value (``'yes'``, not ``np.str_('yes')``)."""
+    return label.item() if isinstance(label, np.generic) else label
+
+
+def _weights(sample_weight, n, index=None, reference="X"):
+    w = check_sample_weight(sample_weight, n, index=index, reference=reference)
     return np.ones(n) if w is None else w
 
 
@@ -82,7 +87,7 @@ def balanced_sample(X, y, *, n_per_class=None, replace=False, sample_weight=None
           or n_per_class < 1):
         raise ValueError(f"n_per_class must be a positive integer; got {n_per_class!r}")
     if not replace and n_per_class > counts.min():
-        small = classes[int(np.argmin(counts))]
+        small = _plain(classes[int(np.argmin(counts))])
         raise ValueError(
             f"n_per_class={n_per_class} exceeds the {int(counts.min())} cases of class "
             f"{small!r}; use replace=True or a smaller n_per_class"
@@ -158,11 +163,12 @@ def misclassification_rates(y_true, y_pred, *, priors=None, sample_weight=None):
     >>> r.round(2).to_dict()
     {'conditional[common]': 0.2, 'conditional[rare]': 0.8, 'unadjusted': 0.5, 'prior_adjusted': 0.26}
     """
+    index = reference_index(y_true)  # y_pred and the weights are paired by position
     yt = _labels(y_true, "y_true")
-    yp = _labels(y_pred, "y_pred")
+    yp = _labels(y_pred, "y_pred", index=index, reference="y_true")
     if yt.shape != yp.shape:
         raise ValueError(f"y_true and y_pred must have the same length; got {yt.size} and {yp.size}")
-    w = _weights(sample_weight, yt.size)
+    w = _weights(sample_weight, yt.size, index=index, reference="y_true")
     classes = np.unique(yt)
     wrong = (yt != yp).astype(float)
     out = {}
@@ -177,7 +183,8 @@ def misclassification_rates(y_true, y_pred, *, priors=None, sample_weight=None):
     if priors is not None:
         pri = pd.Series(priors, dtype=float)
         if (pri < 0).any() or not np.isfinite(pri).all() or pri.sum() <= 0:
-            raise ValueError(f"priors must be finite, non-negative with a positive sum; got {dict(pri)}")
+            raise ValueError("priors must be finite, non-negative with a positive sum; got "
+                             f"{ {_plain(k): float(v) for k, v in pri.items()} }")
         unknown = [c for c in pri.index if c not in set(classes.tolist())]
         if unknown:
             raise ValueError(f"priors names classes absent from y_true: {unknown!r}")

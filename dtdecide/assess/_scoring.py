@@ -26,6 +26,7 @@ from dtdecide.decision import (
     encode_target,
     model_posteriors,
 )
+from dtdecide.decision._validation import check_same_index, float_array, reference_index
 
 __all__ = ["event_code", "redecide", "score_cases"]
 
@@ -77,7 +78,8 @@ def _is_deciding_model(model):
 
 
 def _is_prescored(model):
-    return isinstance(model, (pd.DataFrame, pd.Series, np.ndarray, list))
+    return isinstance(model, (pd.DataFrame, pd.Series, np.ndarray, list, tuple,
+                              pd.api.extensions.ExtensionArray))
 
 
 def event_code(matrix, event):
@@ -111,7 +113,7 @@ def _prescored_posteriors(scores, matrix, name, event_idx=None):
         return scores
     if isinstance(scores, pd.DataFrame):
         return scores
-    arr = np.asarray(scores, dtype=float)
+    arr = float_array(scores, name, "numeric posteriors")
     if arr.ndim == 1 or (arr.ndim == 2 and arr.shape[1] == 1):
         if matrix.n_levels != 2:
             raise ValueError(
@@ -250,7 +252,7 @@ def score_cases(model, X, y, matrix=None, *, costs=None, sample_weight=None,
             # the engine matched the columns to levels; same order for fit statistics
             raw = _frame_in_level_order(post, matrix)
         else:
-            raw = np.asarray(post, dtype=float).reshape(res.cases.shape[0], -1)
+            raw = np.asarray(post, dtype=float)
             if matrix.is_interval:
                 raw = raw.reshape(-1)
         return ScoredCases(matrix=matrix, result=res, post=np.asarray(raw, dtype=float), y=y)
@@ -270,6 +272,11 @@ def score_cases(model, X, y, matrix=None, *, costs=None, sample_weight=None,
     if hasattr(model, "predict"):
         if matrix is None:
             raise ValueError(f"{name}: a scikit-learn model needs matrix=; got None")
+        # the posteriors come back as an array: compare the indexes with X's here
+        index = reference_index(X)
+        for values, what in ((y, "y"), (costs, "costs"), (sample_weight, "sample_weight"),
+                             (decision_costs, "decision_costs")):
+            check_same_index(values, index, what)
         post = model_posteriors(model, X, matrix)
         res = decide(post, matrix, y=y, costs=costs, decision_costs=decision_costs,
                      sample_weight=sample_weight, train_priors=train_priors)

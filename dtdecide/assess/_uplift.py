@@ -18,15 +18,18 @@ curve's end point (a random ordering).
 import numpy as np
 import pandas as pd
 
-from ..decision._validation import check_1d
+from ..decision._validation import check_1d, float_array, has_missing_labels, reference_index
 
 __all__ = ["UpliftCurveDisplay", "uplift_curve"]
 
 
-def _check_treatment(treatment, n):
-    t = np.asarray(check_1d(treatment, "treatment", n_samples=n))
+def _check_treatment(treatment, n, index):
+    t = np.asarray(check_1d(treatment, "treatment", n_samples=n, index=index,
+                            reference="score"))
     if t.dtype == bool:
         return t
+    if has_missing_labels(t):
+        raise ValueError("treatment must not contain missing values (treated or control)")
     try:
         tf = t.astype(float)
     except (TypeError, ValueError):
@@ -85,18 +88,21 @@ def uplift_curve(score, treatment, outcome, *, propensity=None):
     >>> round(curve.attrs["qini_area"], 3), round(curve.attrs["qini_area_over_random"], 3)
     (1.417, 0.917)
     """
-    s = np.asarray(check_1d(score, "score"), dtype=float)
+    index = reference_index(score)  # the other inputs are paired with score by position
+    s = float_array(check_1d(score, "score"), "score")
     n = s.shape[0]
     if not np.isfinite(s).all():
         raise ValueError("score must be finite")
-    t = _check_treatment(treatment, n)
-    y = np.asarray(check_1d(outcome, "outcome", n_samples=n), dtype=float)
+    t = _check_treatment(treatment, n, index)
+    y = float_array(check_1d(outcome, "outcome", n_samples=n, index=index,
+                             reference="score"), "outcome")
     if not np.isfinite(y).all():
         raise ValueError("outcome must be finite")
     if propensity is None:
         w = np.ones(n)
     else:
-        p = np.asarray(check_1d(propensity, "propensity", n_samples=n), dtype=float)
+        p = float_array(check_1d(propensity, "propensity", n_samples=n, index=index,
+                                 reference="score"), "propensity")
         if not ((p > 0) & (p < 1)).all():
             raise ValueError("propensity must be in (0, 1) for every case")
         w = np.where(t, 1 / p, 1 / (1 - p))

@@ -24,6 +24,12 @@ from sklearn.metrics import confusion_matrix
 
 from ..decision._estimator import _level_codes
 from ..decision._kernels import _check_priors
+from ..decision._validation import (
+    check_same_index,
+    float_array,
+    has_missing_labels,
+    reference_index,
+)
 
 __all__ = [
     "benefit_curve",
@@ -206,8 +212,12 @@ def check_priors(priors, n_classes, *, name="priors"):
 
 
 def _check_binary_target(y_true, y_score, pos_label, sample_weight):
-    y_true = np.asarray(y_true)
-    y_score = np.asarray(y_score, dtype=np.float64)
+    index = reference_index(y_true)  # the scores and weights are paired by position
+    check_same_index(y_score, index, "y_score", reference="y_true")
+    check_same_index(sample_weight, index, "sample_weight", reference="y_true")
+    y_true = y_true.to_numpy() if isinstance(y_true, (pd.Series, pd.Index)) else \
+        np.asarray(y_true)
+    y_score = float_array(y_score, "y_score", "numeric scores")
     if y_true.ndim != 1 or y_score.ndim != 1 or y_true.shape[0] != y_score.shape[0]:
         raise ValueError(
             "y_true and y_score must be 1-D arrays of the same length; got shapes "
@@ -215,6 +225,8 @@ def _check_binary_target(y_true, y_score, pos_label, sample_weight):
         )
     if y_true.shape[0] == 0:
         raise ValueError("y_true must not be empty")
+    if has_missing_labels(y_true):
+        raise ValueError("y_true must not contain missing values (NaN, None or pd.NA)")
     if not np.all(np.isfinite(y_score)):
         raise ValueError("y_score must hold finite numbers (no NaN or infinity)")
     labels = np.unique(y_true)
@@ -467,7 +479,7 @@ def benefit_metric(
             sample_weight=sample_weight,
         )
         return float(curve["benefit"].max() / bound)
-    if not isinstance(threshold, Real):
+    if not isinstance(threshold, Real) or isinstance(threshold, (bool, np.bool_)):
         raise TypeError(f"threshold must be a real number or None; got {threshold!r}")
     if np.isnan(threshold):
         raise ValueError(f"threshold must be a real number, not NaN, or None; got {threshold!r}")

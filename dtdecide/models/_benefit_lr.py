@@ -18,7 +18,7 @@ from ._benefit import (
     class_matrix,
     one_vs_rest_benefits,
 )
-from ._targets import class_codes
+from ._targets import check_fit_inputs, class_codes
 
 __all__ = ["BenefitWeightedLogisticRegression"]
 
@@ -253,6 +253,7 @@ default="lbfgs"
             The fitted estimator.
         """
         self._validate_params()
+        check_fit_inputs(X, y, sample_weight)
         X, y = validate_data(
             self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], order="C"
         )

@@ -48,7 +48,7 @@ from sklearn.utils.validation import (
 )
 
 from ._benefit_lr import BenefitWeightedLogisticRegression
-from ._targets import class_codes
+from ._targets import check_fit_inputs, class_codes
 
 __all__ = [
     "FlatCostSensitiveClassifier",
@@ -255,6 +255,7 @@ class _MinorityGroupsMixin:
 
     def _check_target(self, X, y, sample_weight):
         _check_2d(X)
+        check_fit_inputs(X, y, sample_weight)
         validate_data(self, X, skip_check_array=True)
         if y is None:
             raise ValueError(

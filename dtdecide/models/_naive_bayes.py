@@ -12,7 +12,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from ..decision import DecisionMatrix
 from ..decision._kernels import decide_arrays
 from ._benefit import check_priors, choose_priors, class_matrix, matrix_values
-from ._targets import class_codes
+from ._targets import check_fit_inputs, class_codes
 
 __all__ = ["CostSensitiveNaiveBayes"]
 
@@ -301,6 +301,7 @@ default=None
             The fitted estimator.
         """
         self._validate_params()
+        check_fit_inputs(X, y, sample_weight)
         columns, mask, y = self._validate_X(X, reset=True, y=y)
         self.is_categorical_ = mask
         self.classes_, y_idx = class_codes(y)
