@@ -9,6 +9,7 @@ files, and 1 on an unexpected error.
 import argparse
 import gzip
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,15 @@ def _version():
     from dtdecide import __version__
 
     return __version__
+
+
+def _need_input_file(path, what):
+    """A :class:`CLIError` unless ``path`` is a file (a folder, or nothing at all)."""
+    from dtdecide.export._files import input_file_error
+
+    error = input_file_error(path, what)
+    if error is not None:
+        raise CLIError(str(error))
 
 
 class CLIError(Exception):
@@ -105,8 +115,7 @@ def read_data(path, *, what="data", sep=","):
     (2, 2)
     """
     path = Path(path)
-    if not path.is_file():
-        raise CLIError(f"{what} file {str(path)!r} does not exist")
+    _need_input_file(path, f"{what} file {str(path)!r}")
     kind = _DATA_SUFFIXES.get(path.suffix.lower())
     if kind is None:
         raise CLIError(
@@ -128,7 +137,42 @@ def read_data(path, *, what="data", sep=","):
         raise CLIError(f"{what} file {str(path)!r} could not be read: {exc}") from exc
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise CLIError(f"{what} file {str(path)!r} has no rows or no columns")
+    if kind != "parquet":  # Parquet columns have their stored types
+        _warn_numbers_read_as_text(frame, f"{what} file {str(path)!r}")
     return frame
+
+
+def _warn_numbers_read_as_text(frame, label):
+    """Warn about a text column whose values are mostly numbers: a few cells of text
+    (``"abc"``, ``"n/a"``, ``"1,5"``) make the whole column text, and a tree would then
+    treat it as categories. The warning names the column, the first such cells and
+    their lines."""
+    for name in frame.columns:
+        col = frame[name]
+        if pd.api.types.is_numeric_dtype(col.dtype) or \
+                isinstance(col.dtype, pd.CategoricalDtype):
+            continue
+        known = col.dropna()
+        known = known[known.astype(str).str.strip() != ""]
+        is_text = pd.to_numeric(known, errors="coerce").isna()
+        n_text = int(is_text.sum())
+        if n_text == 0 or n_text * 2 >= len(known):
+            continue
+        first = known[is_text].head(3)
+        cells = ", ".join(f"{v!r} (line {_data_line(frame, k)})" for k, v in first.items())
+        warnings.warn(
+            f"{label}: column {str(name)!r} holds numbers in {len(known) - n_text} rows but "
+            f"text in {n_text}: {cells}{' ...' if n_text > 3 else ''}; the whole column is "
+            "read as text (categories). Correct or blank those cells if the column is "
+            "numeric.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _data_line(frame, label):
+    """The line of the data file (header = line 1) of the row ``label``."""
+    return int(frame.index.get_loc(label)) + 2
 
 
 def _read_csv_checked(path, sep, label):
@@ -214,8 +258,7 @@ def read_decisions(path, *, kind=None, interval=None):
     from dtdecide.decision import DecisionMatrix
 
     path = Path(path)
-    if not path.is_file():
-        raise CLIError(f"decision data set {str(path)!r} does not exist")
+    _need_input_file(path, f"decision data set {str(path)!r}")
     try:
         return DecisionMatrix.read_csv(path, kind=kind, interval=interval)
     except (ValueError, TypeError, KeyError, pd.errors.ParserError) as exc:
@@ -323,8 +366,7 @@ def _load_model(path, *, allow_pickle=False):
     from dtdecide.export import load
 
     path = Path(path)
-    if not path.is_file():
-        raise CLIError(f"model file {str(path)!r} does not exist")
+    _need_input_file(path, f"model file {str(path)!r}")
     try:
         model = load(path, allow_pickle=allow_pickle)
     except Exception as exc:  # every load error names the file and says why
@@ -825,6 +867,9 @@ def _cmd_fit(args):
         raise CLIError("give at most one of --validation, --cv and --n-leaves")
     if args.cv is not None and args.cv < 2:
         raise CLIError(f"--cv must be at least 2 folds; got {args.cv}")
+    if args.cv is not None and args.cv > len(frame):
+        raise CLIError(f"--cv {args.cv} needs at least one row per fold; the training data "
+                       f"file {str(args.data)!r} has {len(frame)} rows")
     X, y, costs, weight = _inputs(
         frame,
         target=args.target,
@@ -1342,6 +1387,9 @@ def main(argv=None):
     if args.command is None:
         parser.print_help()
         return EXIT_BAD_INPUT
+    previous_format = warnings.formatwarning
+    if not args.traceback:  # warnings as one line each, like the errors
+        warnings.formatwarning = _warning_line(args.command)
     try:
         # progress bars of long steps (cross-validation folds, levels of a large fit,
         # an exact search, scoring chunks) on a terminal, unless --quiet
@@ -1371,3 +1419,14 @@ def main(argv=None):
         print(f"dtdecide {args.command}: unexpected {type(exc).__name__}: {exc} "
               "(run again with --traceback for details)", file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        warnings.formatwarning = previous_format
+
+
+def _warning_line(command):
+    """A :func:`warnings.formatwarning` that prints ``dtdecide <command>: warning: ...``
+    (no source file and line: they name dtdecide's code, not the user's input)."""
+    def format_warning(message, category, filename, lineno, line=None):
+        return f"dtdecide {command}: warning: {message}\n"
+
+    return format_warning

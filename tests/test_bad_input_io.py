@@ -7,6 +7,7 @@ the message); inputs that are accepted are checked for the right answer.
 """
 
 import re
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -212,6 +213,56 @@ CASES += [
 ]
 
 
+# ------------------------------------------------------------ files: leaf tables
+def _file(tmp_path, name, content):
+    path = tmp_path / name
+    (path.write_bytes if isinstance(content, bytes) else path.write_text)(content)
+    return path
+
+
+# (id, file name, content, patterns of the ValueError of read_leaf_table)
+LEAF_FILES = [
+    ("csv-ragged", "t.csv", "a\n1\n2,3\n", ["t.csv", "cannot be read as a csv", "ParserError"]),
+    ("csv-empty", "t.csv", "", ["t.csv", "cannot be read as a csv"]),
+    ("csv-latin-1", "t.csv", "rule\nZ\xfcrich\n".encode("latin-1"),
+     ["t.csv", "UnicodeDecodeError"]),
+    ("json-broken", "t.json", "{not json", ["t.json", "cannot be read as a json", "JSON"]),
+    ("json-array", "t.json", "[1, 2]", ["t.json", "not a dtdecide leaf-table JSON"]),
+    ("json-no-columns", "t.json", '{"format": "dtdecide.leaf_table"}',
+     ["t.json", "cannot be read as a json", "KeyError"]),
+    ("markdown-prose", "t.md", "hello\nworld\n",
+     ["t.md", "does not hold a Markdown table", "separator row"]),
+    ("markdown-short-row", "t.md", "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 |\n",
+     ["t.md", "row 2 has 1 cells", "header has 2"]),
+    ("parquet-not-parquet", "t.parquet", b"not parquet at all",
+     ["t.parquet", "cannot be read as a parquet"]),
+]
+
+
+@pytest.mark.parametrize("name, content, patterns",
+                         [pytest.param(n, c, p, id=i) for i, n, c, p in LEAF_FILES])
+def test_read_leaf_table_of_a_bad_file(tmp_path, name, content, patterns):
+    if name.endswith(".parquet"):
+        pytest.importorskip("pyarrow")
+    path = _file(tmp_path, name, content)
+    with pytest.raises(ValueError) as exc_info:
+        dt.read_leaf_table(path)
+    _check_message(exc_info, patterns)
+
+
+def test_a_folder_is_not_a_file_to_read(tmp_path):
+    tree = dt.ProfitTreeClassifier(max_depth=1).fit(pd.DataFrame({"x": [0.0, 1.0]}), [0, 1])
+    for call in (lambda: dt.read_leaf_table(tmp_path), lambda: dt.score_file(tree, tmp_path)):
+        with pytest.raises(IsADirectoryError, match="is a folder, not a file"):
+            call()
+
+
+def test_markdown_leaf_table_round_trip_keeps_empty_cells(tmp_path):
+    table = pd.DataFrame({"leaf": [1, 2], "rule": ["", "x > 1"], "ROI": [np.nan, 0.5]})
+    path = dt.write_leaf_table(table, tmp_path / "t.md")
+    pd.testing.assert_frame_equal(dt.read_leaf_table(path), table)
+
+
 def _check_message(exc_info, patterns):
     message = str(exc_info.value)
     missing = [p for p in patterns if not re.search(p, message)]
@@ -296,3 +347,99 @@ def test_compare_models_takes_validation_by_default(f):
 def test_adjust_posteriors_of_a_frame(f):
     got = dt.adjust_posteriors(f.frame, [0.5, 0.5], [0.3, 0.7])
     np.testing.assert_allclose(got, np.full((4, 2), 0.5))
+
+
+# ---------------------------------------------------------------------------- command line
+@pytest.fixture(scope="module")
+def cli(tmp_path_factory):
+    """A training file, a decision file and a model fitted on them."""
+    from dtdecide.cli import main
+
+    root = tmp_path_factory.mktemp("cli_io")
+    rng = np.random.default_rng(0)
+    n = 300
+    age = rng.integers(18, 80, n)
+    frame = pd.DataFrame({"age": age, "region": rng.choice(["north", "south"], n),
+                          "y": np.where(rng.random(n) < (age - 18) / 62, "yes", "no")})
+    frame.to_csv(root / "train.csv", index=False)
+    (root / "decisions.csv").write_text("level,call,skip\nno,-1,0\nyes,10,0\n")
+    model = root / "m.dtdecide"
+    assert main(["fit", str(root / "train.csv"), "--target", "y", "--decisions",
+                 str(root / "decisions.csv"), "--max-depth", "2", "-o", str(model),
+                 "--quiet"]) == 0
+    return SimpleNamespace(root=root, frame=frame, model=model, main=main)
+
+
+def _cli(cli, capsys, *argv):
+    code = cli.main([str(a) for a in (*argv, "--quiet")])
+    return code, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, label", [
+    (["fit", "{root}", "--target", "y"], "training data file"),
+    (["fit", "{root}/train.csv", "--target", "y", "--decisions", "{root}"],
+     "decision data set"),
+    (["score", "{root}", "{root}/train.csv"], "model file"),
+    (["score", "{model}", "{root}"], "data file"),
+    (["leaf-table", "{model}", "--data", "{root}"], "data file"),
+    (["prune-study", "{model}", "--validation", "{root}"], "validation data file"),
+], ids=["fit-data", "fit-decisions", "score-model", "score-data", "leaf-table-data",
+        "prune-study-validation"])
+def test_cli_folder_given_for_a_file(cli, capsys, argv, label):
+    """A folder where a file is expected: exit 2 naming it as a folder (was: 'does not
+    exist', which it does)."""
+    argv = [a.format(root=cli.root, model=cli.model) for a in argv]
+    code, err = _cli(cli, capsys, *argv)
+    assert code == 2
+    assert f"{label} '{cli.root}' is a folder, not a file" in err
+
+
+def test_cli_more_folds_than_rows(cli, capsys):
+    code, err = _cli(cli, capsys, "fit", cli.root / "train.csv", "--target", "y", "--cv",
+                     "1000", "-o", cli.root / "cv.dtdecide")
+    assert code == 2
+    assert "--cv 1000" in err and "300 rows" in err and "train.csv" in err
+
+
+def test_cli_numbers_read_as_text_warn_naming_column_and_line(cli, capsys):
+    bad = cli.frame.astype({"age": object})
+    bad.loc[4, "age"] = "unknown"
+    bad.to_csv(cli.root / "typo.csv", index=False)
+    with pytest.warns(UserWarning) as record:
+        code, _ = _cli(cli, capsys, "fit", cli.root / "typo.csv", "--target", "y",
+                       "-o", cli.root / "typo.dtdecide")
+    assert code == 0
+    messages = [str(w.message) for w in record]
+    assert any("typo.csv" in m and "column 'age'" in m and "'unknown' (line 6)" in m
+               and "read as text" in m for m in messages), messages
+    # a clean file gives no such warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        code, _ = _cli(cli, capsys, "fit", cli.root / "train.csv", "--target", "y",
+                       "-o", cli.root / "clean.dtdecide")
+    assert code == 0
+
+
+def test_cli_warnings_are_one_line(cli, capsys):
+    """A warning printed by the command line reads 'dtdecide <command>: warning: ...',
+    without the source file and line of dtdecide's code."""
+    bad = cli.frame.astype({"age": object})
+    bad.loc[4, "age"] = "unknown"
+    bad.to_csv(cli.root / "typo2.csv", index=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        shown = []
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            shown.append(warnings.formatwarning(message, category, filename, lineno, line))
+
+        warnings.showwarning = show
+        code, _ = _cli(cli, capsys, "fit", cli.root / "typo2.csv", "--target", "y",
+                       "-o", cli.root / "typo2.dtdecide")
+    assert code == 0
+    assert shown and all(s.startswith("dtdecide fit: warning: ") for s in shown), shown
+    assert not any(".py:" in s for s in shown)
+    # outside the command line, warnings are formatted as usual again
+    assert warnings.formatwarning is not None
+    assert "UserWarning" in warnings.formatwarning("m", UserWarning, "f.py", 1, "")
+

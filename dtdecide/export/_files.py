@@ -13,7 +13,7 @@ import os
 import secrets
 from pathlib import Path
 
-__all__ = ["AtomicFile", "atomic_path", "check_path"]
+__all__ = ["AtomicFile", "atomic_path", "check_path", "input_file_error"]
 
 
 def check_path(path):
@@ -22,6 +22,21 @@ def check_path(path):
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or path-like; got {type(path).__name__}")
     return Path(path)
+
+
+def input_file_error(path, what):
+    """The error to raise when ``path`` is not a file to read, else None.
+
+    A folder is an :class:`IsADirectoryError` ("``<what>`` is a folder, not a file"), a
+    missing path a :class:`FileNotFoundError` ("``<what>`` does not exist"); ``what``
+    names the file for the user (e.g. ``"data file 'new.csv'"``).
+    """
+    path = Path(path)
+    if path.is_dir():
+        return IsADirectoryError(f"{what} is a folder, not a file")
+    if not path.is_file() and not path.exists():
+        return FileNotFoundError(f"{what} does not exist")
+    return None
 
 
 class AtomicFile:

@@ -17,12 +17,13 @@ exactly (shortest round-trip text, or binary), and every reader restores the dty
 
 import json
 import math
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ._files import atomic_path, check_path
+from ._files import atomic_path, check_path, input_file_error
 
 __all__ = ["read_leaf_table", "write_leaf_table"]
 
@@ -282,9 +283,32 @@ def read_leaf_table(path, *, format=None):
     True
     """
     path = check_path(path)
+    error = input_file_error(path, f"path {str(path)!r}")
+    if error is not None:
+        raise error
     fmt = _format_of(path, format)
-    if not path.exists():
-        raise FileNotFoundError(f"path does not exist: {path}")
+    if fmt in ("excel", "parquet"):
+        _need({"excel": "openpyxl", "parquet": "pyarrow"}[fmt], fmt.capitalize())
+    try:
+        return _read_table(path, fmt)
+    except _LeafTableError as exc:  # its own message, as a plain ValueError
+        raise ValueError(str(exc)) from None
+    except (ValueError, KeyError, TypeError, IndexError, zipfile.BadZipFile) as exc:
+        # a file that is not what its suffix says, or damaged: name it, never a parser
+        # traceback (UnicodeDecodeError, pandas' ParserError, pyarrow's ArrowInvalid
+        # and JSONDecodeError are ValueErrors)
+        raise ValueError(
+            f"path {str(path)!r} cannot be read as a {fmt} leaf table written by "
+            f"write_leaf_table ({type(exc).__name__}: {exc})"
+        ) from None
+
+
+class _LeafTableError(ValueError):
+    """A file that is readable but not a leaf table (its message says why)."""
+
+
+def _read_table(path, fmt):
+    """The leaf table of the file ``path`` in format ``fmt``."""
     if fmt == "csv":
         raw = pd.read_csv(path, dtype=str, keep_default_na=False)
         text_cols = _guess_text_columns(raw)
@@ -292,7 +316,7 @@ def read_leaf_table(path, *, format=None):
     if fmt == "json":
         doc = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(doc, dict) or doc.get("format") != _JSON_TAG:
-            raise ValueError(f"path {path} is not a dtdecide leaf-table JSON document")
+            raise _LeafTableError(f"path {path} is not a dtdecide leaf-table JSON document")
         data = {}
         for c, dtype in zip(doc["columns"], doc["dtypes"]):
             vals = doc["data"][c]
@@ -307,15 +331,24 @@ def read_leaf_table(path, *, format=None):
         return pd.DataFrame(data, columns=doc["columns"])
     if fmt == "markdown":
         lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-        if len(lines) < 2:
-            raise ValueError(f"path {path} does not hold a Markdown table")
+        if len(lines) < 2 or not set(lines[1].strip()) <= set("|-: ") or \
+                "-" not in lines[1]:
+            raise _LeafTableError(
+                f"path {path} does not hold a Markdown table (a header row, then a "
+                "separator row such as |---|---|)"
+            )
         cols = _md_split(lines[0])
         rows = [_md_split(ln) for ln in lines[2:]]
+        for k, row in enumerate(rows):
+            if len(row) != len(cols):
+                raise _LeafTableError(
+                    f"path {path}: Markdown table row {k + 1} has {len(row)} cells, but the "
+                    f"header has {len(cols)}"
+                )
         raw = {c: [r[i] for r in rows] for i, c in enumerate(cols)}
         text_cols = _guess_text_columns(pd.DataFrame(raw, columns=cols, dtype=object))
         return _restore(cols, raw, text_cols)
     if fmt == "excel":
-        _need("openpyxl", "Excel")
         dtypes = pd.read_excel(path, sheet_name="dtypes", dtype=str)
         table = pd.read_excel(path, sheet_name="leaves", dtype=object, na_filter=False)
         try:
@@ -334,7 +367,6 @@ def read_leaf_table(path, *, format=None):
                     [np.nan if _is_na(v) else float(v) for v in col], dtype=np.float64
                 ).astype(dtype)
         return pd.DataFrame(data, columns=list(dtypes["column"]))
-    _need("pyarrow", "Parquet")
     return pd.read_parquet(path)
 
 

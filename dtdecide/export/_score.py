@@ -24,7 +24,7 @@ import pandas as pd
 
 from .._progress import progress_bar
 from ..decision._result import SummaryTotals
-from ._files import AtomicFile
+from ._files import AtomicFile, input_file_error
 
 __all__ = ["score_file"]
 
@@ -272,8 +272,9 @@ def _frame_chunks(frame, chunk_size):
 def _open_input(path, sep, chunk_size, where):
     """``(chunks, n_rows or None, keeps_index)`` of the input file."""
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"{where} does not exist")
+    error = input_file_error(path, where)
+    if error is not None:
+        raise error
     kind = _kind_of(path, where.split(" '")[0])
     _need_engine(kind, path, where.split(" '")[0])
     if kind == "csv":
