@@ -206,6 +206,50 @@ for _cls in MODELS:
          ["0 sample|no cases"]),
     ]
 
+
+def _campaign(f):
+    from dtdecide.policy import make_logged_campaign
+
+    return make_logged_campaign(60, random_state=0)
+
+
+def _rewards_with_action(f, action):
+    from dtdecide.policy import policy_rewards
+
+    data = _campaign(f)
+    return policy_rewards(data.X, action(data.action), data.outcome, cv=2, random_state=0)
+
+
+def _missing_action(dtype, value):
+    def spoil(action):
+        out = pd.array(action, dtype=dtype)
+        out[3] = value
+        return out
+    return spoil
+
+
+CASES += [
+    # ------------------------------------------------------------ logged campaigns
+    ("policy-action-none", lambda f: _rewards_with_action(f, _missing_action(object, None)),
+     ValueError, ["action has 1 missing value", "drop those cases"]),
+    ("policy-action-nan", lambda f: _rewards_with_action(f, _missing_action(object, np.nan)),
+     ValueError, ["action has 1 missing value"]),
+    ("policy-action-string-na",
+     lambda f: _rewards_with_action(f, _missing_action("string", pd.NA)), ValueError,
+     ["action has 1 missing value"]),
+    ("policy-value-cost-text",
+     lambda f: dt.policy_value("mail", _campaign(f).X, _campaign(f).action,
+                               _campaign(f).outcome, costs={"mail": ["x"] * 60},
+                               propensity=_campaign(f).propensity), TypeError,
+     [r"costs\['mail'\]", "numbers"]),
+    ("campaign-negative-size", lambda f: dt.make_logged_campaign(-1), ValueError,
+     ["n_samples", "integer of at least 1", "-1"]),
+    ("campaign-float-size", lambda f: dt.make_logged_campaign(10.5), ValueError,
+     ["n_samples", "integer", "10.5"]),
+    ("campaign-negative-noise", lambda f: dt.make_logged_campaign(10, noise_sd=-1),
+     ValueError, ["noise_sd", "finite number >= 0", "-1"]),
+]
+
 CASES += [
     ("from-json-text-too-long-for-a-path",
      lambda f: DecisionMatrix.from_json("x" * 10_000), ValueError,

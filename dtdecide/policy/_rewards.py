@@ -27,7 +27,13 @@ from sklearn.utils import Bunch
 from sklearn.utils.validation import check_random_state
 
 from .._progress import progress_bar
-from ..decision._validation import check_1d, check_same_index, reference_index
+from ..decision._validation import (
+    check_1d,
+    check_same_index,
+    float_array,
+    has_missing_labels,
+    reference_index,
+)
 
 __all__ = ["Rewards", "policy_rewards", "check_costs", "check_decisions"]
 
@@ -56,6 +62,10 @@ def check_decisions(action, decisions):
     one of ``decisions``.
     """
     a = np.asarray(action, dtype=object)
+    if has_missing_labels(a.reshape(-1)):
+        k = int(pd.isna(pd.Series(a.reshape(-1), dtype=object)).sum())
+        raise ValueError(f"action has {k} missing value(s) (NaN, None or pd.NA); every "
+                         "logged case needs the decision it got: drop those cases first")
     labels = np.array([str(v) for v in a], dtype=object)
     if decisions is None:
         decisions = tuple(sorted(set(labels.tolist())))
@@ -102,18 +112,18 @@ def check_costs(costs, decisions, n, index=None, name="costs"):
             )
         for k, v in costs.items():
             d = decisions.index(str(k))
-            if isinstance(v, numbers.Real):
+            if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)):
                 out[:, d] = float(v)
                 continue
             check_same_index(v, index, f"{name}[{k!r}]")
-            arr = np.asarray(v, dtype=float).reshape(-1)
+            arr = float_array(v, f"{name}[{k!r}]", "numbers").reshape(-1)
             if arr.shape[0] != n:
                 raise ValueError(
                     f"{name}[{k!r}] must have one value per case ({n}); got {arr.shape[0]}"
                 )
             out[:, d] = arr
     else:
-        arr = np.asarray(costs, dtype=float)
+        arr = float_array(costs, name, "numbers")
         if arr.shape != (n, D):
             raise ValueError(
                 f"{name} must be a DataFrame or dict keyed by decision, or an array of shape "

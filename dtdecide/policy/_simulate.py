@@ -21,6 +21,8 @@ zero (the effects already include them); the best policy is ``argmax_d mu_d(x)``
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
@@ -81,8 +83,13 @@ def make_logged_campaign(n_samples=1000, *, n_features=5, effect="step", confoun
     """
     if effect not in EFFECTS:
         raise ValueError(f"effect must be one of {EFFECTS}; got {effect!r}")
-    if n_features < 3:
-        raise ValueError(f"n_features must be at least 3; got {n_features!r}")
+    for name, value, low in (("n_samples", n_samples, 1), ("n_features", n_features, 3)):
+        if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+            raise ValueError(f"{name} must be an integer of at least {low}; got {value!r}")
+    for name, value in (("confounding", confounding), ("noise_sd", noise_sd)):
+        if not isinstance(value, numbers.Real) or isinstance(value, bool) or \
+                not np.isfinite(value) or value < 0:
+            raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
     rng = np.random.default_rng(random_state)
     X = rng.normal(size=(n_samples, n_features))
     base = 1.0 + X[:, 0] + 0.5 * X[:, 2]
