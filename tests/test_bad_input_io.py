@@ -187,6 +187,33 @@ CASES = [
      TypeError, ["threshold", "real number", "True"]),
 ]
 
+CASES += [
+    # ------------------------------------------------------------ DecisionEstimator, scorer
+    ("estimator-fit-y-misaligned",
+     lambda f: dt.DecisionEstimator(LogisticRegression(), f.m).fit(f.X, pd.Series(f.y8,
+                                                                                f.shifted)),
+     ValueError, ["y has an index", "index of X"]),
+    ("estimator-fit-weight-misaligned",
+     lambda f: dt.DecisionEstimator(LogisticRegression(), f.m).fit(
+         f.X, f.y8, sample_weight=pd.Series(np.ones(8), f.shifted)), ValueError,
+     ["sample_weight has an index", "index of X"]),
+    ("estimator-fit-y-missing",
+     lambda f: dt.DecisionEstimator(LogisticRegression(), f.m).fit(f.X, _y8_missing(f)),
+     ValueError, ["y contains missing values"]),
+    ("estimator-decide-y-misaligned",
+     lambda f: dt.DecisionEstimator(LogisticRegression(), f.m).fit(f.X, f.y8).decide(
+         f.X, pd.Series(f.y8, f.shifted)), ValueError, ["y has an index", "index of X"]),
+    ("scorer-y-misaligned",
+     lambda f: dt.make_profit_scorer(f.m)(f.lr, f.X, pd.Series(f.y8, f.shifted)), ValueError,
+     ["y_true has an index", "index of X"]),
+    ("scorer-weight-misaligned",
+     lambda f: dt.make_profit_scorer(f.m)(f.lr, f.X, f.y8,
+                                          sample_weight=pd.Series(np.ones(8), f.shifted)),
+     ValueError, ["sample_weight has an index", "index of X"]),
+    ("plot-curves-not-a-frame", lambda f: dt.plot_profit_curves("curves.csv"), TypeError,
+     ["curves must be a DataFrame", "got str"]),
+]
+
 # every model of dtdecide.models: missing labels and misaligned pandas inputs at fit
 MODELS = [dt.BenefitWeightedLogisticRegression, dt.CostSensitiveNaiveBayes,
           dt.FlatCostSensitiveClassifier, dt.HierarchicalCostSensitiveClassifier]
@@ -386,6 +413,17 @@ def test_compare_models_takes_validation_by_default(f):
     assert dt.compare_models({"lr": f.lr}, data, f.m).attrs["select_role"] == "test"
     table = dt.compare_models({"lr": f.lr}, data, f.m, select_role="train")
     assert table.attrs["select_role"] == "train"
+
+
+def test_scorer_in_a_cross_validation_keeps_working(f):
+    """The folds of a search keep their index labels in X and y alike: no refusal."""
+    from sklearn.model_selection import cross_val_score
+
+    X = pd.concat([f.X] * 3, ignore_index=True).set_axis(range(100, 124))
+    y = pd.Series(np.tile(f.y8, 3), index=X.index)
+    scores = cross_val_score(dt.DecisionEstimator(LogisticRegression(), f.m), X, y, cv=3,
+                             scoring=dt.make_profit_scorer(f.m))
+    assert np.isfinite(scores).all()
 
 
 def test_adjust_posteriors_of_a_frame(f):

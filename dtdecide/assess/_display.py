@@ -366,6 +366,9 @@ def plot_profit_curves(curves, *, statistic="cum_profit", overlay="model", panel
     >>> [ax.get_title() for ax in axes]
     ['train', 'test']
     """
+    if not isinstance(curves, pd.DataFrame):
+        raise TypeError(f"curves must be a DataFrame of stacked charts (from profit_curves "
+                        f"or what_if_curves); got {type(curves).__name__}")
     plt = _import_pyplot()
     for col in (overlay, panel):
         if col is not None and col not in curves.columns:

@@ -12,6 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._engine import decide
 from ._kernels import _check_priors
 from ._matrix import check_matrix_or_none
+from ._validation import check_per_case, has_missing_labels
 
 __all__ = ["DecisionEstimator"]
 
@@ -158,6 +159,10 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
             raise TypeError(
                 f"estimator must be a scikit-learn estimator with fit; got {self.estimator!r}"
             )
+        check_per_case(X, y=y, sample_weight=sample_weight)
+        if y is not None and has_missing_labels(np.asarray(y, dtype=object).reshape(-1)):
+            raise ValueError("y contains missing values (NaN, None or pd.NA); drop those "
+                             "cases first")
         est = clone(self.estimator)
         if sample_weight is not None:
             fit_params["sample_weight"] = sample_weight
@@ -259,6 +264,8 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
         matrix = self.decision_matrix_
         if matrix is None:
             raise ValueError("decision_matrix is None: give a DecisionMatrix to decide")
+        check_per_case(X, y=y, costs=costs, decision_costs=decision_costs,
+                       sample_weight=sample_weight)
         post = model_posteriors(self.estimator_, X, matrix)
         if isinstance(X, pd.DataFrame):
             post = (pd.Series(post, index=X.index) if post.ndim == 1

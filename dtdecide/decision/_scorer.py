@@ -13,6 +13,7 @@ from sklearn.utils.metadata_routing import (
 from ._engine import decide
 from ._estimator import model_posteriors
 from ._matrix import DecisionMatrix
+from ._validation import check_per_case
 
 __all__ = ["make_profit_scorer"]
 
@@ -78,6 +79,10 @@ class ProfitScorer(_MetadataRequester):
         deciding case by case; a profit tree decides from its leaves' training costs.
         """
         matrix = self.matrix
+        # the indexes are dropped below (a fold of a search keeps its labels): first make
+        # sure that they agree
+        check_per_case(X, y_true=y_true, costs=costs, sample_weight=sample_weight,
+                       decision_costs=decision_costs)
         if costs is None and matrix.cost_variables and isinstance(X, pd.DataFrame) and all(
             c in X.columns for c in matrix.cost_variables
         ):

@@ -25,7 +25,8 @@ from sklearn.utils.validation import _check_sample_weight, _num_samples, column_
 
 from ._kernels import _FLOAT, _check_weight_total
 
-__all__ = ["check_1d", "check_same_index", "check_sample_weight", "float_array",
+__all__ = ["check_1d", "check_per_case", "check_same_index", "check_sample_weight",
+           "float_array",
            "has_missing_labels", "reference_index"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
@@ -70,6 +71,14 @@ def check_same_index(values, index, name, *, reference="X"):
             f"{name}.reindex({reference}.index), or {name}.set_axis({reference}.index) "
             "if they already are in the same order)"
         )
+
+
+def check_per_case(X, reference="X", **inputs):
+    """:func:`check_same_index` of every per-case input (``y=``, ``costs=``, ...) against
+    the index of ``X`` (nothing to compare when ``X`` is not a pandas object)."""
+    index = reference_index(X)
+    for name, values in inputs.items():
+        check_same_index(values, index, name, reference=reference)
 
 
 def float_array(values, name, what="numeric"):
