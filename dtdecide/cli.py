@@ -10,6 +10,7 @@ import argparse
 import gzip
 import sys
 import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -133,7 +134,8 @@ def read_data(path, *, what="data", sep=","):
             _check_csv_layout(frame, path, sep, what)
     except CLIError:
         raise
-    except (ValueError, OSError, ImportError, pd.errors.ParserError) as exc:
+    except (ValueError, OSError, ImportError, pd.errors.ParserError, EOFError,
+            zlib.error) as exc:  # EOFError, zlib.error: a damaged .gz file
         raise CLIError(f"{what} file {str(path)!r} could not be read: {exc}") from exc
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise CLIError(f"{what} file {str(path)!r} has no rows or no columns")

@@ -525,3 +525,48 @@ def test_cli_warnings_are_one_line(cli, capsys):
     assert warnings.formatwarning is not None
     assert "UserWarning" in warnings.formatwarning("m", UserWarning, "f.py", 1, "")
 
+
+
+def _new_cases(cli, n=None):
+    frame = cli.frame.drop(columns=["y"])
+    return frame if n is None else frame.head(n)
+
+
+def test_score_damaged_gz_file_is_exit_2(cli, capsys):
+    import gzip
+
+    raw = gzip.compress(_new_cases(cli).to_csv(index=False).encode())
+    for name, data in (("half.csv.gz", raw[: len(raw) // 2]), ("tiny.csv.gz", raw[:15]),
+                       ("plain.csv.gz", _new_cases(cli).to_csv(index=False).encode())):
+        (cli.root / name).write_bytes(data)
+        for argv in (["score", cli.model, cli.root / name, "-o", cli.root / "s.csv"],
+                     ["fit", cli.root / name, "--target", "age", "-o", cli.root / "g.dtdecide"]):
+            code, err = _cli(cli, capsys, *argv)
+            assert code == 2, (name, err)
+            assert name in err and "could not be read" in err and "unexpected" not in err
+    assert not (cli.root / "s.csv").exists()  # nothing half written
+
+
+def test_score_text_in_a_numeric_column_names_the_row(cli, capsys):
+    new = _new_cases(cli).astype({"age": object})
+    new.loc[[120, 200], "age"] = "unknown"
+    new.to_csv(cli.root / "late_text.csv", index=False)
+    code, err = _cli(cli, capsys, "score", cli.model, cli.root / "late_text.csv",
+                     "--chunk-size", "50", "-o", cli.root / "s.csv")
+    assert code == 2
+    assert "late_text.csv" in err and "chunk 3" in err
+    assert "column 'age' was numeric at fit time" in err
+    assert "data row 121 holds the text 'unknown'" in err
+    # the API names it too
+    with pytest.raises(TypeError, match=r"data row 121 holds the text 'unknown'"):
+        dt.score_file(dt.load(cli.model), cli.root / "late_text.csv", chunk_size=50)
+
+
+def test_score_a_row_longer_than_the_header(cli, capsys):
+    lines = _new_cases(cli).to_csv(index=False).splitlines()
+    lines[250] += ",7"
+    (cli.root / "long_row.csv").write_text("\n".join(lines) + "\n")
+    code, err = _cli(cli, capsys, "score", cli.model, cli.root / "long_row.csv")
+    assert code == 2
+    assert "line 251 has 3 fields, but the header has 2" in err
+    assert "cannot be matched to the columns" in err and "shorter" not in err

@@ -17,6 +17,7 @@ import gzip
 import os
 import sys
 import warnings
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -97,7 +98,7 @@ def _csv_header(path, sep, where):
     try:
         with opener(path, "rt", newline="", encoding="utf-8-sig") as fh:
             header = next(csv.reader(fh, delimiter=sep), None)
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+    except (OSError, UnicodeDecodeError, csv.Error, EOFError, zlib.error) as exc:
         raise ValueError(f"{where} could not be read: {exc}") from exc
     if not header:
         raise ValueError(f"{where} has no rows or no columns")
@@ -161,8 +162,10 @@ class _FieldCounter:
                 k = int(np.argmax(bad))
             raise ValueError(
                 f"{self.where}: line {first_line + k + 1:,} has {int(counts[k]) + 1} fields, "
-                f"but the header has {self.n_fields}; a row shorter than the header would "
-                "be read with missing values in its last columns"
+                f"but the header has {self.n_fields}; "
+                + ("a row shorter than the header would be read with missing values in "
+                   "its last columns" if counts[k] + 1 < self.n_fields else
+                   "its values cannot be matched to the columns")
             )
 
     def _scan(self, data):
@@ -194,20 +197,29 @@ class _FieldCounter:
         self.blank = not data[ends[-1] + 1:].strip()
 
 
+# what reading a CSV file may raise about the file: damaged text, or (the last three) a
+# damaged .gz file
+_UNREADABLE = (pd.errors.ParserError, UnicodeDecodeError, EOFError, gzip.BadGzipFile,
+               zlib.error)
+
+
 def _csv_chunks(path, sep, chunk_size, where):
     header = _csv_header(path, sep, where)
     opener = gzip.open if str(path).lower().endswith(".gz") else open
     with opener(path, "rb") as raw:
         counted = _FieldCounter(raw, sep, len(header), where)
-        reader = pd.read_csv(counted, sep=sep, chunksize=chunk_size, index_col=False)
         first = 0
+        try:  # pandas reads the first block of the file here already
+            reader = pd.read_csv(counted, sep=sep, chunksize=chunk_size, index_col=False)
+        except _UNREADABLE as exc:
+            raise ValueError(f"{where} could not be read: {exc}") from exc
         with reader:
             while True:
                 try:
                     chunk = next(reader)
                 except StopIteration:
                     return
-                except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+                except _UNREADABLE as exc:
                     raise ValueError(
                         f"{where}: the chunk from data row {first + 1:,} could not be read: "
                         f"{exc}"
@@ -414,6 +426,9 @@ class _Scorer:
         self.where = where
         self.args = args
         self.features = [str(n) for n in model.feature_names_in_]
+        categorical = getattr(model, "is_categorical_", None)
+        self.numeric = [] if categorical is None else [
+            n for n, cat in zip(self.features, categorical) if not cat]
         self.matrix = getattr(model, "decision_matrix_", None)
         self.cost_names = list(self.matrix.cost_variables) if self.matrix is not None else []
         self.case_rule = (self.matrix is not None and hasattr(model, "get_tree_view")
@@ -435,6 +450,22 @@ class _Scorer:
                 'this model decides by the case rule (decision_rule="case"), where every '
                 "case decides with its own costs"
             )
+
+    def _check_numbers(self, X, label, first):
+        """Name the first cell of text in a column that was numeric at fit time (the
+        model would only say that the column is no longer numeric)."""
+        for name in self.numeric:
+            col = X[name]
+            if pd.api.types.is_numeric_dtype(col.dtype):
+                continue
+            text = col.notna().to_numpy() & pd.to_numeric(col, errors="coerce").isna().to_numpy()
+            if text.any():
+                k = int(np.argmax(text))
+                raise TypeError(
+                    f"{label}: column {name!r} was numeric at fit time, but data row "
+                    f"{first + k + 1:,} holds the text {col.iloc[k]!r}"
+                    + (f" ({int(text.sum())} such rows in this chunk)" if text.sum() > 1 else "")
+                )
 
     def _require(self, chunk, columns, label, option=None):
         message = missing_columns(chunk, columns, label, option)
@@ -488,6 +519,7 @@ class _Scorer:
         if self.keep:
             self._require(chunk, self.keep, label, self.args["keep"])
         X = chunk[self.features]
+        self._check_numbers(X, label, first)
         costs = None
         if self.cost_names and set(self.cost_names) <= set(chunk.columns):
             costs = chunk[self.cost_names]
