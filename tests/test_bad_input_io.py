@@ -277,6 +277,32 @@ CASES += [
      ValueError, ["noise_sd", "finite number >= 0", "-1"]),
 ]
 
+def _cost_tree(f):
+    """A revenue tree whose cost variable 'c' was an X column at fit time."""
+    X = f.X.assign(c=[1.0, 2.0] * 4)
+    return dt.ProfitTreeClassifier(decision_matrix=f.rev, max_depth=2, min_samples_leaf=1,
+                                   min_samples_split=2).fit(X, f.y8)
+
+
+CASES += [
+    # ------------------------------------------------------------ exports
+    ("sql-cost-column-number", lambda f: dt.to_sql(_cost_tree(f), cost_columns={"c": 5}),
+     TypeError, ["cost_columns", "column names", r"\{'c': 5\}"]),
+    ("sql-cost-column-empty", lambda f: dt.to_sql(_cost_tree(f), cost_columns={"c": ""}),
+     TypeError, ["cost_columns", "non-empty str"]),
+    ("sql-target-empty", lambda f: dt.to_sql(_cost_tree(f), target=""), TypeError,
+     ["target", "non-empty str"]),
+    ("sql-keep-columns-twice", lambda f: dt.to_sql(_cost_tree(f), keep_columns=["x", "x"]),
+     ValueError, ["keep_columns", r"\['x'\] more than once"]),
+    ("write-leaf-table-missing-text",
+     lambda f: dt.write_leaf_table(pd.DataFrame({"rule": ["x > 1", None]}), "/tmp/never.md"),
+     ValueError, ["table column 'rule'", "1 missing value", "fillna"]),
+    ("leaf-table-seed-text", lambda f: dt.leaf_table(_cost_tree(f), random_state="x"),
+     TypeError, ["random_state", "int >= 0", "'x'"]),
+    ("campaign-seed-text", lambda f: dt.make_logged_campaign(10, random_state="x"),
+     TypeError, ["random_state", "Generator", "'x'"]),
+]
+
 CASES += [
     ("from-json-text-too-long-for-a-path",
      lambda f: DecisionMatrix.from_json("x" * 10_000), ValueError,

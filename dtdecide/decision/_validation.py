@@ -26,7 +26,7 @@ from sklearn.utils.validation import _check_sample_weight, _num_samples, column_
 from ._kernels import _FLOAT, _check_weight_total
 
 __all__ = ["check_1d", "check_per_case", "check_same_index", "check_sample_weight",
-           "float_array",
+           "check_seed", "float_array",
            "has_missing_labels", "reference_index"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
@@ -79,6 +79,19 @@ def check_per_case(X, reference="X", **inputs):
     index = reference_index(X)
     for name, values in inputs.items():
         check_same_index(values, index, name, reference=reference)
+
+
+def check_seed(random_state, name="random_state"):
+    """Refuse a seed that numpy cannot use (a ``TypeError`` naming ``name``): an int
+    >= 0, a numpy ``Generator`` or ``RandomState``, or None."""
+    ok = random_state is None or isinstance(
+        random_state, (np.random.Generator, np.random.RandomState)) or (
+        isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool)
+        and random_state >= 0)
+    if not ok:
+        raise TypeError(f"{name} must be an int >= 0, a numpy Generator or RandomState, "
+                        f"or None; got {random_state!r}")
+    return random_state
 
 
 def float_array(values, name, what="numeric"):

@@ -87,6 +87,14 @@ def _check_table(table):
         )
     if table.columns.duplicated().any():
         raise ValueError("table must not have duplicated column names")
+    for c in table.columns:
+        if _is_text(table[c]) and table[c].isna().any():
+            # a file holds texts: a missing one would come back as "None", "nan" or ""
+            raise ValueError(
+                f"table column {c!r} holds {int(table[c].isna().sum())} missing value(s) "
+                "among text; a leaf-table file cannot keep them apart from text: fill them "
+                f"first (e.g. table[{c!r}].fillna(''))"
+            )
 
 
 def _numeric_from_text(values):

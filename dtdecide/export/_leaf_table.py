@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from ..decision import encode_target, prior_adjustment_weights, roi
-from ..decision._validation import check_1d, check_sample_weight, reference_index
+from ..decision._validation import check_1d, check_sample_weight, check_seed, reference_index
 from ._caserule import case_form, case_text, is_case_rule
 from ._common import format_label, format_number, tree_view
 
@@ -396,6 +396,7 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
         "n": np.asarray(tree.n_node_samples)[leaves].astype(np.int64),
         "weight": np.asarray(tree.weighted_n_node_samples, dtype=np.float64)[leaves],
     }
+    check_seed(random_state)
     _training_columns(view, out, n_resamples, random_state, precision)
     if X is not None:
         _validation_columns(view, out, X, y, costs, sample_weight)

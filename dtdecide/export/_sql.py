@@ -499,8 +499,12 @@ def to_sql(
             raise TypeError(
                 f"keep_columns must be '*', a list of names or None; got {keep_columns!r}"
             ) from None
-        if not all(isinstance(c, str) for c in keep_columns):
+        if not all(isinstance(c, str) and c for c in keep_columns):
             raise TypeError(f"keep_columns must hold str column names; got {keep_columns!r}")
+        dup = sorted({c for c in keep_columns if keep_columns.count(c) > 1})
+        if dup:
+            raise ValueError(f"keep_columns names {dup!r} more than once; the query would "
+                             "return two columns of one name")
         keep_sql = [_quote_ident(c, dialect) for c in keep_columns]
     if cost_columns is None:
         cost_columns = {}
@@ -515,12 +519,16 @@ def to_sql(
             f"cost_columns renames cost variables of the decision matrix {list(known)!r}; "
             f"got unknown names {unknown!r}"
         )
+    unnamed = {k: v for k, v in cost_columns.items() if not isinstance(v, str) or not v}
+    if unnamed:
+        raise TypeError(f"cost_columns must map cost variables to column names (non-empty "
+                        f"str); got {unnamed!r}")
     if not isinstance(leaf_column, str) or not leaf_column:
         raise TypeError(f"leaf_column must be a non-empty str; got {leaf_column!r}")
     if not isinstance(max_nesting, (int, np.integer)) or isinstance(max_nesting, bool) or max_nesting < 0:
         raise ValueError(f"max_nesting must be a non-negative int; got {max_nesting!r}")
-    if target is not None and not isinstance(target, str):
-        raise TypeError(f"target must be a column name (str) or None; got {target!r}")
+    if target is not None and (not isinstance(target, str) or not target):
+        raise TypeError(f"target must be a column name (non-empty str) or None; got {target!r}")
 
     tname = view.target_name
     leaf = _quote_ident(leaf_column, dialect)

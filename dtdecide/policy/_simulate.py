@@ -27,6 +27,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
+from ..decision._validation import check_seed
+
 __all__ = ["make_logged_campaign"]
 
 DECISIONS = ("none", "mail", "call")
@@ -90,7 +92,7 @@ def make_logged_campaign(n_samples=1000, *, n_features=5, effect="step", confoun
         if not isinstance(value, numbers.Real) or isinstance(value, bool) or \
                 not np.isfinite(value) or value < 0:
             raise ValueError(f"{name} must be a finite number >= 0; got {value!r}")
-    rng = np.random.default_rng(random_state)
+    rng = np.random.default_rng(check_seed(random_state))
     X = rng.normal(size=(n_samples, n_features))
     base = 1.0 + X[:, 0] + 0.5 * X[:, 2]
     t_mail, t_call = _effects(X, effect)
