@@ -549,10 +549,19 @@ def _target_codes(y, levels):
 
 
 def _raise_unknown(values, codes, levels):
-    unknown = pd.unique(pd.Series(values[codes < 0], dtype=object))
+    def plain(v):  # 1, not np.int64(1)
+        return v.item() if isinstance(v, np.generic) else v
+
+    unknown = [plain(u) for u in pd.unique(pd.Series(values[codes < 0], dtype=object))]
+    levels = [plain(lv) for lv in levels]
     shown = ", ".join(repr(u) for u in unknown[:5])
     more = "" if len(unknown) <= 5 else f" and {len(unknown) - 5} more"
+    texts = {str(lv) for lv in levels}
+    hint = ""
+    if all(str(u) in texts for u in unknown):  # '1' for the level 1, True for 'True'
+        hint = ("; they match levels as text but not in type: convert y to the type of "
+                "the levels")
     raise ValueError(
         f"y contains values that are not levels of the decision matrix: {shown}{more}; "
-        f"expected one of {list(levels)!r}"
+        f"expected one of {levels!r}{hint}"
     )
