@@ -86,6 +86,9 @@ CASES = [
     ("decide-case-costs-text",
      lambda f: dt.decide(f.post, f.case, costs=np.full((4, 2, 2), "a")), TypeError,
      ["costs must contain only numbers", "dtype <U1"]),
+    ("decide-decision-costs-text",
+     lambda f: dt.decide(f.post, f.rev, costs={"c": f.c}, decision_costs={"c": "2"}),
+     TypeError, [r"decision_costs\['c'\]", "number or a column", "'2'"]),
     ("adjust-posterior-negative",
      lambda f: dt.adjust_posteriors([[-0.3, 1.3]], [0.5, 0.5], [0.2, 0.8]), ValueError,
      ["post", "non-negative", "row 0"]),
@@ -405,6 +408,14 @@ def test_a_large_capacity_is_no_limit(f):
 def test_nullable_cost_column_marks_the_missing_case(f):
     costs = pd.DataFrame({"c": pd.array([1.0, None, 1.0, 2.0], dtype="Float64")})
     res = dt.decide(f.post, f.rev, y=f.y, costs=costs)
+    assert res.summary["n_missing"] == 1
+    assert res.cases["D_target"].isna().tolist() == [False, True, False, False]
+
+
+def test_nullable_case_costs_mark_the_missing_case(f):
+    costs = pd.DataFrame({"C_FP": [1.0, 2, 3, 4], "C_FN": [1.0, 2, 3, 4], "C_TP": 0.0,
+                          "C_TN": pd.array([0.0, None, 0, 0], dtype="Float64")})
+    res = dt.decide(f.post, DecisionMatrix.from_cost_matrix(), costs=costs)
     assert res.summary["n_missing"] == 1
     assert res.cases["D_target"].isna().tolist() == [False, True, False, False]
 

@@ -179,6 +179,9 @@ def _decision_cost_columns(decision_costs, matrix, n, index, given_index):
     given = {}
     for var in matrix.cost_variables:
         col = decision_costs[var]
+        if isinstance(col, (str, bytes)):
+            raise TypeError(f"{name}[{var!r}] must be a number or a column of numbers; got "
+                            f"{col!r}")
         if isinstance(col, numbers.Number) or (isinstance(col, np.ndarray) and col.ndim == 0):
             if isinstance(col, (bool, np.bool_)) or not isinstance(col, numbers.Real) and \
                     not (isinstance(col, np.ndarray) and col.dtype.kind in "fiu"):

@@ -20,6 +20,8 @@ __all__ = ["_MatrixCasesMixin"]
 
 def _as_float_array(values, name):
     try:
+        if isinstance(values, (pd.DataFrame, pd.Series)):  # pd.NA of nullable columns: NaN
+            return values.to_numpy(dtype=_FLOAT, na_value=np.nan)
         arr = np.asarray(values, dtype=_FLOAT)
     except (TypeError, ValueError):
         shown = repr(values)
