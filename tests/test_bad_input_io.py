@@ -6,6 +6,7 @@ parameter, column or file and says what was expected (every pattern must be foun
 the message); inputs that are accepted are checked for the right answer.
 """
 
+import io
 import re
 import warnings
 from types import SimpleNamespace
@@ -114,6 +115,28 @@ CASES = [
     ("matrix-decision-none-key", lambda f: DecisionMatrix({"call": [1, 0], None: [0, 1]},
                                                           levels=LEVELS),
      ValueError, ["decisions", "non-empty names"]),
+    ("to-csv-level-named-cost",
+     lambda f: DecisionMatrix(np.eye(2), levels=["cost", "other"]).to_csv(), ValueError,
+     ["level named 'cost'", "read back by read_csv as the cost row", "to_json"]),
+    ("to-csv-decision-named-prior",
+     lambda f: DecisionMatrix(np.eye(2), levels=LEVELS, decisions=["prior", "skip"]).to_csv(),
+     ValueError, ["decision named 'prior'", "as the priors", "to_json"]),
+    ("read-csv-not-utf8",
+     lambda f: DecisionMatrix.read_csv(io.BytesIO("level,a\nZ\xfcrich,1\nb,0\n".encode("latin-1"))),
+     ValueError, ["path_or_buf", "not UTF-8", "save the file as UTF-8"]),
+    ("read-csv-folder", lambda f: DecisionMatrix.read_csv("/"), IsADirectoryError,
+     ["path_or_buf", "'/'", "folder"]),
+    ("read-csv-number", lambda f: DecisionMatrix.read_csv(5), TypeError,
+     ["path_or_buf", "path or a file-like", "int"]),
+    ("read-csv-text-knots",
+     lambda f: DecisionMatrix.read_csv(io.StringIO("level,a\nx,1\ny,0\n"), interval=True),
+     TypeError, ["knots must be numbers", r"\['x', 'y'\]"]),
+    ("read-csv-interval-text",
+     lambda f: DecisionMatrix.read_csv(io.StringIO("level,a\nx,1\ny,0\n"), interval="yes"),
+     TypeError, ["interval", "True, False or None", "'yes'"]),
+    ("read-csv-empty-level",
+     lambda f: DecisionMatrix.read_csv(io.StringIO("level,a\n,1\ny,0\n")), ValueError,
+     ["line 2 has no label in the first column"]),
     ("from-json-array", lambda f: DecisionMatrix.from_json("[1, 2]"), ValueError,
      ["source", "JSON object", "list"]),
     ("from-json-no-values",
@@ -423,6 +446,13 @@ def test_nullable_case_costs_mark_the_missing_case(f):
 def test_one_case_may_give_its_cost_as_a_number(f):
     res = dt.decide(f.post[:1], f.rev, y=f.y[:1], costs={"c": 2.0})
     assert res.cases["IC_target"].tolist() == [2.0]
+
+
+def test_read_csv_of_a_file_path_that_is_not_utf8_names_it(tmp_path):
+    path = tmp_path / "latin.csv"
+    path.write_bytes("level,a\nZ\xfcrich,1\nb,0\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"latin\.csv: not UTF-8 text"):
+        DecisionMatrix.read_csv(path)
 
 
 def test_from_json_round_trip_and_bytes(f):

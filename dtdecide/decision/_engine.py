@@ -25,6 +25,7 @@ from ._validation import (
     check_sample_weight,
     float_array,
     numeric_cost_column,
+    reworded,
 )
 
 __all__ = ["decide", "mean_costs"]
@@ -152,7 +153,7 @@ def _decision_cost_columns(decision_costs, matrix, n, index, given_index):
         try:
             return matrix.resolve(decision_costs, n_samples=n, index=index)
         except (TypeError, ValueError) as exc:
-            raise type(exc)(f"{name} (the consequences to decide with): {exc}") from None
+            raise reworded(exc, f"{name} (the consequences to decide with): {exc}") from None
     if matrix.kind != "revenue":
         raise ValueError(
             f"{name} must be None for a {matrix.kind} matrix: case costs are only allowed "
@@ -194,7 +195,7 @@ def _decision_cost_columns(decision_costs, matrix, n, index, given_index):
     try:
         return matrix._cost_columns(given, n, index)
     except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{name} (the costs to decide with): {exc}") from None
+        raise reworded(exc, f"{name} (the costs to decide with): {exc}") from None
 
 
 def _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk, missing,

@@ -66,7 +66,12 @@ def decide_arrays(A):
 
 
 def _check_knots(knots, name="knots"):
-    knots = np.asarray(knots, dtype=_FLOAT)
+    try:
+        knots = np.asarray(knots, dtype=_FLOAT)
+    except (TypeError, ValueError):
+        shown = list(knots) if np.iterable(knots) and not isinstance(knots, str) else knots
+        raise TypeError(f"{name} must be numbers (the target values of an interval matrix); "
+                        f"got {shown!r}") from None
     if knots.ndim != 1 or knots.size < 2:
         raise ValueError(f"{name} must be 1-D with at least two values; got shape {knots.shape}")
     if not np.all(np.isfinite(knots)):

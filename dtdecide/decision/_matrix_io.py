@@ -14,6 +14,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from ._validation import reworded
+
 __all__ = ["_MatrixFilesMixin"]
 
 def _python_scalar(x):
@@ -164,6 +166,13 @@ class _MatrixFilesMixin:
         a,1.0,0.0
         b,0.0,1.0
         """
+        rows = self.knots if self.is_interval else self.levels
+        if rows is not None and "cost" in {str(r) for r in rows}:
+            raise ValueError("a level named 'cost' would be read back by read_csv as the "
+                             "cost row; rename the level, or save the matrix with to_json")
+        if "prior" in self.decisions:
+            raise ValueError("a decision named 'prior' would be read back by read_csv as the "
+                             "priors; rename the decision, or save the matrix with to_json")
         return self.to_frame().to_csv(path_or_buf, **kwargs)
 
     @classmethod
@@ -212,20 +221,36 @@ class _MatrixFilesMixin:
         True
         """
         where = path_or_buf if isinstance(path_or_buf, (str, os.PathLike)) else None
+        if where is None and not hasattr(path_or_buf, "read"):
+            raise TypeError(f"path_or_buf must be a path or a file-like object; got "
+                            f"{type(path_or_buf).__name__}")
+        if where is not None and os.path.isdir(where):
+            raise IsADirectoryError(f"path_or_buf {os.fspath(where)!r} is a folder, not a "
+                                    "decision data set file")
         try:
             return cls._read_csv(path_or_buf, kind=kind, prior_column=prior_column,
                                  cost_row=cost_row, interval=interval)
+        except UnicodeDecodeError as exc:
+            shown = "path_or_buf" if where is None else os.fspath(where)
+            raise ValueError(f"{shown}: not UTF-8 text ({exc}); save the file as UTF-8") \
+                from None
         except (TypeError, ValueError) as exc:
             if where is None:
                 raise
-            raise type(exc)(f"{os.fspath(where)}: {exc}") from exc
+            raise reworded(exc, f"{os.fspath(where)}: {exc}") from exc
 
     @classmethod
     def _read_csv(cls, path_or_buf, *, kind, prior_column, cost_row, interval):
+        if interval is not None and not isinstance(interval, bool):
+            raise TypeError(f"interval must be True, False or None; got {interval!r}")
         header, rows, lines, decimal_comma = _read_csv_rows(path_or_buf)
         index_name = header[0].strip()
         columns = [h.strip() for h in header[1:]]
         labels = [r[0].strip() for r in rows]
+        for label, line in zip(labels, lines):
+            if not label:
+                raise ValueError(f"line {line} has no label in the first column (the target "
+                                 "level or knot of the row)")
         if interval is None:
             interval = index_name == "knot"
         if prior_column is None and "prior" in columns:

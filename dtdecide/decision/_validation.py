@@ -26,7 +26,7 @@ from sklearn.utils.validation import _check_sample_weight, _num_samples, column_
 from ._kernels import _FLOAT, _check_weight_total
 
 __all__ = ["check_1d", "check_per_case", "check_same_index", "check_sample_weight",
-           "check_seed", "float_array",
+           "check_seed", "float_array", "reworded",
            "has_missing_labels", "reference_index"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
@@ -79,6 +79,16 @@ def check_per_case(X, reference="X", **inputs):
     index = reference_index(X)
     for name, values in inputs.items():
         check_same_index(values, index, name, reference=reference)
+
+
+def reworded(exc, message):
+    """An exception like ``exc`` with ``message`` (context added to its text): of its type
+    when that takes a message alone, else a plain ``TypeError``/``ValueError`` (e.g. for a
+    ``UnicodeDecodeError`` or ``JSONDecodeError``, whose constructors take more)."""
+    try:
+        return type(exc)(message)
+    except TypeError:
+        return (TypeError if isinstance(exc, TypeError) else ValueError)(message)
 
 
 def check_seed(random_state, name="random_state"):

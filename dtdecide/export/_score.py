@@ -25,6 +25,7 @@ import pandas as pd
 
 from .._progress import progress_bar
 from ..decision._result import SummaryTotals
+from ..decision._validation import reworded
 from ._files import AtomicFile, input_file_error
 
 __all__ = ["score_file"]
@@ -553,7 +554,7 @@ class _Scorer:
                     self.totals.add(result)
                     cases = result.cases
         except (ValueError, TypeError) as exc:
-            raise type(exc)(f"{label}: {exc}") from exc
+            raise reworded(exc, f"{label}: {exc}") from exc
         for w in caught:  # one warning of each kind for the whole file, not one per chunk
             if w.category not in self.seen_warnings:
                 self.seen_warnings[w.category] = w
