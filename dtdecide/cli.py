@@ -217,9 +217,9 @@ def _check_csv_layout(frame, path, sep, what):
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup:
         raise CLIError(f"{name}: the header names the column(s) {dup!r} more than once")
-    if frame.shape[1] == 1 and sep == ",":
+    if frame.shape[1] == 1:
         only = str(frame.columns[0])
-        other = next((s for s in (";", "\t", "|") if s in only), None)
+        other = next((s for s in (",", ";", "\t", "|") if s != sep and s in only), None)
         if other is not None:
             raise CLIError(
                 f"{name} has a single column {only!r}: it looks {other!r}-separated; pass "
@@ -271,12 +271,16 @@ def read_decisions(path, *, kind=None, interval=None):
         ) from exc
 
 
-def _split_names(text):
+def _split_names(text, option="the option"):
     if text is None:
         return None
     names = [name.strip() for name in text.split(",") if name.strip()]
     if not names:
-        raise CLIError(f"expected a comma-separated list of column names; got {text!r}")
+        raise CLIError(f"{option}: expected a comma-separated list of column names; got "
+                       f"{text!r}")
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise CLIError(f"{option} names the column(s) {dup!r} more than once")
     return names
 
 
@@ -386,14 +390,18 @@ def _load_model(path, *, allow_pickle=False):
     return model
 
 
-def _check_output(path, option, *, folder=False):
+def _check_output(path, option, *, folder=False, suffixes=None):
     """Refuse an output path that cannot be written before any work is done: a path
-    under a file (its "folder" is a file), a folder given for a file, or a file given
-    for a folder (exit status 2, naming the option and the path)."""
+    under a file (its "folder" is a file), a folder given for a file, a file given for a
+    folder, or a file type not among ``suffixes`` (exit status 2, naming the option and
+    the path)."""
     if path is None:
         return None
     path = Path(path)
     shown = f"{option} {str(path)!r}"
+    if suffixes is not None and path.suffix.lower() not in suffixes:
+        raise CLIError(f"{shown}: unknown file type {path.suffix!r}; expected "
+                       f"{', '.join(suffixes)}")
     if folder:
         if path.exists() and not path.is_dir():
             raise CLIError(f"{shown} is a file; give a folder (it is created if missing)")
@@ -864,6 +872,8 @@ def _cmd_fit(args):
     progress(f"reading {args.data}")
     where = _data_label(args.data, "training data")
     frame = read_data(args.data, what="training data", sep=args.sep)
+    if args.kind is not None and not args.decisions:
+        raise CLIError("--kind gives the kind of the --decisions file; give --decisions too")
     matrix = read_decisions(args.decisions, kind=args.kind) if args.decisions else None
     if sum(x is not None for x in (args.validation, args.cv, args.n_leaves)) > 1:
         raise CLIError("give at most one of --validation, --cv and --n-leaves")
@@ -876,8 +886,8 @@ def _cmd_fit(args):
         frame,
         target=args.target,
         matrix=matrix,
-        inputs=_split_names(args.inputs),
-        exclude=_split_names(args.exclude),
+        inputs=_split_names(args.inputs, "--inputs"),
+        exclude=_split_names(args.exclude, "--exclude"),
         weight=args.weight,
         where=where,
     )
@@ -919,7 +929,7 @@ def _cmd_score(args):
     progress = StatusLog(args.quiet)
     _check_output(args.output, "--output")
     model = _apply_handle_unknown(_load_model(args.model, allow_pickle=args.allow_pickle), args)
-    keep = _split_names(args.keep) if args.keep else None
+    keep = _split_names(args.keep, "--keep")
     progress(f"scoring {args.data} in chunks of {args.chunk_size:,} rows")
     try:
         summary = _score_file(
@@ -953,6 +963,20 @@ def _keeps_index(frame):
     if index.name is not None or isinstance(index, pd.MultiIndex):
         return True
     return not (isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1)
+
+
+# the file types of the tables the commands write (by suffix)
+_TABLE_SUFFIXES = (".csv", ".txt", ".gz", ".parquet", ".pq", ".xlsx")
+_LEAF_TABLE_SUFFIXES = (".csv", ".json", ".md", ".markdown", ".xlsx", ".parquet", ".pq")
+
+
+def _plot_suffixes():
+    """The picture file types matplotlib writes (None, no check, without matplotlib)."""
+    if not _has_matplotlib():
+        return None
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    return tuple(f".{k}" for k in sorted(FigureCanvasBase.get_supported_filetypes()))
 
 
 def _write_frame(frame, path):
@@ -995,7 +1019,7 @@ def _cmd_leaf_table(args):
 
     if args.precision < 1:
         raise CLIError(f"--precision must be at least 1 significant digit; got {args.precision}")
-    _check_output(args.output, "--output")
+    _check_output(args.output, "--output", suffixes=_LEAF_TABLE_SUFFIXES)
     model = _load_model(args.model, allow_pickle=args.allow_pickle)
     X = y = costs = None
     if args.data is not None:
@@ -1039,9 +1063,9 @@ def _pruned_note(model):
 
 def _cmd_prune_study(args):
     progress = StatusLog(args.quiet)
-    for option, value in (("--output", args.output), ("--plot", args.plot),
-                          ("--model-out", args.model_out)):
-        _check_output(value, option)
+    _check_output(args.output, "--output", suffixes=_TABLE_SUFFIXES)
+    _check_output(args.plot, "--plot", suffixes=_plot_suffixes())
+    _check_output(args.model_out, "--model-out")
     model = _load_model(args.model, allow_pickle=args.allow_pickle)
     progress(f"reading {args.validation}")
     where = _data_label(args.validation, "validation data")

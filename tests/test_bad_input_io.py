@@ -641,3 +641,33 @@ def test_score_a_row_longer_than_the_header(cli, capsys):
     assert code == 2
     assert "line 251 has 3 fields, but the header has 2" in err
     assert "cannot be matched to the columns" in err and "shorter" not in err
+
+
+@pytest.mark.parametrize("argv, patterns", [
+    (["leaf-table", "{model}", "-o", "{root}/t.zzz"],
+     ["--output", "t.zzz", "unknown file type '.zzz'", ".md"]),
+    (["prune-study", "{model}", "--validation", "{root}/train.csv", "-o", "{root}/p.zzz"],
+     ["--output", "unknown file type '.zzz'", ".parquet"]),
+    (["prune-study", "{model}", "--validation", "{root}/train.csv", "--plot", "{root}/p.txt"],
+     ["--plot", "unknown file type '.txt'", ".png"]),
+    (["score", "{model}", "{root}/train.csv", "--keep", "age,age"],
+     ["--keep names the column(s) ['age'] more than once"]),
+    (["score", "{model}", "{root}/train.csv", "--keep", ""],
+     ["--keep: expected a comma-separated list"]),
+    (["fit", "{root}/train.csv", "--target", "y", "--exclude", "region,region"],
+     ["--exclude names the column(s) ['region'] more than once"]),
+    (["fit", "{root}/train.csv", "--target", "y", "--kind", "loss"],
+     ["--kind", "give --decisions too"]),
+    (["score", "{model}", "{root}/train.csv", "--sep", ";"],
+     ["train.csv", "single column", "looks ','-separated"]),
+], ids=["leaf-table-suffix", "prune-study-suffix", "plot-suffix", "keep-twice", "keep-empty",
+        "exclude-twice", "kind-without-decisions", "semicolon-for-a-comma-file"])
+def test_cli_options_are_checked_before_any_work(cli, capsys, argv, patterns):
+    if "--plot" in argv:
+        pytest.importorskip("matplotlib")
+    argv = [a.format(root=cli.root, model=cli.model) for a in argv]
+    code, err = _cli(cli, capsys, *argv)
+    assert code == 2, err
+    assert "unexpected" not in err and "Traceback" not in err
+    for pattern in patterns:
+        assert pattern in err, (pattern, err)

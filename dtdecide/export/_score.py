@@ -106,8 +106,8 @@ def _csv_header(path, sep, where):
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup:
         raise ValueError(f"{where}: the header names the column(s) {dup!r} more than once")
-    if len(header) == 1 and sep == ",":
-        other = next((s for s in (";", "\t", "|") if s in header[0]), None)
+    if len(header) == 1:
+        other = next((s for s in (",", ";", "\t", "|") if s != sep and s in header[0]), None)
         if other is not None:
             shown = "tab" if other == "\t" else repr(other)
             raise ValueError(
