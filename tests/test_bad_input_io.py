@@ -90,6 +90,16 @@ CASES = [
     ("decide-decision-costs-text",
      lambda f: dt.decide(f.post, f.rev, costs={"c": f.c}, decision_costs={"c": "2"}),
      TypeError, [r"decision_costs\['c'\]", "number or a column", "'2'"]),
+    ("summary-by-misaligned",
+     lambda f: dt.decide(f.frame.set_axis([10, 11, 12, 13]), f.m, y=f.y).summary_by(
+         pd.Series(list("abab"))), ValueError,
+     ["groups has an index", "result.cases", "align them first"]),
+    ("summary-by-column-name",
+     lambda f: dt.decide(f.post, f.m, y=f.y).summary_by("D_target"), TypeError,
+     ["groups", "one label per case", "'D_target'"]),
+    ("equivalent-priors-unknown-level",
+     lambda f: dt.equivalent_priors(f.m, priors={"yes": 0.2, "maybe": 0.8}), ValueError,
+     ["priors", "unknown levels", "'maybe'"]),
     ("adjust-posterior-negative",
      lambda f: dt.adjust_posteriors([[-0.3, 1.3]], [0.5, 0.5], [0.2, 0.8]), ValueError,
      ["post", "non-negative", "row 0"]),
@@ -495,6 +505,12 @@ def test_scorer_in_a_cross_validation_keeps_working(f):
     scores = cross_val_score(dt.DecisionEstimator(LogisticRegression(), f.m), X, y, cv=3,
                              scoring=dt.make_profit_scorer(f.m))
     assert np.isfinite(scores).all()
+
+
+def test_equivalent_priors_match_a_series_by_level(f):
+    by_position = dt.equivalent_priors(f.m, priors=[0.2, 0.8])
+    for priors in (pd.Series([0.8, 0.2], index=["no", "yes"]), {"no": 0.8, "yes": 0.2}):
+        pd.testing.assert_series_equal(dt.equivalent_priors(f.m, priors=priors), by_position)
 
 
 def test_adjust_posteriors_of_a_frame(f):

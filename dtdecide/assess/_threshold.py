@@ -239,10 +239,7 @@ def equivalent_priors(matrix, priors=None):
         priors = getattr(matrix, "priors", None)
     if priors is None:
         raise ValueError("priors must be given when matrix has no priors")
-    pi = np.asarray(priors, dtype=float)
-    if pi.shape != (n_levels,):
-        raise ValueError(f"priors must have one value per level ({n_levels}); got shape {pi.shape}")
-    if not np.all(np.isfinite(pi)) or np.any(pi < 0) or not np.any(pi > 0):
-        raise ValueError(f"priors must be finite, non-negative with a positive sum; got {pi.tolist()}")
+    # the matrix's own check: a dict or Series is matched to the levels by name
+    pi = matrix.replace(priors=priors).priors
     out = normalise_sum(pi) * diag
     return pd.Series(normalise_sum(out), index=pd.Index(matrix.levels, name="level"), name="prior")

@@ -12,6 +12,7 @@ import pandas as pd
 
 from .._dtypes import code_dtype
 from ._kernels import _FLOAT, prior_adjustment_weights, roi
+from ._validation import check_1d, check_same_index
 
 __all__ = ["DecisionResult", "SummaryTotals", "build_decision_result", "constant_costs",
            "insert_confidence_columns", "realised_profits"]
@@ -139,7 +140,13 @@ class DecisionResult:
                 "summary_by needs a DecisionResult made by decide or a tree's decide; "
                 "this one was built by hand"
             )
-        cat = pd.Categorical(groups)
+        if isinstance(groups, (str, bytes)) or not np.iterable(groups):
+            raise TypeError(f"groups must hold one label per case (array-like); got "
+                            f"{groups!r}")
+        # a pandas input indexed otherwise than the cases would be paired by position
+        check_same_index(groups, self.cases.index, "groups", reference="result.cases")
+        cat = pd.Categorical(groups if isinstance(groups, (pd.Series, pd.Categorical))
+                             else check_1d(groups, "groups"))
         codes = np.asarray(cat.codes, dtype=np.intp)
         if codes.shape[0] != len(self.cases):
             raise ValueError(
