@@ -222,6 +222,17 @@ CASES = [
     ("benefit-score-nullable-missing",
      lambda f: dt.benefit_curve([0, 1, 0, 1], pd.array([0.1, None, 0.3, 0.4], dtype="Float64"),
                                 f.b), ValueError, ["y_score", "finite"]),
+    ("nb-priors-unknown-class",
+     lambda f: dt.CostSensitiveNaiveBayes(priors={"yes": 0.9, "maybe": 0.1}).fit(f.X, f.y8),
+     ValueError, ["priors", "one prior per class", r"\['no', 'yes'\]", "'maybe'"]),
+    ("benefit-priors-by-label",
+     lambda f: dt.benefit_metric([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], f.b,
+                                 priors={0: 0.5, 1: 0.5}), TypeError,
+     ["priors", "array in class order"]),
+    ("nb-cost-frame-labels",
+     lambda f: dt.CostSensitiveNaiveBayes(cost_matrix=pd.DataFrame(
+         [[0, 1], [1, 0]], index=["a", "b"], columns=["no", "yes"])).fit(f.X, f.y8),
+     ValueError, ["cost_matrix", r"classes \['no', 'yes'\]", r"index \['a', 'b'\]"]),
     ("benefit-threshold-bool",
      lambda f: dt.benefit_metric([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], f.b, threshold=True),
      TypeError, ["threshold", "real number", "True"]),
@@ -477,6 +488,17 @@ def test_models_accept_nullable_and_categorical_targets(f):
         plain = cls(**seed).fit(f.X, f.y8).predict(f.X)
         for y in (pd.Categorical(f.y8), pd.array(f.y8, dtype="string"), pd.Series(f.y8)):
             np.testing.assert_array_equal(cls(**seed).fit(f.X, y).predict(f.X), plain)
+
+
+@pytest.mark.parametrize("cls", [dt.CostSensitiveNaiveBayes,
+                                 dt.BenefitWeightedLogisticRegression])
+def test_model_priors_by_label_are_matched_to_the_classes(f, cls):
+    """A Series or dict of priors in another order than the classes is matched by label
+    (a Series was taken by position: the priors of 'no' and 'yes' swapped)."""
+    expected = cls(priors=[0.1, 0.9]).fit(f.X, f.y8).predict_proba(f.X)
+    for priors in (pd.Series([0.9, 0.1], index=["yes", "no"]), {"yes": 0.9, "no": 0.1}):
+        np.testing.assert_allclose(cls(priors=priors).fit(f.X, f.y8).predict_proba(f.X),
+                                   expected)
 
 
 def test_uplift_curve_of_nullable_columns(f):

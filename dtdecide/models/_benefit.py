@@ -186,7 +186,7 @@ def matrix_values(matrix, classes, name):
 def _frame_values(frame, classes, name):
     if classes is not None:
         idx, cols = list(frame.index), list(frame.columns)
-        wanted = list(classes)
+        wanted = [c.item() if isinstance(c, np.generic) else c for c in classes]
         if set(idx) == set(wanted) and set(cols) == set(wanted) and len(idx) == len(wanted):
             return frame.loc[wanted, wanted].to_numpy(dtype=np.float64)
         if not (
@@ -199,11 +199,25 @@ def _frame_values(frame, classes, name):
     return frame.to_numpy(dtype=np.float64)
 
 
-def check_priors(priors, n_classes, *, name="priors"):
+def check_priors(priors, n_classes, *, name="priors", classes=None):
     """Validate priors: ``n_classes`` non-negative numbers, not all zero; rescaled to 1.
 
-    The decision engine's priors check (:mod:`dtdecide.decision`), for a flat vector.
+    The decision engine's priors check (:mod:`dtdecide.decision`), for a flat vector. A
+    dict or Series is matched to ``classes`` by label (never taken in its own order);
+    where the classes are not known (``classes=None``) it is refused.
     """
+    if isinstance(priors, (dict, pd.Series)):
+        if classes is None:
+            raise TypeError(f"{name} must be an array in class order here (the labels of a "
+                            f"{type(priors).__name__} cannot be matched); got {priors!r}")
+        given = dict(priors.items())
+        labels = [c.item() if isinstance(c, np.generic) else c for c in classes]
+        unknown = [k for k in given if k not in labels]
+        missing = [c for c in labels if c not in given]
+        if unknown or missing:
+            raise ValueError(f"{name} must give one prior per class {labels!r}; got labels "
+                             f"{list(given)!r}")
+        priors = [given[c] for c in labels]
     try:
         values = np.asarray(priors, dtype=np.float64).reshape(-1)
     except (TypeError, ValueError) as exc:
@@ -666,7 +680,7 @@ def benefit_score(
             raise ValueError("y_true must not be empty")
         pi = row / row.sum()
     else:
-        pi = check_priors(priors, len(labels))
+        pi = check_priors(priors, len(labels), classes=labels)
     benefit = benefit_from_confusion(conf, b, pi)
     if not normalize:
         return benefit

@@ -279,7 +279,7 @@ default="lbfgs"
                 raise ValueError("sample_weight must not be all zero")
             self.priors_ = counts / counts.sum()
         else:
-            self.priors_ = check_priors(given_priors, n_classes)
+            self.priors_ = check_priors(given_priors, n_classes, classes=self.classes_)
 
         if n_classes == 2:
             self.binary_benefits_ = b[None, :, :].copy()

@@ -327,7 +327,7 @@ default=None
         if given_priors is None:
             prior = self.class_count_ / self.class_count_.sum()
         else:
-            prior = check_priors(given_priors, n_classes)
+            prior = check_priors(given_priors, n_classes, classes=self.classes_)
         with np.errstate(divide="ignore"):
             self.class_log_prior_ = np.log(prior)
 
