@@ -100,6 +100,13 @@ CASES = [
     ("equivalent-priors-unknown-level",
      lambda f: dt.equivalent_priors(f.m, priors={"yes": 0.2, "maybe": 0.8}), ValueError,
      ["priors", "unknown levels", "'maybe'"]),
+    ("decide-train-priors-unknown-level",
+     lambda f: dt.decide(f.post, f.m.replace(priors=[0.5, 0.5]),
+                         train_priors={"yes": 0.5, "maybe": 0.5}), ValueError,
+     ["train_priors", "one value per level", r"\['yes', 'no'\]", "'maybe'"]),
+    ("adjust-priors-by-label-of-an-array",
+     lambda f: dt.adjust_posteriors(f.post, {"yes": 0.5, "no": 0.5}, [0.3, 0.7]), TypeError,
+     ["priors", "array in level order"]),
     ("adjust-posterior-negative",
      lambda f: dt.adjust_posteriors([[-0.3, 1.3]], [0.5, 0.5], [0.2, 0.8]), ValueError,
      ["post", "non-negative", "row 0"]),
@@ -224,11 +231,11 @@ CASES = [
                                 f.b), ValueError, ["y_score", "finite"]),
     ("nb-priors-unknown-class",
      lambda f: dt.CostSensitiveNaiveBayes(priors={"yes": 0.9, "maybe": 0.1}).fit(f.X, f.y8),
-     ValueError, ["priors", "one prior per class", r"\['no', 'yes'\]", "'maybe'"]),
+     ValueError, ["priors", "one value per level", r"\['no', 'yes'\]", "'maybe'"]),
     ("benefit-priors-by-label",
      lambda f: dt.benefit_metric([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], f.b,
                                  priors={0: 0.5, 1: 0.5}), TypeError,
-     ["priors", "array in class order"]),
+     ["priors", "array in level order"]),
     ("nb-cost-frame-labels",
      lambda f: dt.CostSensitiveNaiveBayes(cost_matrix=pd.DataFrame(
          [[0, 1], [1, 0]], index=["a", "b"], columns=["no", "yes"])).fit(f.X, f.y8),
@@ -533,6 +540,20 @@ def test_equivalent_priors_match_a_series_by_level(f):
     by_position = dt.equivalent_priors(f.m, priors=[0.2, 0.8])
     for priors in (pd.Series([0.8, 0.2], index=["no", "yes"]), {"no": 0.8, "yes": 0.2}):
         pd.testing.assert_series_equal(dt.equivalent_priors(f.m, priors=priors), by_position)
+
+
+def test_train_priors_by_label_are_matched_to_the_levels(f):
+    """decide(train_priors=Series) in another order than the levels: by label (it was
+    taken by position), also for adjust_posteriors of a frame and DecisionEstimator."""
+    m = f.m.replace(priors=[0.2, 0.8])
+    by_label = pd.Series([0.7, 0.3], index=["no", "yes"])
+    expected = dt.decide(f.post, m, train_priors=[0.3, 0.7]).cases
+    pd.testing.assert_frame_equal(dt.decide(f.post, m, train_priors=by_label).cases, expected)
+    np.testing.assert_allclose(
+        dt.adjust_posteriors(f.frame, {"no": 0.8, "yes": 0.2}, by_label),
+        dt.adjust_posteriors(f.post, [0.2, 0.8], [0.3, 0.7]))
+    est = dt.DecisionEstimator(LogisticRegression(), m, train_priors=by_label).fit(f.X, f.y8)
+    np.testing.assert_allclose(est.train_priors_, [0.3, 0.7])
 
 
 def test_adjust_posteriors_of_a_frame(f):

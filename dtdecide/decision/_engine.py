@@ -835,7 +835,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
     if train_priors is not None:
         if matrix.is_interval:
             raise ValueError("train_priors only applies to a categorical target")
-        rho = _check_priors(train_priors, T, "train_priors")
+        rho = _check_priors(train_priors, T, "train_priors", matrix.levels)
         if matrix.priors is None:
             raise ValueError(
                 "train_priors needs priors in the decision matrix to adjust the posteriors "

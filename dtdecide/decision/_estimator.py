@@ -193,7 +193,7 @@ class DecisionEstimator(MetaEstimatorMixin, BaseEstimator):
                         "without priors"
                     )
                 self.train_priors_ = _check_priors(self.train_priors, matrix.n_levels,
-                                                   "train_priors")
+                                                   "train_priors", matrix.levels)
             elif matrix.priors is not None:
                 y_codes = pd.Index(list(self.classes_)).get_indexer(
                     pd.Index(np.asarray(y).reshape(-1)))

@@ -173,8 +173,22 @@ def roi(C, IC):
     return out
 
 
-def _check_priors(priors, n_levels, name="priors"):
-    """Validate a prior vector and rescale it to sum to one."""
+def _check_priors(priors, n_levels, name="priors", levels=None):
+    """Validate a prior vector and rescale it to sum to one.
+
+    A dict or Series is matched to ``levels`` by label, never taken in its own order;
+    without ``levels`` (where they are not known) it is refused.
+    """
+    if isinstance(priors, (dict, pd.Series)):
+        if levels is None:
+            raise TypeError(f"{name} must be an array in level order here (the labels of a "
+                            f"{type(priors).__name__} cannot be matched); got {priors!r}")
+        given = dict(priors.items())
+        labels = [v.item() if isinstance(v, np.generic) else v for v in levels]
+        if [k for k in given if k not in labels] or [v for v in labels if v not in given]:
+            raise ValueError(f"{name} must give one value per level {labels!r}; got labels "
+                             f"{list(given)!r}")
+        priors = [given[v] for v in labels]
     try:
         p = np.asarray(priors, dtype=_FLOAT)
     except (TypeError, ValueError):
@@ -248,6 +262,7 @@ def adjust_posteriors(post, priors, train_priors):
     >>> adjust_posteriors([[0.5, 0.5]], priors=[0.1, 0.9], train_priors=[0.5, 0.5])
     array([[0.1, 0.9]])
     """
+    levels = list(post.columns) if isinstance(post, pd.DataFrame) else None
     try:
         if isinstance(post, (pd.DataFrame, pd.Series)):
             post = post.to_numpy(dtype=_FLOAT, na_value=np.nan)
@@ -257,7 +272,9 @@ def adjust_posteriors(post, priors, train_priors):
     if post.ndim != 2:
         raise ValueError(f"post must be 2-D (n_samples, n_levels); got shape {post.shape}")
     check_posterior_rows(post, name="post")
-    return _adjust_posteriors(post, priors, train_priors)
+    n_levels = post.shape[1]  # priors by label: matched to the columns of a frame
+    return _adjust_posteriors(post, _check_priors(priors, n_levels, "priors", levels),
+                              _check_priors(train_priors, n_levels, "train_priors", levels))
 
 
 def check_posterior_rows(post, offset=0, *, name, tol=1e-6):

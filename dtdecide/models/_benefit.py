@@ -206,18 +206,8 @@ def check_priors(priors, n_classes, *, name="priors", classes=None):
     dict or Series is matched to ``classes`` by label (never taken in its own order);
     where the classes are not known (``classes=None``) it is refused.
     """
-    if isinstance(priors, (dict, pd.Series)):
-        if classes is None:
-            raise TypeError(f"{name} must be an array in class order here (the labels of a "
-                            f"{type(priors).__name__} cannot be matched); got {priors!r}")
-        given = dict(priors.items())
-        labels = [c.item() if isinstance(c, np.generic) else c for c in classes]
-        unknown = [k for k in given if k not in labels]
-        missing = [c for c in labels if c not in given]
-        if unknown or missing:
-            raise ValueError(f"{name} must give one prior per class {labels!r}; got labels "
-                             f"{list(given)!r}")
-        priors = [given[c] for c in labels]
+    if isinstance(priors, (dict, pd.Series)):  # matched to the classes by label
+        return _check_priors(priors, n_classes, name, classes)
     try:
         values = np.asarray(priors, dtype=np.float64).reshape(-1)
     except (TypeError, ValueError) as exc:
