@@ -154,6 +154,15 @@ CASES = [
     ("read-csv-empty-level",
      lambda f: DecisionMatrix.read_csv(io.StringIO("level,a\n,1\ny,0\n")), ValueError,
      ["line 2 has no label in the first column"]),
+    ("matrix-frame-rows-not-levels",
+     lambda f: DecisionMatrix(pd.DataFrame({"call": [10, -1]}, index=["buyer", "other"]),
+                              levels=LEVELS), ValueError,
+     ["values is a DataFrame", r"index \['buyer', 'other'\]", r"levels \['yes', 'no'\]",
+      "matched by name"]),
+    ("matrix-frame-columns-not-decisions",
+     lambda f: DecisionMatrix(pd.DataFrame({"call": [10, -1]}, index=LEVELS),
+                              decisions=["mail"]), ValueError,
+     ["values is a DataFrame", r"columns \['call'\]", r"decisions \['mail'\]"]),
     ("from-json-array", lambda f: DecisionMatrix.from_json("[1, 2]"), ValueError,
      ["source", "JSON object", "list"]),
     ("from-json-no-values",
@@ -481,6 +490,18 @@ def test_read_csv_of_a_file_path_that_is_not_utf8_names_it(tmp_path):
     path.write_bytes("level,a\nZ\xfcrich,1\nb,0\n".encode("latin-1"))
     with pytest.raises(ValueError, match=r"latin\.csv: not UTF-8 text"):
         DecisionMatrix.read_csv(path)
+
+
+def test_matrix_frame_is_matched_to_levels_and_decisions_by_name(f):
+    """A frame whose rows (columns) are the levels (decisions) in another order: matched
+    by name (it was taken by position: the consequences of 'no' became those of 'yes')."""
+    frame = pd.DataFrame({"skip": [0, 0], "call": [-1, 10]}, index=["no", "yes"])
+    assert DecisionMatrix(frame, levels=LEVELS, decisions=["call", "skip"]) == f.m
+    knots = pd.DataFrame({"go": [5.0, -5.0]}, index=[10.0, 0.0])
+    assert DecisionMatrix(knots, knots=[0, 10]).values[:, 0].tolist() == [-5.0, 5.0]
+    # a default RangeIndex carries no labels: rows in the order given
+    plain = pd.DataFrame([[10, 0], [-1, 0]], columns=["call", "skip"])
+    assert DecisionMatrix(plain, levels=LEVELS) == f.m
 
 
 def test_from_json_round_trip_and_bytes(f):

@@ -43,6 +43,32 @@ def _check_labels(labels, name):
     return arr
 
 
+def _by_label(frame, labels, axis, name, as_text=False):
+    """``frame`` with its ``axis`` ("index" or "columns") in the order of ``labels``.
+
+    Labels that name the axis's entries (compared as text for decision names, as values
+    otherwise: the knot 10 is the row 10.0) reorder it; a default ``RangeIndex`` carries
+    no labels and is taken in its order (by position); other labels are refused naming
+    ``name``.
+    """
+    axis_labels = getattr(frame, axis)
+    if isinstance(axis_labels, pd.RangeIndex):
+        return frame
+    have = pd.Index([str(v) for v in axis_labels]) if as_text else axis_labels
+    if have.is_unique and len(have) == len(labels):
+        try:
+            order = have.get_indexer(labels)
+        except (TypeError, ValueError):  # labels of types that do not compare
+            order = np.array([-1])
+        if (order >= 0).all():
+            return frame.iloc[order] if axis == "index" else frame.iloc[:, order]
+    raise ValueError(
+        f"values is a DataFrame whose {axis} {list(axis_labels)!r} are not the {name} "
+        f"{labels!r}; name them alike (they are matched by name), or give the values as an "
+        "array"
+    )
+
+
 class DecisionMatrix(_MatrixCasesMixin, _MatrixFilesMixin):
     """A decision matrix: consequences of each decision for each target level.
 
@@ -157,6 +183,15 @@ class DecisionMatrix(_MatrixCasesMixin, _MatrixFilesMixin):
                 )
             arr = np.column_stack(cols) if cols else np.empty((0, 0))
         elif isinstance(values, pd.DataFrame):
+            # rows and columns named like the given levels / decisions are matched by
+            # name, never by position
+            rows = levels if levels is not None else knots
+            if rows is not None and np.iterable(rows) and not isinstance(rows, str):
+                values = _by_label(values, list(rows), "index", "levels" if levels is
+                                   not None else "knots")
+            if decisions is not None and not isinstance(decisions, str):
+                values = _by_label(values, [str(d) for d in decisions], "columns",
+                                   "decisions", as_text=True)
             if decisions is None:
                 decisions = [str(c) for c in values.columns]
             if levels is None and knots is None:
