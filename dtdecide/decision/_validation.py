@@ -18,6 +18,7 @@ callers, as scikit-learn's ``check_input=False``.
 
 import inspect
 import numbers
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -25,9 +26,9 @@ from sklearn.utils.validation import _check_sample_weight, _num_samples, column_
 
 from ._kernels import _FLOAT, _check_weight_total
 
-__all__ = ["check_1d", "check_per_case", "check_same_index", "check_sample_weight",
-           "check_seed", "float_array", "reworded",
-           "has_missing_labels", "reference_index"]
+__all__ = ["check_1d", "check_interval_target", "check_per_case", "check_same_index",
+           "check_sample_weight", "check_seed", "float_array", "has_missing_labels",
+           "reference_index", "refuse_bool_numbers", "reworded"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
 # accept them (frequency 0, averages NaN) and fit asks for a positive sum itself
@@ -49,7 +50,8 @@ def check_same_index(values, index, name, *, reference="X"):
     Parameters
     ----------
     values : object
-        The per-case input (only pandas Series and DataFrames are checked).
+        The per-case input: a pandas Series or DataFrame, or a dict whose pandas values
+        are checked one by one (named ``name[key]``); anything else is not checked.
     index : pandas.Index or None
         The index of the reference input; None checks nothing.
     name : str
@@ -62,7 +64,13 @@ def check_same_index(values, index, name, *, reference="X"):
     ValueError
         When both are indexed and the indexes differ.
     """
-    if index is None or not isinstance(values, (pd.Series, pd.DataFrame)):
+    if index is None:
+        return
+    if isinstance(values, Mapping):  # a dict of cost columns: each Series as a frame's
+        for key, column in values.items():
+            check_same_index(column, index, f"{name}[{key!r}]", reference=reference)
+        return
+    if not isinstance(values, (pd.Series, pd.DataFrame)):
         return
     if not values.index.equals(index):
         raise ValueError(
@@ -283,3 +291,60 @@ def take_rows(data, rows):
     if isinstance(data, (pd.DataFrame, pd.Series)):
         return data.iloc[rows]
     return np.asarray(data)[rows]
+
+
+def refuse_bool_numbers(estimator):
+    """Refuse ``True``/``False`` given for a hyper-parameter that takes numbers.
+
+    scikit-learn's parameter constraints let a bool pass for an int (``bool`` is an
+    ``Integral``), so ``max_depth=True`` would grow a tree of depth 1 and
+    ``posterior_smoothing=True`` smooth with one case. A parameter whose constraints take
+    a number but not ``"boolean"`` is refused with scikit-learn's own
+    ``InvalidParameterError`` message; run it after ``_validate_params`` (in ``fit``).
+    """
+    from sklearn.utils._param_validation import (
+        InvalidParameterError,
+        make_constraint,
+    )
+
+    for name, constraints in estimator._parameter_constraints.items():
+        value = getattr(estimator, name, None)
+        if not isinstance(value, (bool, np.bool_)) or "boolean" in constraints:
+            continue
+        made = [make_constraint(c) for c in constraints]
+        if not any(c.is_satisfied_by(1) for c in made):
+            continue  # no number is accepted: the constraints have refused the bool
+        shown = [str(c) for c in made if not getattr(c, "hidden", False)]
+        expected = shown[0] if len(shown) == 1 else (
+            f"{', '.join(shown[:-1])} or {shown[-1]}")
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {type(estimator).__name__} must be {expected}. "
+            f"Got {value!r} instead (a bool is not a number)."
+        )
+
+
+def check_interval_target(y, name="y", *, estimator="ProfitTreeRegressor"):
+    """An interval target as finite float64 numbers (the regression trees' ``y``).
+
+    Numbers, booleans and objects that are numbers are read as float64; dates,
+    durations, text and complex numbers are refused naming ``name``, as are NaN and
+    infinite values. A float64 array is returned as it is (no copy).
+    """
+    y = np.asarray(y)
+    if y.dtype.kind in "mMc":
+        raise ValueError(
+            f"{name} must be numeric for {estimator} (an interval target); got dtype "
+            f"{y.dtype}: convert it to numbers first"
+        )
+    try:
+        t = np.asarray(y, dtype=_FLOAT)
+    except (TypeError, ValueError):
+        values = pd.Series(np.asarray(y, dtype=object).reshape(-1))
+        bad = values[pd.to_numeric(values, errors="coerce").isna() & values.notna()]
+        raise ValueError(
+            f"{name} must be numeric for {estimator} (an interval target); got values "
+            f"such as {bad.iloc[:1].tolist()}"
+        ) from None
+    if not np.all(np.isfinite(t)):
+        raise ValueError(f"{name} contains NaN or infinity; the target must be finite")
+    return t

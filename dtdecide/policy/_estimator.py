@@ -11,7 +11,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..decision import DecisionMatrix
-from ..decision._validation import check_same_index, reference_index
+from ..decision._validation import check_same_index, reference_index, refuse_bool_numbers
 from ..tree import ProfitTreeClassifier
 from ._rewards import check_costs, check_decisions, n_rows, policy_rewards, take_rows
 from ._search import bin_inputs, exact_policy_tree
@@ -216,6 +216,10 @@ class PolicyTree(BaseEstimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    def _validate_params(self):
+        super()._validate_params()
+        refuse_bool_numbers(self)  # max_depth=True is no depth
+
     # ------------------------------------------------------------------ fit
     def fit(self, X, action, outcome, *, costs=None, propensity=None, outcome_value=None,
             rewards=None):
@@ -268,20 +272,7 @@ class PolicyTree(BaseEstimator):
             self.nuisance_ = nuis
             self.n_clipped_ = nuis.n_clipped
         else:
-            if isinstance(rewards, pd.DataFrame):
-                check_same_index(rewards, index, "rewards")
-                missing = [d for d in decisions if d not in [str(c) for c in rewards.columns]]
-                if missing:
-                    raise ValueError(f"rewards: no column for the decisions {missing!r}")
-                G = rewards.rename(columns=str)[list(decisions)].to_numpy(dtype=float)
-            else:
-                G = np.asarray(rewards, dtype=float)
-            if G.shape != (n, len(decisions)):
-                raise ValueError(
-                    f"rewards must have shape (n_samples, n_decisions) = ({n}, "
-                    f"{len(decisions)}); got {G.shape}")
-            if not np.isfinite(G).all():
-                raise ValueError("rewards must be finite")
+            G = _as_reward_array(rewards, decisions, n, index)
             self.nuisance_ = None
             self.n_clipped_ = 0
         C = check_costs(costs, decisions, n, index)
@@ -702,9 +693,13 @@ def _as_reward_array(rewards, decisions, n, index, name="rewards"):
         missing = [d for d in decisions if d not in [str(c) for c in rewards.columns]]
         if missing:
             raise ValueError(f"{name}: no column for the decisions {missing!r}")
-        G = rewards.rename(columns=str)[list(decisions)].to_numpy(dtype=float)
-    else:
+        rewards = rewards.rename(columns=str)[list(decisions)]
+    try:
         G = np.asarray(rewards, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"{name} must be numbers (the reward of every decision for every case)"
+        ) from None
     if G.shape != (n, len(decisions)):
         raise ValueError(f"{name} must have shape (n_samples, n_decisions) = ({n}, "
                          f"{len(decisions)}); got {G.shape}")

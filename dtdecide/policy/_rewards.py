@@ -174,6 +174,11 @@ def _check_propensity(propensity, a_idx, decisions, index):
 
 def _outcome_arrays(outcome, outcome_value, n, index):
     """The outcome (float) and, for a binary response, the value of a response per case."""
+    if outcome is None:
+        raise ValueError(
+            "outcome is None: pass the observed outcome of every logged case, or "
+            "rewards= computed elsewhere (PolicyTree.fit)"
+        )
     check_same_index(outcome, index, "outcome")
     y = check_1d(outcome, "outcome", n_samples=n)
     if outcome_value is None:
