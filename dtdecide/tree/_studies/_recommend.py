@@ -44,9 +44,18 @@ from sklearn.base import clone
 from sklearn.model_selection import RepeatedKFold, RepeatedStratifiedKFold, train_test_split
 from sklearn.utils import check_random_state
 
+from ...decision._validation import (
+    check_1d,
+    check_same_index,
+    check_sample_weight,
+    reference_index,
+)
 from ...decision._validation import take_rows as _take
 from .._algorithms._pruning import check_pruning_sequence
-from ._study import PruningStudy
+from .._backends._dask import is_dask_collection
+from .._estimator._classes import ProfitTreeClassifier, ProfitTreeRegressor
+from .._structure._encode import n_samples_of
+from ._study import PruningStudy, is_splitter
 
 __all__ = ["fit_recommended", "recommended_candidates"]
 
@@ -112,6 +121,60 @@ def recommended_candidates(estimator, decision_rules=None):
     if "decision_rule" not in params:
         out = [{k: v for k, v in c.items() if k != "decision_rule"} for c in out]
     return out
+
+
+def _check_estimator(estimator, candidates):
+    """A profit tree (fitted or not); with the recommended candidates, a decision
+    matrix (they compare the profit of the decisions)."""
+    if not isinstance(estimator, (ProfitTreeClassifier, ProfitTreeRegressor)):
+        raise TypeError(
+            "estimator must be a ProfitTreeClassifier or ProfitTreeRegressor; got "
+            f"{type(estimator).__name__}"
+        )
+    if candidates is None and estimator.get_params()["decision_matrix"] is None:
+        raise ValueError(
+            "estimator has decision_matrix=None: the recommended candidates compare the "
+            "profit of the decisions (criterion='profit' among them) and need a "
+            "decision_matrix; pass one, or your own candidates="
+        )
+
+
+def _check_candidates(estimator, candidates):
+    """``candidates`` as a list of dicts of known parameters (or ``pruning_sequence``)."""
+    if isinstance(candidates, (str, bytes, dict)) or not hasattr(candidates, "__iter__"):
+        raise TypeError(
+            "candidates must be a list of dicts of parameters; got "
+            f"{type(candidates).__name__}"
+        )
+    known = set(estimator.get_params(deep=False)) | {"pruning_sequence"}
+    out = []
+    for k, c in enumerate(candidates):
+        if not isinstance(c, dict):
+            raise TypeError(
+                f"candidates[{k}] must be a dict of parameters (e.g. {{'criterion': "
+                f"'profit'}}); got {c!r}"
+            )
+        unknown = sorted(set(c) - known, key=str)
+        if unknown:
+            raise ValueError(
+                f"candidates[{k}]: {unknown!r} are not parameters of "
+                f"{type(estimator).__name__}; expected among {sorted(known)!r}"
+            )
+        out.append(dict(c))
+    if not out:
+        raise ValueError("candidates must hold at least one parameter setting")
+    return out
+
+
+def _check_rows(X, y, costs, sample_weight, suffix):
+    """One set of rows (``suffix`` "" or "_valid"): ``y`` and ``sample_weight`` one value a
+    row of ``X``, every pandas input indexed as ``X`` is."""
+    n = n_samples_of(X)
+    index = reference_index(X)
+    check_1d(y, f"y{suffix}", n_samples=n, index=index, reference=f"X{suffix}")
+    check_same_index(costs, index, f"costs{suffix}", reference=f"X{suffix}")
+    check_sample_weight(sample_weight, n, name=f"sample_weight{suffix}", index=index,
+                        reference=f"X{suffix}")
 
 
 def _holdout(X, y, costs, sample_weight, fraction, random_state, classifier):
@@ -303,10 +366,20 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     >>> best.criterion, best.get_n_leaves()
     ('profit', 17)
     """
+    _check_estimator(estimator, candidates)
     if not isinstance(validation_fraction, numbers.Real) or not 0 < validation_fraction < 1:
         raise ValueError(f"validation_fraction must be in (0, 1); got {validation_fraction!r}")
     if (X_valid is None) != (y_valid is None):
         raise ValueError("X_valid and y_valid must be given together")
+    if cv is not None and not is_splitter(cv) and (
+            isinstance(cv, bool) or not isinstance(cv, numbers.Integral) or cv < 2):
+        raise ValueError(
+            f"cv must be None, an integer >= 2 or a splitter with split(); got {cv!r}")
+    if not is_dask_collection(X):
+        # the rows of each set as one: checked before the sets are split or joined
+        _check_rows(X, y, costs, sample_weight, "")
+        if X_valid is not None:
+            _check_rows(X_valid, y_valid, costs_valid, sample_weight_valid, "_valid")
     if se_rule is not None and (isinstance(se_rule, bool)
                                 or not isinstance(se_rule, numbers.Real)
                                 or not np.isfinite(se_rule) or se_rule < 0):
@@ -314,15 +387,13 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     if (isinstance(cv_repeats, bool) or not isinstance(cv_repeats, numbers.Integral)
             or cv_repeats < 1):
         raise ValueError(f"cv_repeats must be an integer >= 1; got {cv_repeats!r}")
-    if cv_repeats > 1 and (cv is None or hasattr(cv, "split")):
+    if cv_repeats > 1 and (cv is None or is_splitter(cv)):
         raise ValueError(f"cv_repeats={cv_repeats} needs an integer cv (the number of folds); "
                          f"got cv={cv!r}")
     if candidates is None:
         candidates = recommended_candidates(estimator, decision_rules)
     else:
-        candidates = [dict(c) for c in candidates]
-        if not candidates:
-            raise ValueError("candidates must hold at least one parameter setting")
+        candidates = _check_candidates(estimator, candidates)
     for c in candidates:
         _sequence(c)  # a bad pruning_sequence fails before any fit
     if cv is not None:

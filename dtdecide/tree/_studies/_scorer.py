@@ -11,7 +11,13 @@ import copy
 import numpy as np
 import pandas as pd
 
-from ...decision._validation import check_1d, check_sample_weight, reference_index
+from ...decision._validation import (
+    check_1d,
+    check_interval_target,
+    check_same_index,
+    check_sample_weight,
+    reference_index,
+)
 from .._estimator._pruning import _case_rule, _decision_matrix, _is_classifier
 from .._structure._leaf import propagate_up
 
@@ -107,6 +113,7 @@ class _Scorer:
                                 reference=f"X{name}")
         if F is None:
             F = np.ones(n)
+        check_same_index(costs, index, f"costs{name}", reference=f"X{name}")
         self.kind = kind
         self.n_samples = n
         self.nan_summary = False
@@ -116,9 +123,7 @@ class _Scorer:
             matrix = _decision_matrix(estimator)
             cons = matrix.resolve(_resolve_costs(estimator, X, costs), n_samples=n)
             if matrix.is_interval:
-                t = np.asarray(y, dtype=np.float64)
-                if not np.all(np.isfinite(t)):
-                    raise ValueError(f"y{name} must be finite (no NaN or infinity)")
+                t = check_interval_target(y, f"y{name}", estimator=type(estimator).__name__)
                 paw = np.ones(n)
             else:
                 from ...decision._kernels import encode_target, prior_adjustment_weights
@@ -180,9 +185,7 @@ class _Scorer:
             self.classes = classes
             self.columns = np.column_stack([onehot, F])
         else:  # ase of a regressor: centred power sums up to the 4th
-            yv = np.asarray(y, dtype=np.float64)
-            if not np.all(np.isfinite(yv)):
-                raise ValueError(f"y{name} must be finite (no NaN or infinity)")
+            yv = check_interval_target(y, f"y{name}", estimator=type(estimator).__name__)
             self.totals["w"], self.totals["wy"] = float(F.sum()), float((F * yv).sum())
             src = self.totals if totals is None else totals
             total, wy = src["w"], src["wy"]

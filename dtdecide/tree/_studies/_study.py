@@ -44,6 +44,7 @@ from .._algorithms._pruning import (
     sum_over_subtrees,
 )
 from .._backends._dask import is_dask_collection
+from .._estimator._classes import _BaseProfitTree
 from .._estimator._pruning import (
     _is_classifier,
     _training_level_weights,
@@ -130,8 +131,13 @@ def _geometric_midpoints(alphas):
     return mid
 
 
+def is_splitter(cv):
+    """Whether ``cv`` is a scikit-learn splitter (has ``split``; text is none)."""
+    return hasattr(cv, "split") and not isinstance(cv, (str, bytes))
+
+
 def _check_cv(cv, estimator, y, random_state):
-    if hasattr(cv, "split"):
+    if is_splitter(cv):
         return cv
     if isinstance(cv, bool) or not isinstance(cv, numbers.Integral) or cv < 2:
         raise ValueError(f"cv must be an integer >= 2 or a splitter with split(); got {cv!r}")
@@ -337,6 +343,11 @@ class PruningStudy:
     # ------------------------------------------------------------------ checks
     def _check_params(self, has_valid, has_train):
         est = self.estimator
+        if getattr(est, "tree_", None) is not None and not isinstance(est, _BaseProfitTree):
+            raise TypeError(
+                "estimator must be a fitted ProfitTreeClassifier or ProfitTreeRegressor; "
+                f"got {type(est).__name__}"
+            )
         if getattr(est, "tree_", None) is None:
             raise NotFittedError(
                 f"estimator must be a fitted tree; {type(est).__name__} has no tree_ "
