@@ -263,8 +263,12 @@ def _merge_points(a, b):
 
 def _summarize(part, spec, *, est, matrix, is_classifier):
     """What the client needs from one partition (never its rows)."""
-    from ...decision._validation import check_sample_weight, has_missing_labels
-    from .._structure._encode import _column_kind, _numeric_values
+    from ...decision._validation import (
+        check_interval_target,
+        check_sample_weight,
+        has_missing_labels,
+    )
+    from .._structure._encode import _column_kind, _numeric_values, distinct_labels
 
     Xp, yp, wp, cp = _unpack(part, spec)
     X_in, _, _, _ = est._split_costs(Xp, cp, matrix)
@@ -282,7 +286,7 @@ def _summarize(part, spec, *, est, matrix, is_classifier):
         out["kinds"].append(kind)
         out["has_nan"].append(bool(col.isna().any()))
         if kind == "categorical":
-            out["present"].append(pd.unique(col.dropna().to_numpy(dtype=object)))
+            out["present"].append(distinct_labels(col, name))
             out["points"].append(None)
         elif kind == "numeric":
             v = np.asarray(_numeric_values(col, name), dtype=_FLOAT)
@@ -304,9 +308,7 @@ def _summarize(part, spec, *, est, matrix, is_classifier):
         labels, inverse = np.unique(y, return_inverse=True) if n else (y[:0], y[:0])
         out["labels"] = (labels, np.bincount(inverse, weights=F, minlength=labels.size))
     else:
-        t = np.asarray(y, dtype=_FLOAT)
-        if not np.all(np.isfinite(t)):
-            raise ValueError("y contains NaN or infinity; the target must be finite")
+        t = check_interval_target(y, "y", estimator=type(est).__name__)
         out["wy"] = float(F @ t)
     return out
 
@@ -355,9 +357,9 @@ def _merge_summaries(a, b):
 
 def _encoding_from(summary, meta):
     """The :class:`FeatureEncoding` of the whole collection (categories: sorted union)."""
-    from .._structure._encode import FeatureEncoding, _frame_names
+    from .._structure._encode import FeatureEncoding, training_frame_names
 
-    names, has_names = _frame_names(meta)
+    names, has_names = training_frame_names(meta)
     is_cat = np.array([k == "categorical" for k in summary["kinds"]], dtype=bool)
     categories = []
     for j in range(len(names)):
@@ -390,15 +392,22 @@ def _unknown_categories(dtype):
 
 
 def _binner_from(summary, encoding, max_bins):
-    from .._kernels._binning import Binner, edges_from_counts
+    from .._kernels._binning import (
+        _MAX_BINS_LARGE,
+        Binner,
+        edges_from_counts,
+        too_many_categories,
+    )
 
     thresholds = []
     for j, cat in enumerate(encoding.categories):
         if cat is not None:
             present = summary["present"][j]
             codes = pd.Index(cat).get_indexer(present) if len(present) else np.array([-1])
-            thresholds.append(np.arange(int(codes.max()) + 1 if len(present) else 1,
-                                        dtype=np.float64))
+            n_codes = int(codes.max()) + 1 if len(present) else 1
+            if n_codes > _MAX_BINS_LARGE:  # as the in-memory binner refuses them
+                raise too_many_categories(encoding.feature_names[j], n_codes)
+            thresholds.append(np.arange(n_codes, dtype=np.float64))
         else:
             points = summary["points"][j]
             values, weights = (np.empty(0), np.empty(0)) if points is None else points

@@ -33,14 +33,20 @@ from ..._parallel import check_n_jobs
 from ...decision._kernels import _target_codes
 from ...decision._validation import (
     check_1d,
+    check_interval_target,
     check_same_index,
     check_sample_weight,
     has_missing_labels,
     reference_index,
+    refuse_bool_numbers,
 )
 from .._algorithms._edit import replay_edits
 from .._backends._dask import is_dask_collection
-from .._kernels._binning import InfiniteValuesError
+from .._kernels._binning import (
+    InfiniteValuesError,
+    TooManyCategoriesError,
+    too_many_categories,
+)
 from .._kernels._criteria import ordinal_loss_matrix, split_loss_weights, training_loss_matrix
 from .._kernels._profit import DEFAULT_PROFIT_METHOD, growth_consequences, level_consequences
 from .._structure import _leaf
@@ -96,6 +102,12 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
     }
 
     _is_classifier = False
+
+    def _validate_params(self):
+        """scikit-learn's checks of the constraints, and no bool for a number (the one
+        check of the options, in memory, on Dask and in ``regrow``)."""
+        super()._validate_params()
+        refuse_bool_numbers(self)
 
     # ---------------------------------------------------------------- tags
     def __sklearn_tags__(self):
@@ -203,6 +215,9 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
                                   priors=priors, **extra)
         except InfiniteValuesError as exc:
             raise infinity_error(encoding.feature_names[exc.column]) from None
+        except TooManyCategoriesError as exc:
+            raise too_many_categories(encoding.feature_names[exc.column],
+                                      exc.n_categories) from None
         # NaN per column, counted while binning every row (else looked for here, with
         # the infinite values of the rows growing did not bin)
         nan = self.__dict__.pop("_binned_nan", None)
@@ -1270,13 +1285,7 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         return self._fit(X, y, sample_weight, costs, edits)
 
     def _prepare_target(self, y, y_arr, matrix, F):
-        try:
-            t = np.asarray(y_arr, dtype=_FLOAT)
-        except (TypeError, ValueError):
-            raise ValueError("y must be numeric for ProfitTreeRegressor") from None
-        if not np.all(np.isfinite(t)):
-            raise ValueError("y contains NaN or infinity; the target must be finite")
-        return t
+        return check_interval_target(y_arr, "y", estimator=type(self).__name__)
 
     def _node_values(self, structure):
         """Prediction (training mean) of every node of ``structure``."""

@@ -55,7 +55,7 @@ class _FitChecksMixin:
 
         Returns ``(X_inputs, costs_for_resolve, cost_columns, cost_features)``.
         """
-        check_same_index(costs, reference_index(X), "costs")
+        check_same_index(costs, reference_index(X), "costs")  # a dict's Series too
         if matrix is None:
             if costs is not None:
                 raise ValueError("costs needs a decision_matrix; got decision_matrix=None")
@@ -97,7 +97,13 @@ class _FitChecksMixin:
             col = columns[v]
             if isinstance(col, pd.Series) and col.dtype.kind not in "fiub":
                 col = col.to_numpy(dtype=object, na_value=np.nan)  # nullable / object
-            col = np.asarray(col).reshape(-1)
+            col = np.asarray(col)
+            if col.ndim != 1 and not (col.ndim == 2 and col.shape[1] == 1):
+                raise ValueError(
+                    f"costs column {v!r} must have one value per case ({n}); got shape "
+                    f"{col.shape}"
+                )
+            col = col.reshape(-1)
             try:
                 if col.dtype.kind in "fiub":  # already numbers: no pandas round trip
                     # a float64 column as it is (no copy of the user's costs), read-only

@@ -150,6 +150,37 @@ class InfiniteValuesError(ValueError):
             f"X_encoded column {self.column} contains infinite values; use NaN for missing")
 
 
+class TooManyCategoriesError(ValueError):
+    """A categorical column of the matrix being binned has more category codes than
+    the binned dtype holds (``column``: its index; ``n_categories``: how many).
+
+    A ``ValueError``; the estimators re-raise it naming the input column.
+
+    Examples
+    --------
+    >>> from dtdecide.tree._kernels._binning import TooManyCategoriesError
+    >>> TooManyCategoriesError(1, 70000).n_categories
+    70000
+    """
+
+    def __init__(self, column, n_categories):
+        self.column = int(column)
+        self.n_categories = int(n_categories)
+        super().__init__(
+            f"X_encoded column {self.column} has {self.n_categories} category codes; at "
+            f"most {_MAX_BINS_LARGE} categories are supported"
+        )
+
+
+def too_many_categories(name, n_categories):
+    """The error for input column ``name`` with more categories than a tree splits on
+    (in memory and on Dask)."""
+    return ValueError(
+        f"X column {name!r} has {n_categories} categories; a tree splits on at most "
+        f"{_MAX_BINS_LARGE}: group the rare ones (or drop an identifier column)"
+    )
+
+
 def _first_infinite_column(X, numeric):
     """The first numeric column holding +-inf in the first block of rows that has one."""
     if not isinstance(X, np.ndarray):
@@ -734,10 +765,7 @@ class Binner:
                     )
                 n_cat = int(present.max()) + 1 if present.size else 1
                 if n_cat > _MAX_BINS_LARGE:
-                    raise ValueError(
-                        f"X_encoded column {j} has {n_cat} category codes; at most "
-                        f"{_MAX_BINS_LARGE} categories are supported"
-                    )
+                    raise TooManyCategoriesError(j, n_cat)
                 return np.arange(n_cat, dtype=np.float64)
             if has_inf is not None and has_inf[j]:
                 raise InfiniteValuesError(j)

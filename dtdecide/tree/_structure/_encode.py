@@ -86,6 +86,11 @@ class UnseenCategoryWarning(UserWarning):
 SCORE_BLOCK_ROWS = 1 << 15
 
 _NUMERIC_INFERRED = {"integer", "floating", "mixed-integer-float", "decimal"}
+# object columns of dates, times, durations, periods or intervals only (pandas'
+# infer_dtype): refused as the datetime64 and timedelta64 columns are, not taken as
+# category labels (each date its own category)
+_TIME_INFERRED = {"datetime64", "datetime", "date", "timedelta64", "timedelta", "time",
+                  "period", "interval"}
 
 
 @dataclass(frozen=True)
@@ -234,10 +239,28 @@ def _check_shape(n_samples, n_features, shape):
         )
 
 
-def _as_frame_or_array(X, finite="allow-nan", dtype=X_DTYPE):
+def _as_frame_or_array(X, finite="allow-nan", dtype=X_DTYPE, names=None):
     """Return ``(frame, None)`` for DataFrames and ``(None, float array)`` or a frame
     built from a non-numeric numpy array (``finite``: ``check_array``'s
-    ``ensure_all_finite``; ``dtype``: its ``dtype``)."""
+    ``ensure_all_finite``; ``dtype``: its ``dtype``; ``names``: the fitted input names,
+    for the message of an infinite value)."""
+    try:
+        return _frame_or_array(X, finite, dtype)
+    except ValueError as exc:
+        if finite is not True and "infinity" in str(exc):
+            # check_array's message names no column: the first one with an infinity
+            try:
+                inf = np.isinf(np.asarray(X, dtype=float))
+            except (TypeError, ValueError):
+                raise exc from None
+            if inf.ndim == 2 and inf.any():
+                j = int(np.flatnonzero(inf.any(axis=0))[0])
+                name = names[j] if names is not None and j < len(names) else f"x{j}"
+                raise infinity_error(name) from None
+        raise
+
+
+def _frame_or_array(X, finite, dtype):
     if _is_sparse(X):
         raise TypeError(
             "Sparse input is not supported by the profit trees; pass a dense array or a "
@@ -251,6 +274,11 @@ def _as_frame_or_array(X, finite="allow-nan", dtype=X_DTYPE):
             "(X.to_frame()) for a single input column."
         )
     arr = np.asarray(X)
+    if arr.dtype.names is not None:
+        raise TypeError(
+            f"X is a numpy structured array (fields {list(arr.dtype.names)!r}); pass a "
+            "DataFrame (pd.DataFrame(X)) to use its fields as named input columns."
+        )
     if arr.dtype.kind in "OUS" and arr.ndim == 2:
         try:
             return None, check_array(arr, dtype=dtype, ensure_all_finite=finite)
@@ -276,23 +304,42 @@ def _column_kind(col, name):
         inferred = pd.api.types.infer_dtype(col, skipna=True)
         if inferred in _NUMERIC_INFERRED:
             return "numeric"
+        if inferred in _TIME_INFERRED:  # dates held as objects: as a datetime64 column
+            raise _not_numeric_nor_categorical(name, f"{dtype} holding {inferred} values")
         return "categorical"
     if pd.api.types.is_complex_dtype(dtype):
         raise ValueError(f"Complex data not supported; X column {name!r} is complex.")
     if pd.api.types.is_numeric_dtype(dtype):
         return "numeric"
-    raise TypeError(
+    raise _not_numeric_nor_categorical(name, dtype)
+
+
+def _not_numeric_nor_categorical(name, dtype):
+    return TypeError(
         f"X column {name!r} has dtype {dtype}, which is neither numeric nor categorical; "
         "convert it to numbers (e.g. days since a date) or to a 'category' column."
     )
 
 
-def _fit_categories(col):
+def distinct_labels(col, name):
+    """The distinct non-missing values of a categorical column (first appearance order);
+    a ``TypeError`` naming the column when they cannot be labels (lists, dicts)."""
+    try:
+        return pd.unique(col.dropna().to_numpy(dtype=object))
+    except TypeError as exc:  # unhashable values cannot be category labels
+        raise TypeError(
+            f"X column {name!r} is categorical but holds values that cannot be "
+            f"category labels: {exc}; expected numbers, text, booleans or a 'category' "
+            "column"
+        ) from None
+
+
+def _fit_categories(col, name):
     if isinstance(col.dtype, pd.CategoricalDtype):
         return np.asarray(col.cat.categories)
     if pd.api.types.is_bool_dtype(col.dtype):
         return np.array([False, True], dtype=object)
-    values = pd.unique(col.dropna().to_numpy(dtype=object))
+    values = distinct_labels(col, name)
     try:
         values = np.array(sorted(values), dtype=object)
     except TypeError:  # labels of mixed types: keep order of first appearance
@@ -617,6 +664,39 @@ def _frame_names(frame):
     return np.array([str(c) for c in cols], dtype=object), has_names
 
 
+def training_frame_names(frame):
+    """``(names, has_names)`` of a training DataFrame, its column names as text.
+
+    The names are the tree's ``feature_names_in_`` (rules, SQL and leaf tables name the
+    inputs by them), so they must be distinct as text too: columns ``0`` and ``"0"``
+    would be two inputs of one name. A ``ValueError`` lists the repeated names.
+    """
+    names, has_names = _frame_names(frame)
+    if len(set(names)) != len(names):
+        seen, repeated = set(), []
+        for name in names:
+            if name in seen and name not in repeated:
+                repeated.append(name)
+            seen.add(name)
+        as_text = "" if has_names else f" (as text; the columns are {list(frame.columns)!r})"
+        raise ValueError(
+            f"X has duplicated column names {repeated!r}{as_text}; column names must be "
+            "unique."
+        )
+    return names, has_names
+
+
+def _default_names(n_features):
+    return [f"x{j}" for j in range(n_features)]
+
+
+def fitted_on_frame(encoding):
+    """Whether ``encoding`` was learnt from a DataFrame (named columns of any type), not
+    from an array (names ``x0, x1, ...``)."""
+    names = encoding.feature_names
+    return bool(encoding.has_names) or list(names) != _default_names(len(names))
+
+
 def fit_encode(X, *, check_finite=True, as_columns=False):
     """Learn the encoding of ``X`` and return ``(X_codes, encoding)``.
 
@@ -672,10 +752,8 @@ def fit_encode(X, *, check_finite=True, as_columns=False):
         return arr, encoding
 
     _check_shape(frame.shape[0], frame.shape[1], frame.shape)
-    names, has_names = _frame_names(frame)
+    names, has_names = training_frame_names(frame)
     has_names = has_names and isinstance(X, pd.DataFrame)  # not the x0.. of an array
-    if has_names and len(set(names)) != len(names):
-        raise ValueError("X has duplicated column names; column names must be unique.")
     is_cat = np.zeros(len(names), dtype=bool)
     categories = []
     dtypes = frame.dtypes
@@ -687,7 +765,7 @@ def fit_encode(X, *, check_finite=True, as_columns=False):
         col = frame.iloc[:, j]
         if _column_kind(col, names[j]) == "categorical":
             is_cat[j] = True
-            categories.append(_fit_categories(col))
+            categories.append(_fit_categories(col, names[j]))
         else:
             categories.append(None)
     encoding = FeatureEncoding(
@@ -708,6 +786,15 @@ def fit_encode(X, *, check_finite=True, as_columns=False):
 
 def _check_names(frame, encoding, estimator_name):
     names, has_names = _frame_names(frame)
+    if not encoding.has_names and fitted_on_frame(encoding):
+        # a frame after a fit on a frame whose column names are not all text (0, 1, ...
+        # or mixed): the names still say which column is which, so they must match
+        # (as text), never be paired by position (the callers pass the user's frames
+        # only: an array is matched by position, as at fit)
+        fitted = encoding.feature_names
+        if len(fitted) == len(names) and np.all(fitted == names):
+            return
+        _raise_name_mismatch(names, fitted)
     if not has_names:
         names = None
     if names is None and not encoding.has_names:
@@ -730,6 +817,11 @@ def _check_names(frame, encoding, estimator_name):
     fitted = encoding.feature_names
     if len(fitted) == len(names) and np.all(fitted == names):
         return
+    _raise_name_mismatch(names, fitted)
+
+
+def _raise_name_mismatch(names, fitted):
+    """scikit-learn's error for input names that differ from the fitted ones."""
     message = "The feature names should match those that were passed during fit.\n"
     unexpected = sorted(set(names) - set(fitted))
     missing = sorted(set(fitted) - set(names))
@@ -754,7 +846,8 @@ def _prepare(X, encoding, estimator_name, in_place=False):
     returned as it is) or validated :class:`_Columns`; ``in_place`` also returns a frame
     of one float64 block as a view of its memory (read-only use: scoring)."""
     n_expected = len(encoding.feature_names)
-    frame, arr = (X, None) if isinstance(X, FrameColumns) else _as_frame_or_array(X)
+    frame, arr = (X, None) if isinstance(X, FrameColumns) else _as_frame_or_array(
+        X, names=encoding.feature_names)
     if arr is not None:
         if arr.ndim != 2:
             raise ValueError(

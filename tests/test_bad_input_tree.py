@@ -1,0 +1,388 @@
+"""A catalogue of bad inputs to the profit trees, their studies and the policy trees.
+
+Completes ``tests/test_bad_input.py`` with what real data bring to the trees: pandas
+nullable and Arrow dtypes, object columns of unusual values, non-text column names,
+Dask collections, the options of ``fit_recommended`` and the editing methods. Every bad
+case asserts the exception type and that the message names the offending parameter,
+column or file and says what was expected (each pattern must be found in the message);
+the accepted inputs assert the same tree as the plain float input.
+"""
+
+import datetime
+import re
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import sparse
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
+
+import dtdecide as dt
+from dtdecide import DecisionMatrix
+from dtdecide.policy import PolicyTree, make_logged_campaign, policy_rewards
+
+LEVELS = ["yes", "no"]
+PARAMS = {"max_depth": 3, "min_samples_leaf": 2, "min_samples_split": 4}
+
+
+@pytest.fixture(scope="module")
+def f():
+    """Small valid objects; each case spoils exactly one thing."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.normal(size=60), "z": rng.integers(0, 5, 60).astype(float)})
+    y = np.where(X["x"] + rng.normal(scale=0.5, size=60) > 0, "yes", "no")
+    m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=LEVELS)
+    rev = DecisionMatrix({"call": [10, 0], "skip": [0, 0]}, levels=LEVELS, kind="revenue",
+                         costs={"call": "c"})
+    knots = DecisionMatrix({"invest": [-5, 5], "wait": [0, 0]}, knots=[-1, 1])
+    tree = dt.ProfitTreeClassifier(decision_matrix=m, **PARAMS).fit(X, y)
+    numbered = X.set_axis([0, 1], axis=1)  # pd.DataFrame(array): column names 0, 1
+    campaign = make_logged_campaign(300, effect="step", random_state=0)
+    return SimpleNamespace(
+        X=X, y=y, m=m, rev=rev, knots=knots, tree=tree, numbered=numbered,
+        numbered_tree=dt.ProfitTreeClassifier(decision_matrix=m, **PARAMS).fit(numbered, y),
+        leaf=int(np.flatnonzero(tree.tree_.children_left == -1)[0]),
+        campaign=campaign,
+        policy=_policy().fit(campaign.X, campaign.action, campaign.outcome),
+    )
+
+
+def _policy(**kw):
+    return PolicyTree(**{"outcome_model": LinearRegression(),
+                         "propensity_model": LogisticRegression(), "cv": 2,
+                         "random_state": 0, **kw})
+
+
+def _clf(f, **kw):
+    return dt.ProfitTreeClassifier(**{"decision_matrix": f.m, **PARAMS, **kw})
+
+
+def _reg(f, **kw):
+    return dt.ProfitTreeRegressor(**{"decision_matrix": f.knots, **PARAMS, **kw})
+
+
+def _objects(values):
+    """An object column of 60 rows repeating ``values``."""
+    return pd.Series(list(values) * (60 // len(values)), dtype=object)
+
+
+def _shifted(n):
+    """Cost values indexed 5, 6, ...: not the rows of X."""
+    return pd.Series(np.ones(n), index=range(5, 5 + n))
+
+
+def _cost_tree(f, **kw):
+    """A tree whose matrix reads the cost column "c" (taken from X at fit)."""
+    return _clf(f, decision_matrix=f.rev, **kw).fit(f.X.assign(c=1.5), f.y)
+
+
+def _same_tree(a, b):
+    ta, tb = a.tree_, b.tree_
+    return (ta.n_nodes == tb.n_nodes and np.array_equal(ta.feature, tb.feature)
+            and np.allclose(ta.threshold, tb.threshold, equal_nan=True))
+
+
+# (id, call(f), exception type, patterns every message must match)
+CASES = [
+    # ------------------------------------------------------------ column names
+    # names that are not text still name the columns: never paired by position
+    ("numbered-columns-reordered",
+     lambda f: f.numbered_tree.predict(f.numbered[[1, 0]]), ValueError,
+     ["feature names should match", "same order"]),
+    ("numbered-columns-renamed",
+     lambda f: f.numbered_tree.predict(f.X), ValueError,
+     ["feature names should match", "unseen at fit time", "- x", "missing", "- 0"]),
+    ("mixed-name-columns-reordered",
+     lambda f: _clf(f).fit(f.X.set_axis(["x", 1], axis=1), f.y)
+     .predict(f.X.set_axis(["x", 1], axis=1)[[1, "x"]]), ValueError,
+     ["feature names should match", "same order"]),
+    ("numbered-columns-reordered-decide",
+     lambda f: f.numbered_tree.decide(f.numbered[[1, 0]]), ValueError,
+     ["feature names should match", "same order"]),
+    ("names-equal-as-text", lambda f: _clf(f).fit(f.X.set_axis(["0", 0], axis=1), f.y),
+     ValueError, ["X has duplicated column names", r"\['0'\]", "as text", "unique"]),
+    ("names-duplicated-numbers", lambda f: _clf(f).fit(f.X.set_axis([0, 0], axis=1), f.y),
+     ValueError, ["X has duplicated column names", r"\['0'\]", "unique"]),
+    # ------------------------------------------------------------ X values and dtypes
+    ("object-column-of-lists",
+     lambda f: _clf(f).fit(f.X.assign(o=_objects([[1], [2]])), f.y), TypeError,
+     ["X column 'o'", "cannot be category labels", "unhashable", "expected numbers, text"]),
+    ("object-column-of-dicts",
+     lambda f: _clf(f).fit(f.X.assign(o=_objects([{1: 2}, {2: 3}])), f.y), TypeError,
+     ["X column 'o'", "cannot be category labels"]),
+    # dates held as Python objects are refused as a datetime64 column is (each date
+    # would otherwise be a category of its own)
+    ("object-column-of-timestamps",
+     lambda f: _clf(f).fit(f.X.assign(o=_objects(list(pd.date_range("2020", periods=2)))),
+                           f.y), TypeError,
+     ["X column 'o'", "holding datetime values", "neither numeric nor categorical",
+      "days since a date"]),
+    ("object-column-of-dates",
+     lambda f: _clf(f).fit(f.X.assign(o=_objects([datetime.date(2020, 1, d) for d in (1, 2)])),
+                           f.y), TypeError, ["X column 'o'", "holding date values"]),
+    ("object-column-of-durations",
+     lambda f: _clf(f).fit(f.X.assign(o=_objects([datetime.timedelta(1), datetime.timedelta(2)])),
+                           f.y), TypeError, ["X column 'o'", "holding timedelta values"]),
+    ("datetime-column", lambda f: _clf(f).fit(f.X.assign(d=pd.date_range("2020", periods=60)),
+                                              f.y), TypeError,
+     ["X column 'd'", "datetime64", "neither numeric nor categorical"]),
+    ("timedelta-column",
+     lambda f: _clf(f).fit(f.X.assign(d=pd.to_timedelta(np.arange(60), "D")), f.y), TypeError,
+     ["X column 'd'", "timedelta64", "neither numeric nor categorical"]),
+    ("period-column",
+     lambda f: _clf(f).fit(f.X.assign(d=pd.period_range("2020", periods=60, freq="D")), f.y),
+     TypeError, ["X column 'd'", "period", "neither numeric nor categorical"]),
+    ("predict-numeric-column-as-dates",
+     lambda f: f.tree.predict(f.X.assign(z=_objects([datetime.date(2020, 1, 1)] * 2))),
+     TypeError, ["X column 'z'", "holding date values"]),
+    ("structured-array",
+     lambda f: _clf(f).fit(f.X.to_records(index=False), f.y), TypeError,
+     ["structured array", r"fields \['x', 'z'\]", r"pd.DataFrame\(X\)"]),
+    ("structured-array-predict", lambda f: f.tree.predict(f.X.to_records(index=False)),
+     TypeError, ["structured array", "DataFrame"]),
+    # an array's infinite value is named by its column (the fitted name by position)
+    ("predict-array-infinity",
+     lambda f: f.tree.predict(np.c_[f.X["x"], np.r_[np.inf, f.X["z"][1:]]]), ValueError,
+     ["infinity in column 'z'", "only NaN"]),
+    ("fit-array-infinity",
+     lambda f: _clf(f).fit(np.c_[f.X["x"], np.r_[-np.inf, f.X["z"][1:]]], f.y), ValueError,
+     ["infinity in column 'x1'", "only NaN"]),
+    ("sparse-matrix", lambda f: _clf(f).fit(sparse.csr_matrix(f.X.to_numpy()), f.y),
+     TypeError, ["Sparse input is not supported", "dense array or a DataFrame"]),
+    ("complex-column", lambda f: _clf(f).fit(f.X.assign(c=f.X["x"] + 1j), f.y), ValueError,
+     ["X column 'c' is complex"]),
+    ("series-as-X", lambda f: _clf(f).fit(f.X["x"], f.y), ValueError,
+     ["got a pandas Series", r"X.to_frame\(\)"]),
+    ("no-rows", lambda f: _clf(f).fit(f.X[:0], f.y[:0]), ValueError,
+     ["0 sample", "minimum of 1"]),
+    ("no-columns", lambda f: _clf(f).fit(f.X[[]], f.y), ValueError,
+     ["0 feature", "minimum of 1"]),
+    ("predict-numeric-column-as-text",
+     lambda f: f.tree.predict(f.X.astype({"z": str})), TypeError,
+     ["X column 'z'", "numeric at fit time", "non-numeric"]),
+    ("regressor-y-datetime",
+     lambda f: _reg(f).fit(f.X, pd.date_range("2020", periods=60)), ValueError,
+     ["y must be numeric", "ProfitTreeRegressor", "datetime64"]),
+    ("regressor-y-durations",
+     lambda f: _reg(f).fit(f.X, pd.to_timedelta(np.arange(60), "D")), ValueError,
+     ["y must be numeric", "timedelta64"]),
+    ("regressor-y-mixed-objects",
+     lambda f: _reg(f).fit(f.X, np.r_[np.arange(59).astype(object), ["a"]]), ValueError,
+     ["y must be numeric", r"such as \['a'\]"]),
+    ("regressor-y-nullable-missing",
+     lambda f: _reg(f).fit(f.X, pd.array([1] * 59 + [None], dtype="Int64")), ValueError,
+     ["y contains NaN", "finite"]),
+    ("regressor-y-complex", lambda f: _reg(f).fit(f.X, np.ones(60) + 1j), ValueError,
+     ["y must be numeric", "complex"]),
+    # ------------------------------------------------------------ costs
+    # a Series in a dict of costs is aligned with X as a frame of costs is
+    ("fit-cost-dict-series-misaligned",
+     lambda f: _clf(f, decision_matrix=f.rev).fit(f.X, f.y, costs={"c": _shifted(60)}),
+     ValueError, [r"costs\['c'\] has an index", "index of X", "align them first"]),
+    ("decide-cost-dict-series-misaligned",
+     lambda f: _cost_tree(f).decide(f.X, f.y, costs={"c": _shifted(60)}), ValueError,
+     [r"costs\['c'\] has an index", "align them first"]),
+    ("case-rule-decision-cost-dict-misaligned",
+     lambda f: _cost_tree(f, decision_rule="case").predict_decision(
+         f.X, costs={"c": _shifted(60)}), ValueError, [r"costs\['c'\] has an index"]),
+    ("study-costs-valid-misaligned",
+     lambda f: dt.PruningStudy(_cost_tree(f)).fit(
+         f.X, f.y, costs_valid=pd.DataFrame({"c": _shifted(60)})), ValueError,
+     ["costs_valid has an index", "index of X_valid", "align them first"]),
+    ("study-costs-valid-dict-misaligned",
+     lambda f: dt.PruningStudy(_cost_tree(f)).fit(f.X, f.y, costs_valid={"c": _shifted(60)}),
+     ValueError, [r"costs_valid\['c'\] has an index", "index of X_valid"]),
+    ("fit-cost-column-2d",
+     lambda f: _clf(f, decision_matrix=f.rev).fit(f.X, f.y, costs={"c": np.ones((60, 2))}),
+     ValueError, ["costs column 'c'", r"one value per case \(60\)", r"shape \(60, 2\)"]),
+    # ------------------------------------------------------------ studies
+    ("study-regressor-y-text",
+     lambda f: dt.PruningStudy(_reg(f).fit(f.X, f.X["x"])).fit(f.X, f.y), ValueError,
+     ["y_valid must be numeric", "ProfitTreeRegressor", r"\[.(yes|no).\]"]),
+    ("study-plain-regressor-y-text",
+     lambda f: dt.PruningStudy(dt.ProfitTreeRegressor(max_depth=2).fit(f.X, f.X["x"]))
+     .fit(f.X, f.y), ValueError, ["y_valid must be numeric"]),
+    ("study-regressor-y-datetime",
+     lambda f: dt.PruningStudy(_reg(f).fit(f.X, f.X["x"])).fit(
+         f.X, pd.date_range("2020", periods=60)), ValueError,
+     ["y_valid must be numeric", "datetime64"]),
+    ("study-not-a-profit-tree",
+     lambda f: dt.PruningStudy(DecisionTreeClassifier().fit(f.X, f.y)).fit(f.X, f.y),
+     TypeError, ["estimator must be a fitted ProfitTreeClassifier or ProfitTreeRegressor",
+                 "DecisionTreeClassifier"]),
+    # text has a split method: it is no splitter
+    ("study-cv-text", lambda f: dt.PruningStudy(f.tree, cv="5").fit(X_train=f.X, y_train=f.y),
+     ValueError, ["cv must be an integer >= 2 or a splitter", "'5'"]),
+    # ------------------------------------------------------------ fit_recommended
+    ("recommend-not-a-tree", lambda f: dt.fit_recommended("tree", f.X, f.y), TypeError,
+     ["estimator must be a ProfitTreeClassifier or ProfitTreeRegressor", "str"]),
+    ("recommend-sklearn-tree",
+     lambda f: dt.fit_recommended(DecisionTreeClassifier(), f.X, f.y), TypeError,
+     ["estimator must be a ProfitTreeClassifier", "DecisionTreeClassifier"]),
+    ("recommend-without-matrix",
+     lambda f: dt.fit_recommended(dt.ProfitTreeClassifier(), f.X, f.y), ValueError,
+     ["decision_matrix=None", "recommended candidates", "candidates="]),
+    ("recommend-cv-text", lambda f: dt.fit_recommended(_clf(f), f.X, f.y, cv="5"),
+     ValueError, ["cv must be None, an integer >= 2 or a splitter", "'5'"]),
+    ("recommend-cv-float", lambda f: dt.fit_recommended(_clf(f), f.X, f.y, cv=2.5),
+     ValueError, ["cv must be None, an integer >= 2", "2.5"]),
+    ("recommend-candidates-not-dicts",
+     lambda f: dt.fit_recommended(_clf(f), f.X, f.y, candidates=["gini"]), TypeError,
+     [r"candidates\[0\] must be a dict of parameters", "'gini'"]),
+    ("recommend-candidates-one-dict",
+     lambda f: dt.fit_recommended(_clf(f), f.X, f.y, candidates={"criterion": "gini"}),
+     TypeError, ["candidates must be a list of dicts", "dict"]),
+    ("recommend-candidates-unknown-parameter",
+     lambda f: dt.fit_recommended(_clf(f), f.X, f.y, candidates=[{"depth": 2}]),
+     ValueError, [r"candidates\[0\]", r"\['depth'\] are not parameters",
+                  "ProfitTreeClassifier", "max_depth"]),
+    # the validation rows are checked as one set before they are joined to the training
+    # rows for cross-validation (the message named the joined rows: "120 and 65")
+    ("recommend-y-valid-length",
+     lambda f: dt.fit_recommended(_clf(f), f.X, f.y, X_valid=f.X, y_valid=f.y[:5]),
+     ValueError, ["y_valid must have one value per case", r"\(60\)", "got 5"]),
+    ("recommend-y-valid-misaligned",
+     lambda f: dt.fit_recommended(_clf(f), f.X, f.y, X_valid=f.X,
+                                  y_valid=pd.Series(f.y, index=range(5, 65))),
+     ValueError, ["y_valid has an index", "index of X_valid", "align them first"]),
+    ("recommend-weight-valid-length",
+     lambda f: dt.fit_recommended(_clf(f), f.X, f.y, X_valid=f.X, y_valid=f.y,
+                                  sample_weight_valid=np.ones(5)), ValueError,
+     ["sample_weight_valid", r"one value per case \(60\)"]),
+    ("recommend-costs-valid-misaligned",
+     lambda f: dt.fit_recommended(
+         _clf(f, decision_matrix=f.rev), f.X, f.y, costs={"c": np.ones(60)}, X_valid=f.X,
+         y_valid=f.y, costs_valid=pd.DataFrame({"c": _shifted(60)})), ValueError,
+     ["costs_valid has an index", "index of X_valid"]),
+    ("recommend-y-length", lambda f: dt.fit_recommended(_clf(f), f.X, f.y[:5]), ValueError,
+     ["y must have one value per case", r"\(60\)", "got 5"]),
+    # ------------------------------------------------------------ policy trees
+    ("policy-rewards-text",
+     lambda f: _policy().fit(f.campaign.X, f.campaign.action, None,
+                             rewards=np.full((300, 3), "a")), TypeError,
+     ["rewards must be numbers", "every decision for every case"]),
+    ("policy-outcome-none",
+     lambda f: _policy().fit(f.campaign.X, f.campaign.action, None), ValueError,
+     ["outcome is None", "rewards="]),
+    ("policy-decide-rewards-text",
+     lambda f: f.policy.decide(f.campaign.X, rewards=np.full((300, 3), "a")), TypeError,
+     ["rewards must be numbers"]),
+]
+
+
+def _check_message(exc_info, patterns):
+    message = str(exc_info.value)
+    missing = [p for p in patterns if not re.search(p, message)]
+    assert not missing, f"message {message!r} lacks {missing}"
+
+
+@pytest.mark.parametrize("call, exc, patterns",
+                         [pytest.param(c, e, p, id=i) for i, c, e, p in CASES])
+def test_bad_input(f, call, exc, patterns):
+    with pytest.raises(exc) as exc_info:
+        call(f)
+    _check_message(exc_info, patterns)
+
+
+def test_case_ids_are_unique():
+    ids = [case[0] for case in CASES]
+    assert len(ids) == len(set(ids))
+
+
+# ---------------------------------------------------------------------------- accepted
+def test_numbered_columns_are_matched_by_name(f):
+    expected = f.tree.predict(f.X)
+    assert (f.numbered_tree.predict(f.numbered) == expected).all()
+    # the same names read back from a file (as text), or an array by position
+    assert (f.numbered_tree.predict(f.numbered.set_axis(["0", "1"], axis=1))
+            == expected).all()
+    assert (f.numbered_tree.predict(f.X.to_numpy()) == expected).all()
+    assert _same_tree(f.numbered_tree, f.tree)
+
+
+# ---------------------------------------------------------------- a bool for a number
+# scikit-learn's constraints let True pass for an int (bool is an Integral): refused,
+# in memory, on Dask, in regrow and in the policy tree
+BOOL_FOR_NUMBER = [
+    (dt.ProfitTreeClassifier, "max_depth"),
+    (dt.ProfitTreeClassifier, "min_samples_leaf"),
+    (dt.ProfitTreeClassifier, "min_impurity_decrease"),
+    (dt.ProfitTreeClassifier, "ccp_alpha"),
+    (dt.ProfitTreeClassifier, "posterior_smoothing"),
+    (dt.ProfitTreeClassifier, "time_limit"),
+    (dt.ProfitTreeClassifier, "n_jobs"),
+    (dt.ProfitTreeClassifier, "random_state"),
+    (dt.ProfitTreeRegressor, "max_depth"),
+    (dt.ProfitTreeRegressor, "min_samples_leaf"),
+    (PolicyTree, "max_depth"),
+    (PolicyTree, "min_action_support"),
+]
+
+
+@pytest.mark.parametrize("cls, param", BOOL_FOR_NUMBER,
+                         ids=[f"{c.__name__}-{p}" for c, p in BOOL_FOR_NUMBER])
+def test_a_bool_is_no_number(f, cls, param):
+    est = cls(**{param: True})
+    assert getattr(est, param) is True  # stored as given, validated in fit
+    y = np.where(f.y == "yes", "a", "b") if cls is PolicyTree else f.y
+    if cls is dt.ProfitTreeRegressor:
+        y = f.X["x"].to_numpy()
+    args = (y, f.X["x"].to_numpy()) if cls is PolicyTree else (y,)
+    with pytest.raises(ValueError) as exc_info:
+        est.fit(f.X, *args)
+    _check_message(exc_info, [f"'{param}' parameter of {cls.__name__}", "must be",
+                              "Got True", "a bool is not a number"])
+
+
+def test_a_bool_is_no_number_on_dask_and_in_regrow(f):
+    dd = pytest.importorskip("dask.dataframe")
+    with pytest.raises(ValueError, match="'max_depth' parameter.*a bool is not a number"):
+        _clf(f, max_depth=True).fit(dd.from_pandas(f.X, npartitions=2),
+                                    dd.from_pandas(pd.Series(f.y), npartitions=2))
+    with pytest.raises(ValueError, match="regrow: The 'max_depth' parameter.*a bool"):
+        _clf(f).fit(f.X, f.y).regrow(f.leaf, f.X, f.y, max_depth=True)
+
+
+def test_booleans_stay_accepted_where_a_bool_is_meant(f):
+    assert _clf(f, ordinal=True).fit(f.X, f.y).is_ordinal_
+    assert not _clf(f, use_priors=False).fit(f.X, f.y).use_priors_
+    assert _clf(f, max_depth=np.int64(3), n_jobs=np.int64(2)).fit(f.X, f.y).get_depth() <= 3
+
+
+def test_policy_tree_takes_the_rewards_of_policy_rewards(f):
+    """fit(rewards=policy_rewards(...)), as its documentation says (the Rewards object
+    raised a raw TypeError from numpy), equals fit(rewards=the frame of rewards)."""
+    c = f.campaign
+    rewards = policy_rewards(c.X, c.action, c.outcome, decisions=c.decisions,
+                             outcome_model=LinearRegression(),
+                             propensity_model=LogisticRegression(), cv=2, random_state=0)
+    a = _policy(decisions=c.decisions).fit(c.X, c.action, None, rewards=rewards)
+    b = _policy(decisions=c.decisions).fit(c.X, c.action, None, rewards=rewards.rewards)
+    assert (a.predict(c.X) == b.predict(c.X)).all()
+    assert _same_tree(a.profit_tree_, b.profit_tree_)
+
+
+def test_regression_targets_of_nullable_and_boolean_dtypes(f):
+    t = f.X["x"].to_numpy()
+    plain = _reg(f).fit(f.X, t)
+    assert _same_tree(_reg(f).fit(f.X, pd.array(t, dtype="Float64")), plain)
+    assert _same_tree(_reg(f).fit(f.X, t.astype(object)), plain)
+    flags = f.y == "yes"
+    assert _same_tree(_reg(f).fit(f.X, flags), _reg(f).fit(f.X, flags.astype(float)))
+
+
+def test_too_many_categories_name_the_column():
+    n = 70_000  # past the 65535 categories of a binned column
+    X = pd.DataFrame({"client": [f"{i:05d}" for i in range(n)]})
+    y = np.where(np.arange(n) >= 66_000, "yes", "no")
+    with pytest.warns(dt.IdentifierColumnWarning), pytest.raises(
+            ValueError, match="X column 'client' has 70000 categories.*at most 65535"):
+        dt.ProfitTreeClassifier(max_depth=2).fit(X, y)
+    dd = pytest.importorskip("dask.dataframe")
+    # on Dask the codes past 65535 wrapped round in the binned dtype: a tree that
+    # could not see the split at client 66000, grown without a word
+    with pytest.raises(ValueError, match="X column 'client' has 70000 categories"):
+        dt.ProfitTreeClassifier(max_depth=2).fit(dd.from_pandas(X, npartitions=2),
+                                                 dd.from_pandas(pd.Series(y), npartitions=2))
