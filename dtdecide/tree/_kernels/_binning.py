@@ -73,7 +73,8 @@ def _make_grid(edges):
     lo, hi = e[1], e[-2]
     if not hi > lo:
         return None
-    scale = _GRID_CELLS / (hi - lo)
+    with np.errstate(over="ignore"):  # edges near the float limits: no grid
+        scale = _GRID_CELLS / (hi - lo)
     if not np.isfinite(scale):
         return None
     table = np.empty(_GRID_CELLS + 2, dtype=np.intp)
@@ -90,8 +91,11 @@ def _bin_numeric(v, edges, grid):
     the values); the caller then switches the feature to plain binary search.
     """
     lo, scale, table, padded = grid
-    c = v - lo
-    c *= scale
+    with np.errstate(over="ignore", invalid="ignore"):
+        # values near the float limits overflow to +-inf: clamped below, and binned by
+        # the binary search when the check misses
+        c = v - lo
+        c *= scale
     c += 1.0  # table[0] is "below the grid"
     np.fmax(c, 0.0, out=c)  # fmax/fmin map NaN to the bound
     np.fmin(c, _GRID_CELLS + 1, out=c)
