@@ -176,6 +176,22 @@ CASES = [
      ["y contains NaN", "finite"]),
     ("regressor-y-complex", lambda f: _reg(f).fit(f.X, np.ones(60) + 1j), ValueError,
      ["y must be numeric", "complex"]),
+    ("X-none", lambda f: _clf(f).fit(None, f.y), TypeError,
+     ["X must be an array or a DataFrame", "NoneType"]),
+    ("X-dict-of-columns", lambda f: f.tree.predict({"x": [0.0], "z": [1.0]}), TypeError,
+     ["X must be an array or a DataFrame", "dict", r"pd.DataFrame\(X\)"]),
+    # ------------------------------------------------------------ editing and pruning
+    ("split-threshold-text",
+     lambda f: _clf(f).fit(f.X, f.y).split(f.leaf, "x", threshold="a", X=f.X, y=f.y),
+     TypeError, ["threshold must be a number", "'a'"]),
+    ("split-threshold-list",
+     lambda f: _clf(f).fit(f.X, f.y).split(f.leaf, "x", threshold=[1.0], X=f.X, y=f.y),
+     TypeError, ["threshold must be a number", r"\[1.0\]"]),
+    ("prune-unknown-option", lambda f: f.tree.prune(alpha=0.1), TypeError,
+     ["prune", "unexpected keyword argument 'alpha'"]),
+    # scikit-learn's signature is cost_complexity_pruning_path(X, y): here no data
+    ("pruning-path-with-data", lambda f: f.tree.cost_complexity_pruning_path(f.X, f.y),
+     TypeError, ["cost_complexity_pruning_path takes no data", "training statistics"]),
     # ------------------------------------------------------------ costs
     # a Series in a dict of costs is aligned with X as a frame of costs is
     ("fit-cost-dict-series-misaligned",
@@ -386,3 +402,23 @@ def test_too_many_categories_name_the_column():
     with pytest.raises(ValueError, match="X column 'client' has 70000 categories"):
         dt.ProfitTreeClassifier(max_depth=2).fit(dd.from_pandas(X, npartitions=2),
                                                  dd.from_pandas(pd.Series(y), npartitions=2))
+
+
+def test_values_near_the_float_limits_bin_without_warnings(f):
+    """Binning through the lookup grid overflowed to inf for such values (then binned by
+    the binary search, so the tree was right, but numpy warned on every fit)."""
+    import warnings
+
+    x = f.X["x"].to_numpy().copy()
+    x[:2] = [1.79e308, -1.79e308]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        tree = _clf(f).fit(f.X.assign(x=x), f.y)
+        assert (tree.predict(f.X.assign(x=x)) == tree.predict(f.X.assign(x=x))).all()
+        tiny = _clf(f).fit(f.X.assign(x=f.X["x"] * 1e-310), f.y)
+    assert tiny.get_n_leaves() == f.tree.get_n_leaves()
+    # adjacent values near the limits still split between them
+    X = pd.DataFrame({"x": np.r_[np.full(30, 1.7e308), np.full(30, 1.79e308)]})
+    y = np.r_[["a"] * 30, ["b"] * 30]
+    tree = dt.ProfitTreeClassifier(max_depth=1, min_samples_leaf=1).fit(X, y)
+    assert np.isfinite(tree.tree_.threshold[0]) and (tree.predict(X) == y).all()

@@ -378,6 +378,11 @@ def _split(est, node, feature, threshold=None, categories=None, missing=None, *,
                 f"feature {names[j]!r} is numeric: give threshold (x <= threshold goes "
                 "left), not categories"
             )
+        if isinstance(threshold, (bool, np.bool_)) or not isinstance(
+                threshold, (numbers.Real, np.floating, np.integer)):
+            raise TypeError(
+                f"threshold must be a number (x <= threshold goes left); got {threshold!r}"
+            )
         thr = float(threshold)
         seen = x[~np.isnan(x)]
         if seen.size == 0 or not (seen.min() <= thr < seen.max()):

@@ -390,16 +390,20 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         return out / total if total > 0 else out
 
     # ---------------------------------------------------------------- hooks
-    def cost_complexity_pruning_path(self, **kwargs):
+    def cost_complexity_pruning_path(self, *args, measure=None, pruning_sequence="rule"):
         """Weakest-link pruning path of the fitted tree, without refitting.
 
         Parameters
         ----------
-        **kwargs
-            Passed to :func:`dtdecide.tree._estimator._pruning.pruning_path`: ``measure``
-            (``None``, ``"decision"``, ``"misclassification"`` or ``"ase"``) and
-            ``pruning_sequence`` (``"rule"`` or ``"leaf"``: under the case rule, the
-            sequence of the nodes' leaf decisions).
+        *args
+            None: the path comes from the fitted tree's training statistics, so
+            scikit-learn's ``X, y`` are refused with a ``TypeError`` saying so.
+        measure : {None, "decision", "misclassification", "ase"}, default=None
+            Risk driving the path, as in
+            :func:`dtdecide.tree._estimator._pruning.pruning_path`.
+        pruning_sequence : {"rule", "leaf"}, default="rule"
+            The order of the path (``"leaf"``: under the case rule, the sequence of the
+            nodes' leaf decisions).
 
         Returns
         -------
@@ -420,19 +424,35 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         >>> path.n_leaves.tolist(), path.ccp_alphas.tolist()
         ([3, 2, 1], [0.0, 0.0, 4.0])
         """
+        if args:
+            raise TypeError(
+                "cost_complexity_pruning_path takes no data: the path comes from the "
+                "fitted tree's training statistics (scikit-learn's X, y are not needed); "
+                "pass measure= or pruning_sequence= only"
+            )
         from . import _pruning
 
-        return _pruning.pruning_path(self, **kwargs)
+        return _pruning.pruning_path(self, measure=measure, pruning_sequence=pruning_sequence)
 
-    def prune(self, **kwargs):
+    def prune(self, *, ccp_alpha=None, n_leaves=None, subtree_index=None, measure=None,
+              pruning_sequence="rule"):
         """A pruned copy of the fitted tree, without refitting.
+
+        Exactly one of ``ccp_alpha``, ``n_leaves`` or ``subtree_index`` picks the
+        subtree (see :func:`dtdecide.tree._estimator._pruning.prune_estimator`).
 
         Parameters
         ----------
-        **kwargs
-            Passed to :func:`dtdecide.tree._estimator._pruning.prune_estimator`: exactly one of
-            ``ccp_alpha``, ``n_leaves`` or ``subtree_index``, and optionally ``measure``
-            and ``pruning_sequence``.
+        ccp_alpha : float, optional
+            Smallest subtree whose alpha is at most ``ccp_alpha``.
+        n_leaves : int, optional
+            Largest subtree with at most ``n_leaves`` leaves.
+        subtree_index : int, optional
+            Position in the pruning sequence (0 = the full tree).
+        measure : {None, "decision", "misclassification", "ase"}, default=None
+            Risk driving the sequence, as in :meth:`cost_complexity_pruning_path`.
+        pruning_sequence : {"rule", "leaf"}, default="rule"
+            The order of the sequence, as in :meth:`cost_complexity_pruning_path`.
 
         Returns
         -------
@@ -453,7 +473,9 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         """
         from . import _pruning
 
-        return _pruning.prune_estimator(self, **kwargs)
+        return _pruning.prune_estimator(
+            self, ccp_alpha=ccp_alpha, n_leaves=n_leaves, subtree_index=subtree_index,
+            measure=measure, pruning_sequence=pruning_sequence)
 
 
 def _code_matrix(X_codes):

@@ -261,6 +261,12 @@ def _as_frame_or_array(X, finite="allow-nan", dtype=X_DTYPE, names=None):
 
 
 def _frame_or_array(X, finite, dtype):
+    if X is None or isinstance(X, dict):
+        raise TypeError(
+            "X must be an array or a DataFrame of shape (n_samples, n_features); got "
+            f"{type(X).__name__}" + (" (pd.DataFrame(X) makes a frame of a dict of "
+                                     "columns)" if isinstance(X, dict) else "")
+        )
     if _is_sparse(X):
         raise TypeError(
             "Sparse input is not supported by the profit trees; pass a dense array or a "
