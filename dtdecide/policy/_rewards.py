@@ -282,6 +282,20 @@ def _seeded(model, seed):
     return model
 
 
+def _fitted(model, X, y, name, seed):
+    """A seeded clone of the nuisance model ``name`` fitted on ``X, y``; an error of the
+    model on the inputs (text or date columns it cannot read) names it."""
+    try:
+        return _seeded(clone(model), seed).fit(X, y)
+    except (TypeError, ValueError) as exc:
+        raise (TypeError if isinstance(exc, TypeError) else ValueError)(
+            f"{name} {type(model).__name__} could not be fitted on X: {exc} (the nuisance "
+            "models read X as given: encode text and date columns for them, e.g. as "
+            "'category' columns for the default models, or pass rewards= computed "
+            "elsewhere)"
+        ) from exc
+
+
 def _fit_outcome(model, X, y, binary, seed):
     """Fit the outcome model (a one-class binary response predicts its constant)."""
     if binary:
@@ -291,7 +305,7 @@ def _fit_outcome(model, X, y, binary, seed):
         if not is_classifier(model):
             raise TypeError("outcome_model must be a classifier (predict_proba) for a binary "
                             f"response; got {type(model).__name__}")
-    return _seeded(clone(model), seed).fit(X, y)
+    return _fitted(model, X, y, "outcome_model", seed)
 
 
 def _predict_outcome(model, X, binary):
@@ -422,7 +436,8 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
             e_logged = np.empty(n)
             for k in range(cv):
                 train, test = fold != k, fold == k
-                fitted = _seeded(clone(model), seed).fit(take_rows(X, train), a_idx[train])
+                fitted = _fitted(model, take_rows(X, train), a_idx[train], "propensity_model",
+                                 seed)
                 bar.update(1)
                 proba = fitted.predict_proba(take_rows(X, test))
                 cols = {int(c): j for j, c in enumerate(fitted.classes_)}
