@@ -144,8 +144,16 @@ class ThreadPool:
                 self._openmp.enter_context(_one_openmp_thread())
             for i in range(self.n_threads - 1):
                 self._workers.append(_Worker(f"dtdecide-{i}"))
-        except BaseException:
+        except BaseException as exc:
+            started = len(self._workers) + 1  # the calling thread works too
             self.__exit__(None, None, None)
+            if isinstance(exc, RuntimeError) and started < self.n_threads:
+                # threading's "can't start new thread": more threads than the system
+                # allows (n_jobs=10**6)
+                raise ValueError(
+                    f"n_jobs asks for {self.n_threads} threads, but the system could not "
+                    f"start more than {started} ({exc}); use n_jobs=-1 for every core"
+                ) from None
             raise
         return self
 

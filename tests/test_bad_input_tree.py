@@ -437,3 +437,24 @@ def test_values_near_the_float_limits_bin_without_warnings(f):
     y = np.r_[["a"] * 30, ["b"] * 30]
     tree = dt.ProfitTreeClassifier(max_depth=1, min_samples_leaf=1).fit(X, y)
     assert np.isfinite(tree.tree_.threshold[0]) and (tree.predict(X) == y).all()
+
+
+def test_more_threads_than_the_system_starts(f, monkeypatch):
+    """n_jobs=10**6 raised threading's bare RuntimeError after starting thousands of
+    threads; the pool now says what n_jobs asked for (the threads it started are
+    stopped). The system's limit is stood in for by a worker that fails on the third."""
+    from dtdecide import _parallel
+
+    real, started = _parallel._Worker, []
+
+    def worker(name):
+        if len(started) == 2:
+            raise RuntimeError("can't start new thread")
+        started.append(real(name))
+        return started[-1]
+
+    monkeypatch.setattr(_parallel, "_Worker", worker)
+    with pytest.raises(ValueError, match=r"n_jobs asks for 8 threads, but the system could "
+                                         r"not start more than 3.*n_jobs=-1"):
+        _clf(f, n_jobs=8).fit(f.X, f.y)
+    assert not any(w.thread.is_alive() for w in started)
