@@ -458,3 +458,52 @@ def test_more_threads_than_the_system_starts(f, monkeypatch):
                                          r"not start more than 3.*n_jobs=-1"):
         _clf(f, n_jobs=8).fit(f.X, f.y)
     assert not any(w.thread.is_alive() for w in started)
+
+
+# ------------------------------------------------------------ real-data dtypes accepted
+def _dtype_variants():
+    return {
+        "nullable-Int64": lambda X: X.astype({"b": "Int64"}),
+        "nullable-Float64": lambda X: X.astype({"a": "Float64", "b": "Float64"}),
+        "string": lambda X: X.astype({"c": "string"}),
+        "category": lambda X: X.astype({"c": "category"}),
+        "arrow": lambda X: X.astype({"a": "double[pyarrow]", "b": "double[pyarrow]",
+                                     "c": "string[pyarrow]"}),
+        "shuffled-index": lambda X: X.set_axis(np.random.default_rng(2).permutation(len(X))),
+    }
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    rng = np.random.default_rng(1)
+    n = 300
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 9, n).astype(float),
+                      "c": rng.choice(["u", "v", "w"], n).astype(object)})
+    X.loc[::7, "a"] = np.nan
+    X.loc[::11, "b"] = np.nan
+    X.loc[::13, "c"] = None
+    y = np.where(X["a"].fillna(0) + (X["c"] == "v") + rng.normal(scale=0.7, size=n) > 0.3,
+                 "yes", "no")
+    return X, y, rng.uniform(0.5, 3, n)
+
+
+@pytest.mark.parametrize("variant", list(_dtype_variants()))
+@pytest.mark.parametrize("options", [{}, {"criterion": "profit"}, {"decision_rule": "case"},
+                                     {"honest_fraction": 0.4, "random_state": 0},
+                                     {"search": "exact", "max_depth": 2}],
+                         ids=["gini", "profit", "case", "honest", "exact"])
+def test_nullable_arrow_and_category_dtypes_grow_the_float_tree(f, mixed, variant, options):
+    """pandas' nullable (with pd.NA), string, Arrow and category columns, and a shuffled
+    index with y and costs aligned to it, grow the tree of the plain float/object
+    frame and decide alike."""
+    if variant == "arrow":
+        pytest.importorskip("pyarrow")
+    X, y, cost = mixed
+    ref = _clf(f, decision_matrix=f.rev, **options).fit(X, y, costs={"c": cost})
+    Xv = _dtype_variants()[variant](X)
+    costs = pd.DataFrame({"c": cost}, index=Xv.index)
+    tree = _clf(f, decision_matrix=f.rev, **options).fit(Xv, pd.Series(y, index=Xv.index),
+                                                          costs=costs)
+    assert _same_tree(tree, ref)
+    assert (np.asarray(tree.predict_decision(Xv, costs=costs))
+            == np.asarray(ref.predict_decision(X, costs={"c": cost}))).all()
