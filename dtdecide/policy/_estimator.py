@@ -11,7 +11,12 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..decision import DecisionMatrix
-from ..decision._validation import check_same_index, reference_index, refuse_bool_numbers
+from ..decision._validation import (
+    check_same_index,
+    float_array,
+    reference_index,
+    refuse_bool_numbers,
+)
 from ..tree import ProfitTreeClassifier
 from ._rewards import check_costs, check_decisions, n_rows, policy_rewards, take_rows
 from ._search import bin_inputs, exact_policy_tree
@@ -694,12 +699,7 @@ def _as_reward_array(rewards, decisions, n, index, name="rewards"):
         if missing:
             raise ValueError(f"{name}: no column for the decisions {missing!r}")
         rewards = rewards.rename(columns=str)[list(decisions)]
-    try:
-        G = np.asarray(rewards, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"{name} must be numbers (the reward of every decision for every case)"
-        ) from None
+    G = float_array(rewards, name, "numbers (the reward of every decision for every case)")
     if G.shape != (n, len(decisions)):
         raise ValueError(f"{name} must have shape (n_samples, n_decisions) = ({n}, "
                          f"{len(decisions)}); got {G.shape}")
