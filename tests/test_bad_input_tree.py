@@ -231,7 +231,13 @@ CASES = [
     # text has a split method: it is no splitter
     ("study-cv-text", lambda f: dt.PruningStudy(f.tree, cv="5").fit(X_train=f.X, y_train=f.y),
      ValueError, ["cv must be an integer >= 2 or a splitter", "'5'"]),
+    ("study-more-folds-than-rows",
+     lambda f: dt.PruningStudy(f.tree, cv=10).fit(X_train=f.X[:6], y_train=f.y[:6]),
+     ValueError, ["cv=10 cannot split the 6 training rows", "fewer folds"]),
     # ------------------------------------------------------------ fit_recommended
+    ("recommend-more-folds-than-cases-of-a-class",
+     lambda f: dt.fit_recommended(_clf(f), f.X[:6], f.y[:6]), ValueError,
+     ["cv=5 cannot split the 6 training rows", "members in each class", "fewer folds"]),
     ("recommend-not-a-tree", lambda f: dt.fit_recommended("tree", f.X, f.y), TypeError,
      ["estimator must be a ProfitTreeClassifier or ProfitTreeRegressor", "str"]),
     ("recommend-sklearn-tree",

@@ -534,7 +534,13 @@ class PruningStudy:
                          sample_weight=sample_weight, pos_label=self.pos_label,
                          name="_train")
         mid = _geometric_midpoints(path.ccp_alphas)
-        splits = list(splitter.split(np.zeros((len(y_arr), 1)), y_arr))
+        try:
+            splits = list(splitter.split(np.zeros((len(y_arr), 1)), y_arr))
+        except ValueError as exc:  # more folds than cases (of each class)
+            raise ValueError(
+                f"cv={self.cv!r} cannot split the {len(y_arr)} training rows: "
+                f"{str(exc).rstrip('.')}; use fewer folds or more rows"
+            ) from None
         n_folds = len(splits)
         keep = bool(getattr(self, "_keep_oof", False)) and kind in ("profit", "loss")
         tasks = (
