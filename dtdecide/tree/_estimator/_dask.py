@@ -386,6 +386,16 @@ def _valid_n_resamples(n_resamples):
             and n_resamples >= 1)
 
 
+def _valid_seed(random_state):
+    """Whether ``random_state`` seeds ``decide(confidence=True)``'s bootstrap: None, an
+    int >= 0 (not a bool), a numpy Generator, RandomState or SeedSequence."""
+    if random_state is None or isinstance(random_state, (
+            np.random.Generator, np.random.RandomState, np.random.SeedSequence)):
+        return True
+    return (isinstance(random_state, numbers.Integral)
+            and not isinstance(random_state, (bool, np.bool_)) and random_state >= 0)
+
+
 def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
     """:meth:`decide` on Dask collections; see :class:`DaskDecisionResult`.
 
@@ -399,7 +409,8 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
     m = est.decision_matrix_
     n_resamples = options.get("n_resamples", 200)
     if (options.get("confidence") is True and m is not None and not est._case_rule()
-            and _valid_n_resamples(n_resamples)):
+            and _valid_n_resamples(n_resamples)
+            and _valid_seed(options.get("random_state", 0))):
         # every leaf's margin and bootstrap confidence drawn once here, not by each
         # partition in each of its two passes (bad options: each partition's decide
         # raises its usual error)

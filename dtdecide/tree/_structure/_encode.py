@@ -261,11 +261,12 @@ def _as_frame_or_array(X, finite="allow-nan", dtype=X_DTYPE, names=None):
 
 
 def _frame_or_array(X, finite, dtype):
-    if X is None or isinstance(X, dict):
+    records = isinstance(X, (list, tuple)) and len(X) > 0 and isinstance(X[0], dict)
+    if X is None or isinstance(X, dict) or records:
+        got = "a list of dicts" if records else type(X).__name__
         raise TypeError(
-            "X must be an array or a DataFrame of shape (n_samples, n_features); got "
-            f"{type(X).__name__}" + (" (pd.DataFrame(X) makes a frame of a dict of "
-                                     "columns)" if isinstance(X, dict) else "")
+            f"X must be an array or a DataFrame of shape (n_samples, n_features); got {got}"
+            + (" (pd.DataFrame(X) makes a frame of it)" if X is not None else "")
         )
     if _is_sparse(X):
         raise TypeError(

@@ -33,6 +33,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 
 from ..._config import config_context
+from ..._parallel import check_n_jobs
 from ..._progress import progress_bar, resolve_verbose
 from ...decision._validation import check_1d, reference_index
 from .._algorithms._pruning import (
@@ -134,6 +135,23 @@ def _geometric_midpoints(alphas):
 def is_splitter(cv):
     """Whether ``cv`` is a scikit-learn splitter (has ``split``; text is none)."""
     return hasattr(cv, "split") and not isinstance(cv, (str, bytes))
+
+
+def _fitted_tree(estimator):
+    """The ``tree_`` of a fitted profit tree; a ``TypeError`` for another estimator (an
+    sklearn tree has a ``tree_`` of another kind), ``NotFittedError`` before ``fit``."""
+    tree = getattr(estimator, "tree_", None)
+    if tree is not None and not isinstance(estimator, _BaseProfitTree):
+        raise TypeError(
+            "estimator must be a fitted ProfitTreeClassifier or ProfitTreeRegressor; got "
+            f"{type(estimator).__name__}"
+        )
+    if tree is None:
+        raise NotFittedError(
+            f"estimator must be a fitted tree; {type(estimator).__name__} has no tree_ "
+            "(call fit first)"
+        )
+    return tree
 
 
 def _check_cv(cv, estimator, y, random_state):
@@ -343,16 +361,8 @@ class PruningStudy:
     # ------------------------------------------------------------------ checks
     def _check_params(self, has_valid, has_train):
         est = self.estimator
-        if getattr(est, "tree_", None) is not None and not isinstance(est, _BaseProfitTree):
-            raise TypeError(
-                "estimator must be a fitted ProfitTreeClassifier or ProfitTreeRegressor; "
-                f"got {type(est).__name__}"
-            )
-        if getattr(est, "tree_", None) is None:
-            raise NotFittedError(
-                f"estimator must be a fitted tree; {type(est).__name__} has no tree_ "
-                "(call fit first)"
-            )
+        _fitted_tree(est)
+        check_n_jobs(self.n_jobs)
         if self.measure is not None and self.measure not in _MEASURES:
             raise ValueError(f"measure must be None or one of {_MEASURES}; got {self.measure!r}")
         check_pruning_sequence(self.pruning_sequence)
@@ -794,10 +804,7 @@ def best_subtree_of_size(estimator, n_leaves, *, measure=None):
     >>> best_subtree_of_size(tree, 3).get_n_leaves() <= 3
     True
     """
-    tree = getattr(estimator, "tree_", None)
-    if tree is None:
-        raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet: "
-                             "it has no tree_; call fit first")
+    tree = _fitted_tree(estimator)
     cap = _check_size(n_leaves, "n_leaves", tree.n_leaves)
     risk, _ = node_risk(estimator, tree, measure=measure)
     dp, choices = _size_dp(tree, risk, cap, keep_choices=True)
@@ -861,10 +868,7 @@ def best_subtrees_by_size(estimator, *, max_leaves=None, measure=None):
     >>> bool((table["best_total"] >= table["nested_total"].fillna(-np.inf)).all())
     True
     """
-    tree = getattr(estimator, "tree_", None)
-    if tree is None:
-        raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet: "
-                             "it has no tree_; call fit first")
+    tree = _fitted_tree(estimator)
     risk, kind = node_risk(estimator, tree, measure=measure)
     cap = tree.n_leaves if max_leaves is None else _check_size(
         max_leaves, "max_leaves", tree.n_leaves)
