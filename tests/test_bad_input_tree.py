@@ -151,6 +151,9 @@ CASES = [
      ["infinity in column 'x1'", "only NaN"]),
     ("sparse-matrix", lambda f: _clf(f).fit(sparse.csr_matrix(f.X.to_numpy()), f.y),
      TypeError, ["Sparse input is not supported", "dense array or a DataFrame"]),
+    # scipy's dok_matrix is a dict: still the sparse message, not the dict one
+    ("sparse-dok-matrix", lambda f: f.tree.predict(sparse.dok_matrix(f.X.to_numpy())),
+     TypeError, ["Sparse input is not supported"]),
     ("complex-column", lambda f: _clf(f).fit(f.X.assign(c=f.X["x"] + 1j), f.y), ValueError,
      ["X column 'c' is complex"]),
     ("series-as-X", lambda f: _clf(f).fit(f.X["x"], f.y), ValueError,

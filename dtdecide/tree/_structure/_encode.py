@@ -261,14 +261,15 @@ def _as_frame_or_array(X, finite="allow-nan", dtype=X_DTYPE, names=None):
 
 
 def _frame_or_array(X, finite, dtype):
+    sparse = _is_sparse(X)  # first: scipy's dok_matrix is a dict
     records = isinstance(X, (list, tuple)) and len(X) > 0 and isinstance(X[0], dict)
-    if X is None or isinstance(X, dict) or records:
+    if not sparse and (X is None or isinstance(X, dict) or records):
         got = "a list of dicts" if records else type(X).__name__
         raise TypeError(
             f"X must be an array or a DataFrame of shape (n_samples, n_features); got {got}"
             + (" (pd.DataFrame(X) makes a frame of it)" if X is not None else "")
         )
-    if _is_sparse(X):
+    if sparse:
         raise TypeError(
             "Sparse input is not supported by the profit trees; pass a dense array or a "
             "DataFrame (sparse matrices would lose the native missing-value handling)."
