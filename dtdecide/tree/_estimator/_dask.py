@@ -17,6 +17,7 @@ import pandas as pd
 from sklearn.utils.validation import check_is_fitted
 
 from ..._dtypes import FLOAT_DTYPE as _FLOAT
+from ...decision._validation import check_seed
 from .._backends import _dask_storage as _storage
 from .._backends._dask import (
     _FLOAT32_EXACT_LIMIT,
@@ -386,16 +387,6 @@ def _valid_n_resamples(n_resamples):
             and n_resamples >= 1)
 
 
-def _valid_seed(random_state):
-    """Whether ``random_state`` seeds ``decide(confidence=True)``'s bootstrap: None, an
-    int >= 0 (not a bool), a numpy Generator, RandomState or SeedSequence."""
-    if random_state is None or isinstance(random_state, (
-            np.random.Generator, np.random.RandomState, np.random.SeedSequence)):
-        return True
-    return (isinstance(random_state, numbers.Integral)
-            and not isinstance(random_state, (bool, np.bool_)) and random_state >= 0)
-
-
 def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
     """:meth:`decide` on Dask collections; see :class:`DaskDecisionResult`.
 
@@ -409,13 +400,12 @@ def decide_dask(est, X, y=None, costs=None, sample_weight=None, **options):
     m = est.decision_matrix_
     n_resamples = options.get("n_resamples", 200)
     if (options.get("confidence") is True and m is not None and not est._case_rule()
-            and _valid_n_resamples(n_resamples)
-            and _valid_seed(options.get("random_state", 0))):
+            and _valid_n_resamples(n_resamples)):
         # every leaf's margin and bootstrap confidence drawn once here, not by each
         # partition in each of its two passes (bad options: each partition's decide
         # raises its usual error)
         options = {**options, "node_confidence": est._node_confidence(
-            n_resamples, options.get("random_state", 0))}
+            n_resamples, check_seed(options.get("random_state", 0)))}
     packed, spec = _packed_parts(X, y, sample_weight, costs)
     summ = dask.delayed(_part_summary, pure=True)
     offsets = _bound_offsets(dask, packed, m, costs)

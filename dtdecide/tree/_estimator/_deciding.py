@@ -31,13 +31,14 @@ from ...decision._validation import (
     check_1d,
     check_same_index,
     check_sample_weight,
+    check_seed,
     reference_index,
 )
 from .._algorithms._edit import apply_overrides
 from .._backends._dask import is_dask_collection
 from .._structure import _leaf
 from .._structure._tree import match_subtree_nodes
-from ._dask import _valid_n_resamples, _valid_seed, decide_dask, predict_decision_dask
+from ._dask import _valid_n_resamples, decide_dask, predict_decision_dask
 
 __all__ = ["_DecidingMixin"]
 
@@ -578,11 +579,8 @@ class _DecidingMixin:
             raise TypeError(f"confidence must be True or False; got {confidence!r}")
         if confidence and not _valid_n_resamples(n_resamples):
             raise ValueError(f"n_resamples must be a positive int; got {n_resamples!r}")
-        if confidence and not _valid_seed(random_state):
-            raise ValueError(
-                "random_state must be None, an int >= 0, a numpy Generator or RandomState; "
-                f"got {random_state!r}"
-            )
+        if confidence:
+            check_seed(random_state)
         if self._case_rule():
             if confidence:
                 raise ValueError(
