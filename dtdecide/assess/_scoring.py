@@ -126,6 +126,14 @@ def _prescored_posteriors(scores, matrix, name, event_idx=None):
                 f"give event= (one of {list(matrix.levels)!r})"
             )
         p = arr.reshape(-1)
+        bad = (p < 0) | (p > 1)  # NaN: the engine names it
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValueError(
+                f"{name}: a single column of scores is the posterior of the event level "
+                f"{matrix.levels[event_idx]!r}, a probability in [0, 1]; row {k} holds "
+                f"{float(p[k])!r}"
+            )
         arr = np.empty((p.size, 2))
         arr[:, event_idx] = p
         arr[:, 1 - event_idx] = 1.0 - p
