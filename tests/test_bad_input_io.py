@@ -720,6 +720,22 @@ def test_score_text_in_a_numeric_column_names_the_row(cli, capsys):
         dt.score_file(dt.load(cli.model), cli.root / "late_text.csv", chunk_size=50)
 
 
+@pytest.mark.parametrize("kwargs, exc, patterns", [
+    ({"data": "frame"}, TypeError, ["data must be the path", "DataFrame", "decide"]),
+    ({"output": 5}, TypeError, ["output must be a path", "int"]),
+    ({"keep": 5}, TypeError, ["keep must be a column name", "5"]),
+    ({"keep": ["age", "age"]}, ValueError, [r"keep names the column\(s\) \['age'\] more than once"]),
+    ({"confidence": "yes"}, TypeError, ["confidence must be True or False", "'yes'"]),
+], ids=["data-frame", "output-number", "keep-number", "keep-twice", "confidence-text"])
+def test_score_file_arguments(cli, kwargs, exc, patterns):
+    data = kwargs.pop("data", cli.root / "train.csv")
+    if isinstance(data, str):
+        data = cli.frame
+    with pytest.raises(exc) as exc_info:
+        dt.score_file(dt.load(cli.model), data, **kwargs)
+    _check_message(exc_info, patterns)
+
+
 def test_score_a_row_longer_than_the_header(cli, capsys):
     lines = _new_cases(cli).to_csv(index=False).splitlines()
     lines[250] += ",7"

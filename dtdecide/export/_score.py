@@ -672,8 +672,28 @@ def _score_file(model, data, output=None, *, target=None, keep=None, chunk_size=
         raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}")
     if not isinstance(sep, str) or len(sep) != 1:
         raise ValueError(f"sep must be one character; got {sep!r}")
+    if not isinstance(data, (str, os.PathLike)):
+        raise TypeError(
+            f"data must be the path of a CSV, Parquet or Excel file; got "
+            f"{type(data).__name__}"
+            + (" (score a DataFrame in memory with the model's decide or predict)"
+               if isinstance(data, pd.DataFrame) else "")
+        )
+    if output is not None and not isinstance(output, (str, os.PathLike)) and \
+            not hasattr(output, "write"):
+        raise TypeError(f"output must be a path, a writable text file or None; got "
+                        f"{type(output).__name__}")
+    if not isinstance(confidence, (bool, np.bool_)):
+        raise TypeError(f"confidence must be True or False; got {confidence!r}")
     if keep is not None:
-        keep = [keep] if isinstance(keep, str) else list(keep)
+        if isinstance(keep, str):
+            keep = [keep]
+        elif not np.iterable(keep):
+            raise TypeError(f"keep must be a column name or a list of them; got {keep!r}")
+        keep = list(keep)
+        dup = sorted({str(c) for c in keep if keep.count(c) > 1})
+        if dup:
+            raise ValueError(f"{args['keep']} names the column(s) {dup!r} more than once")
     where = f"{args['data']} {str(data)!r}"
     scorer = _Scorer(model, target=target, keep=keep, confidence=bool(confidence),
                      where=where, args=args)
