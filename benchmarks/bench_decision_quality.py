@@ -132,6 +132,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from sklearn.datasets import make_classification
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
@@ -1151,11 +1152,16 @@ def goal_table(raw, settings=REAL_SETTINGS):
 # pruned on the validation rows, scored on the test rows. Any choice rule over any
 # subset of the candidates is then what fit_recommended itself would return, without
 # refitting (``choice_rules``).
+#: the guide of the guided leaf-rule candidate (fit_recommended's guide_model)
+GUIDE = HistGradientBoostingClassifier(categorical_features="from_dtype", random_state=0)
 LEAF_CANDIDATES = {
     "gini": {"criterion": "gini"},
     "profit": {"criterion": "profit"},
     # rpart's altered priors (class t weighted by sum_k L(t, k) at the mean costs)
     "gini_loss": {"criterion": "gini", "split_weights": "loss"},
+    # grown on the expected profit under a boosting model's cross-fitted posteriors
+    # (guide_model); leaves, decisions and pruning from the cases' own outcomes
+    "guided": {"criterion": "profit", "guide_model": GUIDE},
     # experiments (not package settings): criterion="profit" with every case's
     # per-stake consequences blended with unit ones (the same weight for every case,
     # the weighting of the class Gini) by the share lam (_blended_growth)
@@ -1233,9 +1239,9 @@ class _blended_growth:
         self._module, self._saved = _classes, _classes.growth_consequences
         lam, plain = self.lam, _profit.growth_consequences
 
-        def blended(cons, target, method=_profit.DEFAULT_PROFIT_METHOD):
-            q = plain(cons, target, method)
-            if lam == 0.0 or method not in _profit.PER_STAKE_METHODS:
+        def blended(cons, target, method=_profit.DEFAULT_PROFIT_METHOD, posteriors=None):
+            q = plain(cons, target, method, posteriors)
+            if lam == 0.0 or method not in _profit.PER_STAKE_METHODS or posteriors is not None:
                 return q
             raw = np.asarray(cons.q_actual(target), dtype=np.float64)
             spread = raw.max(axis=1) - raw.min(axis=1)
@@ -1330,6 +1336,8 @@ def run_candidate_scores(settings, reps, *, first_rep=0, quick=False, candidates
 # whose measure beats the first one's by more than k standard errors of their per-case
 # paired difference to it (fit_recommended since the paired comparison)
 CHOICE_RULES = (("gini, profit; paired 1 se (fit_recommended)", ("gini", "profit"), 1.0, True),
+                ("gini, profit, guided; paired 1 se (fit_recommended with a guide)",
+                 ("gini", "profit", "guided"), 1.0, True),
                 ("gini, profit; 1 se (unpaired, before)", ("gini", "profit"), 1.0, False),
                 ("gini, profit; 0 se", ("gini", "profit"), 0.0, False),
                 ("gini, profit; paired 2 se", ("gini", "profit"), 2.0, True),

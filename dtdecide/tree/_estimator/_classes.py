@@ -63,6 +63,7 @@ from ._deciding import _DecidingMixin
 from ._editing import EditMixin
 from ._fit_checks import _FitChecksMixin
 from ._growing import _GrowingMixin, on_fit_threads
+from ._guide import check_guide, guide_posteriors
 from ._html import HTMLReprMixin
 
 __all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
@@ -176,6 +177,7 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         priors = np.asarray(matrix.priors, dtype=_FLOAT) if self.use_priors_ else None
 
         self.split_criterion_ = self._split_criterion(loss_matrix)
+        check_guide(self, self.split_criterion_)
         honest = self._honest_rows(target, F)
         grow = slice(None) if honest is None else honest[0]
         # a _grow or _grow_exact of a subclass gets the code matrix, as it always did
@@ -201,14 +203,23 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
                 extra = {}
                 if self.split_criterion_ == "profit":
                     method = getattr(self, "_profit_method", DEFAULT_PROFIT_METHOD)
+                    guided = None
+                    if getattr(self, "guide_model", None) is not None:
+                        # the expected profit under a guide's cross-fitted posteriors
+                        guided = (cons if honest is None else cons.take(grow),
+                                  guide_posteriors(self, X_in, target, F, grow, priors))
 
                     def case_profit():
-                        # the realised profit of every decision for every training case,
-                        # made when growing starts and not kept while the tree grows
+                        # the realised (or the guide's expected) profit of every decision
+                        # for every training case, made when growing starts and not kept
+                        # while the tree grows
+                        if guided is not None:
+                            return growth_consequences(guided[0], None, method, guided[1])
                         return growth_consequences(cons, target, method)[grow]
 
                     # consequences of the level alone: the grower needs no per-case array
-                    case_profit.level_table = level_consequences(cons)
+                    case_profit.level_table = (level_consequences(cons) if guided is None
+                                               else None)
                     extra = {"case_profit": case_profit}
                 tree = self._grow(X_codes if honest is None else X_codes[grow],
                                   target[grow], F[grow], loss_matrix=loss_matrix,
@@ -590,6 +601,30 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         rows reach takes its parent's posterior and decision. Costs fewer rows to grow
         on: compare with and without on validation data (:func:`fit_recommended` does).
         The held-out rows are ``honest_rows_``. None grows and estimates on every row.
+    guide_model : classifier or None, default=None
+        A scikit-learn classifier (``fit`` and ``predict_proba``, e.g.
+        :class:`~sklearn.ensemble.HistGradientBoostingClassifier`) that guides the split
+        search of ``criterion="profit"`` under the leaf rule. Each training case gets
+        its posteriors from a copy of the guide fitted on the other ``guide_cv`` folds
+        of the training rows (cross-fitted, stratified, drawn with ``random_state``;
+        adjusted to the matrix priors when it has them), and the tree grows on the
+        expected profit of every decision under them and the case's own costs,
+        ``E(i, d) = sum_t p(i, t) Q(i, t, d)``, instead of the realised profit
+        ``Q(i, T(i), d)`` of its one outcome: the splits then separate the cases by the
+        decision that is best for them as the guide sees them, a smoother signal than
+        their outcomes. Leaf posteriors, leaf decisions, node risks and pruning still
+        come from the training cases' own targets and costs, and the tree stays one
+        decision per leaf, with its leaf table, rules and SQL; the guide is not kept.
+        With ``honest_fraction`` the guide is cross-fitted on the growing rows only.
+        Costs ``guide_cv`` fits of the guide; the guide must take ``sample_weight`` when
+        the fit has case frequencies. :func:`fit_recommended` compares it with the
+        unguided trees (``guide_model`` of :func:`recommended_candidates`); the
+        decision-quality guide measures it. Not for the Dask backend; ``split``,
+        ``regrow`` and ``split_candidates`` grow on the realised profit. None: grow on
+        the realised profit.
+    guide_cv : int, default=5
+        Folds of the guide's cross-fitting (at least 2; each level needs at least as
+        many growing cases).
     ordinal : bool, default=False
         Treat the target as ordinal. The level order comes from the matrix levels, or
         the sorted classes without a matrix. An ordered pandas Categorical target is
@@ -778,6 +813,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         "posterior_smoothing": [Interval(numbers.Real, 0.0, None, closed="left"),
                                 StrOptions({"auto"}), None],
         "honest_fraction": [Interval(numbers.Real, 0.0, 1.0, closed="neither"), None],
+        "guide_model": [HasMethods(["fit", "predict_proba"]), None],
+        "guide_cv": [Interval(numbers.Integral, 2, None, closed="left")],
     }
 
     def __init__(
@@ -788,6 +825,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         decision_rule="leaf",
         posterior_smoothing=None,
         honest_fraction=None,
+        guide_model=None,
+        guide_cv=5,
         ordinal=False,
         use_priors="auto",
         split_weights=None,
@@ -809,6 +848,8 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         self.decision_rule = decision_rule
         self.posterior_smoothing = posterior_smoothing
         self.honest_fraction = honest_fraction
+        self.guide_model = guide_model
+        self.guide_cv = guide_cv
         self.ordinal = ordinal
         self.use_priors = use_priors
         self.split_weights = split_weights

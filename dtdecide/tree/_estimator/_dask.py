@@ -52,6 +52,8 @@ def _refuse(est):
         (est.search != "greedy", f"search={est.search!r}"),
         (getattr(est, "honest_fraction", None) is not None,
          f"honest_fraction={getattr(est, 'honest_fraction', None)!r}"),
+        (getattr(est, "guide_model", None) is not None,
+         f"guide_model={getattr(est, 'guide_model', None)!r}"),
     ]
     for bad, what in checks:
         if bad:

@@ -77,10 +77,12 @@ _NOT_FINITE = "the training consequences must be finite for criterion='profit'"
 TIE_BREAK = 0.1
 
 
-def growth_consequences(cons, target, method=DEFAULT_PROFIT_METHOD):
+def growth_consequences(cons, target, method=DEFAULT_PROFIT_METHOD, posteriors=None):
     """The training consequences ``q(i, d)`` that ``criterion="profit"`` grows on.
 
-    ``cons.q_actual(target)`` (the realised profit of every decision for every case);
+    ``cons.q_actual(target)`` (the realised profit of every decision for every case),
+    or with ``posteriors`` the expected profit under them, ``cons.expected(posteriors)``
+    (a guide model's cross-fitted posteriors: ``guide_model`` of the classifier);
     for the methods of :data:`PER_STAKE_METHODS` and case costs, per unit of the case's
     stake: ``q(i, d) / stake(i)``
     (:meth:`~dtdecide.decision._consequences.Consequences.stake`; a case with no stake
@@ -98,6 +100,9 @@ def growth_consequences(cons, target, method=DEFAULT_PROFIT_METHOD):
         Level codes (classification) or values (interval).
     method : str, default=DEFAULT_PROFIT_METHOD
         The profit method.
+    posteriors : ndarray of shape (n_samples, n_levels) or None, default=None
+        Posteriors of every case's level (in the matrix's level order); None: the
+        realised levels ``target``.
 
     Returns
     -------
@@ -113,8 +118,14 @@ def growth_consequences(cons, target, method=DEFAULT_PROFIT_METHOD):
     >>> q = growth_consequences(cons, np.array([1, 0]))  # stakes 60 and 4
     >>> (q.round(3) + 0.0).tolist()
     [[0.0, -0.833], [-0.25, 0.0]]
+    >>> q = growth_consequences(cons, None, posteriors=np.array([[0.5, 0.5], [1.0, 0.0]]))
+    >>> (q.round(3) + 0.0).tolist()  # half a chance of each level; a sure "good"
+    [[-0.083, -0.417], [-0.25, 0.0]]
     """
-    q = np.asarray(cons.q_actual(target), dtype=np.float64)
+    if posteriors is None:
+        q = np.asarray(cons.q_actual(target), dtype=np.float64)
+    else:
+        q = np.asarray(cons.expected(posteriors), dtype=np.float64)
     if (method not in PER_STAKE_METHODS or cons.is_interval
             or (cons.case_costs is None and cons.case_q is None)):
         return q
