@@ -209,6 +209,11 @@ def test_fit_recommended_compares_a_guided_candidate():
                                     random_state=0, return_results=True)
     assert len(results) == 3 and results["chosen"].sum() == 1
     assert results["guide_model"].iloc[2] is guide
+    # a guided tree to tune: its guide is the third candidate's, the others grow without
+    own = recommended_candidates(_tree(guide_model=guide))
+    assert [c["guide_model"] for c in own] == [None, None, guide]
+    best = fit_recommended(_tree(guide_model=guide), X, y, costs=costs, random_state=0)
+    assert best.get_params()["guide_model"] in (None, guide)
     with pytest.raises(ValueError, match="guide_model adds a candidate"):
         fit_recommended(_tree(), X, y, costs=costs, guide_model=guide,
                         candidates=[{"criterion": "gini"}])

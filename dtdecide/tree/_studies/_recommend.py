@@ -83,9 +83,10 @@ def recommended_candidates(estimator, decision_rules=None, guide_model=None):
         With a classifier: a third leaf-rule candidate, the tree grown on the money of
         the decisions as the guide's cross-fitted posteriors expect it
         (``criterion="profit"`` with this ``guide_model``; see
-        :class:`~dtdecide.ProfitTreeClassifier`). Costs the guide's cross-fitting in
-        every fold; over twenty splits of the benchmark's real data it earned more than
-        both unguided leaf-rule trees on three of four sets (``docs/guide/quality.rst``).
+        :class:`~dtdecide.ProfitTreeClassifier`). None: the estimator's own
+        ``guide_model``, if it has one (the other candidates then set
+        ``guide_model=None``). Costs the guide's cross-fitting in every fold; the
+        decision-quality guide measures it (``docs/guide/quality.rst``).
 
     Returns
     -------
@@ -119,6 +120,9 @@ def recommended_candidates(estimator, decision_rules=None, guide_model=None):
     if "decision_rule" not in params and rules != ("leaf",):
         raise ValueError(f"decision_rules: {type(estimator).__name__} decides per leaf only")
     classifier = "posterior_smoothing" in params
+    own_guide = params.get("guide_model")  # a guided tree to tune: its guide
+    if guide_model is None:
+        guide_model = own_guide
     if guide_model is not None and not ("leaf" in rules and "guide_model" in params):
         raise ValueError(
             "guide_model adds a guided candidate under the leaf rule of a "
@@ -138,6 +142,8 @@ def recommended_candidates(estimator, decision_rules=None, guide_model=None):
             out += [{"decision_rule": rule, "criterion": "gini",
                      "posterior_smoothing": ("auto", k) if k else 0.0}
                     for k in CASE_SMOOTHING]
+    if own_guide is not None:  # the other candidates grow without it
+        out = [{**c, "guide_model": c.get("guide_model")} for c in out]
     if "decision_rule" not in params:
         out = [{k: v for k, v in c.items() if k != "decision_rule"} for c in out]
     return out
