@@ -907,7 +907,14 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         if has_missing_labels(y_arr):
             raise ValueError("y contains missing values (NaN/None); drop those cases first")
         if matrix is None:
-            check_classification_targets(y_arr)
+            try:
+                check_classification_targets(y_arr)
+            except ValueError as exc:  # scikit-learn's words, naming y and the way out
+                mixed = "unknown" in str(exc) and y_arr.dtype == object
+                raise ValueError(
+                    f"y: {exc}" + (" (y mixes labels of several types, such as numbers and "
+                                   "text: give them one type)" if mixed else "")
+                ) from None
         if matrix is not None:
             if matrix.is_case_specific is False and matrix.levels is None:
                 raise ValueError("decision_matrix must have levels for a classifier")
