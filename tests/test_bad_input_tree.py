@@ -37,11 +37,12 @@ def f():
     rev = DecisionMatrix({"call": [10, 0], "skip": [0, 0]}, levels=LEVELS, kind="revenue",
                          costs={"call": "c"})
     knots = DecisionMatrix({"invest": [-5, 5], "wait": [0, 0]}, knots=[-1, 1])
+    case = DecisionMatrix.case_specific(levels=LEVELS, decisions=["call", "skip"])
     tree = dt.ProfitTreeClassifier(decision_matrix=m, **PARAMS).fit(X, y)
     numbered = X.set_axis([0, 1], axis=1)  # pd.DataFrame(array): column names 0, 1
     campaign = make_logged_campaign(300, effect="step", random_state=0)
     return SimpleNamespace(
-        X=X, y=y, m=m, rev=rev, knots=knots, tree=tree, numbered=numbered,
+        X=X, y=y, m=m, rev=rev, knots=knots, case=case, tree=tree, numbered=numbered,
         numbered_tree=dt.ProfitTreeClassifier(decision_matrix=m, **PARAMS).fit(numbered, y),
         leaf=int(np.flatnonzero(tree.tree_.children_left == -1)[0]),
         campaign=campaign,
@@ -301,6 +302,19 @@ CASES = [
          _clf(f, decision_matrix=f.rev), f.X, f.y, costs={"c": np.ones(60)}, X_valid=f.X,
          y_valid=f.y, costs_valid=pd.DataFrame({"c": _shifted(60)})), ValueError,
      ["costs_valid has an index", "index of X_valid"]),
+    ("recommend-costs-valid-length",
+     lambda f: dt.fit_recommended(_clf(f, decision_matrix=f.case), f.X, f.y,
+                                  costs=np.ones((60, 2, 2)), X_valid=f.X, y_valid=f.y,
+                                  costs_valid=np.ones((5, 2, 2))), ValueError,
+     ["costs_valid must have one entry per case", r"\(60\)", "got 5"]),
+    ("recommend-cost-column-length",
+     lambda f: dt.fit_recommended(_clf(f, decision_matrix=f.rev), f.X, f.y,
+                                  costs={"c": np.ones(5)}), ValueError,
+     [r"costs\['c'\] must have one entry per case", r"\(60\)", "got 5"]),
+    ("decide-case-specific-without-costs",
+     lambda f: _clf(f, decision_matrix=f.case).fit(f.X, f.y, costs=np.ones((60, 2, 2)))
+     .decide(f.X, f.y), ValueError,
+     ["costs", "case-specific consequences", r"\(n_samples, n_levels, n_decisions\)"]),
     ("recommend-y-length", lambda f: dt.fit_recommended(_clf(f), f.X, f.y[:5]), ValueError,
      ["y must have one value per case", r"\(60\)", "got 5"]),
     # ------------------------------------------------------------ policy trees

@@ -597,9 +597,14 @@ class _DecidingMixin:
             if y is not None and needs_costs and costs is None and not (
                 matrix.is_case_specific and matrix.case_values is not None
             ):
+                where = (
+                    f"pass costs= or X columns {list(matrix.cost_variables)!r}"
+                    if matrix.cost_variables else "pass costs= (the case-specific "
+                    "consequences, an array of shape (n_samples, n_levels, n_decisions))"
+                )
                 raise ValueError(
                     "costs: computed profits (CP_, BP_, ROI_) need the cases' actual costs; "
-                    f"pass costs= or X columns {list(matrix.cost_variables)!r}"
+                    + where
                 )
             cons = matrix.resolve(costs, n_samples=n, index=index)
 

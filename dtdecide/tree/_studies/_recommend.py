@@ -199,6 +199,13 @@ def _check_rows(X, y, costs, sample_weight, suffix):
     index = reference_index(X)
     check_1d(y, f"y{suffix}", n_samples=n, index=index, reference=f"X{suffix}")
     check_same_index(costs, index, f"costs{suffix}", reference=f"X{suffix}")
+    columns = costs.items() if isinstance(costs, dict) else [(None, costs)]
+    for key, values in columns:  # per-case costs: one entry a row (scalars aside)
+        if values is None or np.ndim(values) == 0:
+            continue
+        if len(values) != n:
+            name = f"costs{suffix}" + ("" if key is None else f"[{key!r}]")
+            raise ValueError(f"{name} must have one entry per case ({n}); got {len(values)}")
     check_sample_weight(sample_weight, n, name=f"sample_weight{suffix}", index=index,
                         reference=f"X{suffix}")
 
