@@ -29,6 +29,7 @@ from ...decision._result import (
 )
 from ...decision._validation import (
     check_1d,
+    check_interval_target,
     check_same_index,
     check_sample_weight,
     check_seed,
@@ -613,9 +614,7 @@ class _DecidingMixin:
         if y is not None:
             y_arr = check_1d(y, "y", n_samples=n)
             if matrix.is_interval:
-                t = np.asarray(y_arr, dtype=_FLOAT)
-                if not np.all(np.isfinite(t)):
-                    raise ValueError("y must be finite (no NaN or infinity)")
+                t = check_interval_target(y_arr, "y", estimator=type(self).__name__)
             else:
                 t = encode_target(y_arr, matrix.levels)
                 # class of largest posterior, per node then per case (misclassification)
