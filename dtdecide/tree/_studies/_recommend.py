@@ -48,6 +48,7 @@ from ...decision._validation import (
     check_1d,
     check_same_index,
     check_sample_weight,
+    check_seed,
     reference_index,
 )
 from ...decision._validation import take_rows as _take
@@ -406,6 +407,7 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     ('profit', 17)
     """
     _check_estimator(estimator, candidates)
+    check_seed(random_state)
     if not isinstance(validation_fraction, numbers.Real) or not 0 < validation_fraction < 1:
         raise ValueError(f"validation_fraction must be in (0, 1); got {validation_fraction!r}")
     if (X_valid is None) != (y_valid is None):

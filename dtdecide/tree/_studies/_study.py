@@ -35,7 +35,7 @@ from sklearn.utils import check_random_state
 from ..._config import config_context
 from ..._parallel import check_n_jobs
 from ..._progress import progress_bar, resolve_verbose
-from ...decision._validation import check_1d, reference_index
+from ...decision._validation import check_1d, check_seed, reference_index
 from .._algorithms._pruning import (
     _RISK_RTOL,
     _materialise,
@@ -363,6 +363,7 @@ class PruningStudy:
         est = self.estimator
         _fitted_tree(est)
         check_n_jobs(self.n_jobs)
+        check_seed(self.random_state)
         if self.measure is not None and self.measure not in _MEASURES:
             raise ValueError(f"measure must be None or one of {_MEASURES}; got {self.measure!r}")
         check_pruning_sequence(self.pruning_sequence)
