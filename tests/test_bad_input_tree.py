@@ -561,3 +561,21 @@ def test_nullable_arrow_and_category_dtypes_grow_the_float_tree(f, mixed, varian
     assert _same_tree(tree, ref)
     assert (np.asarray(tree.predict_decision(Xv, costs=costs))
             == np.asarray(ref.predict_decision(X, costs={"c": cost}))).all()
+
+
+def test_arrow_tables_keep_their_column_names(f):
+    """A pyarrow Table (as a polars frame: the dataframe interchange protocol) is read as
+    a frame: its names are the tree's inputs and are checked at scoring (as an array its
+    columns were paired by position, a reordered table silently re-paired); its cost
+    columns are taken by name."""
+    pa = pytest.importorskip("pyarrow")
+    table = pa.Table.from_pandas(f.X, preserve_index=False)
+    tree = _clf(f).fit(table, f.y)
+    assert list(tree.feature_names_in_) == ["x", "z"] and _same_tree(tree, f.tree)
+    assert (f.tree.predict(table) == f.tree.predict(f.X)).all()
+    with pytest.raises(ValueError, match="same order"):
+        f.tree.predict(table.select(["z", "x"]))
+    with_costs = pa.Table.from_pandas(f.X.assign(c=1.5), preserve_index=False)
+    cost_tree = _clf(f, decision_matrix=f.rev).fit(with_costs, f.y)
+    assert cost_tree.cost_features_ == ("c",)
+    assert cost_tree.decide(with_costs, f.y).summary["n_cases"] == 60

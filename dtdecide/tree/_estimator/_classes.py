@@ -55,6 +55,7 @@ from .._structure._encode import (
     encode_apply,
     fit_encode,
     infinity_error,
+    pandas_frame_of,
     warn_identifier_columns,
 )
 from .._structure._view import tree_view_of
@@ -121,6 +122,7 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
     @on_fit_threads
     def _fit(self, X, y, sample_weight, costs, edits=None):
         self._validate_params()
+        X = pandas_frame_of(X)  # a pyarrow or polars table: named columns, as pandas'
         self.decision_overrides_ = {}
         self.edits_ = []
         matrix = self._check_matrix()

@@ -22,6 +22,7 @@ from ...decision._validation import (
 from .._structure._encode import (
     FrameColumns,
     n_samples_of,
+    pandas_frame_of,
 )
 
 __all__ = ["_FitChecksMixin"]
@@ -125,6 +126,7 @@ class _FitChecksMixin:
         return X, arrays, arrays, tuple(from_x)
 
     def _drop_cost_features(self, X):
+        X = pandas_frame_of(X)  # a pyarrow or polars table: its cost columns by name too
         if self.cost_features_ and isinstance(X, pd.DataFrame):
             columns = X.columns
             present = [c for c in self.cost_features_ if c in columns]

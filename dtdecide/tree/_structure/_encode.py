@@ -56,6 +56,7 @@ __all__ = [
     "encode",
     "encode_apply",
     "n_samples_of",
+    "pandas_frame_of",
 ]
 
 
@@ -258,6 +259,20 @@ def _as_frame_or_array(X, finite="allow-nan", dtype=X_DTYPE, names=None):
                 name = names[j] if names is not None and j < len(names) else f"x{j}"
                 raise infinity_error(name) from None
         raise
+
+
+def pandas_frame_of(X):
+    """A table of another library (a pyarrow Table, a polars DataFrame: anything with the
+    dataframe interchange protocol) as a pandas DataFrame, so that its column names are
+    kept at fit and checked at scoring as a pandas frame's are (as an array its columns
+    were paired by position); anything else as it is."""
+    if isinstance(X, (pd.DataFrame, np.ndarray, FrameColumns)) or not hasattr(
+            X, "__dataframe__"):
+        return X
+    to_pandas = getattr(X, "to_pandas", None)
+    if callable(to_pandas):
+        return to_pandas()
+    return pd.api.interchange.from_dataframe(X)
 
 
 def _frame_or_array(X, finite, dtype):
@@ -738,6 +753,7 @@ def fit_encode(X, *, check_finite=True, as_columns=False):
     >>> enc.categories[1].tolist()
     ['a', 'b']
     """
+    X = pandas_frame_of(X)
     frame, arr = _as_frame_or_array(X, "allow-nan" if check_finite else False,
                                     [X_DTYPE, np.float32] if as_columns else X_DTYPE)
     if arr is not None:
@@ -854,6 +870,7 @@ def _prepare(X, encoding, estimator_name, in_place=False):
     returned as it is) or validated :class:`_Columns`; ``in_place`` also returns a frame
     of one float64 block as a view of its memory (read-only use: scoring)."""
     n_expected = len(encoding.feature_names)
+    X = pandas_frame_of(X)
     frame, arr = (X, None) if isinstance(X, FrameColumns) else _as_frame_or_array(
         X, names=encoding.feature_names)
     if arr is not None:
