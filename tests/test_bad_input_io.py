@@ -284,6 +284,15 @@ CASES += [
      lambda f: dt.make_profit_scorer(f.m)(f.lr, f.X, f.y8,
                                           sample_weight=pd.Series(np.ones(8), f.shifted)),
      ValueError, ["sample_weight has an index", "index of X"]),
+    ("redecide-train-priors-negative",
+     lambda f: dt.redecide(dt.DecisionEstimator(LogisticRegression(), f.m).fit(f.X, f.y8),
+                           f.m.replace(priors=[0.2, 0.8]), train_priors=[1, -1]),
+     ValueError, ["train_priors", "non-negative"]),
+    ("redecide-train-priors-unknown-level",
+     lambda f: dt.redecide(dt.DecisionEstimator(LogisticRegression(), f.m).fit(f.X, f.y8),
+                           f.m.replace(priors=[0.2, 0.8]),
+                           train_priors={"yes": 0.5, "maybe": 0.5}),
+     ValueError, ["train_priors", "one value per level", "'maybe'"]),
     ("plot-curves-not-a-frame", lambda f: dt.plot_profit_curves("curves.csv"), TypeError,
      ["curves must be a DataFrame", "got str"]),
 ]
@@ -582,6 +591,9 @@ def test_train_priors_by_label_are_matched_to_the_levels(f):
         dt.adjust_posteriors(f.post, [0.2, 0.8], [0.3, 0.7]))
     est = dt.DecisionEstimator(LogisticRegression(), m, train_priors=by_label).fit(f.X, f.y8)
     np.testing.assert_allclose(est.train_priors_, [0.3, 0.7])
+    plain = dt.DecisionEstimator(LogisticRegression(), f.m).fit(f.X, f.y8)
+    np.testing.assert_allclose(dt.redecide(plain, m, train_priors=by_label).train_priors_,
+                               [0.3, 0.7])
 
 
 def test_adjust_posteriors_of_a_frame(f):

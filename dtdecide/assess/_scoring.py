@@ -26,6 +26,7 @@ from dtdecide.decision import (
     encode_target,
     model_posteriors,
 )
+from dtdecide.decision._kernels import _check_priors
 from dtdecide.decision._validation import check_same_index, float_array, reference_index
 
 __all__ = ["event_code", "redecide", "score_cases"]
@@ -225,7 +226,8 @@ def redecide(model, matrix=None, *, priors=None, train_priors=None):
                 "train_priors is needed: the estimator was fitted without priors, so the "
                 "class proportions of its training data are unknown"
             )
-        out.train_priors_ = np.asarray(rho, dtype=float)
+        # checked like decide's: a dict or Series is matched to the levels by label
+        out.train_priors_ = _check_priors(rho, new.n_levels, "train_priors", new.levels)
     else:
         out.train_priors_ = None
     return out
