@@ -748,6 +748,16 @@ def test_score_file_arguments(cli, kwargs, exc, patterns):
     _check_message(exc_info, patterns)
 
 
+def test_load_a_native_file_as_a_pickle_is_refused(cli):
+    """format='joblib' on a dtdecide file: named as what it is (the message said it
+    looked like a pickle; with allow_pickle=True the zip bytes were unpickled)."""
+    from dtdecide.export import ModelFileError
+
+    for allow in (False, True):
+        with pytest.raises(ModelFileError, match="is a dtdecide model file, not a pickle"):
+            dt.load(cli.model, format="joblib", allow_pickle=allow)
+
+
 def test_score_a_row_longer_than_the_header(cli, capsys):
     lines = _new_cases(cli).to_csv(index=False).splitlines()
     lines[250] += ",7"

@@ -256,6 +256,10 @@ def load(path, *, format=None, allow_pickle=False, trusted=None):
             )
         else:
             fmt = "joblib"
+    elif fmt == "joblib" and kind == "zip":  # never unpickle what is no pickle
+        what = "a dtdecide model file" if is_native_file(path) else "a zip archive"
+        raise ModelFileError(f"model file {path} is {what}, not a pickle (format='joblib'); "
+                             "leave format=None to read it as what it is")
     if fmt == "skops-or-zip":
         fmt = "skops" if _is_skops_zip(path) else "dtdecide"
     if fmt == "dtdecide":
