@@ -48,6 +48,15 @@ class ImplicitDoNothingWarning(UserWarning):
     """
 
 
+def check_data(data, matrix):
+    """The checks of ``data`` and ``matrix`` shared by ``compare_models`` and
+    ``profit_curves``."""
+    if not isinstance(data, dict) or not data:
+        raise ValueError("data must be a non-empty dict {role: (X, y[, sample_weight])}")
+    if matrix is not None and not isinstance(matrix, DecisionMatrix):
+        raise TypeError(f"matrix must be a DecisionMatrix or None; got {type(matrix).__name__}")
+
+
 def split_data(entry, role):
     """``(X, y, sample_weight, costs)`` from a data entry of ``compare_models``."""
     if isinstance(entry, dict):
@@ -245,10 +254,7 @@ def compare_models(models, data, matrix=None, *, depth=0.1, select_by=None,
     True
     """
     models = _models_dict(models)
-    if not isinstance(data, dict) or not data:
-        raise ValueError("data must be a non-empty dict {role: (X, y[, sample_weight])}")
-    if matrix is not None and not isinstance(matrix, DecisionMatrix):
-        raise TypeError(f"matrix must be a DecisionMatrix or None; got {type(matrix).__name__}")
+    check_data(data, matrix)
     if not isinstance(depth, numbers.Real) or not 0 < depth <= 1:
         raise ValueError(f"depth must be in (0, 1]; got {depth!r}")
 

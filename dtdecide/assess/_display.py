@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from ._compare import _models_dict, score_entry
+from ._compare import _models_dict, check_data, score_entry
 from ._profit_curve import _check_n_bins, curve_from_scored
 from ._scoring import event_code, score_cases
 
@@ -310,8 +310,10 @@ def profit_curves(models, data, matrix=None, *, train_priors=None, event=None, n
     {'A': 17.0, 'B': 15.0}
     """
     n_bins = _check_n_bins(n_bins)
+    models = _models_dict(models)
+    check_data(data, matrix)
     parts = []
-    for name, model in _models_dict(models).items():
+    for name, model in models.items():
         for role, entry in data.items():
             scored, idx, w = score_entry(name, model, role, entry, matrix, event=event,
                                          train_priors=train_priors,

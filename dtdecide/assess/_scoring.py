@@ -94,6 +94,8 @@ def event_code(matrix, event):
         return None
     levels = list(matrix.levels)
     if event is not None:
+        if pd.api.types.is_scalar(event) and pd.isna(event):
+            raise ValueError(f"event must be a level of the matrix {levels!r}; got {event!r}")
         hits = [k for k, lv in enumerate(levels) if lv == event or str(lv) == str(event)]
         if not hits:
             raise ValueError(f"event must be a level of the matrix {levels!r}; got {event!r}")
