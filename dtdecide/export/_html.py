@@ -1,7 +1,9 @@
 """A standalone HTML page of a fitted tree (the view notebooks show, as a file)."""
 
+import numbers
+
 from ._common import tree_view
-from ._files import check_path
+from ._files import atomic_path, check_path
 
 __all__ = ["export_html"]
 
@@ -82,6 +84,11 @@ def export_html(
     """
     view = tree_view(tree)  # checks that ``tree`` is a fitted tree estimator
     path = check_path(path)
+    if open_depth is not None and (not isinstance(open_depth, numbers.Integral) or
+                                   isinstance(open_depth, bool) or open_depth < 0):
+        raise ValueError(f"open_depth must be an int >= 0 or None; got {open_depth!r}")
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a str or None; got {title!r}")
     markup = view.estimator._tree_html(
         X_valid,
         y_valid,
@@ -92,5 +99,7 @@ def export_html(
         full_page=True,
         title=title,
     )
-    path.write_text(markup, encoding="utf-8")
+    # written whole or not at all, the folder created; a folder as path is named
+    with atomic_path(path, "path") as tmp:
+        tmp.write_text(markup, encoding="utf-8")
     return path
