@@ -87,6 +87,8 @@ CASES = [
     ("decide-case-costs-text",
      lambda f: dt.decide(f.post, f.case, costs=np.full((4, 2, 2), "a")), TypeError,
      ["costs must contain only numbers", "dtype <U1"]),
+    ("decide-do-nothing-empty", lambda f: dt.decide(f.post, f.m, threshold=0, do_nothing=""),
+     ValueError, ["do_nothing", "not a matrix decision", "''"]),
     ("decide-decision-costs-text",
      lambda f: dt.decide(f.post, f.rev, costs={"c": f.c}, decision_costs={"c": "2"}),
      TypeError, [r"decision_costs\['c'\]", "number or a column", "'2'"]),

@@ -826,9 +826,10 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         if not isinstance(threshold, numbers.Real) or isinstance(threshold, bool) or \
                 not np.isfinite(threshold):
             raise ValueError(f"threshold must be a finite number; got {threshold!r}")
-        if not isinstance(do_nothing, str) or do_nothing in matrix.decisions:
+        if not isinstance(do_nothing, str) or not do_nothing or do_nothing in matrix.decisions:
             raise ValueError(
-                f"do_nothing must be a str that is not a matrix decision; got {do_nothing!r}"
+                f"do_nothing must be a str that is not a matrix decision (nor empty); got "
+                f"{do_nothing!r}"
             )
 
     # --- priors adjustment
