@@ -65,6 +65,17 @@ class _Recorder(ClassifierMixin, BaseEstimator):
         return np.column_stack([1 - p, p])
 
 
+class _Sure(ClassifierMixin, BaseEstimator):
+    """Every case "bad" with probability 0.02, whatever the data say."""
+
+    def fit(self, X, y):
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict_proba(self, X):
+        return np.tile([0.98, 0.02], (len(X), 1))
+
+
 class _Shares(ClassifierMixin, BaseEstimator):
     """The training shares of the levels, for every case."""
 
@@ -136,6 +147,48 @@ def test_a_level_the_guide_never_saw_gets_posterior_zero():
     assert post.shape == (300, 3) and np.all(post[:, 2] == 0)
     fitted = _tree(decision_matrix=matrix, guide_model=_Shares()).fit(X, y)
     assert fitted.get_n_leaves() >= 1
+
+
+def test_leaves_decide_on_the_expected_profit_of_their_cases():
+    # cost rows (case-specific consequences), no priors: each leaf takes the decision
+    # with the largest sum of its training cases' expected profit under the guide
+    X, y, costs = _data()
+    tree = _tree(guide_model=_Sure(), max_depth=3).fit(X, y, costs=costs)
+    target = (y == "bad").to_numpy().astype(np.int8)
+    post = guide_posteriors(tree, X, target, np.ones(len(y)), slice(None))
+    cons = MATRIX.resolve(costs.to_numpy(), n_samples=len(y))
+    expected = cons.expected(post)  # (cases, decisions), profit orientation
+    leaves = tree.apply(X)
+    decisions = tree.predict_decision(X)
+    realised = cons.q_actual(target)
+    differ = 0
+    for leaf in np.unique(leaves):
+        rows = leaves == leaf
+        best = np.argmax(expected[rows].sum(axis=0))
+        assert set(decisions[rows]) == {MATRIX.decisions[best]}
+        differ += best != np.argmax(realised[rows].sum(axis=0))
+    # a 2 % risk is worth accepting (0.02 C_FN < 0.98 C_FP with C_FP = 0.3 C_FN): every
+    # leaf accepts, where the realised profit refuses the riskier ones
+    assert set(decisions) == {"predict 0"} and differ > 0
+
+
+def test_other_matrices_decide_on_the_realised_profit():
+    from dtdecide.tree._estimator._guide import guided_leaf_consequences
+
+    X, y, costs = _data(n=200)
+    post = np.full((200, 2), 0.5)
+    priced = DecisionMatrix.from_cost_matrix(levels=("good", "bad"), priors=[0.8, 0.2])
+    cons = priced.resolve(costs.to_numpy(), n_samples=200)
+    assert guided_leaf_consequences(cons, post, priced) is cons
+    additive = DecisionMatrix({"call": [0.0, 10.0], "skip": [0.0, 0.0]},
+                              levels=["good", "bad"], kind="revenue", costs={"call": "c"})
+    cons = additive.resolve({"c": np.ones(200)}, n_samples=200)
+    assert guided_leaf_consequences(cons, post, additive) is cons
+    cons = MATRIX.resolve(costs.to_numpy(), n_samples=200)
+    leaf = guided_leaf_consequences(cons, post, MATRIX)
+    target = (y == "bad").to_numpy().astype(np.int8)
+    np.testing.assert_allclose(leaf.q_actual(target), cons.expected(post))
+    np.testing.assert_allclose(leaf.q_actual(1 - target), cons.expected(post))
 
 
 def test_the_guided_tree_keeps_its_leaf_figures_from_the_outcomes():
@@ -213,7 +266,8 @@ def test_fit_recommended_compares_a_guided_candidate():
     own = recommended_candidates(_tree(guide_model=guide))
     assert [c["guide_model"] for c in own] == [None, None, guide]
     best = fit_recommended(_tree(guide_model=guide), X, y, costs=costs, random_state=0)
-    assert best.get_params()["guide_model"] in (None, guide)
+    assert best.get_params()["guide_model"] is None or isinstance(
+        best.get_params()["guide_model"], LogisticRegression)
     with pytest.raises(ValueError, match="guide_model adds a candidate"):
         fit_recommended(_tree(), X, y, costs=costs, guide_model=guide,
                         candidates=[{"criterion": "gini"}])

@@ -64,7 +64,7 @@ from ._deciding import _DecidingMixin
 from ._editing import EditMixin
 from ._fit_checks import _FitChecksMixin
 from ._growing import _GrowingMixin, on_fit_threads
-from ._guide import check_guide, guide_posteriors
+from ._guide import check_guide, guide_posteriors, guided_leaf_consequences
 from ._html import HTMLReprMixin
 
 __all__ = ["ProfitTreeClassifier", "ProfitTreeRegressor"]
@@ -197,6 +197,7 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
                                       and _per_case_array(cons.case_costs))
         if re_resolve:
             cons = None
+        guided = None  # with a guide_model: (growing rows' consequences, posteriors)
         try:
             if self.search == "exact":
                 tree = self._grow_exact(X_codes, target, F, loss_matrix=loss_matrix,
@@ -205,7 +206,6 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
                 extra = {}
                 if self.split_criterion_ == "profit":
                     method = getattr(self, "_profit_method", DEFAULT_PROFIT_METHOD)
-                    guided = None
                     if getattr(self, "guide_model", None) is not None:
                         # the expected profit under a guide's cross-fitted posteriors
                         guided = (cons if honest is None else cons.take(grow),
@@ -257,8 +257,12 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
                 node_of_row = tree.apply(
                     _code_matrix(X_codes),
                     n_threads=check_n_jobs(getattr(self, "n_jobs", None)))
+            # a guided tree's leaves decide on their cases' expected profit under the
+            # guide (case-specific consequences, no priors, every row grown on)
+            leaf_cons = (cons if guided is None or honest is not None
+                         else guided_leaf_consequences(cons, guided[1], matrix))
             stats = _leaf.compute_decision_stats(
-                node_of_row, tree.parent, tree.depth, cons=cons, sample_weight=F,
+                node_of_row, tree.parent, tree.depth, cons=leaf_cons, sample_weight=F,
                 t_idx=None if matrix.is_interval else target,
                 y=target if matrix.is_interval else None,
                 rows=matrix.rows, decisions=matrix.decisions, cost_columns=cost_columns,

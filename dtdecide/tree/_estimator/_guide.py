@@ -21,7 +21,9 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_random_state, has_fit_parameter
 
-__all__ = ["guide_posteriors"]
+from ...decision._consequences import Consequences
+
+__all__ = ["check_guide", "guide_posteriors", "guided_leaf_consequences"]
 
 
 def guide_posteriors(estimator, X, target, F, rows, priors=None):
@@ -107,3 +109,24 @@ def check_guide(estimator, split_criterion):
             f"target); got criterion={estimator.criterion!r}, "
             f"decision_rule={estimator.decision_rule!r}, search={estimator.search!r}"
             + (", an ordinal target" if getattr(estimator, "is_ordinal_", False) else ""))
+
+
+def guided_leaf_consequences(cons, posteriors, matrix):
+    """The consequences a guided tree's leaves decide on: every case's expected profit
+    under the guide's posteriors, ``E(i, d)``, whatever its level; or ``cons`` itself.
+
+    With case-specific consequences (a consequence array or cost rows per case) and no
+    matrix priors, a node's decision is then the one with the largest expected profit
+    of its training cases, ``argmax_d sum_i F(i) E(i, d)``, and its pruning risk minus
+    that sum: estimates of what the node earns that do not hang on the one outcome of
+    each case, as the policy trees' direct-method rewards. The class shares (the
+    posteriors the tree reports) still come from the cases' levels. Other matrices
+    (additive costs, priors, whose node sums are kept per level and reweighted) decide
+    on the realised consequences.
+    """
+    if cons.case_q is None or matrix.priors is not None:
+        return cons
+    expected = np.asarray(cons.expected(posteriors), dtype=np.float64)
+    every_level = np.broadcast_to(expected[:, None, :], cons.case_q.shape)
+    return Consequences(np.zeros_like(cons.base), None, every_level, cons.sign, None,
+                        cons.n_samples)
