@@ -705,6 +705,8 @@ def _grow(args, X, y, matrix, costs, sample_weight, progress, where="the trainin
                            "smooth")
         if getattr(args, "honest_fraction", None) is not None:
             raise CLIError("--honest-fraction applies to a categorical target")
+        if getattr(args, "guide", None) is not None:
+            raise CLIError("--guide applies to a categorical target")
         estimator = ProfitTreeRegressor(**params)
     else:
         if criterion == "variance":
@@ -717,6 +719,15 @@ def _grow(args, X, y, matrix, costs, sample_weight, progress, where="the trainin
             if not 0 < honest < 1:
                 raise CLIError(f"--honest-fraction must be between 0 and 1; got {honest:g}")
             params["honest_fraction"] = honest
+        if getattr(args, "guide", None) == "boosting":
+            if matrix is None or params.get("criterion") != "profit" \
+                    or params["decision_rule"] != "leaf":
+                raise CLIError("--guide steers the splits of --criterion profit under the "
+                               "leaf rule and needs --decisions")
+            from sklearn.ensemble import HistGradientBoostingClassifier
+
+            params["guide_model"] = HistGradientBoostingClassifier(
+                categorical_features="from_dtype", random_state=args.random_state)
         estimator = ProfitTreeClassifier(**params, ordinal=bool(getattr(args, "ordinal", False)))
     how = "searching the best" if search == "exact" else "growing a"
     progress(
@@ -1271,6 +1282,12 @@ def build_parser():
                    help="honest leaves: hold this share of the training rows out of growing "
                         "and estimate every node's figures (posteriors, costs, decisions) on "
                         "them")
+    p.add_argument("--guide", choices=("boosting",), default=None,
+                   help="with --criterion profit under the leaf rule: grow on every row's "
+                        "expected profit under a gradient-boosting model's cross-fitted "
+                        "posteriors (guide_model; the leaves decide on it with cost rows), "
+                        "one decision per leaf; the model is not kept. Five boosting fits "
+                        "more")
     p.add_argument("--validation", metavar="FILE",
                    help="validation data: prune to the subtree with the best average profit "
                         "(without --decisions: the lowest misclassification rate or average "

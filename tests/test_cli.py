@@ -467,6 +467,15 @@ def test_fit_criterion_and_posterior_smoothing(files, capsys):
     assert code != 0 and "--honest-fraction" in err
     code, out, err = _run(base + ["--criterion", "variance"], capsys)
     assert code != 0 and "--criterion variance" in (out + err)
+    # a boosting guide for the profit tree's splits; saved with the model's parameters
+    guided_path = files["root"] / "guided.dtdecide"
+    code, out, err = _run(base + ["--criterion", "profit", "--guide", "boosting", "-o",
+                                  str(guided_path)], capsys)
+    assert code == 0, err
+    guided = load(guided_path)
+    assert code == 0 and type(guided.guide_model).__name__ == "HistGradientBoostingClassifier"
+    code, out, err = _run(base + ["--guide", "boosting"], capsys)  # the Gini tree
+    assert code != 0 and "--guide" in err and "--criterion profit" in err
 
 
 def test_fit_cross_validation_uses_the_weight_column(files, capsys, monkeypatch):

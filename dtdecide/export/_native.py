@@ -68,6 +68,10 @@ ALLOWED_CLASSES = {
     "sklearn.Pipeline": ("sklearn.pipeline", "Pipeline"),
     "sklearn.RBFSampler": ("sklearn.kernel_approximation", "RBFSampler"),
     "sklearn.Nystroem": ("sklearn.kernel_approximation", "Nystroem"),
+    # the guide of a guided profit tree (its guide_model parameter: unfitted, parameters
+    # only, since the tree fits clones of it)
+    "sklearn.HistGradientBoostingClassifier": ("sklearn.ensemble",
+                                               "HistGradientBoostingClassifier"),
 }
 
 # ndarray kinds stored as .npy (never object arrays): bool, ints, floats, complex,

@@ -283,3 +283,38 @@ def test_dask_fit_refuses_a_guide():
     with pytest.raises(NotImplementedError, match="guide_model"):
         tree.fit(dd.from_pandas(X, npartitions=2), dd.from_pandas(y, npartitions=2),
                  costs=dd.from_pandas(costs, npartitions=2))
+
+
+def test_a_guided_tree_saves_in_the_safe_format(tmp_path):
+    from dtdecide.export import load, save
+
+    X, y, costs = _data(n=300)
+    guide = HistGradientBoostingClassifier(max_iter=10, categorical_features="from_dtype",
+                                           random_state=0)
+    tree = _tree(guide_model=guide, max_depth=3).fit(X, y, costs=costs)
+    save(tree, tmp_path / "guided.dtdecide")
+    again = load(tmp_path / "guided.dtdecide")
+    assert again.get_params()["guide_model"].get_params() == guide.get_params()
+    np.testing.assert_array_equal(again.predict_decision(X), tree.predict_decision(X))
+    # a guide fitted in place (never the tree's own doing) is refused by name
+    fitted = HistGradientBoostingClassifier(max_iter=3).fit(X[["a", "b"]], y)
+    tree.set_params(guide_model=fitted)
+    with pytest.raises(TypeError, match="guide_model"):
+        save(tree, tmp_path / "fitted_guide.dtdecide")
+
+
+def test_the_guide_reads_text_columns_as_categories():
+    X, y, costs = _data(n=300)
+    X = X.assign(c=X["c"].astype(str), d=X["c"].astype("string"))
+    seen = {}
+
+    class _Dtypes(_Shares):
+        def fit(self, X, y):
+            seen.update({str(k): str(v) for k, v in X.dtypes.items()})
+            return super().fit(X, y)
+
+    _tree(guide_model=_Dtypes()).fit(X, y, costs=costs)
+    assert seen["c"] == "category" and seen["d"] == "category" and seen["a"] == "float64"
+    # a boosting guide on text columns (from_dtype: categories)
+    hgb = HistGradientBoostingClassifier(max_iter=10, categorical_features="from_dtype")
+    assert _tree(guide_model=hgb).fit(X, y, costs=costs).get_n_leaves() >= 1

@@ -618,9 +618,13 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         ``E(i, d) = sum_t p(i, t) Q(i, t, d)``, instead of the realised profit
         ``Q(i, T(i), d)`` of its one outcome: the splits then separate the cases by the
         decision that is best for them as the guide sees them, a smoother signal than
-        their outcomes. Leaf posteriors, leaf decisions, node risks and pruning still
-        come from the training cases' own targets and costs, and the tree stays one
-        decision per leaf, with its leaf table, rules and SQL; the guide is not kept.
+        their outcomes. With case-specific consequences (cost rows or a consequence
+        array per case) and no matrix priors each leaf also decides, and each node's
+        pruning risk sums, on its training cases' expected profit under the guide
+        (estimates that do not hang on each case's one outcome); otherwise leaf
+        decisions and risks come from the realised profit. The leaf posteriors are
+        always the training cases' class shares, and the tree stays one decision per
+        leaf, with its leaf table, rules and SQL; the guide is not kept.
         With ``honest_fraction`` the guide is cross-fitted on the growing rows only.
         Costs ``guide_cv`` fits of the guide; the guide must take ``sample_weight`` when
         the fit has case frequencies. :func:`fit_recommended` compares it with the

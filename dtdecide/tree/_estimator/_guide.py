@@ -11,11 +11,14 @@ its posteriors from a copy of the guide fitted on the other folds of the trainin
 outcome says which decision would have been right for one case after the fact; the
 expected consequences say which decision is best for the case as the guide sees it,
 before the fact, which is what a leaf's one decision has to get right for the cases to
-come. Everything else -- leaf posteriors, leaf decisions, node risks, pruning -- comes
-from the training cases' own targets and costs as without a guide.
+come. With case-specific consequences and no matrix priors the leaves also decide, and
+the nodes' pruning risks sum, on these expected profits
+(:func:`guided_leaf_consequences`); the leaf posteriors stay the training cases' class
+shares.
 """
 
 import numpy as np
+import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import _safe_indexing
@@ -35,8 +38,9 @@ def guide_posteriors(estimator, X, target, F, rows, priors=None):
         The tree being fitted (``guide_model``, ``guide_cv``, ``random_state``,
         ``classes_``).
     X : DataFrame or array-like of shape (n_samples, n_features)
-        The training inputs as the user gave them (cost columns taken out): the guide
-        reads them as it would in any scikit-learn pipeline.
+        The training inputs as the user gave them (cost columns taken out). The guide
+        reads them as the tree does: text columns of a frame (object or string dtype)
+        as pandas categoricals, everything else as given.
     target : ndarray of shape (n_samples,)
         Level codes (positions in ``classes_``).
     F : ndarray of shape (n_samples,)
@@ -57,7 +61,8 @@ def guide_posteriors(estimator, X, target, F, rows, priors=None):
     n_levels = len(estimator.classes_)
     t = np.asarray(target)[rows]
     w = np.asarray(F)[rows]
-    X_rows = X if isinstance(rows, slice) and rows == slice(None) else _safe_indexing(X, rows)
+    X_rows = _as_categories(
+        X if isinstance(rows, slice) and rows == slice(None) else _safe_indexing(X, rows))
     seen = np.flatnonzero(np.bincount(t, weights=w, minlength=n_levels) > 0)
     if seen.size < 2:
         raise ValueError(
@@ -96,6 +101,20 @@ def guide_posteriors(estimator, X, target, F, rows, priors=None):
         total = post.sum(axis=1, keepdims=True)
         post = np.divide(post, total, out=np.zeros_like(post), where=total > 0)
     return post
+
+
+def _as_categories(X):
+    """``X`` with its text columns (object or string dtype) as pandas categoricals."""
+    if not isinstance(X, pd.DataFrame):
+        return X
+    text = [c for c, t in X.dtypes.items()
+            if pd.api.types.is_object_dtype(t) or pd.api.types.is_string_dtype(t)]
+    if not text:
+        return X
+    out = X.copy(deep=False)
+    for c in text:
+        out[c] = X[c].astype("category")
+    return out
 
 
 def check_guide(estimator, split_criterion):
