@@ -4,12 +4,12 @@ Every case asserts the exception type and that the message names the offending
 parameter and says what was expected (each pattern below must be found in the message).
 """
 
-import re
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
+from bad_input_catalogue import catalogue_tests, check_message
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.exceptions import NotFittedError
@@ -599,23 +599,7 @@ HYPER = [
 ]
 
 
-def _check_message(exc_info, patterns):
-    message = str(exc_info.value)
-    missing = [p for p in patterns if not re.search(p, message)]
-    assert not missing, f"message {message!r} lacks {missing}"
-
-
-@pytest.mark.parametrize("call, exc, patterns",
-                         [pytest.param(c, e, p, id=i) for i, c, e, p in CASES])
-def test_bad_input(f, call, exc, patterns):
-    with pytest.raises(exc) as exc_info:
-        call(f)
-    _check_message(exc_info, patterns)
-
-
-def test_case_ids_are_unique():
-    ids = [case[0] for case in CASES]
-    assert len(ids) == len(set(ids))
+test_bad_input, test_case_ids_are_unique = catalogue_tests(CASES)
 
 
 @pytest.mark.parametrize(
@@ -627,7 +611,7 @@ def test_invalid_hyper_parameter(f, cls, param, value):
     assert getattr(est, param) is value  # stored as given, validated in fit
     with pytest.raises(ValueError) as exc_info:
         est.fit(f.X, f.y)
-    _check_message(exc_info, [f"'{param}' parameter of {cls.__name__}", "must be"])
+    check_message(exc_info, [f"'{param}' parameter of {cls.__name__}", "must be"])
 
 
 def test_valid_inputs_of_the_catalogue_fixture_work(f):

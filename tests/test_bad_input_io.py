@@ -7,13 +7,13 @@ the message); inputs that are accepted are checked for the right answer.
 """
 
 import io
-import re
 import warnings
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
+from bad_input_catalogue import catalogue_tests, check_message
 from sklearn.linear_model import LogisticRegression
 
 import dtdecide as dt
@@ -441,7 +441,7 @@ def test_read_leaf_table_of_a_bad_file(tmp_path, name, content, patterns):
     path = _file(tmp_path, name, content)
     with pytest.raises(ValueError) as exc_info:
         dt.read_leaf_table(path)
-    _check_message(exc_info, patterns)
+    check_message(exc_info, patterns)
 
 
 def test_a_folder_is_not_a_file_to_read(tmp_path):
@@ -457,23 +457,7 @@ def test_markdown_leaf_table_round_trip_keeps_empty_cells(tmp_path):
     pd.testing.assert_frame_equal(dt.read_leaf_table(path), table)
 
 
-def _check_message(exc_info, patterns):
-    message = str(exc_info.value)
-    missing = [p for p in patterns if not re.search(p, message)]
-    assert not missing, f"message {message!r} lacks {missing}"
-
-
-@pytest.mark.parametrize("call, exc, patterns",
-                         [pytest.param(c, e, p, id=i) for i, c, e, p in CASES])
-def test_bad_input(f, call, exc, patterns):
-    with pytest.raises(exc) as exc_info:
-        call(f)
-    _check_message(exc_info, patterns)
-
-
-def test_case_ids_are_unique():
-    ids = [case[0] for case in CASES]
-    assert len(ids) == len(set(ids))
+test_bad_input, test_case_ids_are_unique = catalogue_tests(CASES)
 
 
 # ---------------------------------------------------------------------------- accepted
@@ -759,7 +743,7 @@ def test_score_file_arguments(cli, kwargs, exc, patterns):
         data = cli.frame
     with pytest.raises(exc) as exc_info:
         dt.score_file(dt.load(cli.model), data, **kwargs)
-    _check_message(exc_info, patterns)
+    check_message(exc_info, patterns)
 
 
 def test_load_a_native_file_as_a_pickle_is_refused(cli):

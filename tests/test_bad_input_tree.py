@@ -9,12 +9,12 @@ the accepted inputs assert the same tree as the plain float input.
 """
 
 import datetime
-import re
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
+from bad_input_catalogue import catalogue_tests, check_message
 from scipy import sparse
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
@@ -357,23 +357,7 @@ CASES = [
 ]
 
 
-def _check_message(exc_info, patterns):
-    message = str(exc_info.value)
-    missing = [p for p in patterns if not re.search(p, message)]
-    assert not missing, f"message {message!r} lacks {missing}"
-
-
-@pytest.mark.parametrize("call, exc, patterns",
-                         [pytest.param(c, e, p, id=i) for i, c, e, p in CASES])
-def test_bad_input(f, call, exc, patterns):
-    with pytest.raises(exc) as exc_info:
-        call(f)
-    _check_message(exc_info, patterns)
-
-
-def test_case_ids_are_unique():
-    ids = [case[0] for case in CASES]
-    assert len(ids) == len(set(ids))
+test_bad_input, test_case_ids_are_unique = catalogue_tests(CASES)
 
 
 # ---------------------------------------------------------------------------- accepted
@@ -417,7 +401,7 @@ def test_a_bool_is_no_number(f, cls, param):
     args = (y, f.X["x"].to_numpy()) if cls is PolicyTree else (y,)
     with pytest.raises(ValueError) as exc_info:
         est.fit(f.X, *args)
-    _check_message(exc_info, [f"'{param}' parameter of {cls.__name__}", "must be",
+    check_message(exc_info, [f"'{param}' parameter of {cls.__name__}", "must be",
                               "Got True", "a bool is not a number"])
 
 
