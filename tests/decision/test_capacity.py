@@ -158,3 +158,26 @@ def test_capacity_with_interval_and_loss_matrices():
     assert out.cases["D_target"].tolist() == ["wait", "wait", "call"]
     assert out.cases["EL_target"].tolist() == pytest.approx([0.5, 2.5, 0.2])
     assert out.summary["shadow_price[call]"] == pytest.approx(2.0)  # case 1: 2.5 - 0.5
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_several_limited_decisions_with_a_budget_equal_brute_force(seed):
+    # the mixed-integer program keeps only the (case, limited decision) pairs that beat
+    # the case's best unlimited decision, a case taking at most one of them
+    rng = np.random.default_rng(100 + seed)
+    n, D = int(rng.integers(1, 7)), int(rng.integers(3, 5))
+    V = rng.normal(size=(n, D)).round(2)
+    S = rng.integers(0, 4, size=(n, D)).astype(float)
+    if seed % 2:
+        cap, bud = None, {1: float(rng.integers(0, 6)), 2: float(rng.integers(0, 6))}
+    else:
+        cap, bud = {1: int(rng.integers(0, n + 1))}, {2: float(rng.integers(0, 6))}
+    names = [str(d) for d in range(D)]
+    a = allocate(V, cap and {names[k]: v for k, v in cap.items()},
+                 budget={names[k]: v for k, v in bud.items()}, spend=S)
+    assert a.total == pytest.approx(brute_force_allocation(V, cap, budget=bud, spend=S))
+    assert a.total == pytest.approx(V[np.arange(n), a.decision].sum())
+    for d in bud:
+        assert S[a.decision == d, d].sum() <= bud[d] + 1e-9
+    for d in cap or {}:
+        assert (a.decision == d).sum() <= cap[d]
