@@ -164,6 +164,25 @@ def test_histograms_threads_and_out_buffers():
         assert np.array_equal(out[1], expect_counts)
 
 
+def _random_histogram_case(rng, n, n_rows, n_slots, kind):
+    """``(layout, Xb, rows, slots, target)``: five features of random bins, ``n_rows``
+    sorted rows of ``n`` in ``n_slots`` random slots, and a target of ``kind``
+    ("counts", "weights": three classes, unweighted or weighted; "channels": the
+    regression channels 1, y, y**2)."""
+    layout = BinLayout([5, 9, 3, 7, 4])
+    Xb = np.asfortranarray(np.column_stack(
+        [rng.integers(0, w, size=n) for w in layout.widths]).astype(np.uint8))
+    rows = np.sort(rng.choice(n, n_rows, replace=False)).astype(np.int32)
+    slots = rng.integers(0, n_slots, size=rows.shape[0]).astype(np.int32)
+    if kind == "channels":
+        y = rng.normal(size=n)
+        target = HistogramTarget(channels=np.column_stack([np.ones(n), y, y * y]))
+    else:
+        target = HistogramTarget(codes=rng.integers(0, 3, size=n), n_classes=3,
+                                 weights=None if kind == "counts" else rng.random(n))
+    return layout, Xb, rows, slots, target
+
+
 @pytest.mark.parametrize("kind", ["counts", "weights", "channels"])
 @pytest.mark.parametrize("n_threads", [2, 3])
 def test_histograms_with_slot_offsets_worked_out_on_the_threads(monkeypatch, kind, n_threads):
@@ -175,17 +194,7 @@ def test_histograms_with_slot_offsets_worked_out_on_the_threads(monkeypatch, kin
 
     rng = np.random.default_rng(n_threads)
     n, n_slots = 3001, 4
-    layout = BinLayout([5, 9, 3, 7, 4])
-    Xb = np.asfortranarray(np.column_stack(
-        [rng.integers(0, w, size=n) for w in layout.widths]).astype(np.uint8))
-    rows = np.sort(rng.choice(n, 2003, replace=False)).astype(np.int32)
-    slots = rng.integers(0, n_slots, size=rows.shape[0]).astype(np.int32)
-    if kind == "channels":
-        y = rng.normal(size=n)
-        target = HistogramTarget(channels=np.column_stack([np.ones(n), y, y * y]))
-    else:
-        target = HistogramTarget(codes=rng.integers(0, 3, size=n), n_classes=3,
-                                 weights=None if kind == "counts" else rng.random(n))
+    layout, Xb, rows, slots, target = _random_histogram_case(rng, n, 2003, n_slots, kind)
 
     def run(pool=None):
         return build_histograms(Xb, rows, slots, n_slots, layout, target, with_counts=True,
@@ -311,17 +320,8 @@ def test_histograms_of_rows_in_stretches(monkeypatch, kind, n_threads):
 
     rng = np.random.default_rng(7 + n_threads + len(kind))
     n, n_slots = 6007, 5
-    layout = BinLayout([5, 9, 3, 7, 4])
-    Xb = np.asfortranarray(np.column_stack(
-        [rng.integers(0, w, size=n) for w in layout.widths]).astype(np.uint8))
-    rows = np.sort(rng.choice(n, 3001, replace=False)).astype(np.int32)
-    slots = rng.integers(0, n_slots, size=rows.shape[0]).astype(np.int32)
-    if kind == "regression":
-        y = rng.normal(size=n)
-        target = HistogramTarget(channels=np.column_stack([np.ones(n), y, y * y]))
-    else:
-        target = HistogramTarget(codes=rng.integers(0, 3, size=n), n_classes=3,
-                                 weights=rng.random(n) if kind == "weighted" else None)
+    layout, Xb, rows, slots, target = _random_histogram_case(
+        rng, n, 3001, n_slots, {"regression": "channels", "weighted": "weights"}.get(kind, kind))
     # the rows cut in 5 pieces (one empty), spread over a buffer with gaps of garbage
     cuts = np.sort(rng.integers(0, rows.shape[0], size=4))
     cuts[1] = cuts[2]
