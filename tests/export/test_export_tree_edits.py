@@ -16,6 +16,7 @@ from test_export_sql import compare, db_frame, run_sqlite
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor
 from dtdecide.datasets import load_bank_marketing
 from dtdecide.export import export_rules, leaf_table, to_sql
+from dtdecide.tree._algorithms._edit import node_fingerprint
 from dtdecide.tree._estimator._html import tree_html
 
 PARAMS = dict(max_depth=3, min_samples_leaf=40)
@@ -84,7 +85,8 @@ def test_set_decision_overrides_one_leaf(tree, bank):
     after = edited.decide(valid.data).cases["D_y"].to_numpy()
     in_leaf = tree.apply(valid.data) == leaf
     assert (after[in_leaf] == "do nothing").all() and (after[~in_leaf] == before[~in_leaf]).all()
-    assert edited.edits_ == [{"op": "set_decision", "node": leaf, "decision": "do nothing"}]
+    assert edited.edits_ == [{"op": "set_decision", "node": leaf, "decision": "do nothing",
+                              "fingerprint": node_fingerprint(tree, leaf)}]
     _check_consistent(edited, valid, costs)
     # marked in the leaf table with the expected profit given up (hand-computed)
     table = leaf_table(edited).set_index("leaf")
@@ -298,9 +300,11 @@ def test_split_a_leaf_numeric_and_categorical(tree, bank):
     np.testing.assert_array_equal(table["n"], table["valid_n"])
     # a categorical split of the other new leaf, and everything still agrees
     jobs = sorted(set(X["job"].astype(object)[tree.apply(X) == big].dropna()))[:3]
+    before = edited
     edited = edited.split(n + 1, "job", categories=jobs, missing="left", X=X, y=y, costs=c)
     assert edited.edits_[-1] == {"op": "split", "node": n + 1, "feature": "job",
-                                 "threshold": None, "categories": jobs, "missing": "left"}
+                                 "threshold": None, "categories": jobs, "missing": "left",
+                                 "fingerprint": node_fingerprint(before, n + 1)}
     _check_consistent(edited, valid, costs)
     again = ProfitTreeClassifier(decision_matrix=train.decision_matrix, **PARAMS).fit(
         X, y, costs=c, edits=json.loads(json.dumps(edited.edits_)))

@@ -56,7 +56,8 @@ def test_regrowing_the_root_is_refitting(bank, params):
         train.X, train.y, costs=train.costs)
     _same_structure(regrown, refit)
     assert small.get_n_leaves() == 2  # the original is unchanged
-    assert regrown.edits_ == [{"op": "regrow", "node": 0, "params": params}]
+    assert regrown.edits_ == [{"op": "regrow", "node": 0, "params": params,
+                               "fingerprint": {"path": [], "n": len(train.y)}}]
 
 
 def test_regrow_with_own_settings_changes_nothing(bank):

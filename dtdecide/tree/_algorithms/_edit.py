@@ -5,7 +5,10 @@ Layer 3 (algorithms) of :mod:`dtdecide.tree` (``_algorithms``); see the architec
 The estimators' edit methods (:mod:`dtdecide.tree._estimator._editing`) call the
 functions here. Each public edit returns a new fitted estimator (the original is unchanged) and appends
 a JSON-serialisable record to ``edits_``, which ``fit(..., edits=...)`` replays on a
-refit. An edit *re-bases* the copy on its edited tree: the edited ``tree_`` becomes the
+refit. Each record carries a ``fingerprint`` of the node it edits, taken before the edit
+(:func:`node_fingerprint`: the split conditions from the root down to the node and the
+node's training case count); a replay checks it, so that a record is never applied to
+whatever node happens to have its id in a tree grown otherwise. An edit *re-bases* the copy on its edited tree: the edited ``tree_`` becomes the
 estimator's reference tree (``_full_tree_``) with the decision statistics of its nodes,
 so that re-deciding (pruning studies, ``_redecide``) starts from the edited tree.
 
@@ -18,7 +21,11 @@ table, rules, SQL, plots, the HTML view) therefore follows them.
 from __future__ import annotations
 
 import copy
+import math
 import numbers
+import os
+import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -26,7 +33,7 @@ import pandas as pd
 from .._structure._nodeview import natural_decisions
 from .._structure._tree import match_subtree_nodes
 
-__all__ = ["apply_overrides", "replay_edits"]
+__all__ = ["apply_overrides", "node_fingerprint", "replay_edits"]
 
 _OPS = ("set_decision", "prune_node", "split", "regrow")
 _KEYS = {
@@ -36,6 +43,7 @@ _KEYS = {
     "regrow": {"node", "params"},
 }
 _NEEDS_ROWS = ("split", "regrow")
+_FINGERPRINT = "fingerprint"
 
 
 # ------------------------------------------------------------------ helpers
@@ -106,6 +114,109 @@ def _to_json_label(value):
     return value
 
 
+# ---------------------------------------------------------------- fingerprints
+def _condition(est, tree, node):
+    """The split of internal ``node`` as a JSON record (as a ``split`` record gives it)."""
+    j = int(tree.feature[node])
+    step = {"feature": str(est.feature_names_in_[j])}
+    if bool(tree.is_categorical[node]):
+        labels = list(est.categories_[j])
+        codes = np.flatnonzero(np.asarray(tree.cat_left[node])[: len(labels)])
+        # str: any label is JSON text, and the same labels give the same text
+        step.update(threshold=None, categories=[str(labels[c]) for c in codes])
+    else:
+        step.update(threshold=float(tree.threshold[node]), categories=None)
+    step["missing"] = "left" if bool(tree.missing_left[node]) else "right"
+    return step
+
+
+def node_fingerprint(est, node):
+    """What identifies ``node`` of ``est.tree_`` beyond its id, as a JSON-serialisable dict.
+
+    ``path``: the split of every node from the root down to ``node``'s parent (``feature``,
+    ``threshold`` or ``categories`` that go left, where ``missing`` values go) and the
+    ``side`` the path takes; ``n``: the node's training case count (``n_node_samples``).
+    A tree grown again from the same rows with the same settings gives the same
+    fingerprint; a tree grown from other rows or with other settings almost always gives
+    another one at a node of the same id, through its path or its count.
+    """
+    tree = est.tree_
+    path = []
+    child = int(node)
+    while int(tree.parent[child]) >= 0:
+        parent = int(tree.parent[child])
+        step = _condition(est, tree, parent)
+        step["side"] = "left" if int(tree.children_left[parent]) == child else "right"
+        path.append(step)
+        child = parent
+    return {"path": path[::-1], "n": int(tree.n_node_samples[node])}
+
+
+def _describe_step(step):
+    if not isinstance(step, dict):
+        return repr(step)
+    if step.get("categories") is not None:
+        test = f"{step.get('feature')} in {step.get('categories')!r}"
+    else:
+        test = f"{step.get('feature')} <= {step.get('threshold')!r}"
+    return f"{test} ({step.get('side')} side; missing {step.get('missing')})"
+
+
+def _same_step(recorded, found):
+    if not isinstance(recorded, dict):
+        return False
+    for key in ("feature", "side", "missing"):
+        if recorded.get(key) != found[key]:
+            return False
+    if found["categories"] is not None:
+        cats = recorded.get("categories")
+        return (recorded.get("threshold") is None and isinstance(cats, list)
+                and sorted(map(str, cats)) == sorted(found["categories"]))
+    thr = recorded.get("threshold")
+    if recorded.get("categories") is not None or isinstance(thr, bool) or not isinstance(
+            thr, numbers.Real):
+        return False
+    # the same tree gives the same float; text round trips may drop the last digit
+    return math.isclose(float(thr), found["threshold"], rel_tol=1e-12, abs_tol=1e-300)
+
+
+def _fingerprint_mismatch(recorded, est, node):
+    """Why ``recorded`` (a record's fingerprint) is not that of ``node``; None when it is."""
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("path"), list):
+        raise ValueError(
+            "its fingerprint must be a dict with a 'path' list and a count 'n' (as edits_ "
+            f"records it); got {recorded!r}"
+        )
+    found = node_fingerprint(est, node)
+    path, now = recorded["path"], found["path"]
+    for depth, (a, b) in enumerate(zip(path, now)):
+        if not _same_step(a, b):
+            return (f"the split at depth {depth} on its path from the root was "
+                    f"{_describe_step(a)} when the edit was made and is "
+                    f"{_describe_step(b)} in this tree")
+    if len(path) != len(now):
+        return (f"it lay at depth {len(path)} when the edit was made and lies at depth "
+                f"{len(now)} in this tree")
+    n = recorded.get("n")
+    if n is not None and n != found["n"]:
+        return (f"it held {n!r} training cases when the edit was made and holds "
+                f"{found['n']} in this tree")
+    return None
+
+
+def _check_record_node(est, i, op, record):
+    """Refuse record ``i`` when its node's fingerprint differs from the one recorded."""
+    node = _check_node(est, record["node"])
+    why = _fingerprint_mismatch(record[_FINGERPRINT], est, node)
+    if why is not None:
+        raise ValueError(
+            f"edits[{i}] ({op}) was recorded on another tree: node {node} is not the node "
+            f"it edited ({why}). The tree was grown from other rows or with other settings "
+            "than the one edited; refit with the data and parameters of the edited tree, or "
+            "make the edit again on this tree"
+        )
+
+
 # --------------------------------------------------------------- edits in place
 def _set_decision(est, leaf, decision):
     _check_fitted(est, "set_decision")
@@ -133,6 +244,7 @@ def _set_decision(est, leaf, decision):
             f"{decisions!r}"
         )
     d = decisions.index(str(decision))
+    fingerprint = node_fingerprint(est, leaf)
     _rebase(est, est.tree_)
     overrides = dict(est.decision_overrides_)
     overrides[leaf] = d
@@ -141,7 +253,8 @@ def _set_decision(est, leaf, decision):
         del overrides[leaf]
     est.decision_overrides_ = overrides
     est.tree_ = est._full_tree_ = est._redecide(est.tree_)
-    return {"op": "set_decision", "node": leaf, "decision": decisions[d]}
+    return {"op": "set_decision", "node": leaf, "decision": decisions[d],
+            _FINGERPRINT: fingerprint}
 
 
 def _prune_node(est, node):
@@ -150,6 +263,7 @@ def _prune_node(est, node):
     tree = est.tree_
     if tree.children_left[node] < 0:
         raise ValueError(f"node={node} is already a leaf: there is nothing below it to prune")
+    fingerprint = node_fingerprint(est, node)
     mask = np.zeros(tree.n_nodes, dtype=bool)
     mask[node] = True
     _rebase(est, tree)
@@ -158,7 +272,7 @@ def _prune_node(est, node):
     if getattr(est, "_decision_stats_", None) is not None:
         est.tree_ = est._redecide(sub)
         est._full_tree_ = est.tree_
-    return {"op": "prune_node", "node": node}
+    return {"op": "prune_node", "node": node, _FINGERPRINT: fingerprint}
 
 
 def _training_arrays(est, X, y, costs, sample_weight, what="split"):
@@ -404,6 +518,7 @@ def _split(est, node, feature, threshold=None, categories=None, missing=None, *,
     if go_left.all() or not go_left.any():
         raise ValueError(f"this split of node {node} sends every training case to one side")
     record["missing"] = "left" if missing_left else "right"
+    fingerprint = node_fingerprint(est, node)
     # the grown structure: two new leaves appended (children keep larger ids)
     n = tree.n_nodes
     left_id, right_id = n, n + 1
@@ -437,7 +552,8 @@ def _split(est, node, feature, threshold=None, categories=None, missing=None, *,
         _node_impurity(est, data, new_rows, np.array([left_id, right_id]), value[n:]),
     ])
     _install(est, fields, new_rows, data, imp, value=value, drop_override=node)
-    return {"op": "split", "node": node, "feature": names[j], **record}
+    return {"op": "split", "node": node, "feature": names[j], **record,
+            _FINGERPRINT: fingerprint}
 
 
 # ------------------------------------------------------------------ regrow
@@ -497,6 +613,7 @@ def _regrow(est, node, params, *, data):
     node = _check_node(est, node)
     grower = _regrow_estimator(est, params)
     node_of_row = _check_training_rows(est, data, "regrow")
+    fingerprint = node_fingerprint(est, node)
     _rebase(est, est.tree_)
     tree = est.tree_
     depth = int(tree.depth[node])
@@ -576,7 +693,8 @@ def _regrow(est, node, params, *, data):
     if not np.array_equal(new.n_node_samples[ids], sub.n_node_samples):  # pragma: no cover
         raise RuntimeError("regrow: the grafted subtree routes the training rows otherwise")
     return {"op": "regrow", "node": node,
-            "params": {k: _to_json_label(v) for k, v in params.items()}}
+            "params": {k: _to_json_label(v) for k, v in params.items()},
+            _FINGERPRINT: fingerprint}
 
 
 # ------------------------------------------------------------------ candidates
@@ -809,16 +927,30 @@ def _split_candidates(est, node, data, n, by):
     return out if n is None else out.head(n)
 
 
+def _caller_level():
+    """``stacklevel`` of the first frame outside dtdecide, seen from the caller."""
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    package += os.sep
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
 def replay_edits(est, edits, data=None):
     """Apply the records of ``edits`` (as in ``edits_``) in order to ``est``, in place.
 
     ``data``: the training arrays (as :func:`_training_arrays` returns), needed by splits.
+    Each record's ``fingerprint`` must match the node of ``est`` it names (ValueError
+    naming the record otherwise); records without one (written before fingerprints
+    existed) are replayed by node id alone, with a warning.
     """
     if edits is None:
         return est
     if isinstance(edits, (str, bytes)) or not hasattr(edits, "__iter__"):
         raise TypeError(f"edits must be a list of edit records (as in edits_); got {edits!r}")
-    for i, record in enumerate(list(edits)):
+    edits = list(edits)
+    for i, record in enumerate(edits):
         if not isinstance(record, dict) or "op" not in record:
             raise ValueError(
                 f"edits[{i}] must be a dict with an 'op' key (as in edits_); got {record!r}"
@@ -826,15 +958,31 @@ def replay_edits(est, edits, data=None):
         op = record["op"]
         if op not in _OPS:
             raise ValueError(f"edits[{i}]: unknown op {op!r}; expected one of {_OPS}")
-        args = {k: v for k, v in record.items() if k != "op"}
         expected = _KEYS[op]
-        if set(args) != expected:
+        keys = set(record) - {"op", _FINGERPRINT}
+        if keys != expected:
             raise ValueError(
-                f"edits[{i}] ({op}) must have the keys {sorted(expected)}; got {sorted(args)}"
+                f"edits[{i}] ({op}) must have the keys {sorted(expected)} (and "
+                f"{_FINGERPRINT!r}); got {sorted(set(record) - {'op'})}"
             )
         if op in _NEEDS_ROWS and data is None:
             raise ValueError(f"edits[{i}] ({op}) needs the training rows: replay it in fit")
+    unchecked = [f"edits[{i}] ({r['op']})" for i, r in enumerate(edits)
+                 if _FINGERPRINT not in r]
+    if unchecked:
+        warnings.warn(
+            f"{', '.join(unchecked)} carry no fingerprint of the node they edit (records "
+            "made before edits_ kept fingerprints hold only the node id): they are replayed by node "
+            "id alone, and cannot be checked to edit the same node as when they were made. "
+            "The replayed tree's edits_ carries fingerprints: keep those records instead",
+            UserWarning, stacklevel=_caller_level(),
+        )
+    for i, record in enumerate(edits):
+        op = record["op"]
+        args = {k: v for k, v in record.items() if k not in ("op", _FINGERPRINT)}
         try:
+            if _FINGERPRINT in record:
+                _check_record_node(est, i, op, record)
             if op == "set_decision":
                 done = _set_decision(est, args["node"], args["decision"])
             elif op == "prune_node":
@@ -844,8 +992,8 @@ def replay_edits(est, edits, data=None):
             else:
                 done = _split(est, data=data, **args)
         except (TypeError, ValueError) as exc:
+            if str(exc).startswith(f"edits[{i}] "):
+                raise
             raise type(exc)(f"edits[{i}] ({op}) cannot be replayed: {exc}") from None
         est.edits_.append(done)
     return est
-
-

@@ -759,8 +759,9 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
         ``search_bound_ - search_profit_``; ``0.0`` means the tree is proven optimal.
     edits_ : list of dict
         The hand edits made since ``fit`` (``set_decision``, ``prune_node``,
-        ``split``), as
-        JSON-serialisable records that ``fit(..., edits=edits_)`` replays.
+        ``split``, ``regrow``), as JSON-serialisable records that
+        ``fit(..., edits=edits_)`` replays; each carries the ``fingerprint`` of the node
+        it edited, which the replay checks.
     decision_overrides_ : dict
         Leaves whose decision was set by hand: node id -> decision index.
     feature_importances_ : ndarray of shape (n_features,)
@@ -899,7 +900,15 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
             Hand edits to replay after growing (and ``ccp_alpha`` pruning), as recorded
             in ``edits_`` by ``set_decision``, ``prune_node``, ``split`` and ``regrow``
             (a split or regrow needs ``X``, ``y`` and so on to be the rows it was made
-            with).
+            with). A record names its node by id and carries the node's
+            ``fingerprint``: the splits on the path from the root (``feature``,
+            ``threshold`` or ``categories``, ``missing``, and the ``side`` taken) and
+            the node's training case count ``n``, as they were when the edit was made.
+            A record whose fingerprint differs from that of the node of this tree with
+            its id (a tree grown from other rows or with other settings) raises a
+            ValueError naming the record, the node and what differs. Records without a
+            fingerprint (made before records carried one) are replayed by node id
+            alone, with a warning.
 
         Returns
         -------
@@ -1257,8 +1266,9 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         ``search_bound_ - search_profit_``; ``0.0`` means the tree is proven optimal.
     edits_ : list of dict
         The hand edits made since ``fit`` (``set_decision``, ``prune_node``,
-        ``split``), as
-        JSON-serialisable records that ``fit(..., edits=edits_)`` replays.
+        ``split``, ``regrow``), as JSON-serialisable records that
+        ``fit(..., edits=edits_)`` replays; each carries the ``fingerprint`` of the node
+        it edited, which the replay checks.
     decision_overrides_ : dict
         Leaves whose decision was set by hand: node id -> decision index.
     feature_importances_ : ndarray of shape (n_features,)
@@ -1342,7 +1352,15 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
             Hand edits to replay after growing (and ``ccp_alpha`` pruning), as recorded
             in ``edits_`` by ``set_decision``, ``prune_node``, ``split`` and ``regrow``
             (a split or regrow needs ``X``, ``y`` and so on to be the rows it was made
-            with).
+            with). A record names its node by id and carries the node's
+            ``fingerprint``: the splits on the path from the root (``feature``,
+            ``threshold`` or ``categories``, ``missing``, and the ``side`` taken) and
+            the node's training case count ``n``, as they were when the edit was made.
+            A record whose fingerprint differs from that of the node of this tree with
+            its id (a tree grown from other rows or with other settings) raises a
+            ValueError naming the record, the node and what differs. Records without a
+            fingerprint (made before records carried one) are replayed by node id
+            alone, with a warning.
 
         Returns
         -------

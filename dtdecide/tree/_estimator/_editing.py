@@ -46,7 +46,8 @@ class EditMixin:
         -------
         estimator
             A new fitted estimator; this one is unchanged. Its ``edits_`` ends with
-            ``{"op": "set_decision", "node": leaf, "decision": decision}``.
+            ``{"op": "set_decision", "node": leaf, "decision": decision, "fingerprint":
+            {...}}`` (the leaf's fingerprint: see :meth:`fit`'s ``edits``).
 
         Examples
         --------
@@ -58,8 +59,12 @@ class EditMixin:
         >>> tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2, min_samples_leaf=2,
         ...                             min_samples_split=4).fit(X, y)
         >>> edited = tree.set_decision(1, "call")
-        >>> edited.decide(X).cases["D_target"].tolist()[:4], edited.edits_
-        (['call', 'call', 'call', 'call'], [{'op': 'set_decision', 'node': 1, 'decision': 'call'}])
+        >>> edited.decide(X).cases["D_target"].tolist()[:4]
+        ['call', 'call', 'call', 'call']
+        >>> edited.edits_  # the record, with the fingerprint of the leaf a replay checks
+        [{'op': 'set_decision', 'node': 1, 'decision': 'call', 'fingerprint': {'path':
+        [{'feature': 'x', 'threshold': 4.5, 'categories': None, 'missing': 'left',
+        'side': 'left'}], 'n': 4}}]
         >>> tree.decide(X).cases["D_target"].tolist()[:4]
         ['skip', 'skip', 'skip', 'skip']
         """
@@ -184,7 +189,8 @@ class EditMixin:
         estimator
             A new fitted estimator; this one is unchanged. Its ``edits_`` ends with
             ``{"op": "split", "node": ..., "feature": ..., "threshold": ...,
-            "categories": ..., "missing": ...}``.
+            "categories": ..., "missing": ..., "fingerprint": {...}}`` (the leaf's
+            fingerprint: see :meth:`fit`'s ``edits``).
 
         Examples
         --------
@@ -245,7 +251,8 @@ class EditMixin:
         -------
         estimator
             A new fitted estimator; this one is unchanged. Its ``edits_`` ends with
-            ``{"op": "regrow", "node": node, "params": params}``.
+            ``{"op": "regrow", "node": node, "params": params, "fingerprint": {...}}``
+            (the node's fingerprint: see :meth:`fit`'s ``edits``).
 
         Examples
         --------
@@ -265,7 +272,7 @@ class EditMixin:
         >>> deeper.apply(X).tolist()
         [1, 1, 1, 1, 5, 5, 6, 6, 4, 4, 4, 4]
         >>> deeper.edits_
-        [{'op': 'regrow', 'node': 2, 'params': {'max_depth': 3}}]
+        [{'op': 'regrow', 'node': 2, 'params': {'max_depth': 3}, 'fingerprint': {...}}]
         """
         data = _training_arrays(self, X, y, costs, sample_weight, what="regrow")
         new = copy.deepcopy(self)
@@ -290,7 +297,8 @@ class EditMixin:
         -------
         estimator
             A new fitted estimator; this one is unchanged. Its ``edits_`` ends with
-            ``{"op": "prune_node", "node": node}``.
+            ``{"op": "prune_node", "node": node, "fingerprint": {...}}`` (the node's
+            fingerprint: see :meth:`fit`'s ``edits``).
 
         Examples
         --------
