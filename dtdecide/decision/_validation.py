@@ -112,6 +112,17 @@ def check_seed(random_state, name="random_state"):
     return random_state
 
 
+def _is_dates(dtype):
+    """Whether ``dtype`` holds dates or durations (numpy, pandas or Arrow)."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        return dtype.categories is not None and _is_dates(dtype.categories.dtype)
+    if dtype is None:
+        return False
+    kinds = {getattr(dtype, "kind", None),
+             getattr(getattr(dtype, "numpy_dtype", None), "kind", None)}
+    return bool(kinds & {"m", "M"})
+
+
 def float_array(values, name, what="numeric"):
     """``values`` as a float64 array, pandas missing values (``pd.NA``) as NaN.
 
@@ -122,7 +133,15 @@ def float_array(values, name, what="numeric"):
 
     >>> float_array(pd.Series([0.5, None], dtype="Float64"), "p").tolist()
     [0.5, nan]
+
+    Dates and durations are refused (numpy would read them as nanoseconds).
     """
+    dtypes = values.dtypes if isinstance(values, pd.DataFrame) else [
+        getattr(values, "dtype", None)]
+    dates = next((t for t in dtypes if _is_dates(t)), None)
+    if dates is not None:
+        raise TypeError(f"{name} must be {what}; got dates or durations (dtype {dates}): "
+                        "convert them to numbers first")
     try:
         if isinstance(values, (pd.DataFrame, pd.Series, pd.Index,
                                pd.api.extensions.ExtensionArray)):

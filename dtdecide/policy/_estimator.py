@@ -258,7 +258,16 @@ class PolicyTree(BaseEstimator):
         """
         self._validate_params()
         n = n_rows(X)
+        if n == 0:
+            raise ValueError("X has no cases (0 rows)")
         index = reference_index(X)
+        if rewards is not None:
+            given = [k for k, v in (("propensity", propensity),
+                                    ("outcome_value", outcome_value)) if v is not None]
+            if given:
+                raise ValueError(
+                    f"{given[0]} is used to compute the rewards; with rewards= given it "
+                    "would be ignored: leave it out, or leave out rewards=")
         rng = check_random_state(self.random_state)
         seed_rewards = rng.randint(np.iinfo(np.int32).max)
         seed_tree = rng.randint(np.iinfo(np.int32).max)
@@ -680,6 +689,11 @@ class PolicyTree(BaseEstimator):
             if costs is None:
                 raise ValueError("budget needs costs= (the spend of each decision per case)")
             spend = check_costs(costs, self.decisions_, n, index)
+            if (spend < 0).any():
+                i, d = np.argwhere(spend < 0)[0]
+                raise ValueError(
+                    f"costs are the spend of the budget and must be non-negative; the cost "
+                    f"of {self.decisions_[d]!r} in row {i} is {spend[i, d]}")
         elif costs is not None:
             raise ValueError("costs are used as the spend of a budget; give budget= too")
         alloc = allocate(V, capacity, budget=budget, spend=spend, decisions=self.decisions_)
@@ -695,14 +709,25 @@ def _as_reward_array(rewards, decisions, n, index, name="rewards"):
         rewards = rewards.rewards
     if isinstance(rewards, pd.DataFrame):
         check_same_index(rewards, index, name)
-        missing = [d for d in decisions if d not in [str(c) for c in rewards.columns]]
+        labels = [str(c) for c in rewards.columns]
+        dup = sorted({c for c in labels if labels.count(c) > 1})
+        if dup:
+            raise ValueError(f"{name} has {labels.count(dup[0])} columns named {dup[0]!r}; "
+                             "give each decision's rewards once")
+        missing = [d for d in decisions if d not in labels]
         if missing:
             raise ValueError(f"{name}: no column for the decisions {missing!r}")
-        rewards = rewards.rename(columns=str)[list(decisions)]
+        rewards = rewards.set_axis(labels, axis=1)[list(decisions)]
+    elif isinstance(rewards, dict):
+        raise TypeError(f"{name} must be a DataFrame with one column per decision, an "
+                        "array of shape (n_samples, n_decisions) or what policy_rewards "
+                        "returns; got dict (pd.DataFrame(rewards) makes a frame of it)")
     G = float_array(rewards, name, "numbers (the reward of every decision for every case)")
     if G.shape != (n, len(decisions)):
         raise ValueError(f"{name} must have shape (n_samples, n_decisions) = ({n}, "
                          f"{len(decisions)}); got {G.shape}")
     if not np.isfinite(G).all():
-        raise ValueError(f"{name} must be finite")
+        i, d = np.argwhere(~np.isfinite(G))[0]
+        raise ValueError(f"{name} must be finite; the reward of {decisions[d]!r} in row {i} "
+                         f"is {G[i, d]}")
     return G

@@ -30,6 +30,7 @@ from .._progress import progress_bar
 from ..decision._validation import (
     check_1d,
     check_same_index,
+    check_seed,
     float_array,
     has_missing_labels,
     reference_index,
@@ -41,11 +42,20 @@ METHODS = ("dr", "ipw", "dm")
 
 
 # ------------------------------------------------------------------ input checks
-def n_rows(X):
-    """Number of cases of ``X`` (DataFrame or array-like)."""
-    if hasattr(X, "shape"):
-        return int(X.shape[0])
-    return len(X)
+def n_rows(X, name="X"):
+    """Number of cases of ``X`` (DataFrame or array-like of shape (n_samples,
+    n_features)); anything else is refused naming ``name``."""
+    if X is None or isinstance(X, (str, bytes, dict, numbers.Number, pd.Series)) or not (
+            hasattr(X, "shape") or hasattr(X, "__len__")):
+        raise TypeError(f"{name} must be a DataFrame or a 2-D array of the inputs, one "
+                        f"row per case; got {type(X).__name__}")
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        shape = np.shape(np.asarray(X, dtype=object))
+    if len(shape) != 2:
+        raise ValueError(f"{name} must be 2-D (one row per case, one column per input); "
+                         f"got shape {tuple(shape)}")
+    return int(shape[0])
 
 
 def take_rows(X, rows):
@@ -70,8 +80,16 @@ def check_decisions(action, decisions):
     if decisions is None:
         decisions = tuple(sorted(set(labels.tolist())))
     else:
-        if isinstance(decisions, str) or not hasattr(decisions, "__iter__"):
-            raise TypeError(f"decisions must be a sequence of decision names; got {decisions!r}")
+        if isinstance(decisions, (str, set, frozenset, dict)) or not hasattr(
+                decisions, "__iter__"):
+            raise TypeError("decisions must be a sequence of decision names in tie-break "
+                            f"order (a list or tuple); got {decisions!r}")
+        decisions = list(decisions)
+        blank = [d for d in decisions if has_missing_labels(np.array([d], dtype=object))
+                 or str(d) == ""]
+        if blank:
+            raise ValueError(f"decisions must be non-empty names; got {blank[0]!r} in "
+                             f"{decisions!r}")
         decisions = tuple(str(d) for d in decisions)
         if len(set(decisions)) != len(decisions):
             raise ValueError(f"decisions must be distinct; got {list(decisions)!r}")
@@ -103,7 +121,12 @@ def check_costs(costs, decisions, n, index=None, name="costs"):
         return out
     if isinstance(costs, pd.DataFrame):
         check_same_index(costs, index, name)
-        costs = {str(c): costs[c].to_numpy() for c in costs.columns}
+        labels = [str(c) for c in costs.columns]
+        dup = sorted({c for c in labels if labels.count(c) > 1})
+        if dup:
+            raise ValueError(f"{name} has {labels.count(dup[0])} columns named {dup[0]!r}; "
+                             "give each decision's costs once")
+        costs = {str(c): costs.iloc[:, j] for j, c in enumerate(costs.columns)}
     if isinstance(costs, dict):
         unknown = [k for k in costs if str(k) not in decisions]
         if unknown:
@@ -112,7 +135,10 @@ def check_costs(costs, decisions, n, index=None, name="costs"):
             )
         for k, v in costs.items():
             d = decisions.index(str(k))
-            if isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)):
+            if isinstance(v, (bool, np.bool_)) or isinstance(v, (str, bytes)):
+                raise TypeError(f"{name}[{k!r}] must be a number or one number per case; "
+                                f"got {v!r}")
+            if isinstance(v, numbers.Real):
                 out[:, d] = float(v)
                 continue
             check_same_index(v, index, f"{name}[{k!r}]")
@@ -131,25 +157,39 @@ def check_costs(costs, decisions, n, index=None, name="costs"):
             )
         out[:] = arr
     if not np.isfinite(out).all():
-        raise ValueError(f"{name}: every cost must be a finite number; found NaN or inf")
+        i, d = np.argwhere(~np.isfinite(out))[0]
+        raise ValueError(f"{name}: every cost must be a finite number; the cost of "
+                         f"{decisions[d]!r} in row {i} is {out[i, d]}")
     return out
 
 
 def _check_propensity(propensity, a_idx, decisions, index):
     """Given propensities: (n,) probability of the logged decision, or (n, D) of all."""
     n, D = a_idx.shape[0], len(decisions)
+    what = "probabilities (numbers in (0, 1])"
+    check_same_index(propensity, index, "propensity")
     if isinstance(propensity, pd.DataFrame):
-        check_same_index(propensity, index, "propensity")
-        missing = [d for d in decisions if d not in [str(c) for c in propensity.columns]]
+        labels = [str(c) for c in propensity.columns]
+        dup = sorted({c for c in labels if labels.count(c) > 1})
+        if dup:
+            raise ValueError(f"propensity has {labels.count(dup[0])} columns named "
+                             f"{dup[0]!r}; give each decision's probability once")
+        missing = [d for d in decisions if d not in labels]
         if missing:
             raise ValueError(
                 f"propensity: a DataFrame of propensities needs one column per decision; "
                 f"missing {missing!r}"
             )
-        propensity = propensity.rename(columns=str)[list(decisions)].to_numpy(dtype=float)
+        propensity = propensity.set_axis(labels, axis=1)[list(decisions)]
+    if isinstance(propensity, pd.DataFrame):
+        dtypes = list(propensity.dtypes)
     else:
-        check_same_index(propensity, index, "propensity")
-        propensity = np.asarray(propensity, dtype=float)
+        dtypes = [propensity.dtype if hasattr(propensity, "dtype")
+                  else np.asarray(propensity).dtype]
+    if any(pd.api.types.is_bool_dtype(t) for t in dtypes):
+        raise TypeError("propensity must be probabilities of the logged decisions; got "
+                        "booleans (the treatment flags?)")
+    propensity = float_array(propensity, "propensity", what)
     if propensity.ndim == 1:
         if propensity.shape[0] != n:
             raise ValueError(
@@ -165,10 +205,26 @@ def _check_propensity(propensity, a_idx, decisions, index):
             "propensity must be the probability of the logged decision (n_samples,) or of "
             f"every decision (n_samples, n_decisions) = ({n}, {D}); got {propensity.shape}"
         )
-    if not (np.isfinite(logged).all() and (logged > 0).all() and (logged <= 1).all()):
+    bad = ~(np.isfinite(logged) & (logged > 0) & (logged <= 1))
+    if bad.any():
+        i = int(np.argmax(bad))
         raise ValueError(
-            "propensity: the probability of each case's logged decision must be in (0, 1]"
+            "propensity: the probability of each case's logged decision must be in (0, 1]; "
+            f"row {i} (logged {decisions[a_idx[i]]!r}) has {logged[i]}"
+            + (f" ({int(bad.sum())} such rows)" if bad.sum() > 1 else "")
         )
+    if full is not None:
+        outside = ~(np.isfinite(full) & (full >= 0) & (full <= 1)).all(axis=1)
+        off = np.abs(np.where(np.isfinite(full), full, 0).sum(axis=1) - 1) > 1e-6
+        bad = outside | off
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(
+                "propensity: the probabilities of every decision must lie in [0, 1] and "
+                f"sum to 1 in every row; row {i} holds {full[i].tolist()} (columns "
+                f"{list(decisions)!r})"
+                + (f" ({int(bad.sum())} such rows)" if bad.sum() > 1 else "")
+            )
     return logged, full
 
 
@@ -182,31 +238,30 @@ def _outcome_arrays(outcome, outcome_value, n, index):
     check_same_index(outcome, index, "outcome")
     y = check_1d(outcome, "outcome", n_samples=n)
     if outcome_value is None:
-        try:
-            y = np.asarray(y, dtype=float)
-        except (TypeError, ValueError):
-            raise TypeError(
-                "outcome must be numeric (or a binary response with outcome_value=)"
-            ) from None
-        if not np.isfinite(y).all():
-            raise ValueError("outcome: every logged case needs a finite outcome")
+        y = float_array(y, "outcome", "numeric (or a binary response with outcome_value=)")
+        bad = ~np.isfinite(y)
+        if bad.any():
+            raise ValueError("outcome: every logged case needs a finite outcome; row "
+                             f"{int(np.argmax(bad))} has {y[np.argmax(bad)]}")
         return y, None
-    yb = np.asarray(y)
-    if yb.dtype == bool:
-        yb = yb.astype(float)
-    try:
-        yb = yb.astype(float)
-    except (TypeError, ValueError):
-        raise TypeError("outcome with outcome_value= must be a 0/1 (or boolean) response") from None
+    yb = float_array(y, "outcome", "a 0/1 (or boolean) response with outcome_value=")
+    if np.isnan(yb).any():
+        raise ValueError(f"outcome has {int(np.isnan(yb).sum())} missing value(s) (first "
+                         f"in row {int(np.argmax(np.isnan(yb)))}); every logged case "
+                         "needs its response")
     if not np.isin(yb, (0.0, 1.0)).all():
         raise ValueError(
             "outcome with outcome_value= must be a binary response coded 0/1 (or False/True)"
         )
+    if isinstance(outcome_value, (bool, np.bool_, str, bytes)):
+        raise TypeError("outcome_value must be the value of a response: a number, or one "
+                        f"number per case; got {outcome_value!r}")
     if isinstance(outcome_value, numbers.Real):
         value = np.full(n, float(outcome_value))
     else:
         check_same_index(outcome_value, index, "outcome_value")
-        value = np.asarray(check_1d(outcome_value, "outcome_value", n_samples=n), dtype=float)
+        value = float_array(check_1d(outcome_value, "outcome_value", n_samples=n),
+                            "outcome_value", "numbers (the value of a response per case)")
     if not np.isfinite(value).all():
         raise ValueError("outcome_value: the value of a response must be finite for every case")
     return yb, value
@@ -282,18 +337,42 @@ def _seeded(model, seed):
     return model
 
 
+def check_model(model, name, methods):
+    """Refuse a nuisance model that is not an estimator instance with ``methods``."""
+    if model is None:
+        return
+    if isinstance(model, type) or not all(hasattr(model, m) for m in methods) or not \
+            hasattr(model, "get_params"):
+        what = "a class" if isinstance(model, type) else type(model).__name__
+        example = "LogisticRegression" if "predict_proba" in methods else "LinearRegression"
+        raise TypeError(f"{name} must be a scikit-learn estimator instance with "
+                        f"{' and '.join(methods)} (e.g. {name}={example}()); got "
+                        f"{what}" + (f" {model.__name__}: instantiate it" if
+                                     isinstance(model, type) else ""))
+
+
+def _model_error(exc, model, name, step):
+    return (TypeError if isinstance(exc, TypeError) else ValueError)(
+        f"{name} {type(model).__name__} could not be {step}: {exc} (the nuisance models "
+        "read X as given: encode text and date columns for them, e.g. as 'category' "
+        "columns for the default models, or pass rewards= computed elsewhere)")
+
+
 def _fitted(model, X, y, name, seed):
     """A seeded clone of the nuisance model ``name`` fitted on ``X, y``; an error of the
     model on the inputs (text or date columns it cannot read) names it."""
     try:
         return _seeded(clone(model), seed).fit(X, y)
     except (TypeError, ValueError) as exc:
-        raise (TypeError if isinstance(exc, TypeError) else ValueError)(
-            f"{name} {type(model).__name__} could not be fitted on X: {exc} (the nuisance "
-            "models read X as given: encode text and date columns for them, e.g. as "
-            "'category' columns for the default models, or pass rewards= computed "
-            "elsewhere)"
-        ) from exc
+        raise _model_error(exc, model, name, "fitted on X") from exc
+
+
+def _scored(fitted, X, name, method="predict"):
+    """``fitted.<method>(X)``; an error of the model names it."""
+    try:
+        return getattr(fitted, method)(X)
+    except (TypeError, ValueError) as exc:
+        raise _model_error(exc, fitted, name, "applied to X") from exc
 
 
 def _fit_outcome(model, X, y, binary, seed):
@@ -312,10 +391,10 @@ def _predict_outcome(model, X, binary):
     if isinstance(model, tuple):
         return np.full(n_rows(X), model[1])
     if binary:
-        proba = model.predict_proba(X)
+        proba = _scored(model, X, "outcome_model", "predict_proba")
         classes = list(model.classes_)
         return proba[:, classes.index(1.0)] if 1.0 in classes else np.zeros(n_rows(X))
-    return np.asarray(model.predict(X), dtype=float).reshape(-1)
+    return np.asarray(_scored(model, X, "outcome_model"), dtype=float).reshape(-1)
 
 
 def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensity=None,
@@ -390,7 +469,12 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
         raise ValueError(f"cv must be an integer >= 2 (cross-fitting folds); got {cv!r}")
     if not isinstance(clip, numbers.Real) or not 0 <= clip < 0.5:
         raise ValueError(f"clip must be a number in [0, 0.5); got {clip!r}")
+    check_seed(random_state)
+    check_model(outcome_model, "outcome_model", ("fit", "predict"))
+    check_model(propensity_model, "propensity_model", ("fit", "predict_proba"))
     n = n_rows(X)
+    if n == 0:
+        raise ValueError("X has no cases (0 rows)")
     index = reference_index(X)
     check_same_index(action, index, "action")
     a_raw = check_1d(action, "action", n_samples=n)
@@ -439,7 +523,8 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
                 fitted = _fitted(model, take_rows(X, train), a_idx[train], "propensity_model",
                                  seed)
                 bar.update(1)
-                proba = fitted.predict_proba(take_rows(X, test))
+                proba = _scored(fitted, take_rows(X, test), "propensity_model",
+                                "predict_proba")
                 cols = {int(c): j for j, c in enumerate(fitted.classes_)}
                 e = np.zeros(int(test.sum()))
                 at = a_idx[test]
@@ -468,6 +553,13 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
                 mu[test, d] = _predict_outcome(fitted, X_test, binary)
         if binary:
             mu = mu * value[:, None]
+        bad = ~np.isfinite(mu)
+        if bad.any():
+            i, d = np.argwhere(bad)[0]
+            raise ValueError(
+                f"outcome_model predicted {mu[i, d]} for decision {decisions[d]!r} in row "
+                f"{i}; the rewards need finite predictions (outcomes of a huge magnitude "
+                "overflow: rescale them, e.g. to thousands)")
     bar.close()
 
     overlap = None

@@ -9,7 +9,7 @@ import pandas as pd
 from scipy.stats import norm
 from sklearn.utils.validation import check_random_state
 
-from ..decision._validation import check_1d, check_same_index, reference_index
+from ..decision._validation import check_1d, check_same_index, check_seed, reference_index
 from ._rewards import Rewards, check_costs, check_decisions, n_rows, policy_rewards
 
 __all__ = ["policy_value", "policy_decisions"]
@@ -23,6 +23,9 @@ def policy_decisions(policy, X, decisions, a_idx, name="policy"):
     (decision labels), or an array of decision labels.
     """
     n = a_idx.shape[0]
+    if policy is None or isinstance(policy, (numbers.Number, bytes, dict, set)):
+        raise TypeError(f"{name} must be a decision name, 'logged', a fitted model with "
+                        f"predict, or one decision per case; got {policy!r}")
     if isinstance(policy, str):
         if policy == "logged" and "logged" not in decisions:
             return a_idx.copy()
@@ -33,7 +36,11 @@ def policy_decisions(policy, X, decisions, a_idx, name="policy"):
     if hasattr(policy, "predict") and not isinstance(policy, (np.ndarray, pd.Series)):
         if X is None:
             raise ValueError(f"{name} is a model: pass X to let it decide")
-        labels = policy.predict(X)
+        try:
+            labels = policy.predict(X)
+        except (TypeError, ValueError) as exc:
+            raise (TypeError if isinstance(exc, TypeError) else ValueError)(
+                f"{name} {type(policy).__name__} could not decide on X: {exc}") from exc
     else:
         check_same_index(policy, reference_index(X) if X is not None else None, name)
         labels = policy
@@ -148,8 +155,19 @@ def policy_value(policy, X, action, outcome, *, baseline=None, decisions=None, c
                          f"{n_bootstrap!r}")
     if isinstance(methods, str):
         methods = (methods,)
-    methods = tuple(methods)
-    n = n_rows(X) if X is not None else len(action)
+    if methods is None or not np.iterable(methods):
+        raise TypeError(f"methods must be a sequence of 'dr', 'ipw' and 'dm'; got {methods!r}")
+    methods = tuple(dict.fromkeys(methods))
+    if not methods:
+        raise ValueError("methods must name at least one of 'dr', 'ipw' and 'dm'; got none")
+    unknown = [m for m in methods if m not in ("dr", "ipw", "dm")]
+    if unknown:
+        raise ValueError(f"methods must be among ('dr', 'ipw', 'dm'); got {unknown[0]!r}")
+    check_seed(random_state)
+    if X is None and rewards is None:
+        raise TypeError("X is None: pass the inputs of the logged cases (the nuisance "
+                        "models are fitted on them), or rewards= computed for these cases")
+    n = n_rows(X) if X is not None else len(check_1d(action, "action"))
     index = reference_index(X) if X is not None else None
     if decisions is None and isinstance(rewards, Rewards):
         decisions = rewards.decisions
@@ -168,8 +186,21 @@ def policy_value(policy, X, action, outcome, *, baseline=None, decisions=None, c
     elif not isinstance(rewards, Rewards):
         raise TypeError("rewards must be what policy_rewards returns; got "
                         f"{type(rewards).__name__}")
-    elif tuple(rewards.decisions) != tuple(decisions) or rewards.outcome.shape[0] != n:
-        raise ValueError("rewards were computed for other cases or decisions")
+    elif rewards.outcome.shape[0] != n:
+        raise ValueError(f"rewards were computed for {rewards.outcome.shape[0]} cases; "
+                         f"these are {n} (pass the rewards of these cases)")
+    elif tuple(rewards.decisions) != tuple(decisions):
+        raise ValueError(f"rewards were computed for the decisions "
+                         f"{list(rewards.decisions)!r}; these are {list(decisions)!r} (in "
+                         "this order)")
+    else:
+        check_same_index(rewards.rewards, index, "rewards.rewards")
+        moved = np.flatnonzero(np.asarray(rewards.action) != a_idx)
+        if moved.size:
+            raise ValueError(
+                f"rewards were computed with other logged decisions: row {moved[0]} got "
+                f"{rewards.decisions[rewards.action[moved[0]]]!r} there and "
+                f"{decisions[a_idx[moved[0]]]!r} in action ({moved.size} such rows)")
     C = check_costs(costs, decisions, n, index)
     pi = policy_decisions(policy, X, decisions, a_idx)
     base = None if baseline is None else policy_decisions(baseline, X, decisions, a_idx,

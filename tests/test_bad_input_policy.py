@@ -1,0 +1,237 @@
+"""A third catalogue of bad inputs: logged campaigns, uplift charts, scoring files,
+progress bars, guided trees and the recommended candidates.
+
+Each case asserts the exception type and that the message names the offending
+parameter, column or file and says what was expected (every pattern must be found in
+the message); accepted inputs are checked against hand-computed values.
+"""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+from bad_input_catalogue import catalogue_tests
+from sklearn.dummy import DummyRegressor
+from sklearn.linear_model import LinearRegression, LogisticRegression
+
+from dtdecide.policy import PolicyTree, policy_rewards, policy_value
+
+N = 12
+
+
+@pytest.fixture(scope="module")
+def f():
+    """A tiny logged campaign (12 cases, two decisions); each case spoils one thing."""
+    X = pd.DataFrame({"x": np.arange(float(N))})
+    action = np.array(["A", "B"] * (N // 2), dtype=object)
+    outcome = np.arange(1.0, N + 1)
+    p = np.full(N, 0.5)
+    rewards = policy_rewards(X, action, outcome, propensity=p, outcome_model=DummyRegressor(),
+                             cv=2, random_state=0)
+    G = pd.DataFrame({"A": np.zeros(N), "B": np.r_[-np.ones(6), np.ones(6)]})
+    return SimpleNamespace(X=X, a=action, y=outcome, p=p, r=rewards, G=G,
+                           shifted=pd.RangeIndex(3, N + 3),
+                           tree=PolicyTree(max_depth=1).fit(X, action, None, rewards=G))
+
+
+def _rewards(f, **kw):
+    """policy_rewards of the fixture's campaign with one argument changed."""
+    args = dict(X=f.X, action=f.a, outcome=f.y, propensity=f.p,
+                outcome_model=DummyRegressor(), cv=2, random_state=0)
+    args.update(kw)
+    X, action, outcome = args.pop("X"), args.pop("action"), args.pop("outcome")
+    return policy_rewards(X, action, outcome, **args)
+
+
+def _value(f, policy="A", **kw):
+    """policy_value of the fixture's campaign with one argument changed."""
+    args = dict(X=f.X, action=f.a, outcome=f.y, propensity=f.p,
+                outcome_model=DummyRegressor(), cv=2, random_state=0)
+    args.update(kw)
+    X, action, outcome = args.pop("X"), args.pop("action"), args.pop("outcome")
+    return policy_value(policy, X, action, outcome, **args)
+
+
+def _fit(f, tree=None, **kw):
+    """PolicyTree.fit on the fixture's rewards with one fit argument changed."""
+    args = dict(X=f.X, action=f.a, outcome=None, rewards=f.G)
+    args.update(kw)
+    X, action, outcome = args.pop("X"), args.pop("action"), args.pop("outcome")
+    return (tree or PolicyTree(max_depth=1)).fit(X, action, outcome, **args)
+
+
+def _full_propensity(f, scale=1.0):
+    """Probabilities of every decision (columns B, A: matched by name) times ``scale``."""
+    return pd.DataFrame({"B": np.full(N, 0.5 * scale), "A": np.full(N, 0.5 * scale)})
+
+
+# (id, call(f), exception type, patterns every message must match)
+CASES = [
+    # ------------------------------------------------------------ policy_rewards
+    ("rewards-x-none", lambda f: _rewards(f, X=None), TypeError,
+     ["X must be a DataFrame or a 2-D array", "NoneType"]),
+    ("rewards-x-dict", lambda f: _rewards(f, X={"x": f.X["x"].to_numpy()}), TypeError,
+     ["X must be a DataFrame or a 2-D array", "dict"]),
+    ("rewards-x-1d", lambda f: _rewards(f, X=f.X["x"].to_numpy()), ValueError,
+     ["X must be 2-D", r"\(12,\)"]),
+    ("rewards-x-empty", lambda f: _rewards(f, X=f.X.iloc[:0], action=f.a[:0], outcome=f.y[:0],
+                                           propensity=f.p[:0]), ValueError,
+     ["X has no cases"]),
+    ("rewards-propensity-text", lambda f: _rewards(f, propensity=np.full(N, "a")), TypeError,
+     ["propensity must be probabilities"]),
+    ("rewards-propensity-booleans", lambda f: _rewards(f, propensity=np.ones(N, bool)),
+     TypeError, ["propensity", "booleans", "treatment"]),
+    ("rewards-propensity-zero", lambda f: _rewards(f, propensity=np.r_[f.p[:-1], 0.0]),
+     ValueError, ["propensity", r"\(0, 1\]", "row 11", "logged 'B'", "0.0"]),
+    ("rewards-propensity-missing",
+     lambda f: _rewards(f, propensity=pd.array([*f.p[:-1], None], dtype="Float64")),
+     ValueError, ["propensity", "row 11", "nan"]),
+    ("rewards-propensity-above-one", lambda f: _rewards(f, propensity=np.r_[1.5, f.p[1:]]),
+     ValueError, ["propensity", "row 0", "1.5"]),
+    ("rewards-propensity-rows-not-summing-to-one",
+     lambda f: _rewards(f, propensity=_full_propensity(f, 1.8)), ValueError,
+     ["propensity", "sum to 1", "row 0 holds", r"\['A', 'B'\]"]),
+    ("rewards-propensity-duplicated-column",
+     lambda f: _rewards(f, propensity=pd.concat([_full_propensity(f), _full_propensity(f)["A"]],
+                                                axis=1)), ValueError,
+     ["propensity has 2 columns named 'A'"]),
+    ("rewards-outcome-dates",
+     lambda f: _rewards(f, outcome=pd.Series(pd.date_range("2024-01-01", periods=N))),
+     TypeError, ["outcome must be numeric", "dates or durations"]),
+    ("rewards-outcome-durations",
+     lambda f: _rewards(f, outcome=pd.to_timedelta(np.arange(N), "D")), TypeError,
+     ["outcome must be numeric", "dates or durations"]),
+    ("rewards-outcome-missing",
+     lambda f: _rewards(f, outcome=pd.array([*f.y[:-1], None], dtype="Float64")), ValueError,
+     ["outcome", "finite", "row 11"]),
+    ("rewards-response-missing",
+     lambda f: _rewards(f, outcome=pd.array([1, 0] * 5 + [1, None], dtype="Int64"),
+                        outcome_value=2.0, outcome_model=LogisticRegression()), ValueError,
+     ["outcome has 1 missing value", "row 11"]),
+    ("rewards-outcome-value-text",
+     lambda f: _rewards(f, outcome=np.r_[[1, 0] * 6], outcome_value="10",
+                        outcome_model=LogisticRegression()), TypeError,
+     ["outcome_value must be the value of a response", "'10'"]),
+    ("rewards-outcome-value-bool",
+     lambda f: _rewards(f, outcome=np.r_[[1, 0] * 6], outcome_value=True,
+                        outcome_model=LogisticRegression()), TypeError,
+     ["outcome_value", "True"]),
+    ("rewards-outcome-value-text-array",
+     lambda f: _rewards(f, outcome=np.r_[[1, 0] * 6], outcome_value=np.full(N, "a"),
+                        outcome_model=LogisticRegression()), TypeError,
+     ["outcome_value must be numbers"]),
+    ("rewards-decisions-set", lambda f: _rewards(f, decisions={"A", "B"}), TypeError,
+     ["decisions must be a sequence", "tie-break order"]),
+    ("rewards-decisions-none-name", lambda f: _rewards(f, decisions=["A", "B", None]),
+     ValueError, ["decisions must be non-empty names", "None"]),
+    ("rewards-seed-text", lambda f: _rewards(f, random_state="a"), TypeError,
+     ["random_state must be", "'a'"]),
+    ("rewards-seed-bool", lambda f: _rewards(f, random_state=True), TypeError,
+     ["random_state must be", "True"]),
+    ("rewards-outcome-model-class", lambda f: _rewards(f, outcome_model=LinearRegression),
+     TypeError, ["outcome_model must be a scikit-learn estimator instance", "instantiate"]),
+    ("rewards-propensity-model-regressor",
+     lambda f: _rewards(f, propensity=None, propensity_model=LinearRegression()), TypeError,
+     ["propensity_model", "predict_proba", "LinearRegression"]),
+    ("rewards-outcome-model-cannot-predict",
+     lambda f: _rewards(f, X=f.X.assign(x=np.r_[np.nan, f.X["x"][1:]]),
+                        outcome_model=LinearRegression()), ValueError,
+     ["outcome_model LinearRegression could not be", "X", "NaN"]),
+    ("rewards-costs-text-scalar", lambda f: _value(f, costs={"A": "1"}), TypeError,
+     [r"costs\['A'\] must be a number or one number per case", "'1'"]),
+    ("rewards-costs-bool-scalar", lambda f: _value(f, costs={"A": True}), TypeError,
+     [r"costs\['A'\]", "True"]),
+    ("rewards-costs-duplicated-column",
+     lambda f: _value(f, costs=pd.DataFrame(np.ones((N, 2)), columns=["A", "A"])), ValueError,
+     ["costs has 2 columns named 'A'"]),
+    ("rewards-costs-missing-names-cell",
+     lambda f: _value(f, costs={"B": pd.array([1.0] * 11 + [None], dtype="Float64")}),
+     ValueError, ["costs", "finite", "'B' in row 11"]),
+    # ------------------------------------------------------------ policy_value
+    ("value-policy-none", lambda f: _value(f, policy=None), TypeError,
+     ["policy must be a decision name", "None"]),
+    ("value-policy-number", lambda f: _value(f, policy=3), TypeError,
+     ["policy must be a decision name", "3"]),
+    ("value-methods-none", lambda f: _value(f, methods=None), TypeError,
+     ["methods must be a sequence", "None"]),
+    ("value-methods-empty", lambda f: _value(f, methods=()), ValueError,
+     ["methods must name at least one"]),
+    ("value-x-none-without-rewards", lambda f: _value(f, X=None), TypeError,
+     ["X is None", "rewards="]),
+    ("value-seed-text", lambda f: _value(f, random_state="x"), TypeError,
+     ["random_state must be"]),
+    ("value-rewards-other-cases",
+     lambda f: _value(f, X=f.X.iloc[:6], action=f.a[:6], outcome=None, rewards=f.r),
+     ValueError, ["rewards were computed for 12 cases", "these are 6"]),
+    ("value-rewards-other-decision-order",
+     lambda f: _value(f, outcome=None, rewards=f.r, decisions=["B", "A"]), ValueError,
+     [r"rewards were computed for the decisions \['A', 'B'\]", r"\['B', 'A'\]"]),
+    ("value-rewards-other-index",
+     lambda f: _value(f, X=f.X.set_axis(f.shifted), action=pd.Series(f.a, f.shifted),
+                      outcome=None, rewards=f.r), ValueError,
+     ["rewards.rewards has an index", "index of X"]),
+    ("value-rewards-other-actions",
+     lambda f: _value(f, action=f.a[::-1], outcome=None, rewards=f.r), ValueError,
+     ["rewards were computed with other logged decisions", "row 0"]),
+    ("value-policy-model-fails",
+     lambda f: _value(f, policy=LogisticRegression().fit(f.X.rename(columns={"x": "z"}), f.a)),
+     ValueError, ["policy LogisticRegression could not decide on X"]),
+    # ------------------------------------------------------------ PolicyTree
+    ("tree-empty", lambda f: _fit(f, X=f.X.iloc[:0], action=f.a[:0], rewards=f.G.iloc[:0]),
+     ValueError, ["X has no cases"]),
+    ("tree-propensity-with-rewards", lambda f: _fit(f, propensity=f.p), ValueError,
+     ["propensity is used to compute the rewards", "ignored"]),
+    ("tree-outcome-value-with-rewards", lambda f: _fit(f, outcome_value=2.0), ValueError,
+     ["outcome_value", "ignored"]),
+    ("tree-rewards-duplicated-column",
+     lambda f: _fit(f, rewards=pd.concat([f.G, f.G["B"]], axis=1)), ValueError,
+     ["rewards has 2 columns named 'B'"]),
+    ("tree-rewards-dict", lambda f: _fit(f, rewards={"A": f.G["A"], "B": f.G["B"]}),
+     TypeError, ["rewards must be a DataFrame", "got dict"]),
+    ("tree-rewards-missing-cell",
+     lambda f: _fit(f, rewards=f.G.astype("Float64").assign(
+         A=pd.array([0.0] * 4 + [None] + [0.0] * 7, dtype="Float64"))), ValueError,
+     ["rewards must be finite", "'A' in row 4"]),
+    ("tree-decisions-set", lambda f: _fit(f, tree=PolicyTree(decisions={"A", "B"})),
+     TypeError, ["decisions must be a sequence", "tie-break"]),
+    ("tree-budget-negative-costs",
+     lambda f: f.tree.decide(f.X, budget={"B": 3.0}, costs={"B": -1.0}), ValueError,
+     ["costs are the spend of the budget", "non-negative", "'B' in row 0"]),
+]
+
+test_bad_input, test_case_ids_are_unique = catalogue_tests(CASES)
+
+
+# ------------------------------------------------------------------ accepted inputs
+def test_doubly_robust_rewards_of_a_tiny_campaign_by_hand():
+    """Each reward is mu_d + 1{a = d} (y - mu_d) / e with mu_d the mean outcome of the
+    cases that got d in the other fold (a constant outcome model), and the policy
+    value is their mean with the standard error of the per-case terms."""
+    X = np.arange(8.0).reshape(-1, 1)
+    a = np.array(["A", "B"] * 4)
+    y = np.array([1.0, 2, 3, 4, 5, 6, 7, 8])
+    p = np.array([0.5, 0.25, 0.5, 0.25, 0.8, 0.5, 0.8, 0.5])
+    r = policy_rewards(X, a, y, propensity=p, outcome_model=DummyRegressor(), cv=2,
+                       random_state=0, clip=0)
+    G = np.zeros((8, 2))
+    for i in range(8):
+        for d, name in enumerate("AB"):
+            mu = y[(r.fold != r.fold[i]) & (a == name)].mean()
+            G[i, d] = mu + (a[i] == name) * (y[i] - mu) / p[i]
+    np.testing.assert_allclose(r.rewards.to_numpy(), G)
+    np.testing.assert_allclose(r.gamma("ipw"), (a[:, None] == ["A", "B"]) * (y / p)[:, None])
+    table = policy_value("A", X, a, y, rewards=r, methods=("dr",))
+    assert table.loc["dr", "value"] == pytest.approx(G[:, 0].mean())
+    assert table.loc["dr", "std_error"] == pytest.approx(G[:, 0].std(ddof=1) / np.sqrt(8))
+
+
+def test_every_decision_propensities_are_matched_by_name(f):
+    """A frame of every decision's probabilities in another column order gives the
+    rewards of the logged decision's probability."""
+    p = pd.DataFrame({"B": np.linspace(0.2, 0.8, N)})
+    p["A"] = 1 - p["B"]
+    logged = np.where(f.a == "A", p["A"], p["B"])
+    by_name = _rewards(f, propensity=p)
+    by_logged = _rewards(f, propensity=logged)
+    np.testing.assert_allclose(by_name.rewards, by_logged.rewards)
