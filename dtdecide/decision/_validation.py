@@ -275,6 +275,38 @@ def has_missing_labels(values):
     return bool(pd.isna(pd.Series(values, dtype=object)).any())
 
 
+MAX_CLASSES = 1000
+"""Most classes a classifier takes (beyond 100, at least two cases a class too)."""
+
+
+def check_class_count(n_classes, n_samples, name="y"):
+    """Refuse a classification target with more classes than a classifier can mean.
+
+    More than :data:`MAX_CLASSES` classes, or more than 100 classes and more than half as
+    many classes as cases, is what a numeric target (an amount, an identifier) given to a
+    classifier by mistake looks like: every distinct value becomes a class, and the
+    classifier's memory grows with the classes (4,325 classes of an integer amount took
+    790 MB in a tree). Call it as soon as the classes are known, before any array sized
+    by them is allocated.
+
+    >>> check_class_count(3, 10)
+    >>> check_class_count(1001, 10**6)
+    Traceback (most recent call last):
+    ...
+    ValueError: y has 1,001 distinct values (classes) over 1,000,000 cases: ...
+    """
+    n_classes, n_samples = int(n_classes), int(n_samples)
+    if n_classes > MAX_CLASSES or (n_classes > 100 and 2 * n_classes > n_samples):
+        raise ValueError(
+            f"{name} has {n_classes:,} distinct values (classes) over {n_samples:,} cases: "
+            f"too many for a classifier (it takes at most {MAX_CLASSES:,} classes, and more "
+            "than 100 only with at least two cases a class), whose memory grows with the "
+            "classes. For a numeric target, such as an amount, use ProfitTreeRegressor "
+            "(with a DecisionMatrix over intervals of it); for labels, group the rare ones "
+            "into fewer classes"
+        )
+
+
 def numeric_cost_column(values, name, *, allow_bool=True):
     """One cost column as float64 (NaN where missing); the one rule for case costs.
 

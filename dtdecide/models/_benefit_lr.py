@@ -244,6 +244,8 @@ default="lbfgs"
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             Target labels (two or more classes).
+            At most 1,000 classes, and more than 100 only with two cases a class or
+            more (ValueError otherwise: a numeric target given as labels).
         sample_weight : array-like of shape (n_samples,), optional
             Case weights, multiplied by the benefit weights.
 

@@ -388,6 +388,8 @@ class FlatCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin, BaseEst
             Anything the estimator accepts.
         y : array-like of shape (n_samples,)
             Target labels: the majority class and the minority groups.
+            At most 1,000 classes, and more than 100 only with two cases a class or
+            more (ValueError otherwise: a numeric target given as labels).
         sample_weight : array-like of shape (n_samples,), optional
             Passed to the estimator (to every pipeline step that accepts it).
 
@@ -621,6 +623,8 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
             Anything the estimators accept.
         y : array-like of shape (n_samples,)
             Target labels: the majority class and the minority groups.
+            At most 1,000 classes, and more than 100 only with two cases a class or
+            more (ValueError otherwise: a numeric target given as labels).
         sample_weight : array-like of shape (n_samples,), optional
             Passed to both stages (to every pipeline step that accepts it).
 

@@ -292,6 +292,8 @@ default=None
             discretized into ``n_bins`` bins.
         y : array-like of shape (n_samples,)
             Target labels.
+            At most 1,000 classes, and more than 100 only with two cases a class or
+            more (ValueError otherwise: a numeric target given as labels).
         sample_weight : array-like of shape (n_samples,), optional
             Case weights (frequencies) used in every count.
 

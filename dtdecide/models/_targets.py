@@ -7,7 +7,12 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.multiclass import check_classification_targets
 
-from ..decision._validation import check_same_index, has_missing_labels, reference_index
+from ..decision._validation import (
+    check_class_count,
+    check_same_index,
+    has_missing_labels,
+    reference_index,
+)
 
 
 def check_fit_inputs(X, y, sample_weight=None):
@@ -34,10 +39,13 @@ def class_codes(y):
 
     ``classes`` are the sorted distinct labels and ``codes`` each case's position among
     them (``np.unique(y, return_inverse=True)``), after scikit-learn's check that ``y``
-    is a classification target.
+    is a classification target; a target with an absurd number of classes
+    (:func:`~dtdecide.decision._validation.check_class_count`) is refused.
     """
     check_classification_targets(y)
-    classes, codes = np.unique(y, return_inverse=True)
+    classes = np.unique(y)
+    check_class_count(classes.shape[0], np.shape(y)[0])  # before any array sized by them
+    codes = np.searchsorted(classes, y)
     if classes.shape[0] == 0:
         raise ValueError("y must hold at least 2 classes; got no cases")
     if classes.shape[0] < 2:

@@ -33,6 +33,7 @@ from ..._parallel import check_n_jobs
 from ...decision._kernels import _target_codes
 from ...decision._validation import (
     check_1d,
+    check_class_count,
     check_interval_target,
     check_same_index,
     check_sample_weight,
@@ -890,7 +891,10 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
             ``costs`` then Dask collections with the same partitions); see the
             user guide page *When your data outgrow one machine*.
         y : array-like of shape (n_samples,)
-            Target labels (levels of the matrix when one is given).
+            Target labels (levels of the matrix when one is given). Without a matrix,
+            every distinct value is a class; more than 1,000 classes, or more than 100
+            and fewer than two cases a class, is refused (ValueError): that is a numeric
+            target, such as an amount, for :class:`ProfitTreeRegressor`.
         sample_weight : array-like of shape (n_samples,), default=None
             Case frequencies.
         costs : DataFrame, dict of arrays or ndarray, default=None
@@ -919,7 +923,9 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
             return fit_dask(self, X, y, sample_weight, costs, edits)
         return self._fit(X, y, sample_weight, costs, edits)
 
-    def _prepare_target(self, y, y_arr, matrix, F):
+    def _prepare_target(self, y, y_arr, matrix, F, n_cases=None):
+        """Classes and the class code of every case; ``n_cases``: the number of cases
+        when ``y_arr`` holds only their distinct labels (the Dask fit)."""
         dtype = getattr(y, "dtype", None)
         is_ordered_cat = isinstance(dtype, pd.CategoricalDtype) and bool(dtype.ordered)
         ordinal = bool(self.ordinal) or is_ordered_cat
@@ -958,11 +964,14 @@ class ProfitTreeClassifier(ClassifierMixin, _BaseProfitTree):
             classes = levels
         elif is_ordered_cat:
             classes = np.asarray(dtype.categories)
+            check_class_count(len(classes), len(y_arr) if n_cases is None else n_cases)
             t_idx = _target_codes(y_arr, classes)
         else:
             # unique without inverse (hash-based, no argsort of every row), then the
             # codes by binary search: the same classes_ and codes, several times faster
             classes = np.unique(y_arr)
+            # an amount given by mistake: refused before anything is sized by the classes
+            check_class_count(len(classes), len(y_arr) if n_cases is None else n_cases)
             t_idx = np.searchsorted(classes, y_arr)
         if ordinal and self.split_weights is not None:
             raise ValueError(

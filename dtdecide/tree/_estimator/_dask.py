@@ -152,7 +152,7 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
             )
         # the in-memory target preparation on the distinct labels with their weights:
         # classes, ordinal flag and every check of the in-memory fit
-        t_lab = est._prepare_target(y._meta, labels, matrix, label_weight)
+        t_lab = est._prepare_target(y._meta, labels, matrix, label_weight, n_cases=n)
         classes = est.classes_
         freq = np.bincount(t_lab, weights=label_weight, minlength=len(classes))
     else:
