@@ -124,11 +124,21 @@ def read_data(path, *, what="data", sep=","):
             "expected .csv, .csv.gz, .txt, .parquet, .pq or .xlsx"
         )
     _need_engine(kind, path, f"{what} file")
+    from dtdecide.export._files import other_kind_hint
+    from dtdecide.export._score import read_excel_checked
+
     try:
         if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            names = list(pq.read_schema(path).names)
+            dup = sorted({c for c in names if names.count(c) > 1})
+            if dup:
+                raise CLIError(f"{what} file {str(path)!r} names the column(s) {dup!r} "
+                               "more than once")
             frame = pd.read_parquet(path)
         elif kind == "excel":
-            frame = pd.read_excel(path)
+            frame = read_excel_checked(path, f"{what} file {str(path)!r}")
         else:
             frame = _read_csv_checked(path, sep, f"{what} file {str(path)!r}")
             _check_csv_layout(frame, path, sep, what)
@@ -136,7 +146,10 @@ def read_data(path, *, what="data", sep=","):
         raise
     except (ValueError, OSError, ImportError, pd.errors.ParserError, EOFError,
             zlib.error) as exc:  # EOFError, zlib.error: a damaged .gz file
-        raise CLIError(f"{what} file {str(path)!r} could not be read: {exc}") from exc
+        if str(exc).startswith(f"{what} file {str(path)!r}"):  # named already
+            raise CLIError(str(exc)) from exc
+        hint = other_kind_hint(path, "gzip" if path.name.lower().endswith(".gz") else kind)
+        raise CLIError(f"{what} file {str(path)!r} could not be read{hint}: {exc}") from exc
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise CLIError(f"{what} file {str(path)!r} has no rows or no columns")
     if kind != "parquet":  # Parquet columns have their stored types

@@ -6,23 +6,57 @@ parameter, column or file and says what was expected (every pattern must be foun
 the message); accepted inputs are checked against hand-computed values.
 """
 
+import gzip
+import shutil
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from bad_input_catalogue import catalogue_tests
 from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
+from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor
+from dtdecide.assess import UpliftCurveDisplay, uplift_curve
+from dtdecide.export import score_file
 from dtdecide.policy import PolicyTree, policy_rewards, policy_value
 
 N = 12
 
 
+def _files(folder):
+    """A profit tree, a regression tree and data files of 40 cases to score (one good
+    CSV and Parquet file, and files of one flaw each), in ``folder``."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"age": rng.integers(20, 70, 40), "inc": rng.normal(size=40)})
+    y = np.where(X["age"] > 45, "yes", "no")
+    m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
+    data = X.assign(y=y, job=["a", "b"] * 20)
+    paths = {k: folder / k for k in ("ok.csv", "ok.parquet", "gz_named.csv",
+                                     "parquet_named.csv", "csv_named.parquet",
+                                     "dup.parquet", "dup.xlsx")}
+    data.to_csv(paths["ok.csv"], index=False)
+    data.to_parquet(paths["ok.parquet"])
+    with open(paths["ok.csv"], "rb") as src, gzip.open(paths["gz_named.csv"], "wb") as out:
+        shutil.copyfileobj(src, out)
+    shutil.copy(paths["ok.parquet"], paths["parquet_named.csv"])
+    shutil.copy(paths["ok.csv"], paths["csv_named.parquet"])
+    pq.write_table(pa.table([data["age"], data["inc"]], names=["age", "age"]),
+                   paths["dup.parquet"])
+    data.rename(columns={"inc": "age"}).to_excel(paths["dup.xlsx"], index=False)
+    return SimpleNamespace(
+        **{k.replace(".", "_"): str(v) for k, v in paths.items()}, folder=folder,
+        tree=ProfitTreeClassifier(decision_matrix=m, max_depth=2).fit(X, y),
+        reg=ProfitTreeRegressor(max_depth=2).fit(X, X["inc"]))
+
+
 @pytest.fixture(scope="module")
-def f():
-    """A tiny logged campaign (12 cases, two decisions); each case spoils one thing."""
+def f(tmp_path_factory):
+    """A tiny logged campaign (12 cases, two decisions) and files to score; each case
+    spoils one thing."""
     X = pd.DataFrame({"x": np.arange(float(N))})
     action = np.array(["A", "B"] * (N // 2), dtype=object)
     outcome = np.arange(1.0, N + 1)
@@ -31,8 +65,17 @@ def f():
                              cv=2, random_state=0)
     G = pd.DataFrame({"A": np.zeros(N), "B": np.r_[-np.ones(6), np.ones(6)]})
     return SimpleNamespace(X=X, a=action, y=outcome, p=p, r=rewards, G=G,
-                           shifted=pd.RangeIndex(3, N + 3),
+                           shifted=pd.RangeIndex(3, N + 3), t=action == "B",
+                           files=_files(tmp_path_factory.mktemp("score")),
                            tree=PolicyTree(max_depth=1).fit(X, action, None, rewards=G))
+
+
+def _from_tree(f, **kw):
+    """UpliftCurveDisplay.from_estimator of the fixture's tree (B against A)."""
+    args = dict(X=f.X, treatment=f.t, outcome=f.y, treated="B", control="A")
+    args.update(kw)
+    X, t, y = args.pop("X"), args.pop("treatment"), args.pop("outcome")
+    return UpliftCurveDisplay.from_estimator(f.tree, X, t, y, **args)
 
 
 def _rewards(f, **kw):
@@ -198,6 +241,45 @@ CASES = [
     ("tree-budget-negative-costs",
      lambda f: f.tree.decide(f.X, budget={"B": 3.0}, costs={"B": -1.0}), ValueError,
      ["costs are the spend of the budget", "non-negative", "'B' in row 0"]),
+
+    # ------------------------------------------------------------ uplift charts
+    ("uplift-empty", lambda f: uplift_curve([], [], []), ValueError, ["no cases"]),
+    ("uplift-score-dates",
+     lambda f: uplift_curve(pd.Series(pd.date_range("2024-01-01", periods=N)), f.t, f.y),
+     TypeError, ["score must be numeric", "dates"]),
+    ("uplift-outcome-dates",
+     lambda f: uplift_curve(f.y, f.t, pd.Series(pd.date_range("2024-01-01", periods=N))),
+     TypeError, ["outcome must be numeric", "dates"]),
+    ("uplift-outcome-overflow", lambda f: uplift_curve(f.y, f.t, np.full(N, 1e308)),
+     ValueError, ["outcome", "overflow", "rescale"]),
+    ("uplift-display-foreign-frame", lambda f: UpliftCurveDisplay(pd.DataFrame({"qini": [0]})),
+     TypeError, ["curve must be a DataFrame from uplift_curve", r"columns \['qini'\]"]),
+    ("uplift-tree-treatment-misaligned",
+     lambda f: _from_tree(f, treatment=pd.Series(f.t, f.shifted)), ValueError,
+     ["treatment has an index", "index of X"]),
+    ("uplift-tree-x-reindexed",
+     lambda f: _from_tree(f, X=f.X.set_axis(f.shifted), treatment=pd.Series(f.t)), ValueError,
+     ["treatment has an index", "index of X"]),
+    ("uplift-tree-same-decisions", lambda f: _from_tree(f, control="B"), ValueError,
+     ["treated and control are the same decision 'B'"]),
+
+    # ------------------------------------------------------------ scoring files
+    ("score-gzip-named-csv", lambda f: score_file(f.files.tree, f.files.gz_named_csv),
+     ValueError, ["gz_named.csv' could not be read", "it is a gzip-compressed file",
+                  r"name it \.csv\.gz"]),
+    ("score-parquet-named-csv", lambda f: score_file(f.files.tree, f.files.parquet_named_csv),
+     ValueError, ["could not be read", "it is a Parquet file"]),
+    ("score-csv-named-parquet", lambda f: score_file(f.files.tree, f.files.csv_named_parquet),
+     ValueError, ["could not be read", "looks like a text file", r"name it \.csv"]),
+    ("score-parquet-duplicated-column", lambda f: score_file(f.files.tree, f.files.dup_parquet),
+     ValueError, ["dup.parquet", r"column\(s\) \['age'\] more than once"]),
+    ("score-excel-duplicated-column", lambda f: score_file(f.files.tree, f.files.dup_xlsx),
+     ValueError, ["dup.xlsx", r"header names the column\(s\) \['age'\] more than once"]),
+    ("score-target-list", lambda f: score_file(f.files.tree, f.files.ok_csv, target=["y"]),
+     TypeError, ["target must be the name of a column", r"\['y'\]"]),
+    ("score-regression-target-text",
+     lambda f: score_file(f.files.reg, f.files.ok_csv, target="job"), ValueError,
+     ["ok.csv", "target column 'job' must be numeric", "data row 1 holds 'a'"]),
 ]
 
 test_bad_input, test_case_ids_are_unique = catalogue_tests(CASES)
@@ -235,3 +317,13 @@ def test_every_decision_propensities_are_matched_by_name(f):
     by_name = _rewards(f, propensity=p)
     by_logged = _rewards(f, propensity=logged)
     np.testing.assert_allclose(by_name.rewards, by_logged.rewards)
+
+
+def test_a_gz_output_is_compressed(f):
+    """score_file to a .csv.gz path writes gzip (it wrote plain text under that name)."""
+    out = f.files.folder / "scored.csv.gz"
+    summary = score_file(f.files.tree, f.files.ok_parquet, out, target="y")
+    back = pd.read_csv(out)  # pandas decompresses by the suffix
+    expected = f.files.tree.decide(pd.read_csv(f.files.ok_csv)[["age", "inc"]])
+    assert back["D_target"].tolist() == expected.cases["D_target"].tolist()
+    assert summary["n_cases"] == 40

@@ -18,7 +18,13 @@ curve's end point (a random ordering).
 import numpy as np
 import pandas as pd
 
-from ..decision._validation import check_1d, float_array, has_missing_labels, reference_index
+from ..decision._validation import (
+    check_1d,
+    check_same_index,
+    float_array,
+    has_missing_labels,
+    reference_index,
+)
 
 __all__ = ["UpliftCurveDisplay", "uplift_curve"]
 
@@ -91,6 +97,8 @@ def uplift_curve(score, treatment, outcome, *, propensity=None):
     index = reference_index(score)  # the other inputs are paired with score by position
     s = float_array(check_1d(score, "score"), "score")
     n = s.shape[0]
+    if n == 0:
+        raise ValueError("score, treatment and outcome have no cases (0 rows)")
     if not np.isfinite(s).all():
         raise ValueError("score must be finite")
     t = _check_treatment(treatment, n, index)
@@ -119,6 +127,10 @@ def uplift_curve(score, treatment, outcome, *, propensity=None):
         both = (Nt > 0) & (Nc > 0)
         uplift = np.where(both, (Yt / Nt - Yc / Nc) * (Nt + Nc), 0.0)
         qini = np.where(Nc > 0, Yt - Yc * Nt / Nc, Yt)
+    if not (np.isfinite(uplift).all() and np.isfinite(qini).all()):
+        raise ValueError(
+            "outcome: the sums of the outcomes overflow (largest magnitude "
+            f"{float(np.abs(y).max()):.3g}); rescale them, e.g. to thousands")
     k = np.flatnonzero(last) + 1
     curve = pd.DataFrame({
         "fraction": np.r_[0.0, k / n], "n_cases": np.r_[0, k],
@@ -170,8 +182,12 @@ class UpliftCurveDisplay:
                "uplift": "Cumulative uplift (extra outcome)"}
 
     def __init__(self, curve, *, name=None):
-        if not isinstance(curve, pd.DataFrame) or "qini" not in curve.columns:
-            raise TypeError("curve must be a DataFrame from uplift_curve")
+        needed = ["fraction", "uplift", "qini"]
+        if not isinstance(curve, pd.DataFrame) or any(c not in curve.columns for c in needed):
+            raise TypeError(f"curve must be a DataFrame from uplift_curve (columns {needed}); "
+                            f"got {type(curve).__name__}" + (
+                                f" with columns {list(curve.columns)}"
+                                if isinstance(curve, pd.DataFrame) else ""))
         self.curve = curve
         self.name = name
 
@@ -241,8 +257,16 @@ class UpliftCurveDisplay:
             if d not in decisions:
                 raise ValueError(f"{label}={d!r} is not a decision of the estimator: "
                                  f"{decisions!r}")
+        if treated == control:
+            raise ValueError(f"treated and control are the same decision {treated!r}; the "
+                             "curve compares two decisions")
         V = estimator.leaf_values_[estimator.apply(X)]
         score = V[:, decisions.index(treated)] - V[:, decisions.index(control)]
+        if isinstance(X, pd.DataFrame):  # treatment, outcome and propensity align to X
+            for label, values in (("treatment", treatment), ("outcome", outcome),
+                                  ("propensity", propensity)):
+                check_same_index(values, X.index, label)
+            score = pd.Series(score, index=X.index)
         name = type(estimator).__name__ if name is None else name
         return cls.from_predictions(score, treatment, outcome, propensity=propensity,
                                     kind=kind, name=name, ax=ax)

@@ -13,7 +13,12 @@ import os
 import secrets
 from pathlib import Path
 
-__all__ = ["AtomicFile", "atomic_path", "check_path", "input_file_error"]
+__all__ = ["AtomicFile", "atomic_path", "check_path", "input_file_error", "other_kind_hint"]
+
+# the first bytes of the file types a data file may really be, whatever its suffix
+_MAGIC = ((b"\x1f\x8b", "gzip", "a gzip-compressed file: name it .csv.gz"),
+          (b"PAR1", "parquet", "a Parquet file: name it .parquet"),
+          (b"PK\x03\x04", "excel", "a zip file, such as an Excel workbook: name it .xlsx"))
 
 
 def check_path(path):
@@ -37,6 +42,22 @@ def input_file_error(path, what):
     if not path.is_file() and not path.exists():
         return FileNotFoundError(f"{what} does not exist")
     return None
+
+
+def other_kind_hint(path, kind):
+    """`` (it is ...)`` when the first bytes of ``path`` say it is another type of file
+    than its suffix's ``kind`` ("csv", "gzip", "parquet" or "excel"), else ``""``."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return ""
+    for magic, found, what in _MAGIC:
+        if head.startswith(magic):
+            return "" if found == kind else f" (it is {what})"
+    if kind != "csv" and head:
+        return " (it looks like a text file, such as a CSV file: name it .csv)"
+    return ""
 
 
 class AtomicFile:

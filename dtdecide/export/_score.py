@@ -26,7 +26,7 @@ import pandas as pd
 from .._progress import progress_bar
 from ..decision._result import SummaryTotals
 from ..decision._validation import reworded
-from ._files import AtomicFile, input_file_error
+from ._files import AtomicFile, input_file_error, other_kind_hint
 
 __all__ = ["score_file"]
 
@@ -94,13 +94,18 @@ def _is_default_index(index, start=0):
 
 
 # ------------------------------------------------------------------------ readers
+def _gzipped(path):
+    return str(path).lower().endswith(".gz")
+
+
 def _csv_header(path, sep, where):
-    opener = gzip.open if str(path).lower().endswith(".gz") else open
+    opener = gzip.open if _gzipped(path) else open
     try:
         with opener(path, "rt", newline="", encoding="utf-8-sig") as fh:
             header = next(csv.reader(fh, delimiter=sep), None)
     except (OSError, UnicodeDecodeError, csv.Error, EOFError, zlib.error) as exc:
-        raise ValueError(f"{where} could not be read: {exc}") from exc
+        hint = other_kind_hint(path, "gzip" if _gzipped(path) else "csv")
+        raise ValueError(f"{where} could not be read{hint}: {exc}") from exc
     if not header:
         raise ValueError(f"{where} has no rows or no columns")
     dup = sorted({h for h in header if header.count(h) > 1})
@@ -253,7 +258,12 @@ def _parquet_chunks(path, chunk_size, where):
         pf = pq.ParquetFile(path)
         schema = pf.schema_arrow
     except (OSError, ValueError, pa.ArrowException) as exc:
-        raise ValueError(f"{where} could not be read: {exc}") from exc
+        raise ValueError(f"{where} could not be read{other_kind_hint(path, 'parquet')}: "
+                         f"{exc}") from exc
+    names = list(schema.names)
+    dup = sorted({c for c in names if names.count(c) > 1})
+    if dup:
+        raise ValueError(f"{where}: the file names the column(s) {dup!r} more than once")
     range_index = _stored_range(schema)
     first = 0
     batches = pf.iter_batches(batch_size=chunk_size)
@@ -298,21 +308,44 @@ def _open_input(path, sep, chunk_size, where):
         try:
             n_rows = pq.ParquetFile(path).metadata.num_rows
         except Exception as exc:  # not a Parquet file: the reader names the cause
-            raise ValueError(f"{where} could not be read: {exc}") from exc
+            raise ValueError(f"{where} could not be read{other_kind_hint(path, 'parquet')}: "
+                             f"{exc}") from exc
         return _parquet_chunks(path, chunk_size, where), n_rows
+    frame = read_excel_checked(path, where)  # small: read whole, then chunked
+    return _frame_chunks(frame, chunk_size), len(frame)
+
+
+def read_excel_checked(path, where):
+    """The first sheet of an Excel file; a repeated column name (which pandas would
+    rename ``name.1``) or a file of another type is a ``ValueError`` naming it."""
     try:
-        frame = pd.read_excel(path)  # Excel files are small: read whole, then chunked
+        frame = pd.read_excel(path, header=None)
+    except (ValueError, OSError) as exc:
+        raise ValueError(f"{where} could not be read{other_kind_hint(path, 'excel')}: "
+                         f"{exc}") from exc
+    if frame.shape[0] == 0:
+        return frame
+    header = [str(c) for c in frame.iloc[0]]
+    dup = sorted({c for c in header if header.count(c) > 1})
+    if dup:
+        raise ValueError(f"{where}: the header names the column(s) {dup!r} more than once")
+    try:
+        return pd.read_excel(path)
     except (ValueError, OSError) as exc:
         raise ValueError(f"{where} could not be read: {exc}") from exc
-    return _frame_chunks(frame, chunk_size), len(frame)
 
 
 # ------------------------------------------------------------------------ writers
 class _CsvSink:
-    def __init__(self, target, keep_index):
+    def __init__(self, target, keep_index, gzipped=False):
         self.keep_index = keep_index
         self.own = not hasattr(target, "write")
-        self.fh = open(target, "w", newline="", encoding="utf-8") if self.own else target
+        if not self.own:
+            self.fh = target
+        elif gzipped:  # a .csv.gz output is compressed, as its name says
+            self.fh = gzip.open(target, "wt", newline="", encoding="utf-8")
+        else:
+            self.fh = open(target, "w", newline="", encoding="utf-8")
         self.first = True
 
     def write(self, frame):
@@ -388,7 +421,7 @@ class _PlainTotals:
         self.loss = 0.0
         self.has_target = False
 
-    def add(self, pred, y):
+    def add(self, pred, y, first=0):
         self.n += len(pred)
         if y is None:
             return
@@ -398,7 +431,13 @@ class _PlainTotals:
             actual = np.asarray(y, dtype=object).astype(str)
             self.loss += float(np.count_nonzero(actual != np.asarray(pred).astype(str)))
         else:
-            actual = pd.to_numeric(y, errors="raise").to_numpy(dtype=float)
+            actual = pd.to_numeric(y, errors="coerce").to_numpy(dtype=float)
+            text = np.isnan(actual) & y.notna().to_numpy()
+            if text.any():
+                k = int(np.argmax(text))
+                raise ValueError(
+                    f"the target column {y.name!r} must be numeric for an interval target; "
+                    f"data row {first + k + 1:,} holds {y.iloc[k]!r}")
             self.loss += float(np.sum((actual - pred) ** 2))
 
     def summary(self):
@@ -540,7 +579,7 @@ class _Scorer:
                     cases = _plain_cases(self.model, X, self.name)
                     if self.totals is None:
                         self.totals = _PlainTotals(self.model._is_classifier, self.name)
-                    self.totals.add(cases.iloc[:, 0].to_numpy(), y)
+                    self.totals.add(cases.iloc[:, 0].to_numpy(), y, first)
                 else:
                     if self.confidence and self.node_confidence is None:
                         # every leaf's bootstrap confidence drawn once, not once a chunk
@@ -685,6 +724,9 @@ def _score_file(model, data, output=None, *, target=None, keep=None, chunk_size=
                         f"{type(output).__name__}")
     if not isinstance(confidence, (bool, np.bool_)):
         raise TypeError(f"confidence must be True or False; got {confidence!r}")
+    if target is not None and not isinstance(target, str):
+        raise TypeError(f"{args['target']} must be the name of a column (a str) or None; "
+                        f"got {target!r}")
     if keep is not None:
         if isinstance(keep, str):
             keep = [keep]
@@ -724,7 +766,9 @@ def _score_file(model, data, output=None, *, target=None, keep=None, chunk_size=
                 if out_kind is not None:
                     if sink is None:
                         keep_index = not _is_default_index(cases.index, done)
-                        sink = _SINKS[out_kind](atomic.tmp if atomic else output, keep_index)
+                        sink = _SINKS[out_kind](atomic.tmp if atomic else output, keep_index,
+                                                **({"gzipped": True} if out_kind == "csv"
+                                                   and atomic and _gzipped(output) else {}))
                     try:
                         sink.write(cases)
                     except ValueError as exc:
