@@ -251,8 +251,10 @@ def read_decisions(path, *, kind=None, interval=None):
         CSV file: first column the target levels (or knots), one column per decision,
         optional ``prior`` column and ``cost`` row (see the docs' how-to).
     kind : {"profit", "loss", "revenue"}, default=None
-        How to read the numbers; None reads a file with a ``cost`` row as revenue and
-        any other as profit (a ``cost`` row with "profit" or "loss" is an error).
+        How to read the numbers; None takes the kind stored in the header
+        (``level (kind=loss)``), or else reads a file with a ``cost`` row as revenue and
+        any other as profit (a kind that conflicts with the stored one, or a ``cost``
+        row with "profit" or "loss", is an error).
     interval : bool or None, default=None
         Read the rows as knots; None decides from the first column's header (``knot``).
 
@@ -1264,8 +1266,9 @@ def build_parser():
     p.add_argument("--decisions", metavar="CSV",
                    help="decision data set; without it a plain classification tree is grown")
     p.add_argument("--kind", choices=("profit", "loss", "revenue"), default=None,
-                   help="how to read the decision data set's numbers (default: revenue for "
-                        "a file with a 'cost' row, else profit; a 'cost' row needs revenue)")
+                   help="how to read the decision data set's numbers (default: the kind "
+                        "its header stores, as in 'level (kind=loss)'; else revenue for a "
+                        "file with a 'cost' row, else profit; a 'cost' row needs revenue)")
     p.add_argument("--inputs", metavar="COLS",
                    help="comma-separated input columns (default: all other columns)")
     p.add_argument("--exclude", metavar="COLS",

@@ -23,6 +23,9 @@ def _python_scalar(x):
 
 
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+(?:[eE][+-]?\d+)?$")
+# the kind stored in the first header cell of a CSV: "level (kind=loss)"
+_KIND_MARK = re.compile(r"^(?P<name>.*?)\s*\(\s*kind\s*=\s*(?P<kind>[^()]*?)\s*\)$",
+                        re.IGNORECASE)
 
 
 class _MatrixFilesMixin:
@@ -144,7 +147,15 @@ class _MatrixFilesMixin:
                    kind=kind, costs=costs or None, priors=priors)
 
     def to_csv(self, path_or_buf=None, **kwargs):
-        """Write :meth:`to_frame` as CSV (``kind`` is not stored; give it to read_csv).
+        """Write :meth:`to_frame` as CSV, with the kind where a reader could not infer it.
+
+        :meth:`read_csv` reads a file without a mark as profit, or as revenue when it has
+        a ``cost`` row. Any other kind (loss; revenue without costs) is written in the
+        first header cell, ``level (kind=loss)`` or ``knot (kind=loss)``, and
+        :meth:`read_csv` restores it; profit files and revenue files with a cost row are
+        written as they always were. A reader of an older dtdecide sees the marked cell as
+        a plain header: it reads a marked level file as before (with the kind given to
+        it), and a marked knot file as levels unless given ``interval=True``.
 
         Parameters
         ----------
@@ -165,6 +176,11 @@ class _MatrixFilesMixin:
         level,d1,d2
         a,1.0,0.0
         b,0.0,1.0
+        >>> print(DecisionMatrix([[1, 0], [0, 1]], levels=["a", "b"], kind="loss").to_csv(),
+        ...       end="")
+        level (kind=loss),d1,d2
+        a,1.0,0.0
+        b,0.0,1.0
         """
         rows = self.knots if self.is_interval else self.levels
         if rows is not None and "cost" in {str(r) for r in rows}:
@@ -173,7 +189,11 @@ class _MatrixFilesMixin:
         if "prior" in self.decisions:
             raise ValueError("a decision named 'prior' would be read back by read_csv as the "
                              "priors; rename the decision, or save the matrix with to_json")
-        return self.to_frame().to_csv(path_or_buf, **kwargs)
+        frame = self.to_frame()
+        # a reader infers profit, or revenue from a cost row: any other kind is marked
+        if self.kind != ("revenue" if self.costs else "profit"):
+            frame.index.name = f"{frame.index.name} (kind={self.kind})"
+        return frame.to_csv(path_or_buf, **kwargs)
 
     @classmethod
     def read_csv(cls, path_or_buf, *, kind=None, prior_column=None, cost_row=None,
@@ -181,7 +201,9 @@ class _MatrixFilesMixin:
         """Read a matrix written by :meth:`to_csv` (or any decision data set in CSV).
 
         The first column is the index (levels or knots); a first-column header of
-        ``"knot"`` means an interval target unless ``interval`` says otherwise.
+        ``"knot"`` means an interval target unless ``interval`` says otherwise. A header
+        cell ``level (kind=loss)`` (as :meth:`to_csv` writes a loss matrix) stores the
+        kind.
         Numeric-looking level labels are read as numbers. With the defaults written by
         :meth:`to_csv`, a ``"prior"`` column and a ``"cost"`` row are recognised.
 
@@ -196,9 +218,12 @@ class _MatrixFilesMixin:
         path_or_buf : str, path or file-like
             The CSV source.
         kind : {"profit", "loss", "revenue"}, default=None
-            Kind of the values (CSV files do not store it). None reads a file with a
-            cost row as revenue and any other file as profit; a cost row with
-            ``kind="profit"`` or ``"loss"`` is an error (costs need revenue).
+            Kind of the values. None takes the kind stored in the first header cell
+            (``level (kind=loss)``); a file without one (as every file was written before
+            the kind was stored, and as profit files still are) is read as revenue when
+            it has a cost row and as profit otherwise. A kind that conflicts with the
+            stored one is an error, and so is a cost row with ``kind="profit"`` or
+            ``"loss"`` (costs need revenue).
         prior_column : str, default=None
             Column holding the priors; None recognises a column named ``"prior"``.
         cost_row : str, default=None
@@ -219,6 +244,8 @@ class _MatrixFilesMixin:
         >>> m = DecisionMatrix([[1, 0], [0, 1]], levels=[0, 1], priors=[0.2, 0.8])
         >>> DecisionMatrix.read_csv(io.StringIO(m.to_csv())) == m
         True
+        >>> DecisionMatrix.read_csv(io.StringIO("level (kind=loss),x,y\\na,1,5\\nb,4,0\\n")).kind
+        'loss'
         """
         where = path_or_buf if isinstance(path_or_buf, (str, os.PathLike)) else None
         if where is None and not hasattr(path_or_buf, "read"):
@@ -244,7 +271,7 @@ class _MatrixFilesMixin:
         if interval is not None and not isinstance(interval, bool):
             raise TypeError(f"interval must be True, False or None; got {interval!r}")
         header, rows, lines, decimal_comma = _read_csv_rows(path_or_buf)
-        index_name = header[0].strip()
+        index_name, kind = _stored_kind(header[0].strip(), kind)
         columns = [h.strip() for h in header[1:]]
         labels = [r[0].strip() for r in rows]
         for label, line in zip(labels, lines):
@@ -409,6 +436,26 @@ def _read_json_file(path):
             f"source {shown!r} is neither JSON text (starting with '{{') nor a readable "
             f"file ({exc.strerror})"
         ) from None
+
+
+def _stored_kind(cell, kind):
+    """The first header cell without its kind mark, and the kind to read the file with
+    (the stored one; ``kind`` when the file stores none)."""
+    from ._matrix import _KINDS
+
+    mark = _KIND_MARK.match(cell)
+    if mark is None:
+        return cell, kind
+    stored = mark.group("kind").lower()
+    if stored not in _KINDS:
+        raise ValueError(f"the header {cell!r} names kind {mark.group('kind')!r}; expected "
+                         f"one of {_KINDS}")
+    if kind is not None and kind != stored:
+        raise ValueError(
+            f"kind={kind!r} conflicts with the file, whose header {cell!r} stores kind "
+            f"{stored!r}; leave kind=None to read the file as it says, or correct the header"
+        )
+    return mark.group("name"), stored
 
 
 def _numeric_frame(df):
