@@ -308,6 +308,35 @@ def test_row_chunked_histograms_equal_one_thread(monkeypatch, level, with_counts
     assert len(plans) == 2
 
 
+def test_row_offsets_are_int32_unless_they_overflow(monkeypatch):
+    """The compiled histograms' row offsets are 4 bytes whenever every offset fits
+    (``bases_dtype``), 8 bytes beyond; a tree grown with 8-byte offsets forced is the
+    tree grown with 4-byte ones, on one thread and on three (whose partition works the
+    offsets out on the threads)."""
+    from dtdecide.tree._kernels import _histogram
+    from dtdecide.tree._kernels._histogram import bases_dtype
+
+    big = np.iinfo(np.int32).max
+    assert bases_dtype(1, 1000) == np.int32
+    assert bases_dtype(big // 1000 - 2, 1000) == np.int32
+    assert bases_dtype(big // 1000, 1000) == np.int64  # (n_slots + 1) * stride > 2^31 - 1
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(40_000, 4))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (X[:, 0] + rng.normal(size=X.shape[0]) > 0.3).astype(int) + (X[:, 1] > 1)
+    trees = {}
+    for wide in (False, True):
+        if wide:
+            monkeypatch.setattr(_histogram, "bases_dtype",
+                                lambda n_slots, stride: np.dtype(np.int64))
+        for n_jobs in (1, 3):
+            with kernels("compiled"):
+                trees[wide, n_jobs] = ProfitTreeClassifier(
+                    max_depth=6, n_jobs=n_jobs, random_state=0).fit(X, y).tree_
+    for key, tree in trees.items():
+        assert_same_tree(trees[False, 1], tree)
+
+
 @pytest.mark.parametrize("kind", ["counts", "weighted", "regression"])
 @pytest.mark.parametrize("n_threads", [1, 3])
 def test_histograms_of_rows_in_stretches(monkeypatch, kind, n_threads):
@@ -338,8 +367,9 @@ def test_histograms_of_rows_in_stretches(monkeypatch, kind, n_threads):
         at += p.size
     segments = np.array(segments, dtype=np.int64)
     stride = layout.n_cells * target.n_channels
-    bases = np.full(size, -(1 << 40), dtype=np.int64)
-    fill = _histogram.slot_bases_of(layout, target)
+    fill = _histogram.slot_bases_of(layout, target, n_slots)
+    assert fill.dtype == np.int32  # small offsets: 4 bytes each
+    bases = np.full(size, -(1 << 30), dtype=fill.dtype)
     for a, b in segments:
         fill(buf_rows, buf_slots, bases, a, b)
     assert np.array_equal(

@@ -326,6 +326,10 @@ def test_bases_of_another_length_are_refused():
     Xb, rows, slots, codes, w = _data(3)
     target = HistogramTarget(codes=codes, n_classes=3)
     with config_context(kernels="compiled"):
-        with pytest.raises(ValueError, match="bases must hold one offset per row"):
+        with pytest.raises(ValueError, match="bases must hold one int32 offset per row"):
             build_histograms(Xb, rows, slots, 4, 7, target,
-                             bases=np.zeros(slots.size - 1, dtype=np.int64))
+                             bases=np.zeros(slots.size - 1, dtype=np.int32))
+        # the right length in another dtype than the kernels read for these slots
+        with pytest.raises(ValueError, match="bases must hold one int32 offset per row"):
+            build_histograms(Xb, rows, slots, 4, 7, target,
+                             bases=np.zeros(slots.size, dtype=np.int64))

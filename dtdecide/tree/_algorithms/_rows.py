@@ -75,7 +75,8 @@ class LocalRows:
         if part.compiled:
             # the histograms' row offsets worked out by the partition's threads, each
             # for the rows it has just written (no pass and hand-off of their own)
-            fill = slot_bases_of(ctx.layout, ctx.target) if n_built_rows else None
+            fill = (slot_bases_of(ctx.layout, ctx.target, n_built) if n_built_rows
+                    else None)
             pieces = part.compiled_ranges(ranges, ctx.pool, n_built_rows, fill)
         elif len(ranges) == 1:
             pieces = [*part(ranges[0]), None, None]
@@ -230,14 +231,14 @@ class _Partition:
             if not keep:
                 bases = None
                 if fill_bases is not None:
-                    bases = np.empty(n_built_rows, dtype=np.int64)
+                    bases = np.empty(n_built_rows, dtype=fill_bases.dtype)
                     fill_bases(built_rows, built_slots, bases, 0, n_built_rows)
                 return built_rows, built_slots, None, None, bases, None
             return built_rows, built_slots, alive_rows[:na], alive_slots[:na], None, None
         if not keep and len(ranges) > 2:
             return self._stretches(args, ranges, pool, n_built_rows, fill_bases)
         bases = (None if keep or fill_bases is None
-                 else np.empty(n_built_rows, dtype=np.int64))
+                 else np.empty(n_built_rows, dtype=fill_bases.dtype))
         if not keep:
             # two threads fill the exact-size arrays from both ends in one pass: the
             # first range forward from the start, the second backward from the end
@@ -300,7 +301,8 @@ class _Partition:
                                            + _STRETCH_MARGIN_ROWS))
         buf_rows = np.empty(starts[-1], dtype=_ROW_INT)
         buf_slots = np.empty(starts[-1], dtype=_ROW_INT)
-        bases = None if fill_bases is None else np.empty(starts[-1], dtype=np.int64)
+        bases = (None if fill_bases is None
+                 else np.empty(starts[-1], dtype=fill_bases.dtype))
 
         def route(i):
             lo, hi = ranges[i]
@@ -322,7 +324,7 @@ class _Partition:
         at = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
         built_rows = np.empty(n_built_rows, dtype=_ROW_INT)
         built_slots = np.empty(n_built_rows, dtype=_ROW_INT)
-        exact_bases = None if bases is None else np.empty(n_built_rows, dtype=np.int64)
+        exact_bases = None if bases is None else np.empty(n_built_rows, dtype=bases.dtype)
         node_lo = int(self.child_node[0]) if self.child_node.size else 0
         slot_of_node = args[8]  # children ids are node_lo, node_lo + 1, ...
 
