@@ -333,7 +333,7 @@ def test_row_offsets_are_int32_unless_they_overflow(monkeypatch):
             with kernels("compiled"):
                 trees[wide, n_jobs] = ProfitTreeClassifier(
                     max_depth=6, n_jobs=n_jobs, random_state=0).fit(X, y).tree_
-    for key, tree in trees.items():
+    for tree in trees.values():
         assert_same_tree(trees[False, 1], tree)
 
 
@@ -1157,7 +1157,8 @@ def test_partition_equals_numpy_twin(seed, n, n_threads, keep_alive, with_rows, 
     # offsets of the rows they wrote (slot_bases_of): as build_histograms would
     codes = rng.integers(0, 3, size=n_total)
     layout = BinLayout(np.array([7, 4, 7]))
-    fill = _histogram.slot_bases_of(layout, HistogramTarget(codes=codes, n_classes=3))
+    fill = _histogram.slot_bases_of(layout, HistogramTarget(codes=codes, n_classes=3),
+                                      n_built)
     # margin 0: on more than two threads each range's stretch of the built rows holds
     # only its share of them (no margin), so that a range overflows and is collected
     # again (else the stretches hold every range's rows but in the smallest levels)
@@ -1195,7 +1196,7 @@ def test_partition_equals_numpy_twin(seed, n, n_threads, keep_alive, with_rows, 
         assert bases is None
     else:
         want = expect[1].astype(np.int64) * (layout.n_cells * 3) + codes[expect[0]]
-        assert bases.dtype == np.int64 and np.array_equal(bases, want)
+        assert bases.dtype == fill.dtype == np.int32 and np.array_equal(bases, want)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
