@@ -61,9 +61,12 @@ def _is_terminal(stream):
 def bars_allowed(file=None):
     """Whether the config's ``progress`` lets a bar be drawn on ``file`` (stderr)."""
     setting = get_config()["progress"]
-    if setting is True or setting is False:
-        return setting
-    return _is_terminal(sys.stderr if file is None else file) or _in_notebook()
+    stream = sys.stderr if file is None else file
+    if setting is False or stream is None or not hasattr(stream, "write"):
+        return False  # no stream to draw on (sys.stderr is None under pythonw)
+    if setting is True:
+        return True
+    return _is_terminal(stream) or _in_notebook()
 
 
 class _NoBar:
@@ -161,11 +164,12 @@ class StatusLog:
         return sys.stderr if self.file is None else self.file
 
     def __call__(self, message):
-        if self.quiet:
+        stream = self._stream()
+        if self.quiet or stream is None:  # no standard error (pythonw): nowhere to write
             return
         elapsed = time.perf_counter() - self.start
-        _tqdm_class().write(f"[{elapsed:6.1f}s] {message}", file=self._stream())
-        self._stream().flush()
+        _tqdm_class().write(f"[{elapsed:6.1f}s] {message}", file=stream)
+        stream.flush()
 
     def bar(self, *, total=None, desc=None, unit="it", unit_scale=False):
         """A bar (see :func:`progress_bar`) shown unless quiet."""

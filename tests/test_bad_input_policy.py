@@ -16,13 +16,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from bad_input_catalogue import catalogue_tests
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.dummy import DummyRegressor
 from sklearn.linear_model import LinearRegression, LogisticRegression
 
-from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor
+from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor, PruningStudy
+from dtdecide._progress import StatusLog, progress_bar
 from dtdecide.assess import UpliftCurveDisplay, uplift_curve
 from dtdecide.export import score_file
 from dtdecide.policy import PolicyTree, policy_rewards, policy_value
+from dtdecide.tree import fit_recommended, recommended_candidates
 
 N = 12
 
@@ -107,6 +110,45 @@ def _fit(f, tree=None, **kw):
 def _full_propensity(f, scale=1.0):
     """Probabilities of every decision (columns B, A: matched by name) times ``scale``."""
     return pd.DataFrame({"B": np.full(N, 0.5 * scale), "A": np.full(N, 0.5 * scale)})
+
+
+class _Guide(ClassifierMixin, BaseEstimator):
+    """A guide whose posteriors are spoilt as ``mode`` says."""
+
+    def __init__(self, mode="ok"):
+        self.mode = mode
+
+    def fit(self, X, y, sample_weight=None):
+        self.classes_ = np.unique(y)
+        if self.mode == "labels":
+            self.classes_ = np.array(["no", "yes"])
+        return self
+
+    def predict_proba(self, X):
+        n, k = len(X), len(self.classes_)
+        return {"ok": np.full((n, k), 1 / k), "nan": np.full((n, k), np.nan),
+                "sum": np.full((n, k), 3.0), "columns": np.full((n, k + 1), 1 / (k + 1)),
+                "rows": np.full((n + 1, k), 1 / k), "labels": np.full((n, k), 1 / k)}[
+            self.mode]
+
+
+def _guided(f, guide, X=None, **params):
+    """A guided profit tree fitted on the scoring fixture's 40 cases."""
+    data = pd.read_csv(f.files.ok_csv)
+    m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
+    tree = ProfitTreeClassifier(decision_matrix=m, criterion="profit", max_depth=2,
+                                guide_model=guide, guide_cv=2, random_state=0, **params)
+    return tree.fit(data[["age", "inc"]] if X is None else X, data["y"])
+
+
+def _recommended(f, **kw):
+    """fit_recommended of a profit tree on the scoring fixture's 40 cases (cv=2)."""
+    data = pd.read_csv(f.files.ok_csv)
+    m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
+    args = dict(cv=2, random_state=0)
+    args.update(kw)
+    return fit_recommended(ProfitTreeClassifier(decision_matrix=m, max_depth=2),
+                           data[["age", "inc"]], data["y"], **args)
 
 
 # (id, call(f), exception type, patterns every message must match)
@@ -280,6 +322,62 @@ CASES = [
     ("score-regression-target-text",
      lambda f: score_file(f.files.reg, f.files.ok_csv, target="job"), ValueError,
      ["ok.csv", "target column 'job' must be numeric", "data row 1 holds 'a'"]),
+
+    # ------------------------------------------------------------ progress bars
+    ("progress-study-verbose-bool",
+     lambda f: PruningStudy(f.files.tree, verbose=True).fit(), ValueError,
+     ["verbose must be an integer >= 0", "True"]),
+    ("progress-study-verbose-text",
+     lambda f: PruningStudy(f.files.tree, verbose="2").fit(), ValueError,
+     ["verbose must be an integer >= 0", "'2'"]),
+    # ------------------------------------------------------------ guided trees
+    ("guide-class", lambda f: _guided(f, LogisticRegression), TypeError,
+     ["guide_model must be a classifier instance", "LogisticRegression()"]),
+    ("guide-nan-posteriors", lambda f: _guided(f, _Guide("nan")), ValueError,
+     ["guide_model _Guide.predict_proba must give probabilities", "nan"]),
+    ("guide-rows-not-summing-to-one", lambda f: _guided(f, _Guide("sum")), ValueError,
+     ["guide_model _Guide.predict_proba", "summing to 1", r"\[3.0, 3.0\]"]),
+    ("guide-extra-column", lambda f: _guided(f, _Guide("columns")), ValueError,
+     ["guide_model _Guide.predict_proba gave shape", r"expected \(20, 2\)"]),
+    ("guide-extra-row", lambda f: _guided(f, _Guide("rows")), ValueError,
+     ["guide_model _Guide.predict_proba gave shape", r"\(21, 2\)"]),
+    ("guide-other-labels", lambda f: _guided(f, _Guide("labels")), ValueError,
+     ["guide_model _Guide: classes_ is", "'no', 'yes'", "level codes"]),
+    ("guide-cannot-read-x",
+     lambda f: _guided(f, LogisticRegression(), X=pd.read_csv(f.files.ok_csv)[["age", "job"]]),
+     ValueError, ["guide_model LogisticRegression could not be fitted on X", "'a'"]),
+    # ------------------------------------------------------------ recommended candidates
+    ("recommend-estimator-sklearn",
+     lambda f: recommended_candidates(LogisticRegression()), TypeError,
+     ["estimator must be a ProfitTreeClassifier or ProfitTreeRegressor", "LogisticRegression"]),
+    ("recommend-estimator-class", lambda f: recommended_candidates(ProfitTreeClassifier),
+     TypeError, ["estimator must be", "the class ProfitTreeClassifier"]),
+    ("recommend-rules-text",
+     lambda f: recommended_candidates(ProfitTreeClassifier(), decision_rules="case"),
+     TypeError, ["decision_rules must be a list", r"write \['case'\]"]),
+    ("recommend-rules-set",
+     lambda f: recommended_candidates(ProfitTreeClassifier(), decision_rules={"leaf", "case"}),
+     TypeError, ["decision_rules must be a list", "order"]),
+    ("recommend-guide-text",
+     lambda f: recommended_candidates(ProfitTreeClassifier(), guide_model="boosting"),
+     TypeError, ["guide_model must be a classifier instance", "'boosting'"]),
+    ("recommend-fit-guide-class", lambda f: _recommended(f, guide_model=LogisticRegression),
+     TypeError, ["guide_model must be a classifier instance", "instantiate"]),
+    ("recommend-smoothing-tuple",
+     lambda f: _recommended(f, candidates=[{"posterior_smoothing": ("oto", 1)}]), ValueError,
+     [r"candidates\[0\]\['posterior_smoothing'\]", r"\('auto', k\)", "'oto'"]),
+    ("recommend-smoothing-text-multiple",
+     lambda f: _recommended(f, candidates=[{"posterior_smoothing": ("auto", "2")}]),
+     ValueError, [r"\('auto', k\)", "'2'"]),
+    ("recommend-tiny-validation-fraction",
+     lambda f: _recommended(f, cv=None, validation_fraction=0.01), ValueError,
+     ["validation_fraction=0.01 cannot hold out", "40 training rows"]),
+    ("recommend-empty", lambda f: fit_recommended(
+        ProfitTreeClassifier(decision_matrix=f.files.tree.decision_matrix),
+        pd.DataFrame({"age": []}), np.array([], dtype=object)), ValueError,
+     ["X has no rows"]),
+    ("recommend-return-results-text", lambda f: _recommended(f, return_results="yes"),
+     TypeError, ["return_results must be True or False"]),
 ]
 
 test_bad_input, test_case_ids_are_unique = catalogue_tests(CASES)
@@ -327,3 +425,25 @@ def test_a_gz_output_is_compressed(f):
     expected = f.files.tree.decide(pd.read_csv(f.files.ok_csv)[["age", "inc"]])
     assert back["D_target"].tolist() == expected.cases["D_target"].tolist()
     assert summary["n_cases"] == 40
+
+
+def test_no_standard_error_draws_no_bar(monkeypatch):
+    """Under pythonw (sys.stderr None) a forced bar and the command line's status log
+    are silent; tqdm raised AttributeError on None.write."""
+    import sys
+
+    import dtdecide as dt
+
+    monkeypatch.setattr(sys, "stderr", None)
+    with dt.config_context(verbose=1, progress=True):
+        with progress_bar(total=2, desc="work") as bar:
+            bar.update(2)
+        assert bar.disable
+        StatusLog()("a message")
+
+
+def test_a_guide_that_sees_every_case_alike_grows_no_split(f):
+    """Constant guide posteriors give every case the same expected profit (no cost
+    rows): no split separates cases the guide sees alike, so the tree is one leaf."""
+    assert _guided(f, _Guide("ok")).get_n_leaves() == 1
+    assert _guided(f, LogisticRegression()).get_n_leaves() > 1

@@ -119,11 +119,11 @@ def uplift_curve(score, treatment, outcome, *, propensity=None):
     order = np.argsort(-s, kind="stable")
     s, t, y, w = s[order], t[order], y[order], w[order]
     last = np.r_[s[1:] != s[:-1], True]  # the end of each group of tied scores
-    Nt = np.cumsum(w * t)[last]
-    Nc = np.cumsum(w * ~t)[last]
-    Yt = np.cumsum(w * t * y)[last]
-    Yc = np.cumsum(w * ~t * y)[last]
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # checked below
+        Nt = np.cumsum(w * t)[last]
+        Nc = np.cumsum(w * ~t)[last]
+        Yt = np.cumsum(w * t * y)[last]
+        Yc = np.cumsum(w * ~t * y)[last]
         both = (Nt > 0) & (Nc > 0)
         uplift = np.where(both, (Yt / Nt - Yc / Nc) * (Nt + Nc), 0.0)
         qini = np.where(Nc > 0, Yt - Yc * Nt / Nc, Yt)

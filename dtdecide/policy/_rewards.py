@@ -215,7 +215,7 @@ def _check_propensity(propensity, a_idx, decisions, index):
         )
     if full is not None:
         outside = ~(np.isfinite(full) & (full >= 0) & (full <= 1)).all(axis=1)
-        off = np.abs(np.where(np.isfinite(full), full, 0).sum(axis=1) - 1) > 1e-6
+        off = np.abs(np.where(np.isfinite(full), full, 0).sum(axis=1) - 1) > 1e-4
         bad = outside | off
         if bad.any():
             i = int(np.argmax(bad))

@@ -87,11 +87,17 @@ def guide_posteriors(estimator, X, target, F, rows, priors=None):
     # the level codes are the guide's labels; each fold's columns go to its classes_
     for fit_rows, score_rows in cv.split(np.zeros(t.shape[0]), t):
         params = {} if weights is None else {"sample_weight": weights[fit_rows]}
-        model = clone(guide).fit(_safe_indexing(X_rows, fit_rows), t[fit_rows], **params)
-        proba = np.asarray(model.predict_proba(_safe_indexing(X_rows, score_rows)),
-                           dtype=float)
-        codes = np.asarray(model.classes_).astype(np.intp)
-        post[np.ix_(score_rows, codes)] = proba
+        name = type(guide).__name__
+        try:
+            model = clone(guide).fit(_safe_indexing(X_rows, fit_rows), t[fit_rows], **params)
+            proba = model.predict_proba(_safe_indexing(X_rows, score_rows))
+        except (TypeError, ValueError) as exc:
+            raise (TypeError if isinstance(exc, TypeError) else ValueError)(
+                f"guide_model {name} could not be fitted on X or give its posteriors: "
+                f"{exc} (the guide reads X as the tree does, text columns as pandas "
+                "categoricals)") from exc
+        codes = _guide_codes(model, t[fit_rows], name)
+        post[np.ix_(score_rows, codes)] = _checked_proba(proba, len(score_rows), codes, name)
     if priors is not None:
         share = np.bincount(t, weights=w, minlength=n_levels)
         share = share / share.sum()
@@ -101,6 +107,50 @@ def guide_posteriors(estimator, X, target, F, rows, priors=None):
         total = post.sum(axis=1, keepdims=True)
         post = np.divide(post, total, out=np.zeros_like(post), where=total > 0)
     return post
+
+
+def _guide_codes(model, fit_codes, name):
+    """The level codes of the guide's ``predict_proba`` columns (its ``classes_``, which
+    must be the codes it was fitted on)."""
+    classes = getattr(model, "classes_", None)
+    if classes is None:
+        raise TypeError(f"guide_model {name} has no classes_ after fit; a guide must be a "
+                        "scikit-learn classifier (fit sets classes_, the labels of the "
+                        "predict_proba columns)")
+    classes = np.asarray(classes).reshape(-1)
+    expected = np.unique(fit_codes)
+    try:
+        codes = classes.astype(np.float64)
+    except (TypeError, ValueError):
+        codes = None
+    if codes is None or codes.shape != expected.shape or not np.array_equal(codes, expected):
+        raise ValueError(f"guide_model {name}: classes_ is {classes.tolist()!r}; a guide "
+                         f"fitted on the level codes {expected.tolist()!r} must give them "
+                         "as its classes_ (the labels of its predict_proba columns)")
+    return expected.astype(np.intp)
+
+
+def _checked_proba(proba, n_rows, codes, name):
+    """The guide's posteriors of ``n_rows`` cases as floats: one column per class, every
+    row probabilities (in [0, 1], summing to 1)."""
+    try:
+        proba = np.asarray(proba, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"guide_model {name}.predict_proba must give numbers; got "
+                        f"{type(proba).__name__}") from None
+    if proba.shape != (n_rows, codes.shape[0]):
+        raise ValueError(f"guide_model {name}.predict_proba gave shape {proba.shape} for "
+                         f"{n_rows} cases; expected ({n_rows}, {codes.shape[0]}): one row "
+                         "per case, one column per class of classes_")
+    bad = ~(np.isfinite(proba) & (proba >= 0) & (proba <= 1)).all(axis=1)
+    bad |= np.abs(np.where(np.isfinite(proba), proba, 0).sum(axis=1) - 1) > 1e-4
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"guide_model {name}.predict_proba must give probabilities (in "
+                         f"[0, 1], summing to 1 in every row); a row holds "
+                         f"{proba[i].tolist()}" + (f" ({int(bad.sum())} such rows)"
+                                                  if bad.sum() > 1 else ""))
+    return proba
 
 
 def _as_categories(X):
@@ -119,8 +169,12 @@ def _as_categories(X):
 
 def check_guide(estimator, split_criterion):
     """Refuse a ``guide_model`` the fit cannot use (once the split criterion is known)."""
-    if getattr(estimator, "guide_model", None) is None:
+    guide = getattr(estimator, "guide_model", None)
+    if guide is None:
         return
+    if isinstance(guide, type):
+        raise TypeError(f"guide_model must be a classifier instance; got the class "
+                        f"{guide.__name__}: instantiate it (guide_model={guide.__name__}())")
     if split_criterion != "profit" or estimator.search != "greedy":
         raise ValueError(
             "guide_model guides the split search of criterion='profit' under "

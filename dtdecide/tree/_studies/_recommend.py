@@ -113,8 +113,20 @@ def recommended_candidates(estimator, decision_rules=None, guide_model=None):
     >>> print(guided[-1])
     {'decision_rule': 'leaf', 'criterion': 'profit', 'posterior_smoothing': 0.0, 'guide_model': HistGradientBoostingClassifier()}
     """
+    if not isinstance(estimator, (ProfitTreeClassifier, ProfitTreeRegressor)):
+        raise TypeError(
+            "estimator must be a ProfitTreeClassifier or ProfitTreeRegressor instance; got "
+            + (f"the class {estimator.__name__}" if isinstance(estimator, type)
+               else type(estimator).__name__))
     params = estimator.get_params()
     own = params.get("decision_rule", "leaf")
+    if decision_rules is not None and (
+            isinstance(decision_rules, (str, bytes, set, frozenset, dict))
+            or not np.iterable(decision_rules)):
+        raise TypeError("decision_rules must be a list of 'leaf' and/or 'case' (in the "
+                        f"order they are tried); got {decision_rules!r}"
+                        + (f" (write [{decision_rules!r}])"
+                           if decision_rules in ("leaf", "case") else ""))
     rules = (own,) if decision_rules is None else tuple(decision_rules)
     if not rules or any(r not in ("leaf", "case") for r in rules):
         raise ValueError(f"decision_rules must hold 'leaf' and/or 'case'; got {decision_rules!r}")
@@ -124,6 +136,13 @@ def recommended_candidates(estimator, decision_rules=None, guide_model=None):
     own_guide = params.get("guide_model")  # a guided tree to tune: its guide
     if guide_model is None:
         guide_model = own_guide
+    if guide_model is not None and (isinstance(guide_model, type) or not (
+            hasattr(guide_model, "fit") and hasattr(guide_model, "predict_proba"))):
+        raise TypeError(
+            "guide_model must be a classifier instance with fit and predict_proba (e.g. "
+            "HistGradientBoostingClassifier()); got "
+            + (f"the class {guide_model.__name__}: instantiate it"
+               if isinstance(guide_model, type) else repr(guide_model)))
     if guide_model is not None and not ("leaf" in rules and "guide_model" in params):
         raise ValueError(
             "guide_model adds a guided candidate under the leaf rule of a "
@@ -187,6 +206,15 @@ def _check_candidates(estimator, candidates):
                 f"candidates[{k}]: {unknown!r} are not parameters of "
                 f"{type(estimator).__name__}; expected among {sorted(known)!r}"
             )
+        smoothing = c.get("posterior_smoothing")
+        if isinstance(smoothing, tuple) and not (
+                len(smoothing) == 2 and smoothing[0] == "auto"
+                and isinstance(smoothing[1], numbers.Real)
+                and not isinstance(smoothing[1], bool)
+                and np.isfinite(smoothing[1]) and smoothing[1] >= 0):
+            raise ValueError(
+                f"candidates[{k}]['posterior_smoothing']: a tuple must be ('auto', k), k "
+                f"times the strength 'auto' resolves to (a number >= 0); got {smoothing!r}")
         out.append(dict(c))
     if not out:
         raise ValueError("candidates must hold at least one parameter setting")
@@ -219,8 +247,12 @@ def _holdout(X, y, costs, sample_weight, fraction, random_state, classifier):
         labels = np.asarray(y, dtype=object)
         _, counts = np.unique(labels.astype(str), return_counts=True)
         stratify = labels.astype(str) if counts.min() >= 2 else None
-    fit_rows, valid_rows = train_test_split(rows, test_size=fraction, stratify=stratify,
-                                            random_state=random_state)
+    try:
+        fit_rows, valid_rows = train_test_split(rows, test_size=fraction, stratify=stratify,
+                                                random_state=random_state)
+    except ValueError as exc:
+        raise ValueError(f"validation_fraction={fraction} cannot hold out a validation "
+                         f"part of the {n} training rows: {exc}") from exc
     fit_rows, valid_rows = np.sort(fit_rows), np.sort(valid_rows)
     return ([_take(a, fit_rows) for a in (X, y, costs, sample_weight)],
             [_take(a, valid_rows) for a in (X, y, costs, sample_weight)])
@@ -408,6 +440,8 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     """
     _check_estimator(estimator, candidates)
     check_seed(random_state)
+    if not isinstance(return_results, (bool, np.bool_)):
+        raise TypeError(f"return_results must be True or False; got {return_results!r}")
     if not isinstance(validation_fraction, numbers.Real) or not 0 < validation_fraction < 1:
         raise ValueError(f"validation_fraction must be in (0, 1); got {validation_fraction!r}")
     if (X_valid is None) != (y_valid is None):
@@ -418,6 +452,8 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
             f"cv must be None, an integer >= 2 or a splitter with split(); got {cv!r}")
     if not is_dask_collection(X):
         # the rows of each set as one: checked before the sets are split or joined
+        if n_samples_of(X) == 0:
+            raise ValueError("X has no rows: fit_recommended needs training cases")
         _check_rows(X, y, costs, sample_weight, "")
         if X_valid is not None:
             _check_rows(X_valid, y_valid, costs_valid, sample_weight_valid, "_valid")

@@ -364,6 +364,7 @@ class PruningStudy:
         _fitted_tree(est)
         check_n_jobs(self.n_jobs)
         check_seed(self.random_state)
+        resolve_verbose(self.verbose)  # checked whether or not a bar is drawn
         if self.measure is not None and self.measure not in _MEASURES:
             raise ValueError(f"measure must be None or one of {_MEASURES}; got {self.measure!r}")
         check_pruning_sequence(self.pruning_sequence)
