@@ -31,6 +31,11 @@ class Consequences:
         Knots of an interval matrix.
     n_samples : int
         Number of cases.
+    cost_columns : tuple (const, col_of, columns), optional
+        The additive costs as columns instead of ``case_costs``: decision ``d`` costs
+        ``columns[col_of[d]]`` per case, or the constant ``const[d]`` where ``col_of[d]``
+        is negative. ``case_costs`` is then made from them when first read; kernels that
+        read the columns (the case rule's node sums) never make it.
 
     Attributes
     ----------
@@ -39,20 +44,68 @@ class Consequences:
         left out of summaries.
     """
 
-    def __init__(self, base, case_costs, case_q, sign, knots, n_samples):
+    def __init__(self, base, case_costs, case_q, sign, knots, n_samples, *,
+                 cost_columns=None):
         self.base = base
-        self.case_costs = case_costs
         self.case_q = case_q
         self.sign = sign
         self.knots = knots
         self.n_samples = int(n_samples)
+        self._case_costs = case_costs
+        self._has_missing = None
+        # (const, col_of, columns): the case costs as the matrix's cost columns, the
+        # (cases x decisions) array made only when it is read
+        self.cost_columns = cost_columns
+        if cost_columns is not None:
+            if case_costs is not None:
+                raise ValueError("give case_costs or cost_columns, not both")
+            const, col_of, columns = cost_columns
+            if len(const) != len(col_of) or any(np.shape(c) != (self.n_samples,)
+                                                for c in columns):
+                raise ValueError("cost_columns: one constant and column index per "
+                                 "decision, and one value per case in each column")
+
+    @property
+    def case_costs(self):
+        """Additive cost per case and decision (``Q = base - case_costs``), or None.
+
+        From cost columns (:meth:`DecisionMatrix.resolve <dtdecide.DecisionMatrix.resolve>`
+        of a matrix with cost variables) it is made on the first read: ``(n_samples,
+        n_decisions)`` float64 with each decision's column or constant.
+        """
+        if self._case_costs is None and self.cost_columns is not None:
+            const, col_of, columns = self.cost_columns
+            out = np.zeros((self.n_samples, len(const)), dtype=_FLOAT)
+            for j, k in enumerate(col_of):
+                out[:, j] = columns[k] if k >= 0 else const[j]
+            self._case_costs = out
+        return self._case_costs
+
+    @property
+    def has_missing(self):
+        """ndarray of bool (n_samples,): cases with a missing cost or consequence."""
+        if self._has_missing is None:
+            self._has_missing = self._missing()
+        return self._has_missing
+
+    def _missing(self):
         # the per-case test only runs when a cheap global test finds a NaN
+        case_q = self.case_q
         if case_q is not None and np.isnan(case_q.sum()):
-            self.has_missing = np.isnan(case_q).any(axis=(1, 2))
-        elif case_costs is not None and np.isnan(case_costs.sum()):
-            self.has_missing = np.isnan(case_costs).any(axis=1)
-        else:
-            self.has_missing = np.zeros(self.n_samples, dtype=bool)
+            return np.isnan(case_q).any(axis=(1, 2))
+        if self.cost_columns is not None and self._case_costs is None:
+            const, col_of, columns = self.cost_columns
+            out = np.zeros(self.n_samples, dtype=bool)
+            for k in sorted({int(k) for k in col_of if k >= 0}):
+                if np.isnan(columns[k].sum()):
+                    out |= np.isnan(columns[k])
+            if any(k < 0 and np.isnan(c) for c, k in zip(const, col_of)):
+                out[:] = True
+            return out
+        case_costs = self._case_costs
+        if case_costs is not None and np.isnan(case_costs.sum()):
+            return np.isnan(case_costs).any(axis=1)
+        return np.zeros(self.n_samples, dtype=bool)
 
     @property
     def is_interval(self):
@@ -71,6 +124,12 @@ class Consequences:
         else:
             rows = np.asarray(rows)
             n = int(rows.sum()) if rows.dtype == bool else rows.size
+        if self.cost_columns is not None and self._case_costs is None:
+            const, col_of, columns = self.cost_columns
+            return Consequences(self.base, None,
+                                None if self.case_q is None else self.case_q[rows],
+                                self.sign, self.knots, n,
+                                cost_columns=(const, col_of, [c[rows] for c in columns]))
         return Consequences(
             self.base,
             None if self.case_costs is None else self.case_costs[rows],

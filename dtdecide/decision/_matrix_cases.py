@@ -134,12 +134,20 @@ class _MatrixCasesMixin:
             row = np.array([self.costs.get(d, 0.0) for d in self.decisions], dtype=_FLOAT)
             case_costs = np.broadcast_to(row, (n, D))
         else:
-            case_costs = np.zeros((n, D), dtype=_FLOAT)
+            # each decision's cost column or constant: the (cases x decisions) array is
+            # made only where it is read (Consequences.case_costs), not by the kernels
+            # that read the columns
+            names = list(columns)
+            const = np.zeros(D, dtype=_FLOAT)
+            col_of = np.full(D, -1, dtype=np.intp)
             for j, d in enumerate(self.decisions):
                 c = self.costs.get(d)
-                if c is None:
-                    continue
-                case_costs[:, j] = columns[c] if isinstance(c, str) else c
+                if isinstance(c, str):
+                    col_of[j] = names.index(c)
+                elif c is not None:
+                    const[j] = c
+            return Consequences(self.profit_values, None, None, self.sign, self.knots, n,
+                                cost_columns=(const, col_of, [columns[k] for k in names]))
         return Consequences(self.profit_values, case_costs, None, self.sign, self.knots, n)
 
     def missing_cost_cases(self, costs=None, *, n_samples, index=None):

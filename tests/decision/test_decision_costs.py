@@ -502,3 +502,46 @@ def test_missing_cost_cases_needs_cost_variables():
     plain = DecisionMatrix({"mail": [10.0, -1.0], "skip": [0.0, 0.0]}, levels=[1, 0])
     with pytest.raises(ValueError, match="use resolve"):
         plain.missing_cost_cases(None, n_samples=3)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 60),
+       forms=st.lists(st.sampled_from(["c_mail", "c_call", "const", "none"]), min_size=3,
+                      max_size=3),
+       nan_rate=st.sampled_from([0.0, 0.2]))
+def test_resolved_cost_columns_are_the_cost_array(seed, n, forms, nan_rate):
+    """``resolve`` keeps a matrix's cost columns as they are (``cost_columns``); the
+    (cases x decisions) ``case_costs`` made from them when read, the missing cases, the
+    rows taken and the consequences are those of each decision's column or constant,
+    read before or after the array is made."""
+    if not any(f.startswith("c_") for f in forms):
+        forms = ["c_call"] + forms[1:]
+    rng = np.random.default_rng(seed)
+    cols = {k: rng.uniform(0, 3, n) for k in ("c_mail", "c_call")}
+    for c in cols.values():
+        c[rng.random(n) < nan_rate] = np.nan
+    decisions = ["mail", "call", "skip"]
+    spec = {d: (f if f.startswith("c_") else 0.75 * (j + 1))
+            for j, (d, f) in enumerate(zip(decisions, forms)) if f != "none"}
+    m = DecisionMatrix({"mail": [10.0, 0.0], "call": [20.0, -1.0], "skip": [0.0, 0.0]},
+                       levels=[1, 0], kind="revenue", costs=spec)
+    want = np.zeros((n, 3))
+    for j, d in enumerate(decisions):
+        c = spec.get(d)
+        if c is not None:
+            want[:, j] = cols[c] if isinstance(c, str) else c
+    want_missing = np.isnan(want).any(axis=1)
+    t = rng.integers(0, 2, n)
+    rows = [slice(1, None, 2), rng.integers(0, n, size=n), rng.random(n) < 0.5]
+    for read_array_first in (False, True):
+        cons = m.resolve(pd.DataFrame(cols), n_samples=n)
+        assert cons.cost_columns is not None
+        if read_array_first:
+            assert np.array_equal(cons.case_costs, want, equal_nan=True)
+        np.testing.assert_array_equal(cons.has_missing, want_missing)
+        for r in rows:
+            part = cons.take(r)
+            assert np.array_equal(part.case_costs, want[r], equal_nan=True)
+            np.testing.assert_array_equal(part.has_missing, want_missing[r])
+        assert np.array_equal(cons.q_actual(t), m.profit_values[t] - want, equal_nan=True)
+        assert np.array_equal(cons.case_costs, want, equal_nan=True)

@@ -872,6 +872,59 @@ def test_case_node_sums_equal_numpy_twin(seed, n, with_costs, grouped, squares):
 
 
 @SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 300), chunk=st.sampled_from([7, 1 << 16]),
+       forms=st.lists(st.sampled_from(["c1", "c2", "const", "none"]), min_size=3, max_size=3),
+       grouped=st.booleans(), unit=st.booleans(), nan_rate=st.sampled_from([0.0, 0.1]))
+def test_case_node_sums_of_every_cost_form(seed, n, chunk, forms, grouped, unit, nan_rate):
+    # the compiled kernel reads the matrix's cost columns as they are (resolve's
+    # cost_columns: one column, several, constants), a (cases x decisions) cost array or
+    # a broadcast row of constants, and computes each case's consequences from its
+    # target: the same sums bit for bit in every form, with q given or not, for any
+    # n_jobs; the twin's within 1e-12 (bit for bit on one chunk)
+    from unittest import mock
+
+    from dtdecide.decision._consequences import Consequences
+    from dtdecide.tree._structure import _caserule
+
+    rng = np.random.default_rng(seed)
+    n_nodes = 15
+    parent = np.array([-1] + [(v - 1) // 2 for v in range(1, n_nodes)])
+    leaf = rng.integers(0, n_nodes, size=n).astype(np.int32)
+    post = rng.dirichlet(np.ones(3), size=n_nodes)
+    post[rng.random(n_nodes) < 0.1] = np.nan
+    cols = {k: rng.uniform(0, 4, size=n) for k in ("c1", "c2")}
+    for c in cols.values():
+        c[rng.random(n) < nan_rate] = np.nan
+    spec = {d: (f if f.startswith("c") and f != "const" else 0.5 * (j + 1))
+            for j, (d, f) in enumerate(zip("abc", forms)) if f != "none"}
+    m = DecisionMatrix({"a": [9.0, 1.0, -3.0], "b": [0.0, 2.0, 0.5], "c": [1.0, 1.0, 1.0]},
+                       levels=[0, 1, 2], kind="revenue", costs=spec)
+    lazy = m.resolve(pd.DataFrame(cols), n_samples=n)
+    made = Consequences(lazy.base, None if lazy.case_costs is None else np.array(
+        lazy.case_costs), None, lazy.sign, None, n)
+    target = rng.integers(0, 3, size=n).astype(np.int8)
+    q = made.q_actual(target)
+    w = np.broadcast_to(1.0, (n,)) if unit else rng.uniform(0, 2, size=n)
+    kw = dict(group=target if grouped else None, n_groups=3 if grouped else 1, squares=True)
+    with mock.patch.object(_caserule, "CASE_SUM_CHUNK", chunk):
+        with kernels("numpy"):
+            twin = _caserule.case_node_sums(parent, leaf, post, made, q, w, **kw)
+        with kernels("compiled"):
+            runs = [_caserule.case_node_sums(parent, leaf, post, cons, qq, w, n_jobs=j,
+                                             target=target, **kw)
+                    for cons in (lazy, made) for qq in (None, q) for j in (1, 2, 3)]
+    for other in runs[1:]:
+        for x, y in zip(runs[0], other):
+            assert np.array_equal(x, y)
+    for x, y in zip(runs[0], twin):
+        if chunk >= n:
+            assert np.array_equal(x, y)
+        np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-9)
+    if spec and not any(isinstance(c, str) for c in spec.values()):  # a broadcast row
+        assert lazy.case_costs.strides[0] == 0
+
+
+@SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 400), n_nodes=st.integers(1, 15),
        n_levels=st.integers(1, 4), k=st.integers(0, 2),
        weights=st.sampled_from(["unit", "whole", "float"]), chunk=st.sampled_from([5, 64, 1 << 16]))

@@ -373,32 +373,42 @@ def collect_rows(leaf_of_row, node_lo, slot_of_node, n_built, lo, hi, out_rows, 
 
 
 @_jit
-def case_node_sums(parent, leaf, node_in, base, case_costs, use_costs, q, weight, group,
-                   n_groups, squares, S, S2):
-    """Per node, the weighted profit of its cases under their own best decisions (twin of
-    :func:`dtdecide.tree._structure._caserule.case_node_sums` for a categorical matrix with
-    optional per-case costs).
+def case_node_sums(parent, leaf, node_in, base, costs, by_case, col_of, const, use_costs, q,
+                   target, weight, group, n_groups, squares, bounds, c0, c1, parts, parts2):
+    """Per node and chunk of cases, the weighted profit of the chunk's cases under their
+    own best decisions (twin of :func:`dtdecide.tree._structure._caserule.case_node_sums`
+    for a categorical matrix with optional per-case costs).
 
-    Case ``i`` at node ``v`` (every node on its path) takes the first decision of largest
-    ``A(i, d) = sum_t node_in[v, t] base[t, d] - case_costs[i, d] sum_t node_in[v, t]``
-    (no decision when an ``A`` is NaN: it adds ``q[i, 0]``, with weight 0 for such
-    cases) and adds ``weight[i] q[i, d]`` (and its square times the weight) to
-    ``S[v, group[i]]``. The sums are taken level by level up the paths (step ``k``: the
-    node ``k`` levels above each case's leaf), each step's sums in case order and then
-    added into ``S``: the order of the NumPy twin's ``bincount`` steps. Each case is
-    read once and walks up its own path (one buffer of sums per step), and the parts of
-    ``A`` that do not depend on the case are computed once per node: 79 ms against 135 ms
-    for one pass over every case per step (2,000,000 cases on depth-10 paths, one
-    thread), with the same sums bit for bit. Without groups
-    (one group) ``group`` may be any array shorter than the cases: then every case is in
-    group 0, with no array of zeros per case.
+    Case ``i``'s cost of decision ``d`` is ``costs[col_of[d], i]`` (the matrix's cost
+    columns, one a row), or ``costs[i, col_of[d]]`` with ``by_case`` (a (cases x
+    decisions) cost array), or ``const[d]`` where ``col_of[d] < 0`` (no costs without
+    ``use_costs``). At node ``v`` (every node on its path) the case takes the first
+    decision of largest ``A(i, d) = sum_t node_in[v, t] base[t, d] - cost(i, d) sum_t
+    node_in[v, t]`` (no decision when an ``A`` is NaN: it adds ``q[i, 0]``) and adds
+    ``weight[i] q(i, d)`` (and its square times the weight) to the sums of ``(v,
+    group[i])``. ``q(i, d)`` is ``q[i, d]``, or, where ``q`` has no rows, ``base[target[i],
+    d] - cost(i, d)`` (``Consequences.q_actual``, the same operation). A case with a
+    missing (NaN) cost (``Consequences.has_missing``) counts with weight 0 and profit 0,
+    as in the twin. ``weight`` of one entry is that weight for every case; an empty
+    ``group`` puts every case in group 0.
+
+    Chunk ``c`` (``c0 <= c < c1``) holds cases ``bounds[c]:bounds[c + 1]``; its sums go
+    to ``parts[c]`` (``parts2[c]`` with ``squares``). Within a chunk the sums are taken
+    level by level up the paths (step ``k``: the node ``k`` levels above each case's
+    leaf), each step's sums in case order and then added into the chunk's sums: the
+    order of the NumPy twin's ``bincount`` steps. Each case is read once and walks up its
+    own path (one buffer of sums per step), and the parts of ``A`` that do not depend on
+    the case are computed once per call. One call covers a thread's chunks, so that no
+    chunk needs the interpreter: the chunks' sums are the same whichever thread takes
+    them.
     """
-    n = leaf.shape[0]
-    per_case_group = group.shape[0] == n
     n_levels = base.shape[0]
     n_dec = base.shape[1]
     n_nodes = node_in.shape[0]
-    size = S.shape[0]
+    size = parts.shape[1]
+    has_q = q.shape[0] > 0
+    per_case_group = group.shape[0] > 0
+    unit = weight.shape[0] == 1
     # the parts of A(i, d) that do not depend on the case, once per node (the same
     # operations in the same order as per case, so the same numbers)
     rsum = np.empty(n_nodes)
@@ -420,53 +430,84 @@ def case_node_sums(parent, leaf, node_in, base, case_costs, use_costs, q, weight
             k += 1
             u = parent[u]
         path[v] = k
-    n_steps = 0
-    for i in range(n):
-        if leaf[i] >= 0 and path[leaf[i]] > n_steps:
-            n_steps = path[leaf[i]]
-    # each case walks up its path once; step k's sums (the node k levels above the
-    # leaf) are kept apart, in case order, and added into S step by step
-    step = np.zeros((n_steps, size))
-    step2 = np.zeros((n_steps if squares else 0, size))
+    max_steps = 0
+    for v in range(n_nodes):
+        max_steps = max(max_steps, path[v])
+    step = np.zeros((max_steps, size))
+    step2 = np.zeros((max_steps if squares else 0, size))
     a = np.empty(n_dec)
     ci = np.zeros(n_dec)
-    for i in range(n):
-        v = leaf[i]
-        g = group[i] if per_case_group else 0
-        wi = weight[i]
-        if use_costs:
-            for d in range(n_dec):
-                ci[d] = case_costs[i, d]
-        k = 0
-        while v >= 0:
-            bad = False
-            rs = rsum[v]
-            for d in range(n_dec):
-                x = P[v, d]
-                if use_costs:
-                    x -= ci[d] * rs
-                if np.isnan(x):
-                    bad = True
-                a[d] = x
-            best = 0
-            if not bad:
-                for d in range(1, n_dec):
-                    if a[d] > a[best]:
-                        best = d
-            val = q[i, best]
-            key = v * n_groups + g
-            wv = wi * val
-            step[k, key] += wv
-            if squares:
-                step2[k, key] += wv * val
-            v = parent[v]
-            k += 1
-    for k in range(n_steps):
-        for j in range(size):
-            S[j] += step[k, j]
-        if squares:
+    for c in range(c0, c1):
+        lo = bounds[c]
+        hi = bounds[c + 1]
+        n_steps = 0
+        for i in range(lo, hi):
+            if leaf[i] >= 0 and path[leaf[i]] > n_steps:
+                n_steps = path[leaf[i]]
+        for k in range(n_steps):
             for j in range(size):
-                S2[j] += step2[k, j]
+                step[k, j] = 0.0
+            if squares:
+                for j in range(size):
+                    step2[k, j] = 0.0
+        # each case walks up its path once; step k's sums (the node k levels above the
+        # leaf) are kept apart, in case order, and added into the chunk's sums step by
+        # step
+        for i in range(lo, hi):
+            v = np.intp(leaf[i])
+            g = np.intp(group[i]) if per_case_group else 0
+            wi = weight[0] if unit else weight[i]
+            gone = False
+            if use_costs:
+                for d in range(n_dec):
+                    j = col_of[d]
+                    if j < 0:
+                        ci[d] = const[d]
+                    elif by_case:
+                        ci[d] = costs[i, j]
+                    else:
+                        ci[d] = costs[j, i]
+                    if np.isnan(ci[d]):
+                        gone = True
+            if gone:
+                wi = 0.0
+            k = 0
+            while v >= 0:
+                bad = False
+                rs = rsum[v]
+                for d in range(n_dec):
+                    x = P[v, d]
+                    if use_costs:
+                        x -= ci[d] * rs
+                    if np.isnan(x):
+                        bad = True
+                    a[d] = x
+                best = 0
+                if not bad:
+                    for d in range(1, n_dec):
+                        if a[d] > a[best]:
+                            best = d
+                if gone:
+                    val = 0.0
+                elif has_q:
+                    val = q[i, best]
+                else:
+                    val = base[np.intp(target[i]), best]
+                    if use_costs:
+                        val = val - ci[best]
+                key = v * n_groups + g
+                wv = wi * val
+                step[k, key] += wv
+                if squares:
+                    step2[k, key] += wv * val
+                v = parent[v]
+                k += 1
+        for k in range(n_steps):
+            for j in range(size):
+                parts[c, j] += step[k, j]
+            if squares:
+                for j in range(size):
+                    parts2[c, j] += step2[k, j]
 
 
 @_jit

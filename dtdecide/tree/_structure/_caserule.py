@@ -147,6 +147,9 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
     """
     n_nodes = np.asarray(parent).shape[0]
     size = n_nodes * n_groups
+    if use_compiled(len(leaf)) and not cons.is_interval and cons.case_q is None:
+        return _compiled_case_node_sums(parent, leaf, node_in, cons, q, weight, group,
+                                        n_groups, squares, n_jobs, target)
     S = np.zeros(size, dtype=STAT_DTYPE)
     S2 = np.zeros(size, dtype=STAT_DTYPE) if squares else None
     missing = bool(cons.has_missing.any())
@@ -155,67 +158,10 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
         if q is not None:
             q = np.where(ok[:, None], q, 0.0)
         weight = np.where(ok, weight, 0.0)
-    compiled = use_compiled(len(leaf)) and not cons.is_interval and cons.case_q is None
-    if q is None and not compiled:
+    if q is None:
         q = cons.q_actual(target)
         if missing:
             q = np.where(ok[:, None], q, 0.0)
-    if compiled:
-        from ..._parallel import thread_pool
-        from .._kernels import _compiled
-
-        use_costs = cons.case_costs is not None
-        parent = np.asarray(parent, dtype=NODE_DTYPE)
-        node_in = np.ascontiguousarray(np.asarray(node_in, dtype=STAT_DTYPE).reshape(n_nodes, -1))
-        base = np.ascontiguousarray(cons.base, dtype=STAT_DTYPE)
-        costs = (np.ascontiguousarray(cons.case_costs, dtype=STAT_DTYPE) if use_costs
-                 else np.zeros((1, 1)))
-        if q is not None:
-            q = np.ascontiguousarray(q, dtype=STAT_DTYPE)
-
-        def q_of(rows):  # the chunk's consequences (computed there when q is None)
-            if q is not None:
-                return q[rows]
-            q_c = cons.take(rows).q_actual(target[rows])
-            if missing:
-                q_c = np.where(ok[rows, None], q_c, 0.0)
-            return np.ascontiguousarray(q_c, dtype=STAT_DTYPE)
-
-        # leaves, groups and weights are cast chunk by chunk on the threads (a leaf array
-        # of int32, int8 level codes, a broadcast weight of 1: no case-sized copies)
-        leaf = np.asarray(leaf)
-        weight = np.asarray(weight, dtype=STAT_DTYPE)
-        no_group = np.zeros(0, dtype=NODE_DTYPE)  # an empty group array: every case in group 0
-        group = None if group is None else np.asarray(group)
-        n = leaf.shape[0]
-        starts = list(range(0, n, CASE_SUM_CHUNK)) or [0]
-        parts = np.zeros((len(starts), 2 if squares else 1, size), dtype=STAT_DTYPE)
-
-        def run(chunks):
-            for c in chunks:
-                rows = slice(starts[c], min(starts[c] + CASE_SUM_CHUNK, n))
-                _compiled.case_node_sums(
-                    parent, np.ascontiguousarray(leaf[rows], dtype=NODE_DTYPE), node_in, base,
-                    costs[rows] if use_costs else costs, use_costs, q_of(rows),
-                    np.ascontiguousarray(weight[rows]),
-                    no_group if group is None else np.ascontiguousarray(group[rows],
-                                                                        dtype=NODE_DTYPE),
-                    n_groups, squares, parts[c, 0], parts[c, 1] if squares else np.zeros(1),
-                )
-
-        n_threads = min(int(n_jobs), len(starts))
-        groups = [list(range(len(starts)))[k::n_threads] for k in range(n_threads)]
-        with thread_pool(n_threads) as pool:
-            if pool is None:
-                run(groups[0])
-            else:
-                pool.map_groups(run, groups)
-        for c in range(len(starts)):  # chunk order: the same sums for every n_jobs
-            S += parts[c, 0]
-            if squares:
-                S2 += parts[c, 1]
-        S = S.reshape(n_nodes, n_groups)
-        return (S, S2.reshape(n_nodes, n_groups)) if squares else S
     for rows, nodes in path_steps(parent, leaf):
         d = case_decisions(node_in, nodes, cons.take(rows))
         d = np.maximum(d, 0)  # missing cases: weight 0
@@ -229,6 +175,108 @@ def case_node_sums(parent, leaf, node_in, cons, q, weight, *, group=None, n_grou
     if squares:
         return S, S2.reshape(n_nodes, n_groups)
     return S
+
+
+def _read_only(a, dtype, small=None):
+    """``a`` as the compiled case-rule kernel takes it: contiguous, of ``dtype`` (or
+    ``small`` where ``a`` is already of that type) and read-only (a view), so that
+    every caller's arrays give the kernel the same types (one compilation)."""
+    a = np.asarray(a)
+    if small is None or a.dtype != small:
+        a = a.astype(dtype, copy=False)
+    a = np.ascontiguousarray(a).view()
+    a.flags.writeable = False
+    return a
+
+
+def _codes(a, n_codes):
+    """Integer codes in ``[0, n_codes)`` for the kernel: ``int8`` where they fit."""
+    return _read_only(a, np.int8 if n_codes <= 127 else np.int64)
+
+
+def _kernel_costs(cons, n):
+    """``(costs, by_case, col_of, const, use_costs)`` of :func:`_compiled.case_node_sums`:
+    the cost columns of ``cons`` as they are (one column: a view; several: stacked), or
+    its (cases x decisions) cost array."""
+    D = cons.base.shape[1]
+    if cons.cost_columns is not None:
+        const, col_of, columns = cons.cost_columns
+        columns = [np.asarray(c, dtype=STAT_DTYPE) for c in columns]
+        costs = (columns[0].reshape(1, n) if len(columns) == 1 else np.stack(columns)
+                 ) if columns else np.zeros((1, 1))
+        return (_read_only(costs, STAT_DTYPE), False, np.asarray(col_of, dtype=np.intp),
+                np.asarray(const, dtype=STAT_DTYPE), True)
+    none = _read_only(np.zeros((1, 1)), STAT_DTYPE)
+    if cons.case_costs is None:
+        return none, False, np.full(D, -1, dtype=np.intp), np.zeros(D), False
+    costs = np.asarray(cons.case_costs, dtype=STAT_DTYPE)
+    if costs.strides[0] == 0:  # a broadcast row of constants
+        return none, False, np.full(D, -1, dtype=np.intp), np.array(costs[0]), True
+    return _read_only(costs, STAT_DTYPE), True, np.arange(D, dtype=np.intp), np.zeros(D), True
+
+
+def _compiled_case_node_sums(parent, leaf, node_in, cons, q, weight, group, n_groups,
+                             squares, n_jobs, target):
+    """:func:`case_node_sums` by the compiled kernel: fixed chunks of
+    ``CASE_SUM_CHUNK`` cases, each thread one kernel call over its chunks (no case-sized
+    copies, no NumPy per chunk), the chunks' sums added in chunk order."""
+    from ..._parallel import thread_pool
+    from .._kernels import _compiled
+
+    n_nodes = np.asarray(parent).shape[0]
+    size = n_nodes * n_groups
+    # the small arrays as writeable copies, the case-sized ones as read-only views
+    parent = np.array(parent, dtype=NODE_DTYPE)
+    node_in = np.array(np.asarray(node_in, dtype=STAT_DTYPE).reshape(n_nodes, -1))
+    base = np.array(cons.base, dtype=STAT_DTYPE)
+    leaf = _read_only(leaf, np.int32 if n_nodes < 2**31 else np.int64)
+    n = leaf.shape[0]
+    costs, by_case, col_of, const, use_costs = _kernel_costs(cons, n)
+    # a missing cost (NaN) is found by the kernel itself in the case's costs, where
+    # cons.has_missing finds it: such a case counts with weight and profit 0
+    if q is not None:
+        q = _read_only(q, STAT_DTYPE)
+        t = _codes(np.zeros(0), base.shape[0])
+    else:
+        q = _read_only(np.zeros((0, base.shape[1])), STAT_DTYPE)
+        t = _codes(target, base.shape[0])
+    weight = np.asarray(weight, dtype=STAT_DTYPE)
+    if weight.ndim == 1 and n > 0 and weight.strides[0] == 0:  # one weight for every case
+        weight = weight[:1]
+    weight = _read_only(weight, STAT_DTYPE)
+    group = _codes(np.zeros(0) if group is None else group, n_groups)
+    bounds = np.append(np.arange(0, n, CASE_SUM_CHUNK), n).astype(np.intp)
+    if bounds.size == 1:
+        bounds = np.zeros(2, dtype=np.intp)
+    n_chunks = bounds.size - 1
+    parts = np.zeros((n_chunks, size), dtype=STAT_DTYPE)
+    parts2 = np.zeros((n_chunks if squares else 0, size), dtype=STAT_DTYPE)
+
+    def run(chunks):
+        _compiled.case_node_sums(parent, leaf, node_in, base, costs, by_case, col_of, const,
+                                 use_costs, q, t, weight, group, n_groups,
+                                 squares, bounds, int(chunks[0]), int(chunks[-1]) + 1,
+                                 parts, parts2)
+
+    n_threads = min(int(n_jobs), n_chunks)
+    # contiguous ranges of chunks, a few per thread (a late thread's share is taken by
+    # the others); one kernel call each
+    groups = [g for g in np.array_split(np.arange(n_chunks), min(n_chunks, 4 * n_threads))
+              if g.size] if n_threads > 1 else [np.arange(n_chunks)]
+    with thread_pool(n_threads) as pool:
+        if pool is None:
+            for g in groups:
+                run(g)
+        else:
+            pool.map_groups(run, groups)
+    S = np.zeros(size, dtype=STAT_DTYPE)
+    S2 = np.zeros(size, dtype=STAT_DTYPE) if squares else None
+    for c in range(n_chunks):  # chunk order: the same sums for every n_jobs
+        S += parts[c]
+        if squares:
+            S2 += parts2[c]
+    S = S.reshape(n_nodes, n_groups)
+    return (S, S2.reshape(n_nodes, n_groups)) if squares else S
 
 
 def decide_cases(leaf, node_in, plan, *, revenue, target=None, weight=None,
