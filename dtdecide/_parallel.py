@@ -30,7 +30,7 @@ import threading
 from contextlib import contextmanager
 
 __all__ = ["ThreadPool", "check_n_jobs", "native_threads_per_worker", "one_blas_thread",
-           "thread_pool"]
+           "open_pool", "thread_pool"]
 
 
 def check_n_jobs(n_jobs, name="n_jobs"):
@@ -308,3 +308,23 @@ def thread_pool(n_threads):
 
 
 _open_pool = threading.local()  # the innermost thread_pool the thread has open
+
+
+def open_pool():
+    """The innermost :func:`thread_pool` of two or more threads that the calling
+    thread has open, or None.
+
+    For a step of a fit that cannot be told ``n_jobs`` (the target's codes, read by the
+    decision layer) but splits work whose result does not depend on the split: it runs
+    on the fit's threads, and alone outside a fit.
+
+    Examples
+    --------
+    >>> from dtdecide._parallel import open_pool, thread_pool
+    >>> with thread_pool(2) as pool:
+    ...     print(open_pool() is pool)
+    True
+    >>> print(open_pool())
+    None
+    """
+    return getattr(_open_pool, "pool", None)

@@ -31,7 +31,7 @@ Importing this module imports Numba; callers import it only when
 import numba
 import numpy as np
 
-__all__ = ["decide_rows", "run_codes"]
+__all__ = ["decide_rows", "run_codes", "run_codes_on_threads"]
 
 
 @numba.njit(nogil=True, cache=True, error_model="numpy")
@@ -247,3 +247,25 @@ def run_codes(values, lo, hi, ascending, out):
             return False
         out[i] = v - lo if ascending else hi - v
     return True
+
+
+#: Fewest values per task of :func:`run_codes_on_threads`.
+CODES_TASK_MIN = 1 << 18
+
+
+def run_codes_on_threads(values, lo, hi, ascending, out):
+    """:func:`run_codes` in contiguous ranges of values on the threads of the pool the
+    calling thread has open (:func:`dtdecide._parallel.open_pool`: a fit's threads),
+    at one pass on the calling thread otherwise. Each value's code depends on the
+    value alone, so the codes are the same for any split; True when every range was
+    within ``lo..hi``."""
+    from .._parallel import open_pool
+
+    pool = open_pool()
+    n = values.shape[0]
+    if pool is None or n < 2 * CODES_TASK_MIN:
+        return run_codes(values, lo, hi, ascending, out)
+    step = max(CODES_TASK_MIN, -(-n // (2 * pool.n_threads)))
+    starts = list(range(0, n, step))
+    return all(pool.map_groups(
+        lambda a: run_codes(values[a:a + step], lo, hi, ascending, out[a:a + step]), starts))

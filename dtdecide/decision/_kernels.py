@@ -488,7 +488,7 @@ class _LevelLookup:
                     from . import _compiled
 
                     codes = np.empty(values.shape, dtype=np.int8)
-                    if _compiled.run_codes(values, lo, hi, step == 1, codes):
+                    if _compiled.run_codes_on_threads(values, lo, hi, step == 1, codes):
                         return codes, True
                 elif lo <= values.min() and values.max() <= hi:
                     codes = values.astype(np.int8)  # exact: every value in [lo, hi]

@@ -317,6 +317,41 @@ def test_compiled_run_codes_equal_the_numpy_steps(levels, dtype):
         np.testing.assert_array_equal(expected, pd.Index(levels).get_indexer(values))
 
 
+@pytest.mark.parametrize("levels", [[0, 1], [1, 0], [3, 4, 5]])
+def test_run_codes_on_an_open_pool_equal_one_pass(monkeypatch, levels):
+    """Inside a fit's pool the compiled codes are made in ranges on its threads (small
+    ranges here): the codes of one pass, and a value outside the levels in any range
+    (first, middle, last) sends them to the comparisons alike."""
+    pytest.importorskip("numba")
+    from dtdecide._parallel import open_pool, thread_pool
+    from dtdecide.decision import _compiled
+
+    monkeypatch.setattr(_compiled, "CODES_TASK_MIN", 7)
+    rng = np.random.default_rng(2)
+    y = np.asarray(levels, dtype=np.int64)[rng.integers(0, len(levels), size=100)]
+    for at in (None, 0, 50, 99):
+        values = y.copy()
+        if at is not None:
+            values[at] = max(levels) + 1
+        one = np.empty(values.size, dtype=np.int8)
+        ok = _compiled.run_codes(values, min(levels), max(levels), levels[0] < levels[-1], one)
+        assert ok == (at is None)
+        with config_context(kernels="numpy"):
+            expected = _LevelLookup(levels, values.dtype)(values)
+        for n_jobs in (2, 3):
+            with thread_pool(n_jobs) as pool:
+                assert open_pool() is pool
+                out = np.empty(values.size, dtype=np.int8)
+                assert _compiled.run_codes_on_threads(
+                    values, min(levels), max(levels), levels[0] < levels[-1], out) == ok
+                if ok:
+                    np.testing.assert_array_equal(out, one)
+                with config_context(kernels="compiled"):
+                    np.testing.assert_array_equal(
+                        _LevelLookup(levels, values.dtype)(values), expected)
+        assert open_pool() is None
+
+
 @pytest.mark.parametrize("kernels", ["numpy", "compiled"])
 @pytest.mark.parametrize("levels", [[0, 1], [1, 0], ["a", "b"], [0.5, 1.5]])
 def test_level_codes_say_when_every_value_is_a_level(kernels, levels):
