@@ -24,7 +24,7 @@ from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor, 
 from dtdecide._progress import StatusLog, progress_bar
 from dtdecide.assess import UpliftCurveDisplay, uplift_curve
 from dtdecide.export import score_file
-from dtdecide.policy import PolicyTree, policy_rewards, policy_value
+from dtdecide.policy import PolicyTree, make_logged_campaign, policy_rewards, policy_value
 from dtdecide.tree import fit_recommended, recommended_candidates
 
 N = 12
@@ -262,6 +262,12 @@ CASES = [
     ("value-policy-model-fails",
      lambda f: _value(f, policy=LogisticRegression().fit(f.X.rename(columns={"x": "z"}), f.a)),
      ValueError, ["policy LogisticRegression could not decide on X"]),
+    ("value-costs-overflow",
+     lambda f: _value(f, costs={"A": 1e308, "B": -1e308}, baseline="B"), ValueError,
+     ["values of the cases overflow", "rescale"]),
+    ("campaign-noise-overflow",
+     lambda f: make_logged_campaign(20, noise_sd=1e308, random_state=0), ValueError,
+     [r"noise_sd=1e\+308 is too large"]),
     # ------------------------------------------------------------ PolicyTree
     ("tree-empty", lambda f: _fit(f, X=f.X.iloc[:0], action=f.a[:0], rewards=f.G.iloc[:0]),
      ValueError, ["X has no cases"]),
@@ -447,3 +453,15 @@ def test_a_guide_that_sees_every_case_alike_grows_no_split(f):
     rows): no split separates cases the guide sees alike, so the tree is one leaf."""
     assert _guided(f, _Guide("ok")).get_n_leaves() == 1
     assert _guided(f, LogisticRegression()).get_n_leaves() > 1
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300])
+def test_policy_value_of_huge_and_tiny_outcomes_scales(f, scale):
+    """Outcomes near 1e300 or 1e-300 give the value, standard error and interval of the
+    plain outcomes times the scale (the squares of the standard deviation overflowed to
+    an infinite interval, or underflowed to a zero standard error)."""
+    plain = _value(f, baseline="B")
+    scaled = _value(f, outcome=f.y * scale, baseline="B")
+    for column in ("value", "std_error", "ci_low", "ci_high", "difference",
+                   "difference_std_error"):
+        np.testing.assert_allclose(scaled[column], plain[column] * scale, rtol=1e-9)

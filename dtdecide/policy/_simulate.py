@@ -104,7 +104,10 @@ def make_logged_campaign(n_samples=1000, *, n_features=5, effect="step", confoun
     u = rng.random(n_samples)
     a = (u[:, None] > np.cumsum(p, axis=1)).sum(axis=1)
     a = np.minimum(a, 2)
-    y = mu[np.arange(n_samples), a] + noise_sd * rng.normal(size=n_samples)
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = mu[np.arange(n_samples), a] + noise_sd * rng.normal(size=n_samples)
+    if not np.isfinite(y).all():
+        raise ValueError(f"noise_sd={noise_sd!r} is too large: the outcomes overflow")
     cols = [f"x{j}" for j in range(n_features)]
     names = np.array(DECISIONS, dtype=object)
     return Bunch(

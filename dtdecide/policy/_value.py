@@ -56,15 +56,25 @@ def policy_decisions(policy, X, decisions, a_idx, name="policy"):
 
 
 def _interval(scores, z, n_bootstrap, rng, level):
+    """Mean, standard error and interval of ``scores``, computed on the scores divided by
+    their largest magnitude (outcomes near 1e300 or 1e-300 neither overflow nor
+    underflow in the squares of the standard deviation)."""
     n = scores.shape[0]
-    value = float(scores.mean())
+    if not np.isfinite(scores).all():
+        raise ValueError(
+            "the values of the cases overflow: the outcomes or costs are too large (near "
+            "1e308) to take differences of; rescale them, e.g. to thousands")
+    scale = float(np.max(np.abs(scores))) if n else 0.0
+    scale = scale if scale > 0 else 1.0
+    u = scores / scale
+    value = float(u.mean()) * scale
     if n_bootstrap:
         idx = rng.integers(0, n, size=(n_bootstrap, n))
-        boot = scores[idx].mean(axis=1)
-        se = float(boot.std(ddof=1))
-        lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2])
+        boot = u[idx].mean(axis=1)
+        se = float(boot.std(ddof=1)) * scale
+        lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2]) * scale
         return value, se, float(lo), float(hi)
-    se = float(scores.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
+    se = float(u.std(ddof=1) / np.sqrt(n)) * scale if n > 1 else np.nan
     return value, se, value - z * se, value + z * se
 
 
@@ -210,14 +220,17 @@ def policy_value(policy, X, action, outcome, *, baseline=None, decisions=None, c
     rows = {}
     rows_i = np.arange(n)
     for m in methods:
-        Q = rewards.gamma(m) - C
+        with np.errstate(over="ignore", invalid="ignore"):  # _interval names overflow
+            Q = rewards.gamma(m) - C
         s = Q[rows_i, pi]
         v, se, lo, hi = _interval(s, z, n_bootstrap, boot_rng, confidence)
         row = {"value": v, "std_error": se, "ci_low": lo, "ci_high": hi, "n_cases": n}
         if base is not None:
             sb = Q[rows_i, base]
-            dv, dse, dlo, dhi = _interval(s - sb, z, n_bootstrap, boot_rng, confidence)
-            row.update(baseline_value=float(sb.mean()), difference=dv,
+            with np.errstate(over="ignore", invalid="ignore"):
+                gap = s - sb
+            dv, dse, dlo, dhi = _interval(gap, z, n_bootstrap, boot_rng, confidence)
+            row.update(baseline_value=_interval(sb, z, 0, None, confidence)[0], difference=dv,
                        difference_std_error=dse, difference_ci_low=dlo,
                        difference_ci_high=dhi)
         rows[m] = row
