@@ -545,3 +545,34 @@ def test_resolved_cost_columns_are_the_cost_array(seed, n, forms, nan_rate):
             np.testing.assert_array_equal(part.has_missing, want_missing[r])
         assert np.array_equal(cons.q_actual(t), m.profit_values[t] - want, equal_nan=True)
         assert np.array_equal(cons.case_costs, want, equal_nan=True)
+
+
+def test_cost_checks_by_sums_on_a_fits_threads(monkeypatch):
+    """The cost columns' checks for infinite and missing values read sums (in ranges on
+    an open pool's threads, small ranges here): an infinite value in any range is
+    refused, NaN in any range marks exactly those cases, and finite values whose sum
+    overflows are neither."""
+    from dtdecide._parallel import thread_pool
+    from dtdecide.decision import _matrix_cases
+
+    monkeypatch.setattr(_matrix_cases, "FINITE_TASK_MIN", 5)
+    m = _missing_check_matrix()
+    n = 60
+    rng = np.random.default_rng(9)
+    for n_jobs in (1, 2, 3):
+        with thread_pool(n_jobs):
+            for at in (0, 31, 59):
+                mail, call = rng.uniform(0, 3, n), rng.uniform(0, 3, n)
+                assert _matrix_cases.all_finite(mail)
+                call[at] = np.inf
+                assert not _matrix_cases.all_finite(call)
+                with pytest.raises(ValueError, match="must not contain infinite"):
+                    m.missing_cost_cases({"c_mail": mail, "c_call": call}, n_samples=n)
+                call[at] = np.nan
+                mail[[at, (at + 7) % n]] = np.nan
+                missing = m.missing_cost_cases({"c_mail": mail, "c_call": call}, n_samples=n)
+                assert missing.nonzero()[0].tolist() == sorted({at, (at + 7) % n})
+            huge = np.full(n, 1e308)  # the sums overflow; every value is finite
+            assert not _matrix_cases.all_finite(huge)
+            assert not m.missing_cost_cases({"c_mail": huge, "c_call": -huge},
+                                            n_samples=n).any()
