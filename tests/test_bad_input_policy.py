@@ -42,6 +42,9 @@ def _files(folder):
                                      "parquet_named.csv", "csv_named.parquet",
                                      "dup.parquet", "dup.xlsx")}
     data.to_csv(paths["ok.csv"], index=False)
+    data.assign(id=[*range(20), *(f"c{i}" for i in range(20, 40))],
+                note=[None] * 20 + ["call back"] * 20).to_csv(folder / "mixed_id.csv",
+                                                              index=False)
     data.to_parquet(paths["ok.parquet"])
     with open(paths["ok.csv"], "rb") as src, gzip.open(paths["gz_named.csv"], "wb") as out:
         shutil.copyfileobj(src, out)
@@ -52,6 +55,7 @@ def _files(folder):
     data.rename(columns={"inc": "age"}).to_excel(paths["dup.xlsx"], index=False)
     return SimpleNamespace(
         **{k.replace(".", "_"): str(v) for k, v in paths.items()}, folder=folder,
+        mixed_id_csv=str(folder / "mixed_id.csv"),
         tree=ProfitTreeClassifier(decision_matrix=m, max_depth=2).fit(X, y),
         reg=ProfitTreeRegressor(max_depth=2).fit(X, X["inc"]))
 
@@ -325,6 +329,14 @@ CASES = [
      ValueError, ["dup.xlsx", r"header names the column\(s\) \['age'\] more than once"]),
     ("score-target-list", lambda f: score_file(f.files.tree, f.files.ok_csv, target=["y"]),
      TypeError, ["target must be the name of a column", r"\['y'\]"]),
+    ("score-model-sklearn", lambda f: score_file(LogisticRegression(), f.files.ok_csv),
+     TypeError, ["model must be a fitted ProfitTreeClassifier or ProfitTreeRegressor",
+                 "LogisticRegression"]),
+    ("score-parquet-output-type-change",
+     lambda f: score_file(f.files.tree, f.files.mixed_id_csv, f.files.folder / "mixed.parquet",
+                          keep=["id"], chunk_size=20), ValueError,
+     ["chunk 2 \\(from data row 21\\)", "column 'id' was written as int64 from the first chunk",
+      "'c20'", "CSV output"]),
     ("score-regression-target-text",
      lambda f: score_file(f.files.reg, f.files.ok_csv, target="job"), ValueError,
      ["ok.csv", "target column 'job' must be numeric", "data row 1 holds 'a'"]),
@@ -465,3 +477,14 @@ def test_policy_value_of_huge_and_tiny_outcomes_scales(f, scale):
     for column in ("value", "std_error", "ci_low", "ci_high", "difference",
                    "difference_std_error"):
         np.testing.assert_allclose(scaled[column], plain[column] * scale, rtol=1e-9)
+
+
+def test_a_kept_column_empty_in_the_first_chunk_is_written_as_text(f):
+    """A sparse kept column (empty in the first chunk, text later) is read as floats in
+    the first chunk; the Parquet output refused the later text. It is now text, with
+    the values of the CSV output."""
+    out = f.files.folder / "sparse.parquet"
+    score_file(f.files.tree, f.files.mixed_id_csv, out, keep=["note"], chunk_size=20)
+    back = pd.read_parquet(out)
+    assert back["note"].isna().tolist() == [True] * 20 + [False] * 20
+    assert back["note"].iloc[20:].eq("call back").all()

@@ -360,9 +360,10 @@ class _CsvSink:
 
 
 class _ParquetSink:
-    def __init__(self, target, keep_index):
+    def __init__(self, target, keep_index, copied=()):
         self.target = target
         self.keep_index = keep_index
+        self.copied = list(copied)  # the data's columns copied in front (keep)
         self.writer = None
         self.schema = None
 
@@ -371,19 +372,48 @@ class _ParquetSink:
         import pyarrow.parquet as pq
 
         if self.writer is None:
+            # a column empty in every row of the first chunk (a sparse note) is read as
+            # floats; it is written as text, which later chunks' values can become
+            empty = [c for c in self.copied if frame[c].dtype.kind == "f"
+                     and frame[c].isna().all()]
+            if empty:
+                frame = frame.astype({c: "string" for c in empty})
             table = pa.Table.from_pandas(frame, preserve_index=self.keep_index)
             self.schema = table.schema
             self.writer = pq.ParquetWriter(self.target, self.schema)
         else:
+            text = [c for c in frame.columns if c in self.schema.names
+                    and (pa.types.is_string(self.schema.field(c).type)
+                         or pa.types.is_large_string(self.schema.field(c).type))
+                    and not pd.api.types.is_string_dtype(frame[c].dtype)]
+            if text:
+                frame = frame.astype({c: "string" for c in text})
             try:
                 table = pa.Table.from_pandas(frame, schema=self.schema,
                                              preserve_index=self.keep_index)
             except (pa.ArrowException, ValueError, TypeError) as exc:
-                raise ValueError(
-                    f"a column's type changed from the first chunk ({exc}); the output's "
-                    "Parquet schema is that of the first chunk"
-                ) from exc
+                raise ValueError(self._changed(frame, exc)) from exc
         self.writer.write_table(table)
+
+    def _changed(self, frame, exc):
+        """The message naming the column whose values the first chunk's type cannot
+        hold."""
+        import pyarrow as pa
+
+        for c in frame.columns:
+            if c not in self.schema.names:
+                continue
+            wanted = self.schema.field(c).type
+            try:
+                pa.Array.from_pandas(frame[c], type=wanted)
+            except (pa.ArrowException, ValueError, TypeError):
+                return (f"column {c!r} was written as {wanted} from the first chunk, but "
+                        f"this chunk holds values of type {frame[c].dtype} "
+                        f"({frame[c].dropna().iloc[:3].tolist()!r} ...); the output's "
+                        "Parquet types are those of the first chunk: write a CSV output, "
+                        "or give the column one type in every row")
+        return (f"a column's type changed from the first chunk ({exc}); the output's "
+                "Parquet schema is that of the first chunk")
 
     def close(self):
         if self.writer is not None:
@@ -704,7 +734,12 @@ def _score_file(model, data, output=None, *, target=None, keep=None, chunk_size=
     ``on_chunk(n_rows_so_far)`` is called after every chunk."""
     from sklearn.utils.validation import check_is_fitted
 
+    from ..tree import ProfitTreeClassifier, ProfitTreeRegressor
+
     args = {**_ARGS, **(args or {})}
+    if not isinstance(model, (ProfitTreeClassifier, ProfitTreeRegressor)):
+        raise TypeError("model must be a fitted ProfitTreeClassifier or ProfitTreeRegressor; "
+                        f"got {type(model).__name__}")
     check_is_fitted(model, "tree_")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or (
             chunk_size < 1):
@@ -766,9 +801,13 @@ def _score_file(model, data, output=None, *, target=None, keep=None, chunk_size=
                 if out_kind is not None:
                     if sink is None:
                         keep_index = not _is_default_index(cases.index, done)
+                        extra = {}
+                        if out_kind == "csv" and atomic and _gzipped(output):
+                            extra = {"gzipped": True}
+                        elif out_kind == "parquet":
+                            extra = {"copied": keep or []}
                         sink = _SINKS[out_kind](atomic.tmp if atomic else output, keep_index,
-                                                **({"gzipped": True} if out_kind == "csv"
-                                                   and atomic and _gzipped(output) else {}))
+                                                **extra)
                     try:
                         sink.write(cases)
                     except ValueError as exc:
