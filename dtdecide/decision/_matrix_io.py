@@ -23,7 +23,9 @@ def _python_scalar(x):
 
 
 _DECIMAL_COMMA = re.compile(r"^[+-]?\d*,\d+(?:[eE][+-]?\d+)?$")
-# the kind stored in the first header cell of a CSV: "level (kind=loss)"
+# the kind stored in the first header cell of a CSV: "level (kind=loss)"; the kinds are
+# those of DecisionMatrix (_matrix._KINDS, which imports this module; a test compares them)
+_CSV_KINDS = ("profit", "loss", "revenue")
 _KIND_MARK = re.compile(r"^(?P<name>.*?)\s*\(\s*kind\s*=\s*(?P<kind>[^()]*?)\s*\)$",
                         re.IGNORECASE)
 
@@ -441,15 +443,13 @@ def _read_json_file(path):
 def _stored_kind(cell, kind):
     """The first header cell without its kind mark, and the kind to read the file with
     (the stored one; ``kind`` when the file stores none)."""
-    from ._matrix import _KINDS
-
     mark = _KIND_MARK.match(cell)
     if mark is None:
         return cell, kind
     stored = mark.group("kind").lower()
-    if stored not in _KINDS:
+    if stored not in _CSV_KINDS:
         raise ValueError(f"the header {cell!r} names kind {mark.group('kind')!r}; expected "
-                         f"one of {_KINDS}")
+                         f"one of {_CSV_KINDS}")
     if kind is not None and kind != stored:
         raise ValueError(
             f"kind={kind!r} conflicts with the file, whose header {cell!r} stores kind "

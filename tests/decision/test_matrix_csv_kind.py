@@ -110,3 +110,10 @@ def test_the_command_line_reads_the_stored_kind(tmp_path):
     assert read_decisions(path).kind == "loss"
     with pytest.raises(CLIError, match=r"kind='revenue' conflicts with the file"):
         read_decisions(path, kind="revenue")
+
+
+def test_the_stored_kinds_are_the_matrix_kinds():
+    from dtdecide.decision._matrix import _KINDS
+    from dtdecide.decision._matrix_io import _CSV_KINDS
+
+    assert _CSV_KINDS == _KINDS
