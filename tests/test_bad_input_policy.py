@@ -116,6 +116,16 @@ def _full_propensity(f, scale=1.0):
     return pd.DataFrame({"B": np.full(N, 0.5 * scale), "A": np.full(N, 0.5 * scale)})
 
 
+class _Outcome(BaseEstimator):
+    """An outcome model predicting one value too few."""
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X) - 1)
+
+
 class _Guide(ClassifierMixin, BaseEstimator):
     """A guide whose posteriors are spoilt as ``mode`` says."""
 
@@ -227,6 +237,21 @@ CASES = [
      lambda f: _rewards(f, X=f.X.assign(x=np.r_[np.nan, f.X["x"][1:]]),
                         outcome_model=LinearRegression()), ValueError,
      ["outcome_model LinearRegression could not be", "X", "NaN"]),
+    ("rewards-propensity-model-nan",
+     lambda f: _rewards(f, propensity=None, propensity_model=_Guide("nan")), ValueError,
+     ["propensity_model _Guide.predict_proba must give probabilities", "nan"]),
+    ("rewards-propensity-model-rows-summing-to-3",
+     lambda f: _rewards(f, propensity=None, propensity_model=_Guide("sum")), ValueError,
+     ["propensity_model _Guide.predict_proba", "summing to 1"]),
+    ("rewards-propensity-model-labels",
+     lambda f: _rewards(f, propensity=None, propensity_model=_Guide("labels")), ValueError,
+     ["propensity_model _Guide: classes_ is", "decision codes"]),
+    ("rewards-propensity-model-extra-row",
+     lambda f: _rewards(f, propensity=None, propensity_model=_Guide("rows")), ValueError,
+     ["propensity_model _Guide.predict_proba gave shape", r"\(7, 2\)"]),
+    ("rewards-outcome-model-short",
+     lambda f: _rewards(f, outcome_model=_Outcome()), ValueError,
+     ["outcome_model _Outcome.predict gave shape", r"expected \(6,\)"]),
     ("rewards-costs-text-scalar", lambda f: _value(f, costs={"A": "1"}), TypeError,
      [r"costs\['A'\] must be a number or one number per case", "'1'"]),
     ("rewards-costs-bool-scalar", lambda f: _value(f, costs={"A": True}), TypeError,

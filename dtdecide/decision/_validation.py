@@ -28,6 +28,7 @@ from ._kernels import _FLOAT, _check_weight_total
 
 __all__ = ["check_1d", "check_interval_target", "check_per_case", "check_same_index",
            "check_sample_weight", "check_seed", "float_array", "has_missing_labels",
+           "model_classes", "model_proba",
            "reference_index", "refuse_bool_numbers", "reworded"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
@@ -399,3 +400,48 @@ def check_interval_target(y, name="y", *, estimator="ProfitTreeRegressor"):
     if not np.all(np.isfinite(t)):
         raise ValueError(f"{name} contains NaN or infinity; the target must be finite")
     return t
+
+
+def model_classes(model, fit_codes, name, what="level codes"):
+    """The integer codes of a fitted classifier's ``predict_proba`` columns: its
+    ``classes_``, which must be the codes ``fit_codes`` it was fitted on (a model that
+    relabels them, or has no ``classes_``, is refused naming ``name``)."""
+    classes = getattr(model, "classes_", None)
+    if classes is None:
+        raise TypeError(f"{name} has no classes_ after fit; it must be a scikit-learn "
+                        "classifier (fit sets classes_, the labels of the predict_proba "
+                        "columns)")
+    classes = np.asarray(classes).reshape(-1)
+    expected = np.unique(np.asarray(fit_codes))
+    try:
+        codes = classes.astype(np.float64)
+    except (TypeError, ValueError):
+        codes = None
+    if codes is None or codes.shape != expected.shape or not np.array_equal(codes, expected):
+        raise ValueError(f"{name}: classes_ is {classes.tolist()!r}; fitted on the {what} "
+                         f"{expected.tolist()!r}, it must give them as its classes_ (the "
+                         "labels of its predict_proba columns)")
+    return expected.astype(np.intp)
+
+
+def model_proba(proba, n_rows, n_classes, name):
+    """A fitted classifier's ``predict_proba`` output for ``n_rows`` cases as floats,
+    refused naming ``name`` unless it has one column per class and every row holds
+    probabilities (in [0, 1], summing to 1 within 1e-4: float32 models pass)."""
+    try:
+        proba = np.asarray(proba, dtype=_FLOAT)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}.predict_proba must give numbers; got "
+                        f"{type(proba).__name__}") from None
+    if proba.shape != (n_rows, n_classes):
+        raise ValueError(f"{name}.predict_proba gave shape {proba.shape} for {n_rows} cases; "
+                         f"expected ({n_rows}, {n_classes}): one row per case, one column per "
+                         "class of classes_")
+    bad = ~(np.isfinite(proba) & (proba >= 0) & (proba <= 1)).all(axis=1)
+    bad |= np.abs(np.where(np.isfinite(proba), proba, 0).sum(axis=1) - 1) > 1e-4
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{name}.predict_proba must give probabilities (in [0, 1], summing "
+                         f"to 1 in every row); a row holds {proba[i].tolist()}"
+                         + (f" ({int(bad.sum())} such rows)" if bad.sum() > 1 else ""))
+    return proba

@@ -33,6 +33,8 @@ from ..decision._validation import (
     check_seed,
     float_array,
     has_missing_labels,
+    model_classes,
+    model_proba,
     reference_index,
 )
 
@@ -388,13 +390,26 @@ def _fit_outcome(model, X, y, binary, seed):
 
 
 def _predict_outcome(model, X, binary):
+    n = n_rows(X)
     if isinstance(model, tuple):
-        return np.full(n_rows(X), model[1])
+        return np.full(n, model[1])
+    label = f"outcome_model {type(model).__name__}"
     if binary:
         proba = _scored(model, X, "outcome_model", "predict_proba")
-        classes = list(model.classes_)
-        return proba[:, classes.index(1.0)] if 1.0 in classes else np.zeros(n_rows(X))
-    return np.asarray(_scored(model, X, "outcome_model"), dtype=float).reshape(-1)
+        classes = np.asarray(getattr(model, "classes_", []), dtype=object).reshape(-1)
+        proba = model_proba(proba, n, classes.shape[0], label)
+        ones = [j for j, c in enumerate(classes) if c == 1]
+        return proba[:, ones[0]] if ones else np.zeros(n)
+    pred = _scored(model, X, "outcome_model")
+    try:
+        pred = np.asarray(pred, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{label}.predict must give numbers; got "
+                        f"{type(pred).__name__}") from None
+    if pred.shape not in ((n,), (n, 1)):
+        raise ValueError(f"{label}.predict gave shape {pred.shape} for {n} cases; expected "
+                         f"({n},): one outcome per case")
+    return pred.reshape(-1)
 
 
 def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensity=None,
@@ -525,10 +540,13 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
                 bar.update(1)
                 proba = _scored(fitted, take_rows(X, test), "propensity_model",
                                 "predict_proba")
-                cols = {int(c): j for j, c in enumerate(fitted.classes_)}
+                label = f"propensity_model {type(model).__name__}"
+                codes = model_classes(fitted, a_idx[train], label,
+                                      "decision codes (positions in decisions)")
+                proba = model_proba(proba, int(test.sum()), codes.shape[0], label)
                 e = np.zeros(int(test.sum()))
                 at = a_idx[test]
-                for d, j in cols.items():
+                for j, d in enumerate(codes):
                     e[at == d] = proba[at == d, j]
                 e_logged[test] = e
         e_raw = e_logged.copy()

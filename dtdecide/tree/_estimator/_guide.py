@@ -25,6 +25,7 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import check_random_state, has_fit_parameter
 
 from ...decision._consequences import Consequences
+from ...decision._validation import model_classes, model_proba
 
 __all__ = ["check_guide", "guide_posteriors", "guided_leaf_consequences"]
 
@@ -96,8 +97,9 @@ def guide_posteriors(estimator, X, target, F, rows, priors=None):
                 f"guide_model {name} could not be fitted on X or give its posteriors: "
                 f"{exc} (the guide reads X as the tree does, text columns as pandas "
                 "categoricals)") from exc
-        codes = _guide_codes(model, t[fit_rows], name)
-        post[np.ix_(score_rows, codes)] = _checked_proba(proba, len(score_rows), codes, name)
+        codes = model_classes(model, t[fit_rows], f"guide_model {name}")
+        post[np.ix_(score_rows, codes)] = model_proba(proba, len(score_rows), codes.shape[0],
+                                                      f"guide_model {name}")
     if priors is not None:
         share = np.bincount(t, weights=w, minlength=n_levels)
         share = share / share.sum()
@@ -107,50 +109,6 @@ def guide_posteriors(estimator, X, target, F, rows, priors=None):
         total = post.sum(axis=1, keepdims=True)
         post = np.divide(post, total, out=np.zeros_like(post), where=total > 0)
     return post
-
-
-def _guide_codes(model, fit_codes, name):
-    """The level codes of the guide's ``predict_proba`` columns (its ``classes_``, which
-    must be the codes it was fitted on)."""
-    classes = getattr(model, "classes_", None)
-    if classes is None:
-        raise TypeError(f"guide_model {name} has no classes_ after fit; a guide must be a "
-                        "scikit-learn classifier (fit sets classes_, the labels of the "
-                        "predict_proba columns)")
-    classes = np.asarray(classes).reshape(-1)
-    expected = np.unique(fit_codes)
-    try:
-        codes = classes.astype(np.float64)
-    except (TypeError, ValueError):
-        codes = None
-    if codes is None or codes.shape != expected.shape or not np.array_equal(codes, expected):
-        raise ValueError(f"guide_model {name}: classes_ is {classes.tolist()!r}; a guide "
-                         f"fitted on the level codes {expected.tolist()!r} must give them "
-                         "as its classes_ (the labels of its predict_proba columns)")
-    return expected.astype(np.intp)
-
-
-def _checked_proba(proba, n_rows, codes, name):
-    """The guide's posteriors of ``n_rows`` cases as floats: one column per class, every
-    row probabilities (in [0, 1], summing to 1)."""
-    try:
-        proba = np.asarray(proba, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"guide_model {name}.predict_proba must give numbers; got "
-                        f"{type(proba).__name__}") from None
-    if proba.shape != (n_rows, codes.shape[0]):
-        raise ValueError(f"guide_model {name}.predict_proba gave shape {proba.shape} for "
-                         f"{n_rows} cases; expected ({n_rows}, {codes.shape[0]}): one row "
-                         "per case, one column per class of classes_")
-    bad = ~(np.isfinite(proba) & (proba >= 0) & (proba <= 1)).all(axis=1)
-    bad |= np.abs(np.where(np.isfinite(proba), proba, 0).sum(axis=1) - 1) > 1e-4
-    if bad.any():
-        i = int(np.argmax(bad))
-        raise ValueError(f"guide_model {name}.predict_proba must give probabilities (in "
-                         f"[0, 1], summing to 1 in every row); a row holds "
-                         f"{proba[i].tolist()}" + (f" ({int(bad.sum())} such rows)"
-                                                  if bad.sum() > 1 else ""))
-    return proba
 
 
 def _as_categories(X):
