@@ -32,12 +32,25 @@ again (for one capacity: the gain of the next case in the ranking, or 0).
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
 __all__ = ["allocate", "brute_force_allocation"]
+
+METHODS = ("auto", "exact", "relaxation")
+#: ``method="auto"`` runs the mixed-integer program when the relaxation is not proven
+#: optimal and there are at most this many (case, limited decision) pairs that can pay
+AUTO_EXACT_PAIRS = 2000
+#: ``method="auto"`` warns when the allocation may be more than this (relative) below
+#: the optimum
+GAP_WARNING = 1e-3
+#: without a ``time_limit``, ``method="auto"`` gives each mixed-integer program this many
+#: seconds (it then keeps the better of its allocation and the relaxation's)
+AUTO_TIME_LIMIT = 10.0
+_MIP_REL_GAP = 1e-9
 
 
 def _as_float(v):
@@ -70,12 +83,25 @@ def _check_limits(limits, decisions, name):
     return out
 
 
+def check_method(method, time_limit):
+    """``method`` and ``time_limit`` of :func:`allocate`, checked; the time as a float."""
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)!r}; got {method!r}")
+    if time_limit is None:
+        return None
+    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or \
+            not _as_float(time_limit) > 0 or not np.isfinite(_as_float(time_limit)):
+        raise ValueError(
+            f"time_limit must be a positive number of seconds (or None); got {time_limit!r}")
+    return float(time_limit)
+
+
 def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
-             time_limit=None):
+             method="auto", time_limit=None):
     """The best decision of every case when some decisions are limited.
 
     See the module notes (:mod:`dtdecide.decision._capacity`) for the problem, the
-    methods and the shadow price.
+    methods, their guarantees and the shadow price.
 
     Parameters
     ----------
@@ -89,16 +115,39 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
         Spend of every decision for every case (needed with ``budget``).
     decisions : sequence of str, default=None
         Names of the columns of ``values``; default ``"0", "1", ...``.
+    method : {"auto", "exact", "relaxation"}, default="auto"
+        How a problem with a budget is solved (capacities alone are always solved
+        exactly, by ranking or an integral linear program).
+
+        - ``"relaxation"``: the linear relaxation (fast), rounded: its optimum is an
+          upper bound of the best total, and the allocation is within the gain of
+          as many cases as there are limits of it; ``gap`` says how far at most.
+        - ``"exact"``: the mixed-integer program (slow for many cases). Stopped by
+          ``time_limit`` before its proof, it returns the better of its allocation and
+          the relaxation's, with the tighter bound, and warns.
+        - ``"auto"``: the relaxation; when it is not proven optimal and the problem
+          has at most ``AUTO_EXACT_PAIRS`` (case, limited decision) pairs that beat
+          the case's best unlimited decision, the mixed-integer program. It warns
+          when the allocation returned may be more than ``GAP_WARNING`` (relative)
+          below the optimum.
     time_limit : float, default=None
-        Seconds the mixed-integer solver may take (budgets only).
+        Seconds each mixed-integer program may take (budgets only); None: no limit.
 
     Returns
     -------
     Bunch
         ``decision`` (ndarray of int: the decision index of every case), ``total`` (the
         total expected profit), ``unlimited_total`` (the total without limits),
-        ``used`` (dict: cases or spend per limited decision), ``shadow_price`` (dict:
-        the profit of one more unit of each limit), ``method`` (str).
+        ``used`` (dict: cases or spend per limited decision), ``method`` (str: how it
+        was solved), ``bound`` (a proven upper bound of the best total: the total
+        itself when ``optimal``), ``gap`` (``bound - total``, at least 0),
+        ``relative_gap`` (``gap / |bound|``), ``optimal`` (bool: the allocation is
+        proven best, up to the solvers' tolerances), ``shadow_price`` (dict: the
+        profit of one more unit of each limit, the difference of two proven optima;
+        empty when the allocation is not proven optimal) and ``lp_dual_price``
+        (dict: with a budget, the linear relaxation's dual value of each limit, its
+        marginal profit per unit *in the relaxation*; empty when the relaxation was
+        not solved).
 
     Examples
     --------
@@ -107,7 +156,24 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
     >>> a = allocate(values, {"call": 2}, decisions=["skip", "call"])
     >>> a.decision.tolist(), a.total, a.shadow_price, a.method
     ([1, 0, 1, 0], 9.0, {'call': 3.0}, 'ranking by gain')
+
+    A budget of 5 for letters costing 2, 3 and 4: by gain per unit of spend the
+    relaxation takes the first letter and 3/4 of the third (bound 4 + 0.75 * 5);
+    rounded, it sends the first and the second. The optimum is proven by the
+    mixed-integer program:
+
+    >>> values = [[0, 4], [0, 3], [0, 5]]
+    >>> spend = [[0, 2], [0, 3], [0, 4]]
+    >>> r = allocate(values, budget={"mail": 5}, spend=spend, decisions=["skip", "mail"],
+    ...              method="relaxation")
+    >>> r.decision.tolist(), r.total, r.bound, r.optimal, r.lp_dual_price
+    ([1, 1, 0], 7.0, 7.75, False, {'mail': 1.25})
+    >>> e = allocate(values, budget={"mail": 5}, spend=spend, decisions=["skip", "mail"],
+    ...              method="exact")
+    >>> e.total, e.optimal, e.shadow_price
+    (7.0, True, {'mail': 2.0})
     """
+    time_limit = check_method(method, time_limit)
     V = np.asarray(values, dtype=float)
     if V.ndim != 2 or V.shape[1] < 2:
         raise ValueError(f"values must have shape (n_samples, n_decisions >= 2); got {V.shape}")
@@ -146,36 +212,91 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
     best_free = V[:, unlimited].max(axis=1)
     free_arg = np.asarray(unlimited)[np.argmax(V[:, unlimited], axis=1)]
     unlimited_total = float(V.max(axis=1).sum())
-
-    def solve(cap, bud):
-        if not bud and len(cap) == 1:
-            return _rank(V, cap, best_free, free_arg) + ("ranking by gain",)
-        if not bud:
-            return _lp(V, cap) + ("linear program (integral)",)
-        return _milp(V, cap, bud, S, time_limit, best_free, free_arg) + (
-            "mixed-integer program",)
+    rows = np.arange(n)
 
     if not limited:
         dec = np.argmax(V, axis=1)
-        return Bunch(decision=dec, total=unlimited_total, unlimited_total=unlimited_total,
-                     used={}, shadow_price={}, method="unlimited")
-    dec, total, method = solve(cap, bud)
+        return _result(dec, unlimited_total, unlimited_total, {}, {}, "unlimited")
+    if not bud:
+        return _capacities(V, cap, decisions, best_free, free_arg, unlimited_total)
+
+    lim_of = sorted(limited)
+    order = np.asarray(lim_of, dtype=np.intp)
+    P = _Pairs(V, order, bud, S, best_free)
+    lim = np.array([cap[d] if d in cap else bud[d] for d in lim_of])
+
+    def solve(lim):
+        sol = _solve_budget(P, lim, method, time_limit)
+        dec = free_arg.copy()
+        dec[P.case[sol.take]] = order[P.which[sol.take]]
+        total = float(V[rows, dec].sum())
+        return sol, dec, total, max(float(best_free.sum()) + sol.bound, total)
+
+    sol, dec, total, bound = solve(lim)
     shadow = {}
-    for d in sorted(limited):
-        if d in cap:
-            more = dict(cap)
-            more[d] = cap[d] + 1
-            _, t2, _ = solve(more, bud)
-        else:
-            more = dict(bud)
-            more[d] = bud[d] + 1
-            _, t2, _ = solve(cap, more)
-        shadow[decisions[d]] = float(max(t2 - total, 0.0))
+    if sol.proven:  # exact only where both optima are proven
+        for k, d in enumerate(lim_of):
+            more = lim.copy()
+            more[k] += 1
+            sol2, _, t2, _ = solve(more)
+            if sol2.proven:
+                shadow[decisions[d]] = float(max(t2 - total, 0.0))
+    dual = {} if sol.dual is None else {
+        decisions[d]: float(sol.dual[k]) for k, d in enumerate(lim_of)}
     used = {}
-    for d in sorted(limited):
+    for d in lim_of:
         used[decisions[d]] = float(S[dec == d, d].sum()) if d in bud else int((dec == d).sum())
+    how = _METHOD_NAMES.get(sol.how, sol.how)
+    out = _result(dec, total, unlimited_total, used, shadow, how, bound=bound,
+                  optimal=bool(sol.proven), lp_dual_price=dual)
+    if not sol.proven and method == "exact" and time_limit is not None:
+        warnings.warn(
+            f"allocate: the mixed-integer program stopped at time_limit={time_limit:g} s "
+            f"without proving its allocation optimal; the allocation returned is within "
+            f"{out.gap:.6g} ({out.relative_gap:.3g} of the bound) of the optimum",
+            UserWarning, stacklevel=2)
+    elif not sol.proven and method == "auto" and out.relative_gap > GAP_WARNING:
+        warnings.warn(
+            f"allocate: the allocation is within {out.gap:.6g} ({out.relative_gap:.3g} of "
+            f"the bound {bound:.6g}) of the optimum, not proven optimal; "
+            "method='exact' (with a time_limit) may close the gap",
+            UserWarning, stacklevel=2)
+    return out
+
+
+_METHOD_NAMES = {
+    "linear relaxation": "linear relaxation, rounded",
+    "no case gains": "no case gains",
+}
+
+
+def _result(dec, total, unlimited_total, used, shadow, method, *, bound=None, optimal=True,
+            lp_dual_price=None):
+    bound = float(total) if bound is None else float(bound)
+    gap = max(bound - float(total), 0.0)
+    relative = 0.0 if gap == 0 else (gap / abs(bound) if bound != 0 else np.inf)
     return Bunch(decision=dec, total=float(total), unlimited_total=unlimited_total,
-                 used=used, shadow_price=shadow, method=method)
+                 used=used, shadow_price=shadow, method=method, bound=bound, gap=gap,
+                 relative_gap=float(relative), optimal=optimal,
+                 lp_dual_price={} if lp_dual_price is None else lp_dual_price)
+
+
+def _capacities(V, cap, decisions, best_free, free_arg, unlimited_total):
+    """Capacities alone: exact by ranking (one) or an integral linear program."""
+    def solve(cap):
+        if len(cap) == 1:
+            return _rank(V, cap, best_free, free_arg) + ("ranking by gain",)
+        return _lp_capacities(V, cap) + ("linear program (integral)",)
+
+    dec, total, method = solve(cap)
+    shadow = {}
+    for d in sorted(cap):
+        more = dict(cap)
+        more[d] = cap[d] + 1
+        _, t2, _ = solve(more)
+        shadow[decisions[d]] = float(max(t2 - total, 0.0))
+    used = {decisions[d]: int((dec == d).sum()) for d in sorted(cap)}
+    return _result(dec, total, unlimited_total, used, shadow, method)
 
 
 def _rank(V, cap, best_free, free_arg):
@@ -189,7 +310,7 @@ def _rank(V, cap, best_free, free_arg):
     return dec, float(V[np.arange(V.shape[0]), dec].sum())
 
 
-def _lp(V, cap):
+def _lp_capacities(V, cap):
     from scipy.optimize import linprog
     from scipy.sparse import csr_matrix
 
@@ -211,51 +332,213 @@ def _lp(V, cap):
     return dec, float(V[np.arange(n), dec].sum())
 
 
-def _milp(V, cap, bud, S, time_limit, best_free, free_arg):
-    """The budget problem as a mixed-integer program over the choices that can pay.
+class _Pairs:
+    """The (case, limited decision) pairs that beat the case's best unlimited decision.
 
-    A case not given a limited decision takes its best unlimited one, so only the pairs
-    (case, limited decision) whose value beats that are variables, each worth its gain
-    over it; a case takes at most one of them. The same optimum as the program over
-    every (case, decision) pair, far smaller: with one budgeted decision it is the
-    knapsack of the cases that gain by it.
+    A case not given a limited decision takes its best unlimited one, so only these
+    pairs can pay: each is worth its *gain* over that decision and *uses* one unit of a
+    capacity or its spend of a budget. ``which`` numbers the limited decision (position
+    in ``limited``); the pairs are ordered by case.
+    """
+
+    def __init__(self, V, limited, bud, S, best_free):
+        gain = V[:, limited] - best_free[:, None]
+        self.case, self.which = np.nonzero(gain > 0)
+        self.gain = gain[self.case, self.which]
+        self.use = np.ones(self.case.size)
+        for k, d in enumerate(limited):
+            if d in bud:
+                sel = self.which == k
+                self.use[sel] = S[self.case[sel], d]
+        self.limited = limited
+        self.n_cases = V.shape[0]
+
+    @property
+    def m(self):
+        return self.case.size
+
+    def used(self, take):
+        """Units of each limit that the taken pairs use."""
+        return np.bincount(self.which[take], weights=self.use[take],
+                           minlength=self.limited.size)
+
+
+class _Solution:
+    """Taken pairs, their total gain, a proven upper bound of the optimum gain."""
+
+    def __init__(self, take, gain, bound, proven, how, dual=None):
+        self.take, self.gain, self.bound, self.proven = take, gain, bound, proven
+        self.how, self.dual = how, dual
+
+
+def _slack(lim):
+    # the float sums of many spends that meet a limit exactly may pass it by rounding
+    return 1e-10 * np.maximum(1.0, np.abs(lim))
+
+
+def _fractional_knapsack(P, lim):
+    """The LP relaxation with one limited decision: by gain per unit, the last one cut."""
+    ratio = np.divide(P.gain, P.use, out=np.full(P.m, np.inf), where=P.use > 0)
+    order = np.argsort(-ratio, kind="stable")
+    cum = np.cumsum(P.use[order])
+    k = int(np.searchsorted(cum, lim[0], side="right"))
+    x = np.zeros(P.m)
+    x[order[:k]] = 1.0
+    dual = np.zeros(1)
+    if k < P.m:
+        j = order[k]
+        x[j] = (lim[0] - (cum[k - 1] if k else 0.0)) / P.use[j]
+        dual[0] = ratio[j]
+    return x, float(P.gain @ x), dual
+
+
+def _lp(P, lim):
+    """The LP relaxation with several limits (HiGHS interior point and crossover).
+
+    A vertex: at most as many cases are fractional as there are limits. HiGHS'
+    presolve is left out: on one dense row of 20,000 columns it alone took seconds.
+    """
+    from scipy.optimize import linprog
+
+    L = P.limited.size
+    A = _pair_rows(P, L)
+    b = np.concatenate([lim, np.ones(A.shape[0] - L)])
+    res = linprog(-P.gain, A_ub=A, b_ub=b, bounds=(0, 1), method="highs-ipm",
+                  options={"presolve": False})
+    if res.status != 0:
+        raise RuntimeError(f"the budget linear relaxation failed: {res.message}")
+    x = np.clip(res.x, 0.0, 1.0)
+    return x, float(-res.fun), np.maximum(-res.ineqlin.marginals[:L], 0.0)
+
+
+def _pair_rows(P, L):
+    """Rows over the pairs: one per limit (its use), then one per case with several
+    pairs (at most one of them)."""
+    from scipy.sparse import csr_matrix, vstack
+
+    var = np.arange(P.m)
+    limits = csr_matrix((P.use, (P.which, var)), shape=(L, P.m))
+    several = np.flatnonzero(np.bincount(P.case, minlength=P.n_cases) > 1)
+    if not several.size:
+        return limits
+    keep = np.isin(P.case, several)
+    row_of = np.full(P.n_cases, -1, dtype=np.intp)
+    row_of[several] = np.arange(several.size)
+    one = csr_matrix((np.ones(int(keep.sum())), (row_of[P.case[keep]], var[keep])),
+                     shape=(several.size, P.m))
+    return vstack([limits, one]).tocsr()
+
+
+def _relaxation(P, lim):
+    """The LP relaxation's bound and a feasible allocation rounded from its optimum.
+
+    The pairs the LP takes whole are kept (within the limits); each case the LP splits
+    gets its best pair that still fits (else its unlimited decision); the units left
+    go greedily, by gain per unit, to the cases still on an unlimited decision.
+    """
+    if P.limited.size == 1:
+        x, bound, dual = _fractional_knapsack(P, lim)
+    else:
+        x, bound, dual = _lp(P, lim)
+    take = x >= 1.0 - 1e-9
+    split = (x > 1e-9) & ~take
+    whole = not split.any()
+    room = lim - P.used(take)
+    slack = _slack(lim)
+    for k in np.flatnonzero(room < -slack):  # a rounded-up pair may pass a limit
+        mine = np.flatnonzero(take & (P.which == k))
+        for j in mine[np.argsort(P.gain[mine] / np.maximum(P.use[mine], 1e-300))]:
+            take[j] = False
+            room[k] += P.use[j]
+            whole = False
+            if room[k] >= -slack[k]:
+                break
+    busy = np.zeros(P.n_cases, dtype=bool)
+    busy[P.case[take]] = True
+    starts = np.searchsorted(P.case, np.arange(P.n_cases + 1))
+    split_cases = np.unique(P.case[split])
+    worth = np.bincount(P.case[split], weights=(P.gain * x)[split], minlength=P.n_cases)
+    for c in split_cases[np.argsort(-worth[split_cases], kind="stable")]:
+        if busy[c]:
+            continue
+        mine = np.arange(starts[c], starts[c + 1])
+        for j in mine[np.argsort(-P.gain[mine], kind="stable")]:
+            if P.use[j] <= room[P.which[j]] + slack[P.which[j]]:
+                take[j] = busy[c] = True
+                room[P.which[j]] -= P.use[j]
+                break
+    cand = np.flatnonzero(~busy[P.case] & (P.use <= room[P.which] + slack[P.which]))
+    ratio = np.divide(P.gain[cand], P.use[cand], out=np.full(cand.size, np.inf),
+                      where=P.use[cand] > 0)
+    for j in cand[np.argsort(-ratio, kind="stable")]:
+        k = P.which[j]
+        if not busy[P.case[j]] and P.use[j] <= room[k] + slack[k]:
+            take[j] = busy[P.case[j]] = True
+            room[k] -= P.use[j]
+    gain = float(P.gain[take].sum())
+    return _Solution(take, gain, max(bound, gain), whole, "linear relaxation", dual)
+
+
+def _milp(P, lim, time_limit):
+    """The budget problem as a mixed-integer program over the pairs that can pay.
+
+    The same optimum as the program over every (case, decision) pair, far smaller: with
+    one budgeted decision it is the knapsack of the cases that gain by it. HiGHS'
+    relative gap is set to 1e-9 (its default, 1e-4, would stop short of the optimum).
     """
     from scipy.optimize import Bounds, LinearConstraint, milp
-    from scipy.sparse import csr_matrix
 
-    limited = np.asarray(sorted(set(cap) | set(bud)), dtype=np.intp)
-    gain = V[:, limited] - best_free[:, None]
-    case, which = np.nonzero(gain > 0)
-    dec = free_arg.copy()
-    if case.size == 0:
-        return dec, float(best_free.sum())
-    m = case.size
-    var = np.arange(m)
-    cons = []
-    several = np.flatnonzero(np.bincount(case) > 1)  # cases with two candidate decisions
-    if several.size:
-        keep = np.isin(case, several)
-        row_of = np.full(V.shape[0], -1, dtype=np.intp)
-        row_of[several] = np.arange(several.size)
-        cons.append(LinearConstraint(csr_matrix(
-            (np.ones(int(keep.sum())), (row_of[case[keep]], var[keep])),
-            shape=(several.size, m)), -np.inf, 1))
-    for k, d in enumerate(limited):
-        sel = var[which == k]
-        if d in cap:
-            coef, bound = np.ones(sel.size), cap[d]
-        else:
-            coef, bound = S[case[sel], d], bud[d]
-        cons.append(LinearConstraint(csr_matrix(
-            (coef, (np.zeros(sel.size, dtype=np.intp), sel)), shape=(1, m)), -np.inf, bound))
-    options = {} if time_limit is None else {"time_limit": float(time_limit)}
-    res = milp(-gain[case, which], constraints=cons, integrality=np.ones(m),
-               bounds=Bounds(0, 1), options=options)
-    if res.x is None:
+    L = P.limited.size
+    A = _pair_rows(P, L)
+    b = np.concatenate([lim, np.ones(A.shape[0] - L)])
+    options = {"mip_rel_gap": _MIP_REL_GAP}
+    if time_limit is not None:
+        options["time_limit"] = time_limit
+    res = milp(-P.gain, constraints=LinearConstraint(A, -np.inf, b),
+               integrality=np.ones(P.m), bounds=Bounds(0, 1), options=options)
+    if res.status not in (0, 1) or (res.status == 0 and res.x is None):
         raise RuntimeError(f"the budget mixed-integer program failed: {res.message}")
+    bound = getattr(res, "mip_dual_bound", None)
+    bound = np.inf if bound is None or not np.isfinite(bound) else float(-bound)
+    if res.x is None:  # stopped at time_limit before any allocation
+        return _Solution(None, -np.inf, bound, False, "mixed-integer program")
     take = res.x > 0.5
-    dec[case[take]] = limited[which[take]]
-    return dec, float(V[np.arange(V.shape[0]), dec].sum())
+    gain = float(P.gain[take].sum())
+    proven = res.status == 0
+    if proven:
+        bound = max(min(bound, gain + _MIP_REL_GAP * abs(gain)), gain)
+    return _Solution(take, gain, max(bound, gain), proven, "mixed-integer program")
+
+
+def _better(a, b):
+    """The better allocation of two solutions of one problem, with the tighter bound."""
+    best = a if a.gain >= b.gain else b
+    bound = min(a.bound, b.bound)
+    proven = a.proven or b.proven or bound - best.gain <= _tolerance(bound)
+    dual = a.dual if a.dual is not None else b.dual
+    how = best.how if best is a or a.take is None else f"{best.how} (better than the {a.how})"
+    return _Solution(best.take, best.gain, max(bound, best.gain), proven, how, dual)
+
+
+def _tolerance(bound):
+    return 1e-9 * max(1.0, abs(bound))
+
+
+def _solve_budget(P, lim, method, time_limit):
+    """Solve by ``method``; see :func:`allocate`."""
+    if P.m == 0:
+        return _Solution(np.zeros(0, dtype=bool), 0.0, 0.0, True, "no case gains",
+                         np.zeros(P.limited.size))
+    if method == "exact":
+        e = _milp(P, lim, time_limit)
+        return e if e.proven else _better(e, _relaxation(P, lim))
+    r = _relaxation(P, lim)
+    if not r.proven and r.bound - r.gain <= _tolerance(r.bound):
+        r.proven = True
+    if method == "relaxation" or r.proven or P.m > AUTO_EXACT_PAIRS:
+        return r
+    limit = AUTO_TIME_LIMIT if time_limit is None else time_limit
+    return _better(_milp(P, lim, limit), r)
 
 
 def brute_force_allocation(values, capacity=None, *, budget=None, spend=None):
@@ -281,7 +564,7 @@ def brute_force_allocation(values, capacity=None, *, budget=None, spend=None):
 
 
 def decide_limited(P, matrix, *, rho, target, costs, sample_weight, capacity, budget, index,
-                   target_name, time_limit=None):
+                   target_name, method="auto", time_limit=None):
     """:func:`dtdecide.decide` under ``capacity`` / ``budget`` (the engine calls it).
 
     ``P``: validated posteriors (predictions); ``target``: level codes or values or None.
@@ -314,7 +597,7 @@ def decide_limited(P, matrix, *, rho, target, costs, sample_weight, capacity, bu
             for d in range(matrix.n_decisions)
         ])
     alloc = allocate(A, capacity, budget=budget, spend=spend, decisions=matrix.decisions,
-                     time_limit=time_limit)
+                     method=method, time_limit=time_limit)
     dec = np.asarray(alloc.decision, dtype=np.intp)
     E = A[np.arange(n), dec]
     IC, C, B = realised_profits(matrix, dec, cons, target)
@@ -338,6 +621,9 @@ def with_allocation(res, alloc, sign=1):
         extra[f"used[{d}]"] = v
     for d, v in alloc.shadow_price.items():
         extra[f"shadow_price[{d}]"] = v
+    extra["allocation_gap"] = alloc.gap
+    for d, v in alloc.lp_dual_price.items():
+        extra[f"lp_dual_price[{d}]"] = v
     name = res.summary.name
     res.summary = pd.concat([res.summary, pd.Series(extra, dtype=float)])
     res.summary.name = name

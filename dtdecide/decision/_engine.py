@@ -9,6 +9,7 @@ import pandas as pd
 from .._dtypes import code_dtype
 from .._jit import kernels_mode, use_compiled
 from .._parallel import check_n_jobs, one_blas_thread, thread_pool
+from ._capacity import check_method
 from ._kernels import (
     _FLOAT,
     _adjust_posteriors,
@@ -672,7 +673,7 @@ def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
 def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_costs=None,
            sample_weight=None, train_priors=None, target_name="target", threshold=None,
            do_nothing="do nothing", chunk_size=None, capacity=None, budget=None,
-           n_jobs=None):
+           method="auto", time_limit=None, n_jobs=None):
     """Decide for every case and sum up the profit (or loss) of the decisions.
 
     For a categorical target, ``A(i,d) = sum_t Q(i,t,d) Post(i,t)`` and the decision
@@ -731,7 +732,15 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         one decision must stay unlimited.
     budget : dict, default=None
         ``{decision: B}``: the investment cost (revenue matrix) of the cases given that
-        decision is at most ``B``; solved exactly as a mixed-integer program.
+        decision is at most ``B`` (solved by ``method``).
+    method : {"auto", "exact", "relaxation"}, default="auto"
+        How a budget is solved (see :func:`allocate`): ``"relaxation"`` rounds the
+        linear relaxation (fast, with a proven bound of the optimum), ``"exact"``
+        solves the mixed-integer program (slow for many cases), ``"auto"`` the
+        relaxation and, when it is not proven optimal and the problem is small, the
+        mixed-integer program. Capacities alone are always solved exactly.
+    time_limit : float, default=None
+        Seconds each mixed-integer program of a budget may take; None: no limit.
     n_jobs : int, default=None
         Threads that share the chunks of a categorical matrix with additive costs (the
         common case: levels, constant costs and cost columns): None means 1 (unless a
@@ -758,8 +767,12 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         prior-adjusted); with a threshold ``do_nothing_frequency``. With ``capacity``
         or ``budget``: ``unlimited_total_expected_<w>`` (without the limits),
         ``used[<d>]`` (cases, or spend, of each limited decision) and
-        ``shadow_price[<d>]`` (the expected profit of one more unit of its limit); the
-        result's ``allocation`` holds them as a Bunch.
+        ``shadow_price[<d>]`` (the expected profit of one more unit of its limit, when
+        the allocation is proven optimal), ``allocation_gap`` (at most this much
+        expected profit below the optimum; 0 when proven optimal) and, with a budget,
+        ``lp_dual_price[<d>]`` (the linear relaxation's marginal profit per unit of
+        each limit, when it was solved). The result's ``allocation`` holds them as a
+        Bunch (see :func:`allocate`).
 
     See Also
     --------
@@ -812,6 +825,7 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
     if not isinstance(target_name, str):
         raise TypeError(f"target_name must be a str; got {target_name!r}")
     n_threads = check_n_jobs(n_jobs)
+    time_limit = check_method(method, time_limit)
     P, index = _posterior_array(posteriors_or_predictions, matrix)
     n = P.shape[0]
     given_index = index  # only a pandas input index is checked against y/costs/weights
@@ -915,7 +929,8 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         target = t_all if t_all is not None else (None if t_enc is None else t_enc.codes())
         return decide_limited(P, matrix, rho=rho, target=target, costs=costs,
                               sample_weight=F, capacity=capacity, budget=budget,
-                              index=index, target_name=target_name)
+                              index=index, target_name=target_name, method=method,
+                              time_limit=time_limit)
     missing = np.zeros(n, dtype=bool)
 
     # --- per-chunk decisions
