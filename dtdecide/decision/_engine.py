@@ -740,7 +740,8 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         relaxation and, when it is not proven optimal and the problem is small, the
         mixed-integer program. Capacities alone are always solved exactly.
     time_limit : float, default=None
-        Seconds each mixed-integer program of a budget may take; None: no limit.
+        Seconds each mixed-integer program of a budget may take; None: no limit
+        with ``"exact"``, 5 s with ``"auto"``.
     n_jobs : int, default=None
         Threads that share the chunks of a categorical matrix with additive costs (the
         common case: levels, constant costs and cost columns): None means 1 (unless a
