@@ -113,7 +113,12 @@ def uplift_curve(score, treatment, outcome, *, propensity=None):
                                  reference="score"), "propensity")
         if not ((p > 0) & (p < 1)).all():
             raise ValueError("propensity must be in (0, 1) for every case")
-        w = np.where(t, 1 / p, 1 / (1 - p))
+        with np.errstate(divide="ignore", over="ignore"):
+            w = np.where(t, 1 / p, 1 / (1 - p))
+        if not np.isfinite(w).all():
+            i = int(np.argmax(~np.isfinite(w)))
+            raise ValueError(f"propensity of row {i} ({float(p[i])!r}) is too close to 0 or 1: its "
+                             "inverse-propensity weight overflows")
     if not t.any() or t.all():
         raise ValueError("treatment: the curves need treated and control cases")
     order = np.argsort(-s, kind="stable")
@@ -130,7 +135,9 @@ def uplift_curve(score, treatment, outcome, *, propensity=None):
     if not (np.isfinite(uplift).all() and np.isfinite(qini).all()):
         raise ValueError(
             "outcome: the sums of the outcomes overflow (largest magnitude "
-            f"{float(np.abs(y).max()):.3g}); rescale them, e.g. to thousands")
+            f"{float(np.abs(y).max()):.3g}"
+            + ("" if propensity is None else f", largest weight {float(w.max()):.3g}")
+            + "); rescale them, e.g. to thousands")
     k = np.flatnonzero(last) + 1
     curve = pd.DataFrame({
         "fraction": np.r_[0.0, k / n], "n_cases": np.r_[0, k],
