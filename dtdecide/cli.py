@@ -8,6 +8,7 @@ files, and 1 on an unexpected error.
 
 import argparse
 import gzip
+import re
 import sys
 import warnings
 import zlib
@@ -366,6 +367,10 @@ def _in_cli_words(exc):
     for word, option in (("sample_weight_valid", "the --weight column"),
                          ("sample_weight", "the --weight column")):
         text = text.replace(word, option)
+    # --guide cross-fits its guide over the default guide_cv=5 folds (no option sets it)
+    text = re.sub(r"guide_cv=(\d+): (.*) needs at least guide_cv of each level",
+                  r"--guide cross-fits the guide over \1 folds: \2 needs at least \1 rows "
+                  r"of each level (add rows or leave out --guide)", text)
     return text
 
 

@@ -516,3 +516,21 @@ def test_a_kept_column_empty_in_the_first_chunk_is_written_as_text(f):
     back = pd.read_parquet(out)
     assert back["note"].isna().tolist() == [True] * 20 + [False] * 20
     assert back["note"].iloc[20:].eq("call back").all()
+
+
+def test_cli_guide_on_a_rare_level_names_the_option(tmp_path, capsys):
+    """dtdecide fit --guide on a level of 3 rows named guide_cv, which the command line
+    has no option for; it now names --guide and its 5 folds."""
+    from dtdecide.cli import main
+
+    data = pd.DataFrame({"age": np.arange(40), "y": ["yes"] * 3 + ["no"] * 37})
+    data.to_csv(tmp_path / "rare.csv", index=False)
+    pd.DataFrame({"level": ["yes", "no"], "call": [20, -2], "skip": [0, 0]}).to_csv(
+        tmp_path / "decisions.csv", index=False)
+    rc = main(["fit", str(tmp_path / "rare.csv"), "--target", "y", "--decisions",
+               str(tmp_path / "decisions.csv"), "--criterion", "profit", "--guide",
+               "boosting", "-o", str(tmp_path / "m.dtdecide"), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "--guide cross-fits the guide over 5 folds" in err
+    assert "guide_cv" not in err

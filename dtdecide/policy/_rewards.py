@@ -366,7 +366,8 @@ def _fitted(model, X, y, name, seed):
     try:
         return _seeded(clone(model), seed).fit(X, y)
     except (TypeError, ValueError) as exc:
-        raise _model_error(exc, model, name, "fitted on X") from exc
+        target = "the outcomes" if name == "outcome_model" else "the logged decisions"
+        raise _model_error(exc, model, name, f"fitted on X and {target}") from exc
 
 
 def _scored(fitted, X, name, method="predict"):
