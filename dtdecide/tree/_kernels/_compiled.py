@@ -396,11 +396,13 @@ def case_node_sums(parent, leaf, node_in, base, costs, by_case, col_of, const, u
     to ``parts[c]`` (``parts2[c]`` with ``squares``). Within a chunk the sums are taken
     level by level up the paths (step ``k``: the node ``k`` levels above each case's
     leaf), each step's sums in case order and then added into the chunk's sums: the
-    order of the NumPy twin's ``bincount`` steps. Each case is read once and walks up its
-    own path (one buffer of sums per step), and the parts of ``A`` that do not depend on
-    the case are computed once per call. One call covers a thread's chunks, so that no
-    chunk needs the interpreter: the chunks' sums are the same whichever thread takes
-    them.
+    order of the NumPy twin's ``bincount`` steps. The chunk's costs and profits per case
+    and decision are first gathered into small buffers (tight loops over the cases; the
+    walk up the paths then reads them as the former kernel read its chunk's cost rows
+    and ``q``: as fast on one thread), each case then walks up its own path once (one
+    buffer of sums per step), and the parts of ``A`` that do not depend on the case are
+    computed once per call. One call covers a thread's chunks, so that no chunk needs
+    the interpreter: the chunks' sums are the same whichever thread takes them.
     """
     n_levels = base.shape[0]
     n_dec = base.shape[1]
@@ -436,7 +438,12 @@ def case_node_sums(parent, leaf, node_in, base, costs, by_case, col_of, const, u
     step = np.zeros((max_steps, size))
     step2 = np.zeros((max_steps if squares else 0, size))
     a = np.empty(n_dec)
-    ci = np.zeros(n_dec)
+    longest = 0
+    for c in range(c0, c1):
+        longest = max(longest, bounds[c + 1] - bounds[c])
+    cc = np.empty((longest, n_dec))
+    qq = np.empty((longest, n_dec))
+    gone = np.empty(longest, dtype=np.bool_)
     for c in range(c0, c1):
         lo = bounds[c]
         hi = bounds[c + 1]
@@ -450,27 +457,45 @@ def case_node_sums(parent, leaf, node_in, base, costs, by_case, col_of, const, u
             if squares:
                 for j in range(size):
                     step2[k, j] = 0.0
+        # the chunk's costs and profits per case and decision first (each case's 0 for a
+        # missing cost, with weight 0), in tight loops over the cases
+        m = hi - lo
+        for d in range(n_dec):
+            j = col_of[d]
+            for r in range(m):
+                if not use_costs:
+                    cc[r, d] = 0.0
+                elif j < 0:
+                    cc[r, d] = const[d]
+                elif by_case:
+                    cc[r, d] = costs[lo + r, j]
+                else:
+                    cc[r, d] = costs[j, lo + r]
+        for r in range(m):
+            i = lo + r
+            gone[r] = False
+            if use_costs:
+                for d in range(n_dec):
+                    if np.isnan(cc[r, d]):
+                        gone[r] = True
+            if gone[r]:
+                for d in range(n_dec):
+                    qq[r, d] = 0.0
+            elif has_q:
+                for d in range(n_dec):
+                    qq[r, d] = q[i, d]
+            else:
+                ti = np.intp(target[i])
+                for d in range(n_dec):
+                    qq[r, d] = base[ti, d] - cc[r, d] if use_costs else base[ti, d]
         # each case walks up its path once; step k's sums (the node k levels above the
         # leaf) are kept apart, in case order, and added into the chunk's sums step by
         # step
-        for i in range(lo, hi):
+        for r in range(m):
+            i = lo + r
             v = np.intp(leaf[i])
             g = np.intp(group[i]) if per_case_group else 0
-            wi = weight[0] if unit else weight[i]
-            gone = False
-            if use_costs:
-                for d in range(n_dec):
-                    j = col_of[d]
-                    if j < 0:
-                        ci[d] = const[d]
-                    elif by_case:
-                        ci[d] = costs[i, j]
-                    else:
-                        ci[d] = costs[j, i]
-                    if np.isnan(ci[d]):
-                        gone = True
-            if gone:
-                wi = 0.0
+            wi = 0.0 if gone[r] else (weight[0] if unit else weight[i])
             k = 0
             while v >= 0:
                 bad = False
@@ -478,7 +503,7 @@ def case_node_sums(parent, leaf, node_in, base, costs, by_case, col_of, const, u
                 for d in range(n_dec):
                     x = P[v, d]
                     if use_costs:
-                        x -= ci[d] * rs
+                        x -= cc[r, d] * rs
                     if np.isnan(x):
                         bad = True
                     a[d] = x
@@ -487,14 +512,7 @@ def case_node_sums(parent, leaf, node_in, base, costs, by_case, col_of, const, u
                     for d in range(1, n_dec):
                         if a[d] > a[best]:
                             best = d
-                if gone:
-                    val = 0.0
-                elif has_q:
-                    val = q[i, best]
-                else:
-                    val = base[np.intp(target[i]), best]
-                    if use_costs:
-                        val = val - ci[best]
+                val = qq[r, best]
                 key = v * n_groups + g
                 wv = wi * val
                 step[k, key] += wv
