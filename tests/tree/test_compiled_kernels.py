@@ -689,6 +689,27 @@ def test_seeded_subsample_rows_equal_numpy_choice(seed, n, frac):
 
 
 @SETTINGS
+@given(seed=st.integers(0, 2**63 - 1), n=st.integers(2, 300_000), frac=st.floats(0.0, 0.05))
+def test_floyd_rows_equal_numpy_choice(seed, n, frac):
+    # Floyd's regime (NumPy's hash set of draws; here a bitmap): the sorted rows of a
+    # fresh generator's choice, from its raw outputs alone; too few raw outputs: None
+    size = max(1, min(n - 1, int(round(frac * n))))
+    if _binning._tail_shuffle(n, size):
+        size = max(1, n // 20)
+    want = np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False,
+                                                      shuffle=False))
+    got = _binning._seed_floyd(seed, n, size)
+    assert got.dtype == np.int64 and np.array_equal(got, want)
+    assert np.array_equal(_binning.seeded_subsample_rows(seed, n, size, compiled=True), want)
+    if size > 200:
+        from dtdecide.tree._kernels import _compiled_sums
+
+        raw = np.random.default_rng(seed).bit_generator.random_raw(size // 4)
+        bits = np.zeros((n + 63) // 64, dtype=np.uint64)
+        assert not _compiled_sums.sorted_floyd_rows(raw, n, bits, np.empty(size, np.int64))
+
+
+@SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), top=st.integers(2**31, 2**32 - 2),
        size=st.integers(1, 400))
 def test_tail_draws_equal_generator_integers(seed, top, size):
@@ -729,7 +750,10 @@ def test_early_draw_gives_the_binners_rows(monkeypatch):
 
     with ThreadPool(2) as pool:
         assert _binning.EarlyDraw.start(pool, 11, 50_000, 5_000, False) is None  # NumPy's
-        assert _binning.EarlyDraw.start(pool, 11, 50_000, 500, True) is None  # no tail
+        assert _binning.EarlyDraw.start(pool, 11, 9_000, 500, True) is None  # few rows
+        floyd = _binning.EarlyDraw.start(pool, 11, 50_000, 500, True)  # Floyd's regime
+        assert np.array_equal(floyd.rows_for(11, 50_000, 500, True), np.sort(
+            np.random.default_rng(11).choice(50_000, size=500, replace=False, shuffle=False)))
         early = _binning.EarlyDraw.start(pool, 11, 50_000, 5_000, True)
         assert early.rows_for(12, 50_000, 5_000, True) is None
         assert early.rows_for(11, 50_000, 4_000, True) is None

@@ -454,14 +454,74 @@ def _seed_tail_kernel(seed, n, size):
     return run
 
 
+def _seed_floyd(seed, n, size):
+    """The sorted rows of ``default_rng(seed).choice(n, size, replace=False,
+    shuffle=False)`` in Floyd's regime (not :func:`_tail_shuffle`), computed without
+    calling back into Python
+    (:func:`~dtdecide.tree._kernels._compiled_sums.sorted_floyd_rows` from the
+    generator's raw outputs), or None when the raw outputs drawn were too few."""
+    return _seed_floyd_kernel(seed, n, size)()
+
+
+def _seed_floyd_kernel(seed, n, size):
+    """:func:`_seed_floyd` in two steps, as :func:`_seed_tail_kernel`."""
+    from . import _compiled_sums
+
+    raw = np.random.default_rng(seed).bit_generator.random_raw(size // 2 + size // 256 + 64)
+    rows = np.empty(size, dtype=np.int64)
+    args = (raw, n, np.zeros((n + 63) // 64, dtype=np.uint64), rows)
+
+    def run():
+        nonlocal args
+        ok = _compiled_sums.sorted_floyd_rows(*args)
+        args = None
+        return rows if ok else None
+
+    return run
+
+
+def _seed_rows(seed, n, size):
+    """The compiled sorted rows of either regime (:func:`_seed_tail`,
+    :func:`_seed_floyd`), or None."""
+    return (_seed_tail if _tail_shuffle(n, size) else _seed_floyd)(seed, n, size)
+
+
+def _seed_kernel(seed, n, size):
+    """The two steps (:func:`_seed_tail_kernel`) of either regime."""
+    return (_seed_tail_kernel if _tail_shuffle(n, size) else _seed_floyd_kernel)(
+        seed, n, size)
+
+
 def _seed_kernel_applies(seed, n_samples, size, compiled):
-    """Whether :func:`seeded_subsample_rows` may use :func:`_seed_tail`."""
-    return (compiled and isinstance(seed, numbers.Integral) and not isinstance(seed, bool)
-            and _tail_shuffle(n_samples, size) and n_samples - 1 < 0xFFFFFFFF
-            and _seed_draw_ok())
+    """Whether :func:`seeded_subsample_rows` may use :func:`_seed_rows`: NumPy's tail
+    shuffle, or its Floyd's algorithm on more than 10,000 rows (a sub-sample of at most
+    a twentieth: 200,000 of 4,000,000 rows or more), each once checked."""
+    if not (compiled and isinstance(seed, numbers.Integral) and not isinstance(seed, bool)
+            and 0 < size < n_samples and n_samples - 1 < 0xFFFFFFFF):
+        return False
+    if _tail_shuffle(n_samples, size):
+        return _seed_draw_ok()
+    return n_samples > 10_000 and _floyd_draw_ok()
 
 
 _seed_draw_matches = None
+_floyd_draw_matches = None
+# (n, size) of the self-check of the compiled sub-sample in Floyd's regime
+_FLOYD_CHECK = (100_003, 2_000)
+
+
+def _floyd_draw_ok():
+    """Whether :func:`_seed_floyd` gives ``choice``'s rows with this NumPy (checked
+    once per process on small cases, as :func:`_seed_draw_ok`)."""
+    global _floyd_draw_matches
+    if _floyd_draw_matches is None:
+        n, size = _FLOYD_CHECK
+        _floyd_draw_matches = all(
+            np.array_equal(_seed_floyd(seed, n, size),
+                           np.sort(np.random.default_rng(seed).choice(
+                               n, size=size, replace=False, shuffle=False)))
+            for seed in (12345, 7))
+    return _floyd_draw_matches
 
 
 def _seed_draw_ok():
@@ -487,8 +547,13 @@ def seeded_subsample_rows(seed, n_samples, size, compiled=False):
     generator's raw outputs (:func:`~dtdecide.tree._kernels._compiled_sums.sorted_tail_rows`:
     NumPy's bounded draws, the tail shuffle's swaps and a bitmap in place of the sort),
     which holds the interpreter's lock only to draw the raw outputs. At 2,000,000 rows
-    about 2 ms instead of 3.3 ms. The same rows as :func:`subsample_rows` (its twin),
-    checked once per process before the kernel is trusted.
+    about 2 ms instead of 3.3 ms. In Floyd's regime (more than 10,000 rows, a
+    sub-sample of at most a twentieth of them: the default 200,000 of 4,000,000 rows or
+    more) likewise (:func:`~dtdecide.tree._kernels._compiled_sums.sorted_floyd_rows`:
+    the same bounded draws, the kept rows in a bitmap instead of NumPy's hash set), so
+    that a fit can draw them on a worker thread (:class:`EarlyDraw`). The same rows as
+    :func:`subsample_rows` (its twin), checked once per process before each kernel is
+    trusted.
 
     Examples
     --------
@@ -498,7 +563,7 @@ def seeded_subsample_rows(seed, n_samples, size, compiled=False):
     True
     """
     if _seed_kernel_applies(seed, n_samples, size, compiled):
-        rows = _seed_tail(seed, n_samples, size)
+        rows = _seed_rows(seed, n_samples, size)
         if rows is not None:
             return rows
     return subsample_rows(np.random.default_rng(seed), n_samples, size, compiled=compiled)
@@ -530,7 +595,7 @@ class EarlyDraw:
         # the raw outputs and work arrays here (the interpreter's lock either way); the
         # worker then takes the lock only to enter the kernel: this thread waits until
         # it has, or the worker could wait for the lock while this thread runs Python
-        run = _seed_tail_kernel(random_state, n_samples, size)
+        run = _seed_kernel(random_state, n_samples, size)
         started = threading.Event()
 
         def draw():

@@ -27,8 +27,8 @@ import numba
 import numpy as np
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-__all__ = ["node_level_sums", "shuffle_tail", "sorted_tail_rows",
-           "tail_draws"]
+__all__ = ["bounded_draw", "node_level_sums", "shuffle_tail", "sorted_floyd_rows",
+           "sorted_tail_rows", "tail_draws"]
 
 
 @numba.njit(nogil=True, cache=True)
@@ -119,6 +119,35 @@ def shuffle_tail(n, draws, keys, vals, tail):
 
 
 @numba.njit(nogil=True, cache=True)
+def bounded_draw(raw, w, r):
+    """NumPy's draw of an integer in ``[0, r]`` (``0 < r < 2**32 - 1``) from the 32-bit
+    words of ``raw`` starting at word ``w``: Lemire's method
+    (``buffered_bounded_lemire_uint32``) on a fresh PCG64 generator's words, each 64-bit
+    output's low half first, rejected words skipped as NumPy skips them.
+
+    Returns ``(draw, next word)``, or ``(-1, w)`` when ``raw`` ran out.
+    """
+    n_words = raw.shape[0] * 2
+    low = np.uint64(0xFFFFFFFF)
+    r = np.uint64(r)
+    excl = r + np.uint64(1)
+    # Lemire: accept a word whose low half of ``u * excl`` is at least the threshold,
+    # worked out only when that low half falls below ``excl``
+    threshold = np.uint64(0)
+    while True:
+        if w >= n_words:
+            return -1, w
+        u = (raw[w >> 1] >> np.uint64(32 * (w & 1))) & low
+        w += 1
+        m = u * excl
+        left = m & low
+        if left < excl and threshold == 0:
+            threshold = (low - r) % excl
+        if left >= threshold:
+            return np.int64(m >> np.uint64(32)), w
+
+
+@numba.njit(nogil=True, cache=True)
 def tail_draws(raw, n, draws):
     """The draws of ``Generator.integers(0, [n - 1, n - 2, ...], endpoint=True)`` from
     a fresh PCG64 generator's raw 64-bit outputs ``raw`` (``bit_generator.random_raw``).
@@ -126,33 +155,17 @@ def tail_draws(raw, n, draws):
     NumPy draws an integer in ``[0, r]`` with ``r < 2**32 - 1`` by Lemire's method on
     32-bit words (``buffered_bounded_lemire_uint32``), and a fresh PCG64 generator gives
     each 64-bit output as two words, its low half first. Rejected words (rare: about
-    ``n / 2**32`` a draw) are skipped as NumPy skips them.
+    ``n / 2**32`` a draw) are skipped as NumPy skips them (:func:`bounded_draw`).
 
     Returns the number of words used, or -1 when ``raw`` ran out (``draws`` then
     incomplete). Requires ``n - 1 < 2**32 - 1``.
     """
-    size = draws.shape[0]
-    n_words = raw.shape[0] * 2
-    low = np.uint64(0xFFFFFFFF)
     w = 0
-    for k in range(size):
-        r = np.uint64(n - 1 - k)
-        excl = r + np.uint64(1)
-        # Lemire: accept a word whose low half of ``u * excl`` is at least the
-        # threshold, worked out only when that low half falls below ``excl``
-        threshold = np.uint64(0)
-        while True:
-            if w >= n_words:
-                return -1
-            u = (raw[w >> 1] >> np.uint64(32 * (w & 1))) & low
-            w += 1
-            m = u * excl
-            left = m & low
-            if left < excl and threshold == 0:
-                threshold = (low - r) % excl
-            if left >= threshold:
-                break
-        draws[k] = np.int64(m >> np.uint64(32))
+    for k in range(draws.shape[0]):
+        x, w = bounded_draw(raw, w, n - 1 - k)
+        if x < 0:
+            return -1
+        draws[k] = x
     return w
 
 
@@ -171,6 +184,13 @@ def sorted_tail_rows(raw, n, draws, keys, vals, tail, bits, rows):
     for k in range(tail.shape[0]):
         v = tail[k]
         bits[v >> 6] |= np.uint64(1) << np.uint64(v & 63)
+    _read_bits(bits, rows)
+    return True
+
+
+@numba.njit(nogil=True, cache=True)
+def _read_bits(bits, rows):
+    """The set bits of ``bits`` in increasing order into ``rows``."""
     j = 0
     for w in range(bits.shape[0]):
         word = bits[w]
@@ -178,4 +198,32 @@ def sorted_tail_rows(raw, n, draws, keys, vals, tail, bits, rows):
             rows[j] = w * 64 + np.int64(trailing_zeros(word))  # the lowest set bit
             j += 1
             word &= word - np.uint64(1)
+
+
+@numba.njit(nogil=True, cache=True)
+def sorted_floyd_rows(raw, n, bits, rows):
+    """The rows of ``Generator.choice(n, size, replace=False, shuffle=False)`` of a fresh
+    PCG64 generator where NumPy draws them by Floyd's algorithm (``size <= n // 20`` or
+    ``n <= 10,000``), sorted, from its raw outputs alone.
+
+    Floyd's algorithm takes, for ``j = n - size, ..., n - 1``, a draw ``x`` in ``[0, j]``
+    (:func:`bounded_draw`, NumPy's ``random_bounded_uint64``) and keeps ``x``, or ``j``
+    when ``x`` is kept already; NumPy keeps them in a hash set, this kernel in the bitmap
+    ``bits`` (``n`` bits, zero on entry), read back in increasing order into ``rows``
+    (the sub-sample's size). With no call back into Python, so a worker thread draws
+    without the interpreter's lock. False when ``raw`` ran out. Requires
+    ``n - 1 < 2**32 - 1`` and ``rows.size < n``.
+    """
+    size = rows.shape[0]
+    w = 0
+    one = np.uint64(1)
+    for k in range(size):
+        j = n - size + k
+        x, w = bounded_draw(raw, w, j)
+        if x < 0:
+            return False
+        if bits[x >> 6] & (one << np.uint64(x & 63)):
+            x = j  # never kept before: every earlier value is below j
+        bits[x >> 6] |= one << np.uint64(x & 63)
+    _read_bits(bits, rows)
     return True
