@@ -534,3 +534,21 @@ def test_cli_guide_on_a_rare_level_names_the_option(tmp_path, capsys):
     assert rc == 2
     assert "--guide cross-fits the guide over 5 folds" in err
     assert "guide_cv" not in err
+
+
+def test_text_codes_of_a_csv_keep_their_leading_zeros(tmp_path):
+    """A tree fitted on text codes ("01", "02") scored from a CSV file: pandas read the
+    codes as the numbers 1, 2, every row was an unseen category (a warning) and the
+    file's profit was 0 instead of the tree's; the model's text categories are now read
+    as text."""
+    rng = np.random.default_rng(0)
+    code = rng.choice(["01", "02", "03"], 120)
+    X = pd.DataFrame({"code": code, "x": rng.normal(size=120)})
+    y = np.where(code == "02", "yes", "no")
+    m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"])
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2).fit(X, y)
+    X.assign(y=y).to_csv(tmp_path / "codes.csv", index=False)
+    summary = score_file(tree, tmp_path / "codes.csv", target="y", chunk_size=50)
+    expected = tree.decide(X, y).summary
+    assert summary["total_profit"] == pytest.approx(expected["total_profit"])
+    assert expected["total_profit"] > 0

@@ -209,14 +209,17 @@ _UNREADABLE = (pd.errors.ParserError, UnicodeDecodeError, EOFError, gzip.BadGzip
                zlib.error)
 
 
-def _csv_chunks(path, sep, chunk_size, where):
+def _csv_chunks(path, sep, chunk_size, where, text_columns=()):
     header = _csv_header(path, sep, where)
     opener = gzip.open if str(path).lower().endswith(".gz") else open
     with opener(path, "rb") as raw:
         counted = _FieldCounter(raw, sep, len(header), where)
         first = 0
         try:  # pandas reads the first block of the file here already
-            reader = pd.read_csv(counted, sep=sep, chunksize=chunk_size, index_col=False)
+            # the model's text categories read as text: "01" stays "01", not the number 1
+            dtype = {c: str for c in text_columns if c in header}
+            reader = pd.read_csv(counted, sep=sep, chunksize=chunk_size, index_col=False,
+                                 dtype=dtype or None)
         except _UNREADABLE as exc:
             raise ValueError(f"{where} could not be read: {exc}") from exc
         with reader:
@@ -292,7 +295,7 @@ def _frame_chunks(frame, chunk_size):
         yield frame.iloc[start:start + chunk_size]
 
 
-def _open_input(path, sep, chunk_size, where):
+def _open_input(path, sep, chunk_size, where, text_columns=()):
     """``(chunks, n_rows or None, keeps_index)`` of the input file."""
     path = Path(path)
     error = input_file_error(path, where)
@@ -301,7 +304,7 @@ def _open_input(path, sep, chunk_size, where):
     kind = _kind_of(path, where.split(" '")[0])
     _need_engine(kind, path, where.split(" '")[0])
     if kind == "csv":
-        return _csv_chunks(path, sep, chunk_size, where), None
+        return _csv_chunks(path, sep, chunk_size, where, text_columns), None
     if kind == "parquet":
         import pyarrow.parquet as pq
 
@@ -499,6 +502,12 @@ class _Scorer:
         categorical = getattr(model, "is_categorical_", None)
         self.numeric = [] if categorical is None else [
             n for n, cat in zip(self.features, categorical) if not cat]
+        # categorical inputs whose training labels are all text (codes such as "01")
+        labels = getattr(model, "categories_", None)
+        self.text_columns = [] if categorical is None or labels is None else [
+            n for n, cat, cats in zip(self.features, categorical, labels)
+            if cat and cats is not None and len(cats)
+            and all(isinstance(c, str) for c in cats)]
         self.matrix = getattr(model, "decision_matrix_", None)
         self.cost_names = list(self.matrix.cost_variables) if self.matrix is not None else []
         self.case_rule = (self.matrix is not None and hasattr(model, "get_tree_view")
@@ -774,7 +783,7 @@ def _score_file(model, data, output=None, *, target=None, keep=None, chunk_size=
     where = f"{args['data']} {str(data)!r}"
     scorer = _Scorer(model, target=target, keep=keep, confidence=bool(confidence),
                      where=where, args=args)
-    chunks, n_rows = _open_input(data, sep, int(chunk_size), where)
+    chunks, n_rows = _open_input(data, sep, int(chunk_size), where, scorer.text_columns)
 
     out_kind = None
     atomic = None
