@@ -22,7 +22,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor, PruningStudy
 from dtdecide._progress import StatusLog, progress_bar
-from dtdecide.assess import UpliftCurveDisplay, uplift_curve
+from dtdecide.assess import ProfitCurveDisplay, UpliftCurveDisplay, uplift_curve
 from dtdecide.export import score_file
 from dtdecide.policy import PolicyTree, make_logged_campaign, policy_rewards, policy_value
 from dtdecide.tree import fit_recommended, recommended_candidates
@@ -340,6 +340,12 @@ CASES = [
     ("uplift-tree-x-reindexed",
      lambda f: _from_tree(f, X=f.X.set_axis(f.shifted), treatment=pd.Series(f.t)), ValueError,
      ["treatment has an index", "index of X"]),
+    ("uplift-axes-text", lambda f: UpliftCurveDisplay.from_predictions(f.y, f.t, f.y, ax="left"),
+     TypeError, ["ax must be a matplotlib Axes or None", "str"]),
+    ("profit-chart-axes-array",
+     lambda f: ProfitCurveDisplay.from_predictions(
+         np.where(f.t, "yes", "no"), f.y / N, f.files.tree.decision_matrix, event="yes",
+         ax=np.zeros(2)), TypeError, ["ax must be a matplotlib Axes or None", "ndarray"]),
     ("uplift-tree-same-decisions", lambda f: _from_tree(f, control="B"), ValueError,
      ["treated and control are the same decision 'B'"]),
 

@@ -125,6 +125,8 @@ class ProfitCurveDisplay:
         plt = _import_pyplot()
         if ax is None:
             _, ax = plt.subplots()
+        elif not (hasattr(ax, "plot") and hasattr(ax, "figure")):
+            raise TypeError(f"ax must be a matplotlib Axes or None; got {type(ax).__name__}")
         x, y = _xy(self.curve, statistic)
         label = name if name is not None else self.name
         kwargs.setdefault("marker", "o")

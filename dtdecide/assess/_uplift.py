@@ -304,6 +304,8 @@ class UpliftCurveDisplay:
         plt = _import_pyplot()
         if ax is None:
             _, ax = plt.subplots()
+        elif not (hasattr(ax, "plot") and hasattr(ax, "figure")):
+            raise TypeError(f"ax must be a matplotlib Axes or None; got {type(ax).__name__}")
         x = 100 * self.curve["fraction"].to_numpy()
         y = self.curve[kind].to_numpy()
         label = name if name is not None else self.name
