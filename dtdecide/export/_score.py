@@ -670,11 +670,15 @@ def score_file(model, data, output=None, *, target=None, keep=None, chunk_size=1
     data : str or Path
         The cases: ``.csv``, ``.csv.gz``, ``.txt``, ``.parquet``/``.pq`` (read by row
         groups; a stored index such as a client id is kept) or ``.xlsx`` (read whole:
-        Excel files are small). Parquet and Excel need the ``io`` extra.
+        Excel files are small). Parquet and Excel need the ``io`` extra. A CSV column
+        that the model took as categories of text (codes such as ``"01"``) is read as
+        text. Column names must be distinct.
     output : str, Path or text stream, default=None
-        Where the scored rows go: a ``.csv``, ``.parquet``/``.pq`` or ``.xlsx`` path
-        (its folder is created), or an open text stream for CSV (written as it goes,
-        not atomically). None writes nothing and returns the summary only.
+        Where the scored rows go: a ``.csv`` (``.csv.gz``: compressed),
+        ``.parquet``/``.pq`` or ``.xlsx`` path (its folder is created), or an open text
+        stream for CSV (written as it goes, not atomically). None writes nothing and
+        returns the summary only. A Parquet output takes its column types from the first
+        chunk; a ``keep`` column empty in every row of it is written as text.
     target : str, default=None
         The target column, for the computed profit figures (``CP_``, ``BP_``, ``ROI_``)
         and the realised summary. None uses the model's target name when the file has

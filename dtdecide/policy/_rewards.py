@@ -438,7 +438,8 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
         Doubly robust, inverse propensity weighting or direct method.
     propensity : array-like of shape (n_samples,) or (n_samples, n_decisions), default=None
         Known probability of the logged decision (randomised or logged-policy data), or a
-        DataFrame / array of the probabilities of every decision. None: estimated.
+        DataFrame (columns matched to the decisions by name) / array of the
+        probabilities of every decision, each row summing to 1. None: estimated.
     outcome_value : float or array-like of shape (n_samples,), default=None
         Value of a response per case when ``outcome`` is a 0/1 response; the outcome
         models are then classifiers and ``mu_d = outcome_value * P(response | x, d)``.
