@@ -558,3 +558,14 @@ def test_text_codes_of_a_csv_keep_their_leading_zeros(tmp_path):
     expected = tree.decide(X, y).summary
     assert summary["total_profit"] == pytest.approx(expected["total_profit"])
     assert expected["total_profit"] > 0
+
+
+def test_bootstrap_in_blocks_draws_the_same_resamples(f, monkeypatch):
+    """The bootstrap resamples are drawn a few at a time (bounded memory for many
+    resamples of many cases) and give the interval of one draw of them all."""
+    import dtdecide.policy._value as value
+
+    whole = _value(f, n_bootstrap=50, baseline="B")
+    monkeypatch.setattr(value, "_BOOT_BLOCK", 3 * N)  # three resamples a block
+    blocks = _value(f, n_bootstrap=50, baseline="B")
+    pd.testing.assert_frame_equal(blocks, whole)

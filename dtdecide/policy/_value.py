@@ -14,6 +14,9 @@ from ._rewards import Rewards, check_costs, check_decisions, n_rows, policy_rewa
 
 __all__ = ["policy_value", "policy_decisions"]
 
+#: indices of bootstrap resamples drawn at a time (32 MB of int64)
+_BOOT_BLOCK = 1 << 22
+
 
 def policy_decisions(policy, X, decisions, a_idx, name="policy"):
     """Index of the decision a policy takes for every case.
@@ -69,8 +72,14 @@ def _interval(scores, z, n_bootstrap, rng, level):
     u = scores / scale
     value = float(u.mean()) * scale
     if n_bootstrap:
-        idx = rng.integers(0, n, size=(n_bootstrap, n))
-        boot = u[idx].mean(axis=1)
+        # resamples drawn in blocks of about _BOOT_BLOCK indices: the same draws as one
+        # (n_bootstrap, n) array, in bounded memory (1,000 resamples of 200,000 cases
+        # held 3 GB)
+        boot = np.empty(n_bootstrap)
+        block = max(1, _BOOT_BLOCK // max(n, 1))
+        for start in range(0, n_bootstrap, block):
+            stop = min(start + block, n_bootstrap)
+            boot[start:stop] = u[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
         se = float(boot.std(ddof=1)) * scale
         lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2]) * scale
         return value, se, float(lo), float(hi)
