@@ -37,20 +37,33 @@ Methods
     its allocation (if any) and the relaxation's is returned with the tighter of the
     two bounds, and a warning. HiGHS does not always stop at ``time_limit``: with one
     budget over 200,000 cases its root linear program alone runs for minutes.
-  - ``"auto"`` (the default): the relaxation; if it is not proven optimal and there are
-    at most ``AUTO_EXACT_PAIRS`` pairs, the mixed-integer program as well (at most
-    ``AUTO_TIME_LIMIT`` seconds each without a ``time_limit``), keeping the better.
-    It warns when the allocation returned may be more than ``GAP_WARNING`` (relative)
-    below the optimum.
+  - ``"auto"`` (the default): the relaxation; if it is not proven optimal, the cases
+    that any allocation better than the relaxation's must leave as the relaxation has
+    them are fixed (reduced-cost fixing with the relaxation's dual values, see
+    :func:`_fix_by_reduced_gain`), and if at most ``AUTO_EXACT_PAIRS`` pairs are left
+    (the *core*, the cases near the margin), the mixed-integer program solves the
+    core: the optimum of the whole, proven. Without a ``time_limit`` that program
+    stops after ``AUTO_NODE_LIMIT`` nodes; the better of its allocation and the
+    relaxation's is kept. It warns when the allocation returned may be more than
+    ``GAP_WARNING`` (relative) below the optimum.
 
-  Measured on the 2-core machine (28 Nov, ``chrt -f 10``, load 9-14; about half of
-  the cases gain by the limited decisions): one budget over 20,000 cases, the
-  relaxation in under 0.01 s within 2e-5 (relative) of the optimum, the exact program
-  in 4.6 s (30 s with HiGHS' presolve, which is now left out for one limit); over
-  200,000 cases the relaxation in 0.04 s with a relative gap of 1.5e-7 (the exact
-  program with ``time_limit=25`` ran 576 s and returned the relaxation's allocation);
-  a budget and a capacity over 200,000 cases, 1.4 s with a relative gap of 2.4e-6 (the
-  exact program found no allocation in 25 s). See ``docs/guide/capacity.rst``.
+  Measured on the 2-core machine (28 Nov 2026, ``chrt -f 10``, load 9-14 and, for the
+  relaxation and auto, again at a load of several hundred with the same figures; about half
+  of the cases gain by the limited decisions; ``benchmarks/bench_budget.py``), the
+  shadow prices included:
+
+  ========================================  =================  ===============  ===============
+  problem                                   relaxation         auto             exact
+  ========================================  =================  ===============  ===============
+  one budget, 20,000 cases                  0.003 s, 2.0e-5    1.4 s, optimal   4.6 s, optimal
+  one budget, 200,000 cases                 0.04 s, 1.5e-7     AUTO200K         TL 25: 576 s
+  budget and capacity, 20,000 cases         0.08 s, 5.2e-6     1.7 s, optimal   16 s, optimal
+  budget and capacity, 200,000 cases        1.2 s, 2.4e-6      1.2 s, 2.4e-6    TL 25: none
+  ========================================  =================  ===============  ===============
+
+  (relative gaps; "TL 25": ``time_limit=25``, HiGHS ran 576 s at low priority before
+  stopping and returned an allocation below the relaxation's; "none": no allocation of
+  its own in 30 s). See ``docs/guide/capacity.rst``.
 
 The *shadow price* of a limit is the profit of one more unit of it: the optimum with
 ``N_d + 1`` (``B_d + 1``) minus the optimum with ``N_d`` (``B_d``), obtained by solving
@@ -78,9 +91,11 @@ AUTO_EXACT_PAIRS = 3000
 #: ``method="auto"`` warns when the allocation may be more than this (relative) below
 #: the optimum
 GAP_WARNING = 1e-3
-#: without a ``time_limit``, ``method="auto"`` gives each mixed-integer program this many
-#: seconds (it then keeps the better of its allocation and the relaxation's)
-AUTO_TIME_LIMIT = 5.0
+#: without a ``time_limit``, ``method="auto"`` stops each mixed-integer program after this
+#: many branch-and-bound nodes (about 2 s here; a count, not a time, so that the answer
+#: does not depend on the machine) and keeps the better of its allocation and the
+#: relaxation's
+AUTO_NODE_LIMIT = 2000
 _MIP_REL_GAP = 1e-9
 
 
@@ -156,14 +171,15 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
         - ``"exact"``: the mixed-integer program (slow for many cases). Stopped by
           ``time_limit`` before its proof, it returns the better of its allocation and
           the relaxation's, with the tighter bound, and warns.
-        - ``"auto"``: the relaxation; when it is not proven optimal and the problem
-          has at most ``AUTO_EXACT_PAIRS`` (case, limited decision) pairs that beat
-          the case's best unlimited decision, the mixed-integer program. It warns
-          when the allocation returned may be more than ``GAP_WARNING`` (relative)
-          below the optimum.
+        - ``"auto"``: the relaxation; when it is not proven optimal, the cases it
+          settles beyond doubt are fixed (reduced-cost fixing) and, when at most
+          ``AUTO_EXACT_PAIRS`` (case, limited decision) pairs are left, the
+          mixed-integer program solves those: the optimum, proven, unless it stops
+          at its node or time limit. It warns when the allocation returned may be
+          more than ``GAP_WARNING`` (relative) below the optimum.
     time_limit : float, default=None
         Seconds each mixed-integer program may take (budgets only); None: no limit
-        with ``"exact"``, ``AUTO_TIME_LIMIT`` with ``"auto"``.
+        with ``"exact"``, ``AUTO_NODE_LIMIT`` nodes with ``"auto"``.
 
     Returns
     -------
@@ -382,6 +398,14 @@ class _Pairs:
     def m(self):
         return self.case.size
 
+    def subset(self, keep):
+        """The pairs ``keep`` (indices or a mask) as a problem of their own."""
+        sub = object.__new__(_Pairs)
+        sub.case, sub.which = self.case[keep], self.which[keep]
+        sub.gain, sub.use = self.gain[keep], self.use[keep]
+        sub.limited, sub.n_cases = self.limited, self.n_cases
+        return sub
+
     def used(self, take):
         """Units of each limit that the taken pairs use."""
         return np.bincount(self.which[take], weights=self.use[take],
@@ -504,7 +528,7 @@ def _relaxation(P, lim):
     return _Solution(take, gain, max(bound, gain), whole, "linear relaxation, rounded", dual)
 
 
-def _milp(P, lim, time_limit):
+def _milp(P, lim, time_limit, rel_gap=None, node_limit=None):
     """The budget problem as a mixed-integer program over the pairs that can pay.
 
     The same optimum as the program over every (case, decision) pair, far smaller: with
@@ -517,12 +541,18 @@ def _milp(P, lim, time_limit):
     A = _pair_rows(P, L)
     b = np.concatenate([lim, np.ones(A.shape[0] - L)])
     # presolve: seconds on one dense row of many columns (one limit); it pays with more
-    options = {"mip_rel_gap": _MIP_REL_GAP, "presolve": L > 1}
+    rel_gap = _MIP_REL_GAP if rel_gap is None else rel_gap
+    options = {"mip_rel_gap": rel_gap, "presolve": L > 1}
     if time_limit is not None:
         options["time_limit"] = time_limit
+    if node_limit is not None:
+        options["node_limit"] = node_limit
     res = milp(-P.gain, constraints=LinearConstraint(A, -np.inf, b),
                integrality=np.ones(P.m), bounds=Bounds(0, 1), options=options)
-    if res.status not in (0, 1) or (res.status == 0 and res.x is None):
+    # stopped at time_limit or node_limit (HiGHS' own status for the node limit is not
+    # one that SciPy names: 4, with "limit" in the message)
+    stopped = res.status == 1 or (res.status == 4 and "limit" in str(res.message).lower())
+    if not (res.status == 0 or stopped) or (res.status == 0 and res.x is None):
         raise RuntimeError(f"the budget mixed-integer program failed: {res.message}")
     bound = getattr(res, "mip_dual_bound", None)
     bound = np.inf if bound is None or not np.isfinite(bound) else float(-bound)
@@ -532,7 +562,7 @@ def _milp(P, lim, time_limit):
     gain = float(P.gain[take].sum())
     proven = res.status == 0
     if proven:
-        bound = max(min(bound, gain + _MIP_REL_GAP * abs(gain)), gain)
+        bound = max(min(bound, gain + rel_gap * abs(gain)), gain)
     return _Solution(take, gain, max(bound, gain), proven, "mixed-integer program")
 
 
@@ -561,10 +591,60 @@ def _solve_budget(P, lim, method, time_limit):
     r = _relaxation(P, lim)
     if not r.proven and r.bound - r.gain <= _tolerance(r.bound):
         r.proven = True
-    if method == "relaxation" or r.proven or P.m > AUTO_EXACT_PAIRS:
+    if method == "relaxation" or r.proven:
         return r
-    limit = AUTO_TIME_LIMIT if time_limit is None else time_limit
-    return _better(_milp(P, lim, limit), r)
+    fixed, core, bound = _fix_by_reduced_gain(P, lim, r)
+    if bound < r.bound:
+        r = _Solution(r.take, r.gain, max(bound, r.gain), r.proven, r.how, r.dual)
+    if core.size > AUTO_EXACT_PAIRS:
+        r.how = f"{r.how} (core of {core.size} pairs too large for the exact program)"
+        return r
+    # the fixed pairs are the incumbent's: what they use fits (up to rounding)
+    fixed_gain = float(P.gain[fixed].sum())
+    # the core's gap relative to the whole allocation's gain, not the core's alone
+    rel_gap = _MIP_REL_GAP * max(1.0, r.gain) / max(r.gain - fixed_gain, 1e-300)
+    e = _milp(P.subset(core), np.maximum(lim - P.used(fixed), 0.0), time_limit,
+              rel_gap=min(rel_gap, 1e-4),
+              node_limit=AUTO_NODE_LIMIT if time_limit is None else None)
+    take = None
+    if e.take is not None:
+        take = fixed.copy()
+        take[core[e.take]] = True
+    gain, bound = fixed_gain + e.gain, fixed_gain + e.bound
+    proven = e.proven and bound - gain <= _tolerance(bound) * (1 + 1e-6)
+    e = _Solution(take, gain, bound, proven,
+                  "linear relaxation and reduced-gain fixing, then a mixed-integer "
+                  f"program over {core.size} pairs")
+    return _better(e, r)
+
+
+def _fix_by_reduced_gain(P, lim, r):
+    """Fix the cases that any allocation better than ``r`` must leave as the relaxation
+    has them (reduced-cost fixing); the pairs of the other cases are the *core*.
+
+    With the relaxation's dual values ``lam >= 0``, a pair's reduced gain is
+    ``gain - lam[k] * use``, and a case's best is ``rho = max(0, its reduced gains)``.
+    Every allocation's total is at most ``U - sum_i (rho_i - chosen reduced gain_i)``
+    with ``U = lam . lim + sum_i rho_i`` (weak duality: ``U`` is an upper bound for any
+    ``lam >= 0``). An allocation at least as good as ``r`` therefore never gives a case
+    an option whose shortfall ``rho_i - reduced gain`` exceeds ``U - r.gain``; a case
+    with one option left is fixed to it. The optimum lies among the allocations that
+    keep the fixed cases and choose freely (within the limits) among the core pairs.
+    Returns the fixed pairs (mask), the core pairs (indices) and ``U``.
+    """
+    lam = np.maximum(np.asarray(r.dual, dtype=float), 0.0)
+    red = P.gain - lam[P.which] * P.use
+    rho = np.zeros(P.n_cases)
+    np.maximum.at(rho, P.case, red)
+    bound = float(lam @ lim + rho.sum())
+    room = bound - r.gain + _tolerance(bound)
+    keep = rho[P.case] - red <= room          # pairs still possible
+    none_ok = rho <= room                     # cases that may still take no pair
+    options = none_ok + np.bincount(P.case[keep], minlength=P.n_cases)
+    one = options[P.case] == 1
+    fixed = keep & one                        # the case's one option is this pair
+    core = np.flatnonzero(keep & ~one)
+    return fixed, core, bound
 
 
 def brute_force_allocation(values, capacity=None, *, budget=None, spend=None):

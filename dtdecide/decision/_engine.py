@@ -737,11 +737,12 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         How a budget is solved (see :func:`allocate`): ``"relaxation"`` rounds the
         linear relaxation (fast, with a proven bound of the optimum), ``"exact"``
         solves the mixed-integer program (slow for many cases), ``"auto"`` the
-        relaxation and, when it is not proven optimal and the problem is small, the
-        mixed-integer program. Capacities alone are always solved exactly.
+        relaxation and, when it is not proven optimal, the mixed-integer program over
+        the cases near its margin (the others fixed by reduced costs) when they are
+        few. Capacities alone are always solved exactly.
     time_limit : float, default=None
         Seconds each mixed-integer program of a budget may take; None: no limit
-        with ``"exact"``, 5 s with ``"auto"``.
+        with ``"exact"``, a limit of 2,000 nodes with ``"auto"``.
     n_jobs : int, default=None
         Threads that share the chunks of a categorical matrix with additive costs (the
         common case: levels, constant costs and cost columns): None means 1 (unless a
