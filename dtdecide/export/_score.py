@@ -322,20 +322,29 @@ def read_excel_checked(path, where):
     """The first sheet of an Excel file; a repeated column name (which pandas would
     rename ``name.1``) or a file of another type is a ``ValueError`` naming it."""
     try:
-        frame = pd.read_excel(path, header=None)
-    except (ValueError, OSError) as exc:
+        import openpyxl
+
+        book = openpyxl.load_workbook(path, read_only=True)
+        try:
+            first = next(book.worksheets[0].iter_rows(max_row=1, values_only=True), ())
+        finally:
+            book.close()
+        header = [str(c) for c in first if c is not None]
+        dup = sorted({c for c in header if header.count(c) > 1})
+        if dup:
+            raise ValueError(f"{where}: the header names the column(s) {dup!r} more than "
+                             "once")
+        return pd.read_excel(path)
+    except (ValueError, OSError, KeyError, IndexError) as exc:
+        if str(exc).startswith(where):
+            raise
         raise ValueError(f"{where} could not be read{other_kind_hint(path, 'excel')}: "
                          f"{exc}") from exc
-    if frame.shape[0] == 0:
-        return frame
-    header = [str(c) for c in frame.iloc[0]]
-    dup = sorted({c for c in header if header.count(c) > 1})
-    if dup:
-        raise ValueError(f"{where}: the header names the column(s) {dup!r} more than once")
-    try:
-        return pd.read_excel(path)
-    except (ValueError, OSError) as exc:
-        raise ValueError(f"{where} could not be read: {exc}") from exc
+    except Exception as exc:  # openpyxl's own errors for a file that is not a workbook
+        if type(exc).__module__.startswith(("openpyxl", "zipfile")):
+            raise ValueError(f"{where} could not be read{other_kind_hint(path, 'excel')}: "
+                             f"{exc}") from exc
+        raise
 
 
 # ------------------------------------------------------------------------ writers
