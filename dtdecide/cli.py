@@ -378,8 +378,9 @@ def _model_frame(model, frame, what):
     """Inputs and costs a fitted tree needs from ``frame``."""
     names = [str(n) for n in model.feature_names_in_]
     _require_columns(frame, names, what)
-    matrix = getattr(model, "decision_matrix_", None)
-    cost_names = list(matrix.cost_variables) if matrix is not None else []
+    from dtdecide.export._caserule import cost_column_names
+
+    cost_names = cost_column_names(getattr(model, "decision_matrix_", None))
     costs = frame[cost_names] if cost_names and set(cost_names) <= set(frame.columns) else None
     return frame[names], costs
 

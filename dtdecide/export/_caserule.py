@@ -31,7 +31,8 @@ import numpy as np
 from ..decision._kernels import interpolate_knots
 from ._common import format_number
 
-__all__ = ["COST_ROW_COLUMNS", "CaseForm", "case_form", "case_text", "is_case_rule"]
+__all__ = ["COST_ROW_COLUMNS", "CaseForm", "case_form", "case_text", "cost_column_names",
+           "is_case_rule"]
 
 #: cost-row columns of a case-specific 2 x 2 matrix, in ``from_cost_matrix`` order
 COST_ROW_COLUMNS = ("C_FP", "C_FN", "C_TP", "C_TN")
@@ -47,6 +48,20 @@ def is_cost_rows(matrix):
     return (bool(getattr(matrix, "is_case_specific", False))
             and not getattr(matrix, "is_interval", False)
             and matrix.n_levels == 2 and matrix.n_decisions == 2)
+
+
+def cost_column_names(matrix):
+    """The columns of a data table that carry a matrix's per-case costs.
+
+    The cost variables of an additive matrix; ``C_FP, C_FN, C_TP, C_TN`` for a 2 x 2
+    matrix of cost rows (:meth:`DecisionMatrix.from_cost_matrix`), which has no cost
+    variables but reads those columns by name; none otherwise.
+    """
+    if matrix is None:
+        return []
+    if is_cost_rows(matrix):
+        return list(COST_ROW_COLUMNS)
+    return list(matrix.cost_variables)
 
 
 @dataclass

