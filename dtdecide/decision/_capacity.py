@@ -32,38 +32,41 @@ Methods
     ``gap = bound - total`` of the optimum, and ``gap`` is at most the gain of as
     many cases as there are limits. It is ``optimal`` when the relaxation's optimum is
     integral (then it is the allocation) or the gap is 0 up to 1e-9 relative.
-  - ``"exact"``: the mixed-integer program (:func:`scipy.optimize.milp`, HiGHS with a
-    relative gap of 1e-9). Stopped by ``time_limit`` before its proof, the better of
-    its allocation (if any) and the relaxation's is returned with the tighter of the
-    two bounds, and a warning. HiGHS does not always stop at ``time_limit``: with one
-    budget over 200,000 cases its root linear program alone runs for minutes.
-  - ``"auto"`` (the default): the relaxation; if it is not proven optimal, the cases
-    that any allocation better than the relaxation's must leave as the relaxation has
-    them are fixed (reduced-cost fixing with the relaxation's dual values, see
-    :func:`_fix_by_reduced_gain`), and if at most ``AUTO_EXACT_PAIRS`` pairs are left
-    (the *core*, the cases near the margin), the mixed-integer program solves the
-    core: the optimum of the whole, proven. Without a ``time_limit`` that program
-    stops after ``AUTO_NODE_LIMIT`` nodes; the better of its allocation and the
-    relaxation's is kept. It warns when the allocation returned may be more than
-    ``GAP_WARNING`` (relative) below the optimum.
+  - ``"exact"``: the relaxation; if it is not proven optimal, the cases that any
+    allocation better than the relaxation's must leave as the relaxation has them are
+    fixed (reduced-cost fixing with the relaxation's dual values, see
+    :func:`_fix_by_reduced_gain`), and the mixed-integer program
+    (:func:`scipy.optimize.milp`, HiGHS with a relative gap of 1e-9 of the whole)
+    solves the pairs left, the *core* (the cases near the margin): the optimum of the
+    whole, proven. Stopped by ``time_limit`` before its proof, the better of its
+    allocation (if any) and the relaxation's is returned with the tighter of the two
+    bounds, and a warning. (The program over every pair, without the fixing, took
+    4.6 s for one budget over 20,000 cases, and over 200,000 cases ran for 576 s
+    past a ``time_limit`` of 25 s: HiGHS' first linear program on one dense row of
+    100,000 columns does not look at the clock.)
+  - ``"auto"`` (the default): the same, but the core is solved only when it has at
+    most ``AUTO_EXACT_PAIRS`` pairs, and without a ``time_limit`` its program stops
+    after ``AUTO_NODE_LIMIT`` nodes (a count, not a time, so that the answer does not
+    depend on the machine); the better of its allocation and the relaxation's is
+    kept. It warns when the allocation returned may be more than ``GAP_WARNING``
+    (relative) below the optimum.
 
-  Measured on the 2-core machine (28 Nov 2026, ``chrt -f 10``, load 9-14 and, for the
-  relaxation and auto, again at a load of several hundred with the same figures; about half
-  of the cases gain by the limited decisions; ``benchmarks/bench_budget.py``), the
-  shadow prices included:
+  Measured on the 2-core machine (28 Nov 2026, ``chrt -f 10``, load 9-14; about half of
+  the cases gain by the limited decisions; ``benchmarks/bench_budget.py``), with the
+  shadow prices (each one more program, where the first is proven) and relative gaps:
 
-  ========================================  =================  ===============  ===============
-  problem                                   relaxation         auto             exact
-  ========================================  =================  ===============  ===============
-  one budget, 20,000 cases                  0.003 s, 2.0e-5    1.4 s, optimal   4.6 s, optimal
-  one budget, 200,000 cases                 0.04 s, 1.5e-7     AUTO200K         TL 25: 576 s
-  budget and capacity, 20,000 cases         0.08 s, 5.2e-6     1.7 s, optimal   16 s, optimal
-  budget and capacity, 200,000 cases        1.2 s, 2.4e-6      1.2 s, 2.4e-6    TL 25: none
-  ========================================  =================  ===============  ===============
+  ==================================  ================  ===============  ================
+  problem                             relaxation        auto             exact (TL 25)
+  ==================================  ================  ===============  ================
+  one budget, 20,000 cases            0.003 s, 2.0e-5   1.5 s, optimal   1.5 s, optimal
+  one budget, 200,000 cases           0.04 s, 1.5e-7    2.4 s, 9.5e-9    44 s, optimal
+  budget and capacity, 20,000 cases   0.08 s, 5.2e-6    1.7 s, optimal   6.6 s, optimal
+  budget and capacity, 200,000 cases  1.2 s, 2.4e-6     1.3 s, 2.4e-6    27 s, 2.0e-6
+  ==================================  ================  ===============  ================
 
-  (relative gaps; "TL 25": ``time_limit=25``, HiGHS ran 576 s at low priority before
-  stopping and returned an allocation below the relaxation's; "none": no allocation of
-  its own in 30 s). See ``docs/guide/capacity.rst``.
+  ("TL 25": ``time_limit=25`` seconds per program; the last one stopped there, with a
+  warning. Auto's core there has 10,614 pairs: too many, so the relaxation's
+  allocation.) See ``docs/guide/capacity.rst``.
 
 The *shadow price* of a limit is the profit of one more unit of it: the optimum with
 ``N_d + 1`` (``B_d + 1``) minus the optimum with ``N_d`` (``B_d``), obtained by solving
@@ -168,15 +171,15 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
         - ``"relaxation"``: the linear relaxation (fast), rounded: its optimum is an
           upper bound of the best total, and the allocation is within the gain of
           as many cases as there are limits of it; ``gap`` says how far at most.
-        - ``"exact"``: the mixed-integer program (slow for many cases). Stopped by
-          ``time_limit`` before its proof, it returns the better of its allocation and
-          the relaxation's, with the tighter bound, and warns.
-        - ``"auto"``: the relaxation; when it is not proven optimal, the cases it
-          settles beyond doubt are fixed (reduced-cost fixing) and, when at most
-          ``AUTO_EXACT_PAIRS`` (case, limited decision) pairs are left, the
-          mixed-integer program solves those: the optimum, proven, unless it stops
-          at its node or time limit. It warns when the allocation returned may be
-          more than ``GAP_WARNING`` (relative) below the optimum.
+        - ``"exact"``: the relaxation; when it is not proven optimal, the cases it
+          settles beyond doubt are fixed (reduced-cost fixing) and the mixed-integer
+          program solves the (case, limited decision) pairs left: the optimum,
+          proven. Stopped by ``time_limit`` before its proof, it returns the better
+          of its allocation and the relaxation's, with the tighter bound, and warns.
+        - ``"auto"``: the same when at most ``AUTO_EXACT_PAIRS`` pairs are left,
+          and without a ``time_limit`` the program stops after ``AUTO_NODE_LIMIT``
+          nodes; else the relaxation's allocation. It warns when the allocation
+          returned may be more than ``GAP_WARNING`` (relative) below the optimum.
     time_limit : float, default=None
         Seconds each mixed-integer program may take (budgets only); None: no limit
         with ``"exact"``, ``AUTO_NODE_LIMIT`` nodes with ``"auto"``.
@@ -585,9 +588,6 @@ def _solve_budget(P, lim, method, time_limit):
     if P.m == 0:
         return _Solution(np.zeros(0, dtype=bool), 0.0, 0.0, True, "no case gains",
                          np.zeros(P.limited.size))
-    if method == "exact":
-        e = _milp(P, lim, time_limit)
-        return e if e.proven else _better(e, _relaxation(P, lim))
     r = _relaxation(P, lim)
     if not r.proven and r.bound - r.gain <= _tolerance(r.bound):
         r.proven = True
@@ -596,26 +596,32 @@ def _solve_budget(P, lim, method, time_limit):
     fixed, core, bound = _fix_by_reduced_gain(P, lim, r)
     if bound < r.bound:
         r = _Solution(r.take, r.gain, max(bound, r.gain), r.proven, r.how, r.dual)
+    if method == "exact":
+        return _better(_core_program(P, lim, r, fixed, core, time_limit, None), r)
     if core.size > AUTO_EXACT_PAIRS:
         r.how = f"{r.how} (core of {core.size} pairs too large for the exact program)"
         return r
+    node_limit = AUTO_NODE_LIMIT if time_limit is None else None
+    return _better(_core_program(P, lim, r, fixed, core, time_limit, node_limit), r)
+
+
+def _core_program(P, lim, r, fixed, core, time_limit, node_limit):
+    """The mixed-integer program over the core, the fixed pairs kept: the optimum."""
     # the fixed pairs are the incumbent's: what they use fits (up to rounding)
     fixed_gain = float(P.gain[fixed].sum())
     # the core's gap relative to the whole allocation's gain, not the core's alone
     rel_gap = _MIP_REL_GAP * max(1.0, r.gain) / max(r.gain - fixed_gain, 1e-300)
     e = _milp(P.subset(core), np.maximum(lim - P.used(fixed), 0.0), time_limit,
-              rel_gap=min(rel_gap, 1e-4),
-              node_limit=AUTO_NODE_LIMIT if time_limit is None else None)
+              rel_gap=min(rel_gap, 1e-4), node_limit=node_limit)
     take = None
     if e.take is not None:
         take = fixed.copy()
         take[core[e.take]] = True
     gain, bound = fixed_gain + e.gain, fixed_gain + e.bound
     proven = e.proven and bound - gain <= _tolerance(bound) * (1 + 1e-6)
-    e = _Solution(take, gain, bound, proven,
-                  "linear relaxation and reduced-gain fixing, then a mixed-integer "
-                  f"program over {core.size} pairs")
-    return _better(e, r)
+    return _Solution(take, gain, bound, proven,
+                     "linear relaxation and reduced-gain fixing, then a mixed-integer "
+                     f"program over {core.size} pairs")
 
 
 def _fix_by_reduced_gain(P, lim, r):

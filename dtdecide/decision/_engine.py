@@ -735,11 +735,11 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         decision is at most ``B`` (solved by ``method``).
     method : {"auto", "exact", "relaxation"}, default="auto"
         How a budget is solved (see :func:`allocate`): ``"relaxation"`` rounds the
-        linear relaxation (fast, with a proven bound of the optimum), ``"exact"``
-        solves the mixed-integer program (slow for many cases), ``"auto"`` the
-        relaxation and, when it is not proven optimal, the mixed-integer program over
-        the cases near its margin (the others fixed by reduced costs) when they are
-        few. Capacities alone are always solved exactly.
+        linear relaxation (fast, with a proven bound of the optimum); ``"exact"``
+        adds the mixed-integer program over the cases near the relaxation's margin
+        (the others fixed by reduced costs), which proves the optimum (slow when
+        many cases are near the margin); ``"auto"`` does so only when they are few,
+        within a node limit. Capacities alone are always solved exactly.
     time_limit : float, default=None
         Seconds each mixed-integer program of a budget may take; None: no limit
         with ``"exact"``, a limit of 2,000 nodes with ``"auto"``.

@@ -205,7 +205,8 @@ def test_decide_passes_method_and_time_limit():
     r = decide(post, m, costs=cost, budget={"mail": 6.0}, method="relaxation")
     e = decide(post, m, costs=cost, budget={"mail": 6.0}, method="exact", time_limit=30)
     assert r.allocation.method == "linear relaxation, rounded"
-    assert e.allocation.method == "mixed-integer program" and e.allocation.optimal
+    assert e.allocation.method.endswith("mixed-integer program over 10 pairs")
+    assert e.allocation.optimal
     s_r, s_e = r.summary, e.summary
     assert s_r["total_expected_profit"] <= s_e["total_expected_profit"] + 1e-9
     assert s_e["total_expected_profit"] <= s_r["total_expected_profit"] + s_r["allocation_gap"] + 1e-9
@@ -284,6 +285,38 @@ def test_auto_proves_the_optimum_through_the_core(two):
     assert not r.optimal and r.total < e.total  # the relaxation alone falls short here
     assert a.method.startswith("linear relaxation and reduced-gain fixing")
     assert a.optimal and a.total == pytest.approx(e.total, rel=1e-9)
+    # the program over every pair, without the fixing, finds the same optimum
+    whole = _whole_program(V, S, kw, names)
+    assert e.optimal and e.total == pytest.approx(whole, rel=1e-9)
     assert a.shadow_price.keys() == e.shadow_price.keys()
     for d in e.shadow_price:
         assert a.shadow_price[d] == pytest.approx(e.shadow_price[d], rel=1e-6, abs=1e-6)
+
+
+def _whole_program(V, S, limits, names):
+    """The optimum total by the mixed-integer program over every pair (no fixing)."""
+    cap = {names.index(d): v for d, v in (limits.get("capacity") or {}).items()}
+    bud = {names.index(d): v for d, v in (limits.get("budget") or {}).items()}
+    limited = np.array(sorted({*cap, *bud}), dtype=np.intp)
+    free = V[:, [d for d in range(V.shape[1]) if d not in limited]].max(axis=1)
+    P = _capacity._Pairs(V, limited, bud, S, free)
+    lim = np.array([cap[d] if d in cap else bud[d] for d in limited], dtype=float)
+    sol = _capacity._milp(P, lim, None)
+    assert sol.proven
+    return free.sum() + sol.gain
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_exact_through_the_core_equals_the_whole_program(seed):
+    rng = np.random.default_rng(300 + seed)
+    n, D = int(rng.integers(50, 300)), int(rng.integers(2, 5))
+    V = rng.normal(size=(n, D)) * 10
+    S = rng.uniform(0, 4, (n, D)) if seed % 2 else rng.integers(0, 4, (n, D)).astype(float)
+    names = [f"d{k}" for k in range(D)]
+    limits = {"budget": {names[-1]: float(S[:, -1].sum() / 5)}}
+    if D > 2:
+        limits["capacity"] = {names[1]: int(n // 10)}
+    e = allocate(V, limits.get("capacity"), budget=limits["budget"], spend=S,
+                 decisions=names, method="exact")
+    assert e.optimal
+    assert e.total == pytest.approx(_whole_program(V, S, limits, names), rel=1e-9)
