@@ -188,6 +188,8 @@ def policy_value(policy, X, action, outcome, *, baseline=None, decisions=None, c
                         "models are fitted on them), or rewards= computed for these cases")
     n = n_rows(X) if X is not None else len(check_1d(action, "action"))
     index = reference_index(X) if X is not None else None
+    if index is None and isinstance(rewards, Rewards):  # the rewards' cases: X's index
+        index = rewards.rewards.index
     if decisions is None and isinstance(rewards, Rewards):
         decisions = rewards.decisions
     if decisions is None:
