@@ -302,6 +302,8 @@ CASES = [
      lambda f: make_logged_campaign(20, noise_sd=1e308, random_state=0), ValueError,
      [r"noise_sd=1e\+308 is too large"]),
     # ------------------------------------------------------------ PolicyTree
+    ("tree-action-none", lambda f: _fit(f, action=None), TypeError,
+     ["action is None", "every logged case"]),
     ("tree-empty", lambda f: _fit(f, X=f.X.iloc[:0], action=f.a[:0], rewards=f.G.iloc[:0]),
      ValueError, ["X has no cases"]),
     ("tree-propensity-with-rewards", lambda f: _fit(f, propensity=f.p), ValueError,

@@ -18,7 +18,14 @@ from ..decision._validation import (
     refuse_bool_numbers,
 )
 from ..tree import ProfitTreeClassifier
-from ._rewards import check_costs, check_decisions, n_rows, policy_rewards, take_rows
+from ._rewards import (
+    check_action,
+    check_costs,
+    check_decisions,
+    n_rows,
+    policy_rewards,
+    take_rows,
+)
 from ._search import bin_inputs, exact_policy_tree
 
 __all__ = ["PolicyTree"]
@@ -271,11 +278,7 @@ class PolicyTree(BaseEstimator):
         rng = check_random_state(self.random_state)
         seed_rewards = rng.randint(np.iinfo(np.int32).max)
         seed_tree = rng.randint(np.iinfo(np.int32).max)
-        check_same_index(action, index, "action")
-        decisions, a_idx = check_decisions(np.asarray(action, dtype=object).reshape(-1),
-                                           self.decisions)
-        if a_idx.shape[0] != n:
-            raise ValueError(f"action must have one value per case ({n}); got {a_idx.shape[0]}")
+        decisions, a_idx = check_decisions(check_action(action, n, index), self.decisions)
         if rewards is None:
             nuis = policy_rewards(
                 X, action, outcome, decisions=decisions, method=self.method,

@@ -38,7 +38,7 @@ from ..decision._validation import (
     reference_index,
 )
 
-__all__ = ["Rewards", "policy_rewards", "check_costs", "check_decisions"]
+__all__ = ["Rewards", "policy_rewards", "check_action", "check_costs", "check_decisions"]
 
 METHODS = ("dr", "ipw", "dm")
 
@@ -65,6 +65,15 @@ def take_rows(X, rows):
     if isinstance(X, pd.DataFrame):
         return X.iloc[rows]
     return np.asarray(X)[rows]
+
+
+def check_action(action, n, index):
+    """The logged decisions as a 1-d array of one value per case (pandas aligned)."""
+    if action is None:
+        raise TypeError("action is None: pass the decision that was taken for every "
+                        "logged case")
+    check_same_index(action, index, "action")
+    return check_1d(action, "action", n_samples=n)
 
 
 def check_decisions(action, decisions):
@@ -493,8 +502,7 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
     if n == 0:
         raise ValueError("X has no cases (0 rows)")
     index = reference_index(X)
-    check_same_index(action, index, "action")
-    a_raw = check_1d(action, "action", n_samples=n)
+    a_raw = check_action(action, n, index)
     decisions, a_idx = check_decisions(a_raw, decisions)
     D = len(decisions)
     y, value = _outcome_arrays(outcome, outcome_value, n, index)

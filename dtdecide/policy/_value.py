@@ -9,8 +9,15 @@ import pandas as pd
 from scipy.stats import norm
 from sklearn.utils.validation import check_random_state
 
-from ..decision._validation import check_1d, check_same_index, check_seed, reference_index
-from ._rewards import Rewards, check_costs, check_decisions, n_rows, policy_rewards
+from ..decision._validation import check_same_index, check_seed, reference_index
+from ._rewards import (
+    Rewards,
+    check_action,
+    check_costs,
+    check_decisions,
+    n_rows,
+    policy_rewards,
+)
 
 __all__ = ["policy_value", "policy_decisions"]
 
@@ -186,7 +193,7 @@ def policy_value(policy, X, action, outcome, *, baseline=None, decisions=None, c
     if X is None and rewards is None:
         raise TypeError("X is None: pass the inputs of the logged cases (the nuisance "
                         "models are fitted on them), or rewards= computed for these cases")
-    n = n_rows(X) if X is not None else len(check_1d(action, "action"))
+    n = n_rows(X) if X is not None else len(check_action(action, None, None))
     index = reference_index(X) if X is not None else None
     if index is None and isinstance(rewards, Rewards):  # the rewards' cases: X's index
         index = rewards.rewards.index
@@ -195,8 +202,7 @@ def policy_value(policy, X, action, outcome, *, baseline=None, decisions=None, c
     if decisions is None:
         decisions = getattr(policy, "decisions_", None) or getattr(
             baseline, "decisions_", None)
-    check_same_index(action, index, "action")
-    decisions, a_idx = check_decisions(check_1d(action, "action", n_samples=n), decisions)
+    decisions, a_idx = check_decisions(check_action(action, n, index), decisions)
     rng = check_random_state(random_state)
     if rewards is None:
         rewards = policy_rewards(
