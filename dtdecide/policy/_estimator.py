@@ -484,7 +484,8 @@ class PolicyTree(BaseEstimator):
         check_is_fitted(self, "profit_tree_")
         return self.profit_tree_.apply(X)
 
-    def decide(self, X, rewards=None, *, costs=None, capacity=None, budget=None):
+    def decide(self, X, rewards=None, *, costs=None, capacity=None, budget=None,
+               method="auto", time_limit=None):
         """Decisions and their expected net reward per case, as a decision table.
 
         With ``capacity`` or ``budget`` the leaves' decisions give way to the best
@@ -509,6 +510,14 @@ class PolicyTree(BaseEstimator):
         budget : dict, default=None
             ``{decision: B}``: the spend (``costs``) of the cases given that decision
             is at most ``B``.
+        method : {"auto", "exact", "relaxation"}, default="auto"
+            How a budget is solved (:func:`~dtdecide.decision.allocate`): the rounded
+            linear relaxation with its proven bound, the optimum proven by a
+            mixed-integer program, or the program only where few cases are near the
+            relaxation's margin. Capacities alone are always solved exactly.
+        time_limit : float, default=None
+            Seconds each mixed-integer program of a budget may take (see
+            :func:`~dtdecide.decision.allocate`).
 
         Returns
         -------
@@ -535,7 +544,12 @@ class PolicyTree(BaseEstimator):
         """
         check_is_fitted(self, "profit_tree_")
         if capacity is not None or budget is not None:
-            return self._decide_limited(X, rewards, costs, capacity, budget)
+            return self._decide_limited(X, rewards, costs, capacity, budget, method,
+                                        time_limit)
+        if method != "auto" or time_limit is not None:
+            raise ValueError(
+                "method and time_limit say how a capacity or budget is solved; give "
+                f"capacity= or budget= too (got method={method!r}, time_limit={time_limit!r})")
         if rewards is None:
             if costs is not None:
                 raise ValueError("costs are subtracted from rewards: pass rewards= too")
@@ -674,7 +688,7 @@ class PolicyTree(BaseEstimator):
         study = PruningStudy(self.profit_tree_, **params)
         return study.fit(X, self._y(n, X), costs_valid=Q[:, None, :])
 
-    def _decide_limited(self, X, rewards, costs, capacity, budget):
+    def _decide_limited(self, X, rewards, costs, capacity, budget, method, time_limit):
         from ..decision._capacity import allocate, with_allocation
         from ..decision._result import build_decision_result
 
@@ -699,7 +713,8 @@ class PolicyTree(BaseEstimator):
                     f"of {self.decisions_[d]!r} in row {i} is {spend[i, d]}")
         elif costs is not None:
             raise ValueError("costs are used as the spend of a budget; give budget= too")
-        alloc = allocate(V, capacity, budget=budget, spend=spend, decisions=self.decisions_)
+        alloc = allocate(V, capacity, budget=budget, spend=spend, decisions=self.decisions_,
+                         method=method, time_limit=time_limit)
         dec = np.asarray(alloc.decision, dtype=np.intp)
         res = build_decision_result(
             reward_matrix(self.decisions_), dec, V[np.arange(n), dec],

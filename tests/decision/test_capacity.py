@@ -123,6 +123,30 @@ def test_policy_tree_decide_under_capacity():
         pt.decide(X, G, capacity={"mail": 5})
 
 
+def test_policy_tree_decide_under_a_budget_passes_method_and_time_limit():
+    """PolicyTree.decide solves a budget as allocate does with the same method and
+    time_limit (the relaxation's gap reported), and refuses them without a limit."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 2))
+    G = np.column_stack([np.zeros(400), X[:, 0] + 1, 0.5 * X[:, 1] + 1])
+    a = rng.choice(["none", "mail", "call"], size=400)
+    pt = PolicyTree(decisions=["none", "mail", "call"], max_depth=3).fit(
+        X, a, None, rewards=G)
+    spend = np.column_stack([np.zeros(400), rng.uniform(1, 3, 400), rng.uniform(2, 5, 400)])
+    V = pt.leaf_values_[pt.apply(X)]
+    for method in ("relaxation", "exact", "auto"):
+        res = pt.decide(X, costs=spend, budget={"call": 40.0}, method=method, time_limit=20)
+        want = allocate(V, budget={"2": 40.0}, spend=spend, method=method, time_limit=20)
+        assert res.summary["total_expected_profit"] == pytest.approx(want.total)
+        assert res.summary["allocation_gap"] == pytest.approx(want.gap)
+        spent = spend[:, 2][res.cases["D_policy"].to_numpy() == "call"].sum()
+        assert spent <= 40.0 + 1e-9
+    with pytest.raises(ValueError, match="method"):
+        pt.decide(X, costs=spend, budget={"call": 40.0}, method="greedy")
+    with pytest.raises(ValueError, match="capacity= or budget="):
+        pt.decide(X, method="exact")
+
+
 def test_capacity_plan_matches_the_decisions_and_ranks_leaves_by_gain():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(200, 2))
