@@ -636,7 +636,7 @@ class _Scorer:
                         self.node_confidence = self.model._node_confidence()
                     # one walk: the leaves that decide also carry MARGIN_/CONF_
                     result = self.model._decide(
-                        X, y, costs=costs if y is not None or self.case_rule else None,
+                        X, y, costs=costs,
                         confidence=self.confidence, node_confidence=self.node_confidence)
                     if self.totals is None:
                         self.totals = SummaryTotals()

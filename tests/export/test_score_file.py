@@ -194,9 +194,15 @@ def test_decisions_only_and_plain_trees(model, new_csv, tmp_path):
     frame.drop(columns="y").to_csv(no_target, index=False)
     summary = score_file(model, no_target, tmp_path / "d.csv", chunk_size=700)
     assert "total_profit" not in summary.index
-    expected = _in_memory(model, frame, target=False)
-    assert pd.read_csv(tmp_path / "d.csv")["D_y"].tolist() == (
-        expected.cases["D_y"].tolist())
+    # the file's cost column still gives the investment of each decision (IC_, and
+    # total_investment), as decide with costs= and the SQL export without a target do;
+    # it was NaN for every contacted row
+    expected = model.decide(frame[["age", "region"]], costs=frame[["cost"]])
+    got = pd.read_csv(tmp_path / "d.csv")
+    assert got["D_y"].tolist() == expected.cases["D_y"].tolist()
+    assert (got["D_y"] == "contact").any()
+    np.testing.assert_array_equal(got["IC_y"], expected.cases["IC_y"])
+    assert summary["total_investment"] == expected.summary["total_investment"] > 0
     np.testing.assert_allclose(summary.to_numpy(), expected.summary.to_numpy(), rtol=1e-12,
                                equal_nan=True)
     train = _cases(600, 4)
