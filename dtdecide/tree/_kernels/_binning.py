@@ -504,38 +504,33 @@ def _seed_kernel_applies(seed, n_samples, size, compiled):
     return n_samples > 10_000 and _floyd_draw_ok()
 
 
-_seed_draw_matches = None
-_floyd_draw_matches = None
 # (n, size) of the self-check of the compiled sub-sample in Floyd's regime
 _FLOYD_CHECK = (100_003, 2_000)
+_draw_checks = {}  # the self-checks' answers, once per process: {regime: bool}
+
+
+def _draws_match(regime, kernel, n, size):
+    """Whether ``kernel(seed, n, size)`` gives the sorted rows of ``choice`` with this
+    NumPy, for two seeds (checked once per process for each ``regime``, as
+    :func:`_compiled_draw_ok`: a NumPy that draws otherwise keeps ``choice``)."""
+    key = regime
+    if key not in _draw_checks:
+        _draw_checks[key] = all(
+            np.array_equal(kernel(seed, n, size),
+                           np.sort(np.random.default_rng(seed).choice(
+                               n, size=size, replace=False, shuffle=False)))
+            for seed in (12345, 7))
+    return _draw_checks[key]
 
 
 def _floyd_draw_ok():
-    """Whether :func:`_seed_floyd` gives ``choice``'s rows with this NumPy (checked
-    once per process on small cases, as :func:`_seed_draw_ok`)."""
-    global _floyd_draw_matches
-    if _floyd_draw_matches is None:
-        n, size = _FLOYD_CHECK
-        _floyd_draw_matches = all(
-            np.array_equal(_seed_floyd(seed, n, size),
-                           np.sort(np.random.default_rng(seed).choice(
-                               n, size=size, replace=False, shuffle=False)))
-            for seed in (12345, 7))
-    return _floyd_draw_matches
+    """Whether :func:`_seed_floyd` gives ``choice``'s rows with this NumPy."""
+    return _draws_match("floyd", _seed_floyd, *_FLOYD_CHECK)
 
 
 def _seed_draw_ok():
-    """Whether :func:`_seed_tail` gives ``choice``'s rows with this NumPy (checked once
-    per process on small cases, as :func:`_compiled_draw_ok`)."""
-    global _seed_draw_matches
-    if _seed_draw_matches is None:
-        n, size = _DRAW_CHECK
-        _seed_draw_matches = all(
-            np.array_equal(_seed_tail(seed, n, size),
-                           np.sort(np.random.default_rng(seed).choice(
-                               n, size=size, replace=False, shuffle=False)))
-            for seed in (12345, 7))
-    return _seed_draw_matches
+    """Whether :func:`_seed_tail` gives ``choice``'s rows with this NumPy."""
+    return _draws_match("tail", _seed_tail, *_DRAW_CHECK)
 
 
 def seeded_subsample_rows(seed, n_samples, size, compiled=False):
