@@ -246,11 +246,16 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
         if spend is None:
             raise ValueError("budget needs spend= (the spend of every decision per case)")
         S = np.asarray(spend, dtype=float)
-        if S.shape != V.shape or not np.isfinite(S).all():
-            raise ValueError(f"spend must be a finite array of shape {V.shape}; got "
-                             f"{S.shape}")
-        if (S < 0).any():
-            raise ValueError("spend must be non-negative")
+        if S.shape != V.shape:
+            raise ValueError(f"spend must be an array of shape {V.shape} (cases x "
+                             f"decisions); got shape {S.shape}")
+        bad = ~np.isfinite(S) | (S < 0)
+        if bad.any():
+            i, d = np.argwhere(bad)[0]
+            raise ValueError(
+                f"spend must be finite and non-negative (the spend of each decision per "
+                f"case); the spend of {decisions[d]!r} in row {i} is {S[i, d]} "
+                f"({int(bad.sum()):,} such values)")
     elif spend is not None:
         raise ValueError("spend is only used with budget=")
     limited = set(cap) | set(bud)
