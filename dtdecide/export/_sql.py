@@ -446,7 +446,8 @@ def to_sql(
     ------
     ValueError
         For an unknown ``dialect``, a ``target`` with a case-specific decision matrix
-        (its consequences are not columns), invalid column arguments, or a
+        other than the 2 x 2 one of cost rows ``C_FP, C_FN, C_TP, C_TN`` (its
+        consequences are not columns), invalid column arguments, or a
         ``leaf_column`` or kept column named like another output.
 
     Notes
@@ -615,9 +616,9 @@ def to_sql(
                 "target is only used for computed profit and ROI, which need a tree "
                 "fitted with a decision_matrix"
             )
-        if getattr(matrix, "is_case_specific", False) and not (
-                case is not None and is_cost_rows(matrix)):
-            # under the case rule a 2 x 2 matrix reads its cost rows from the table
+        if getattr(matrix, "is_case_specific", False) and not is_cost_rows(matrix):
+            # a 2 x 2 matrix reads its cost rows C_FP/C_FN/C_TP/C_TN from the table
+            # (under either rule); other case-specific arrays have no columns
             raise ValueError(
                 "target cannot be scored in SQL with a case-specific decision matrix: its "
                 "consequences are per-case arrays, not table columns; pass target=None"

@@ -66,8 +66,11 @@ def test_case_specific_matrix_scores_leaf_decisions_in_sql():
     est = RandomTreeClassifier(decision_matrix=m, max_depth=4, random_state=3).fit(X, y)
     got = run_sqlite(to_sql(est, dialect="sqlite"), db_frame(X))
     assert compare(est, got, X) == 2  # D, EL
-    with pytest.raises(ValueError, match="case-specific"):
-        to_sql(est, target="fraud")
+    # with the target, the computed and best loss read the table's cost rows
+    rows = pd.DataFrame(cost_mat, columns=["C_FP", "C_FN", "C_TP", "C_TN"])
+    got = run_sqlite(to_sql(est, target="fraud", dialect="sqlite"),
+                     pd.concat([db_frame(X, y), rows], axis=1))
+    assert compare(est, got, X, y, costs=rows) == 4  # D, EL, CL, BL
     t = leaf_table(est)
     assert {"decision", "EL", "total_loss"} <= set(t.columns)
     assert t["total_loss"].sum() == pytest.approx(est.decide(X, y).summary["total_loss"])

@@ -18,7 +18,7 @@ from export_helpers import (
     make_inputs,
 )
 
-from dtdecide import DecisionMatrix
+from dtdecide import DecisionMatrix, ProfitTreeClassifier
 from dtdecide.export import to_sql
 from dtdecide.export._sql import _float_literal
 
@@ -364,3 +364,52 @@ def test_qualified_table_and_renamed_cost_column(revenue_tree, train_data):
     frame = db_frame(X, y).rename(columns={"cost_call": "cc"})
     got = run_sqlite(sql, frame)
     compare(revenue_tree, got, X)
+
+
+@pytest.mark.parametrize("criterion", ["gini", "profit"])
+@pytest.mark.parametrize("engine", ["sqlite", "duckdb"])
+def test_leaf_rule_cost_rows_with_target(engine, criterion):
+    # a leaf-rule tree on cost rows C_FP/C_FN/C_TP/C_TN (from_cost_matrix) scores its
+    # computed and best loss in SQL from the table's cost rows, as the case rule does;
+    # it was refused ("consequences are per-case arrays") though the columns are there
+    rng = np.random.default_rng(17)
+    m = DecisionMatrix.from_cost_matrix(levels=("no", "yes"))
+
+    def cost_rows(n, missing=0.0):
+        rows = pd.DataFrame({"C_FP": np.round(rng.uniform(1, 3, n), 2),
+                             "C_FN": np.round(rng.lognormal(0.7, 1, n), 2),
+                             "C_TP": np.round(rng.uniform(1, 3, n), 2),
+                             "C_TN": np.round(rng.uniform(0, 0.5, n), 2)})
+        for col in rows.columns:  # a missing cell makes only what reads it NULL
+            rows.loc[rng.random(n) < missing, col] = np.nan
+        return rows
+
+    def target(X):
+        return pd.Series(np.where(class_target(X, rng) == "no", "no", "yes"), name="y")
+
+    X = make_inputs(1500, rng, missing=0.05)
+    est = ProfitTreeClassifier(decision_matrix=m, criterion=criterion, max_depth=4,
+                               min_samples_leaf=30, random_state=0)
+    est.fit(X, target(X), costs=cost_rows(1500))
+    Xn = make_inputs(1200, rng, missing=0.05, unseen=True)
+    yn, rn = target(Xn), cost_rows(1200, missing=0.03)
+    cases = est.decide(Xn, yn, costs=rn).cases
+    assert set(cases["D_y"]) == {"predict 0", "predict 1"}
+    assert cases["CL_y"].isna().any() and cases["CL_y"].notna().any()
+    run = run_sqlite if engine == "sqlite" else run_duckdb
+    got = run(to_sql(est, target="y", dialect=engine), pd.concat([db_frame(Xn, yn), rn], axis=1))
+    assert compare(est, got, Xn, yn, costs=rn) == 4  # EL_, CL_, BL_ besides D_
+
+
+def test_case_specific_array_target_is_refused():
+    # consequences given as an (n, levels, decisions) array have no columns to read
+    rng = np.random.default_rng(18)
+    X = make_inputs(600, rng)
+    y = class_target(X, rng)
+    m = DecisionMatrix.case_specific(levels=sorted(set(y)), decisions=["call", "skip"])
+    est = ProfitTreeClassifier(decision_matrix=m, max_depth=3, min_samples_leaf=30)
+    est.fit(X, y, costs=rng.uniform(0, 10, (len(X), m.n_levels, 2)))
+    with pytest.raises(ValueError, match="case-specific decision matrix other than|per-case arrays"):
+        to_sql(est, target=y.name)
+    got = run_sqlite(to_sql(est, dialect="sqlite"), db_frame(X))
+    assert compare(est, got, X) == 2  # D, EP from the leaves
