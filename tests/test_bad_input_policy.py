@@ -575,3 +575,20 @@ def test_bootstrap_in_blocks_draws_the_same_resamples(f, monkeypatch):
     monkeypatch.setattr(value, "_BOOT_BLOCK", 3 * N)  # three resamples a block
     blocks = _value(f, n_bootstrap=50, baseline="B")
     pd.testing.assert_frame_equal(blocks, whole)
+
+
+def test_numeric_classes_match_a_float_target_column(tmp_path):
+    """A tree of classes 0/1 scored from a Parquet file whose target is stored as floats
+    (1.0, 0.0) or booleans: the classes were compared as text ("1.0" vs "1") and every
+    row counted as misclassified (rate 1.0 instead of the tree's 0.0)."""
+    X = pd.DataFrame({"age": np.arange(20.0, 70.0)})
+    y = (X["age"] > 45).astype(int).to_numpy()
+    tree = ProfitTreeClassifier(max_depth=2).fit(X, y)
+    expected = float(np.mean(tree.predict(X) != y))
+    for stored in (y.astype(float), y == 1):
+        X.assign(y=stored).to_parquet(tmp_path / "cases.parquet")
+        summary = score_file(tree, tmp_path / "cases.parquet", target="y")
+        assert summary["misclassification_rate"] == pytest.approx(expected)
+    X.assign(y=np.where(y == 1, "1", "one")).to_csv(tmp_path / "text.csv", index=False)
+    with pytest.raises(ValueError, match="target column 'y' must hold the model's classes"):
+        score_file(tree, tmp_path / "text.csv", target="y")

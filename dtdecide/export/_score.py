@@ -457,9 +457,12 @@ _SINKS = {"csv": _CsvSink, "parquet": _ParquetSink, "excel": _ExcelSink}
 class _PlainTotals:
     """Summary of a tree without a decision matrix: cases, misclassification or ASE."""
 
-    def __init__(self, is_classifier, name):
+    def __init__(self, is_classifier, name, classes=None):
         self.is_classifier = is_classifier
         self.name = name
+        # numeric classes compare as numbers: a target stored as 1.0 (a Parquet float
+        # column, a CSV of decimals) is the class 1, not the text "1.0"
+        self.numeric_classes = classes is not None and np.asarray(classes).dtype.kind in "iufb"
         self.n = 0
         self.loss = 0.0
         self.has_target = False
@@ -469,7 +472,18 @@ class _PlainTotals:
         if y is None:
             return
         self.has_target = True
-        if self.is_classifier:
+        if self.is_classifier and self.numeric_classes:
+            actual = pd.to_numeric(pd.Series(np.asarray(y, dtype=object)),
+                                   errors="coerce").to_numpy(dtype=float)
+            text = np.isnan(actual)
+            if text.any():
+                k = int(np.argmax(text))
+                raise ValueError(
+                    f"the target column {y.name!r} must hold the model's classes, which are "
+                    f"numbers; data row {first + k + 1:,} holds {y.iloc[k]!r}")
+            predicted = np.asarray(pred, dtype=float)
+            self.loss += float(np.count_nonzero(actual != predicted))
+        elif self.is_classifier:
             # as text, as the command line always compared them (1 and "1" agree)
             actual = np.asarray(y, dtype=object).astype(str)
             self.loss += float(np.count_nonzero(actual != np.asarray(pred).astype(str)))
@@ -628,7 +642,8 @@ class _Scorer:
                 if m is None:
                     cases = _plain_cases(self.model, X, self.name)
                     if self.totals is None:
-                        self.totals = _PlainTotals(self.model._is_classifier, self.name)
+                        self.totals = _PlainTotals(self.model._is_classifier, self.name,
+                                                   getattr(self.model, "classes_", None))
                     self.totals.add(cases.iloc[:, 0].to_numpy(), y, first)
                 else:
                     if self.confidence and self.node_confidence is None:
