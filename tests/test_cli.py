@@ -548,3 +548,43 @@ def test_score_with_confidence(files, capsys):
     assert cols[cols.index("EP_y") + 1: cols.index("EP_y") + 3] == ["MARGIN_y", "CONF_y"]
     np.testing.assert_allclose(scored["CONF_y"], expected["CONF_y"])
     np.testing.assert_allclose(scored["MARGIN_y"], expected["MARGIN_y"])
+
+
+@pytest.mark.parametrize("rule", ["leaf", "case"])
+def test_cost_row_model_reads_cost_rows_from_data(tmp_path, capsys, rule):
+    # a model on cost rows (from_cost_matrix, saved from Python) has no cost variables:
+    # leaf-table --data and prune-study --validation read its C_FP/C_FN/C_TP/C_TN
+    # columns (both stopped with "costs ... got None" before)
+    from dtdecide import ProfitTreeClassifier, select_subtree
+    from dtdecide.export import leaf_table, save
+
+    def with_rows(frame, seed):
+        rng = np.random.default_rng(seed)
+        n = len(frame)
+        return frame.assign(C_FP=rng.uniform(0.5, 2, n), C_FN=rng.gamma(2.0, 3.0, n),
+                            C_TP=rng.uniform(0.5, 2, n), C_TN=0.0)
+
+    train, valid = with_rows(_cases(1200, 0), 2), with_rows(_cases(800, 1), 3)
+    rows = ["C_FP", "C_FN", "C_TP", "C_TN"]
+    inputs = ["age", "region", "income"]
+    tree = ProfitTreeClassifier(decision_matrix=DecisionMatrix.from_cost_matrix(levels=("no", "yes")),
+                                criterion="profit", decision_rule=rule, max_depth=5,
+                                min_samples_leaf=20, random_state=0)
+    tree.fit(train[inputs], train["y"], costs=train[rows])
+    save(tree, tmp_path / "m.dtdecide")
+    valid.to_csv(tmp_path / "valid.csv", index=False)
+    code, _, _ = _run(["leaf-table", str(tmp_path / "m.dtdecide"), "--data",
+                       str(tmp_path / "valid.csv"), "--precision", "15", "-o",
+                       str(tmp_path / "leaves.csv"), "--quiet"], capsys)
+    assert code == 0
+    got = pd.read_csv(tmp_path / "leaves.csv")
+    expected = leaf_table(tree, valid[inputs], valid["y"], costs=valid[rows])
+    np.testing.assert_allclose(got["valid_total_loss"], expected["valid_total_loss"],
+                               rtol=1e-12)
+    code, _, _ = _run(["prune-study", str(tmp_path / "m.dtdecide"), "--validation",
+                       str(tmp_path / "valid.csv"), "--model-out", str(tmp_path / "p.dtdecide"),
+                       "--quiet"], capsys)
+    assert code == 0
+    chosen = select_subtree(tree, valid[inputs], valid["y"], costs_valid=valid[rows])
+    assert load(tmp_path / "p.dtdecide").get_n_leaves() == chosen.get_n_leaves() < (
+        tree.get_n_leaves())
