@@ -63,6 +63,77 @@ def test_best_numeric_splits_equal_the_numpy_steps(seed, m, n_features, uniform)
     assert not want.is_categorical.any()
 
 
+def random_channel_map(rng, n_classes, n_sums):
+    """A profit level map: amounts of many magnitudes and signs, some whole (ties of
+    the children's weights), some zero."""
+    cmap = rng.standard_normal((n_classes, n_sums)) * 10.0 ** rng.integers(
+        -3, 6, size=(n_classes, n_sums))
+    if rng.random() < 0.5:
+        cmap = cmap.round()
+    cmap[rng.random((n_classes, n_sums)) < 0.2] = 0.0
+    return cmap
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 30), n_features=st.integers(1, 4),
+       n_classes=st.integers(1, 4), n_sums=st.integers(1, 16), wide=st.booleans())
+def test_best_mapped_splits_equal_the_numpy_steps(seed, m, n_features, n_classes, n_sums,
+                                                  wide):
+    """With a channel map (criterion="profit" on class counts) each node's best numeric
+    split, table and missing side (the heavier child in the mapped sums, NumPy's
+    pairwise sums over up to 300 bins) in one compiled pass equal _best_of_scans
+    followed by _split_result's NumPy steps, bit for bit."""
+    from dtdecide.tree._kernels import _compiled_level
+    from dtdecide.tree._kernels._splitter import _best_of_scans, _split_result
+
+    rng = np.random.default_rng(seed)
+    layout, gain, pos, ml, _ = random_scans(rng, m, n_features, False)
+    if wide:  # the pairwise sums' blocks (8, 128) and halving
+        layout = BinLayout(list(rng.integers(2, 302, size=n_features)))
+        pos = np.stack([rng.integers(0, int(w) - 1, size=m) for w in layout.widths])
+        pos = pos.astype(np.intp)
+    hist = rng.integers(0, 50, size=(m, layout.n_cells, n_classes)).astype(np.float32)
+    hist[rng.random(m) < 0.5, :, :] *= (rng.random(layout.n_cells) < 0.7)[:, None]
+    # nodes without missing values: every feature's missing cell empty
+    missing = layout.cell_index[:, -1]
+    hist[np.ix_(rng.random(m) < 0.6, missing)] = 0.0
+    cmap = random_channel_map(rng, n_classes, n_sums)
+    is_cat = np.zeros(n_features, dtype=bool)
+    none = np.zeros(n_features, dtype=np.intp)
+    found = _best_of_scans(gain.copy(), pos, ml, np.zeros_like(pos), np.zeros((1, 1, 1)),
+                           none, none, is_cat, False, layout.max_width)
+    want = _split_result(hist, None, layout, np.arange(m), *found, is_cat, True,
+                         channel_map=cmap)
+
+    got = {name: np.empty_like(getattr(want, name))
+           for name in ("gain", "feature", "bin_threshold", "missing_left", "go_left")}
+    _compiled_level.best_mapped_splits(gain, pos, ml, hist, layout.cell_index, cmap,
+                                       got["gain"], got["feature"], got["bin_threshold"],
+                                       got["go_left"], got["missing_left"])
+    for name, value in got.items():
+        expect = getattr(want, name)
+        assert value.dtype == expect.dtype, name
+        assert np.array_equal(value, expect), name
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 5000))
+def test_numpy_sum_adds_as_numpy(seed, n):
+    """The compiled pairwise sum is NumPy's sum of a float64 run, bit for bit (values of
+    many magnitudes and signs, so that another order of the adds rounds otherwise)."""
+    from dtdecide.tree._kernels import _compiled_level
+
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(n + 3) * 10.0 ** rng.integers(-8, 9, size=n + 3)
+    scratch = _compiled_level.sum_scratch()
+    got = _compiled_level.numpy_sum(a, 3, n, *scratch)
+    want = a[3:].sum()
+    assert got == want or (np.isnan(got) and np.isnan(want))
+    rows = np.stack([a[3:], a[3:][::-1]])
+    back = np.ascontiguousarray(rows[1])
+    assert _compiled_level.numpy_sum(back, 0, n, *scratch) == rows.sum(1)[1]
+
+
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 30), n_features=st.integers(1, 5))
 def test_compiled_scan_takes_the_fused_winners_where_they_apply(seed, m, n_features):
@@ -214,3 +285,50 @@ def test_level_arrays_are_ordinary_arrays(shape, dtype):
     view = a[: shape[0] // 2]
     base = view if view.base is None else view.base
     assert base.nbytes == a.nbytes
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_profit_fit_with_the_mapped_pass_equals_the_numpy_steps(n_classes):
+    """A criterion="profit" fit on class counts (numeric features with missing values)
+    takes its splits from best_mapped_splits at every level, and grows the tree (every
+    node field) that the separate NumPy steps grow, with 1 and 2 threads."""
+    from dtdecide import DecisionMatrix, ProfitTreeClassifier
+    from dtdecide.tree._kernels import _compiled_level, _splitter
+
+    rng = np.random.default_rng(n_classes)
+    n = 6000
+    X = rng.normal(size=(n, 4))
+    X[:, 3] = X[:, 3].round(1)
+    X[rng.random((n, 4)) < 0.08] = np.nan
+    signal = np.nan_to_num(X[:, 0]) - np.nan_to_num(X[:, 1]) ** 2 + rng.normal(size=n)
+    y = np.digitize(signal, [-1.0, 0.3][: n_classes - 1])
+    if n_classes == 2:
+        m = DecisionMatrix([[7.5, -2.25], [-3.0, 1.0]], levels=[0, 1])
+    else:
+        m = DecisionMatrix([[5.0, 0.0, -1.5], [0.25, 3.0, 0.0], [-4.0, 0.0, 6.0]],
+                           levels=[0, 1, 2])
+    kw = dict(decision_matrix=m, criterion="profit", max_depth=7, random_state=0)
+    calls = []
+    fused = _compiled_level.best_mapped_splits
+
+    def spy(*args):
+        calls.append(1)
+        return fused(*args)
+
+    trees = []
+    with config_context(kernels="compiled"), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_compiled_level, "best_mapped_splits", spy)
+        for n_jobs in (1, 2):
+            trees.append(ProfitTreeClassifier(**kw, n_jobs=n_jobs).fit(X, y).tree_)
+        assert len(calls) >= 2 * 7
+        mp.setattr(_splitter, "_FUSED_MAX_SUMS", 0)  # the NumPy steps
+        want = ProfitTreeClassifier(**kw).fit(X, y).tree_
+    assert len(calls) < 4 * 7 + 1
+    assert want.children_left.size > 40
+    assert not want.missing_left[want.children_left >= 0].all()
+    assert want.missing_left[want.children_left >= 0].any()
+    for tree in trees:
+        for name in ("children_left", "children_right", "feature", "threshold",
+                     "missing_left", "n_node_samples", "value", "impurity"):
+            a, b = getattr(tree, name), getattr(want, name)
+            assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True), name

@@ -10,7 +10,8 @@ here does one such step in one call, with the NumPy steps kept as its reference 
 calling thread (``nogil=True`` all the same).
 
 The split tables of :func:`best_numeric_splits` and :func:`numeric_split_tables` come
-from one helper, :func:`numeric_go_left`, kept in this module with both: Numba's
+from one helper, :func:`numeric_go_left` (:func:`mapped_go_left` for
+:func:`best_mapped_splits`), kept in this module with them: Numba's
 on-disk cache of a function is renewed when its own file changes, not when a compiled
 function it calls from another module does.
 
@@ -21,8 +22,8 @@ Importing this module imports Numba; callers import it only when
 import numba
 import numpy as np
 
-__all__ = ["best_numeric_splits", "gini_can_split", "numeric_split_tables", "plan_slots",
-           "split_children_cells"]
+__all__ = ["best_mapped_splits", "best_numeric_splits", "gini_can_split",
+           "numeric_split_tables", "plan_slots", "split_children_cells"]
 
 _jit = numba.njit(nogil=True, cache=True)
 
@@ -44,29 +45,69 @@ def best_numeric_splits(gain, pos, ml, hist, cell_index, best_gain, best_feature
     (ties left), else ``ml``. The weights are whole numbers, so their sums are exact in
     any order.
     """
-    n_features, m = gain.shape
     B = go_left.shape[1]
-    for i in range(m):
-        f = -1
-        g = -np.inf
-        for j in range(n_features):
-            x = gain[j, i]
-            if x > g:
-                g = x
-                f = j
+    for i in range(gain.shape[1]):
+        f = best_feature_of(gain, i, best_gain, best_feature, bin_threshold, pos)
         if f < 0:
-            best_gain[i] = -np.inf
-            best_feature[i] = -1
-            bin_threshold[i] = -1
             for b in range(B):
                 go_left[i, b] = False
             missing_left[i] = False
             continue
-        p = pos[f, i]
-        best_gain[i] = g
-        best_feature[i] = f
-        bin_threshold[i] = p
-        missing_left[i] = numeric_go_left(hist[i], cell_index[f], p, ml[f, i], go_left[i])
+        missing_left[i] = numeric_go_left(hist[i], cell_index[f], pos[f, i], ml[f, i],
+                                          go_left[i])
+
+
+@_jit
+def best_mapped_splits(gain, pos, ml, hist, cell_index, channel_map, best_gain,
+                       best_feature, bin_threshold, go_left, missing_left):
+    """:func:`best_numeric_splits` when the histogram's float32 class counts stand for
+    the criterion's sums through ``channel_map`` (``criterion="profit"`` on class
+    counts; twin of ``_splitter._best_of_scans`` followed by ``_splitter._split_result``
+    with a ``channel_map``, whose NumPy steps this follows number for number).
+
+    The node's feature, threshold and table are :func:`best_numeric_splits`'; without
+    missing values at the node (counted in the class counts) the missing side is the
+    heavier child's in the mapped sums (ties left, :func:`mapped_go_left`), else ``ml``.
+    ``channel_map`` (n_classes, n_sums) float64, at most 16 sums (the NumPy steps' sum
+    over the sums is then a loop).
+    """
+    B = go_left.shape[1]
+    w_bins = np.empty(B - 1)
+    w_left = np.empty(B - 1)
+    task, vals = sum_scratch()
+    for i in range(gain.shape[1]):
+        f = best_feature_of(gain, i, best_gain, best_feature, bin_threshold, pos)
+        if f < 0:
+            for b in range(B):
+                go_left[i, b] = False
+            missing_left[i] = False
+            continue
+        missing_left[i] = mapped_go_left(hist[i], cell_index[f], pos[f, i], ml[f, i],
+                                         channel_map, go_left[i], w_bins, w_left, task,
+                                         vals)
+
+
+@_jit
+def best_feature_of(gain, i, best_gain, best_feature, bin_threshold, pos):
+    """Node ``i``'s feature: the first with the largest gain in ``gain[:, i]`` (a NaN or
+    ``-inf`` gain never wins); writes its gain, feature and threshold (none: ``-inf``,
+    ``-1``, ``-1``) and returns the feature."""
+    f = -1
+    g = -np.inf
+    for j in range(gain.shape[0]):
+        x = gain[j, i]
+        if x > g:
+            g = x
+            f = j
+    if f < 0:
+        best_gain[i] = -np.inf
+        best_feature[i] = -1
+        bin_threshold[i] = -1
+        return f
+    best_gain[i] = g
+    best_feature[i] = f
+    bin_threshold[i] = pos[f, i]
+    return f
 
 
 @_jit
@@ -258,3 +299,109 @@ def numeric_split_tables(hist, node, feat, best_pos, best_ml, valid, cell_index,
             continue
         missing_left[i] = numeric_go_left(hist[node[i]], cell_index[feat[i]], best_pos[i],
                                           best_ml[i], go_left[i])
+
+
+@_jit
+def mapped_go_left(h, cells, pos, ml, channel_map, go_left, w_bins, w_left, task, vals):
+    """:func:`numeric_go_left` weighing the children in the mapped sums: a bin's weight
+    is the sum over the criterion's sums ``s`` (in order) of ``sum_t h[c, t] *
+    channel_map[t, s]`` (levels in order, the first product the start:
+    ``_histogram.map_channels``; a value the feature does not have: zero counts), and
+    the children's weights are NumPy's sums of the bins' weights (:func:`numpy_sum`:
+    the same numbers as ``_splitter._split_result``'s ``sum(axis=1)``). ``w_bins``,
+    ``w_left`` (B - 1,), ``task``, ``vals`` (:func:`sum_scratch`): scratch."""
+    B = go_left.shape[0]
+    T, S = channel_map.shape
+    for b in range(B - 1):
+        c = cells[b]
+        left = c >= 0 and b <= pos
+        go_left[b] = left
+        w = 0.0
+        for s in range(S):
+            v = (np.float64(h[c, 0]) if c >= 0 else 0.0) * channel_map[0, s]
+            for t in range(1, T):
+                v += (np.float64(h[c, t]) if c >= 0 else 0.0) * channel_map[t, s]
+            w = v if s == 0 else w + v
+        w_bins[b] = w
+        w_left[b] = w if left else 0.0
+    c = cells[B - 1]
+    n_missing = 0.0
+    for t in range(T):
+        n_missing += h[c, t]
+    if n_missing > 0:
+        side = ml
+    else:
+        wl = numpy_sum(w_left, 0, B - 1, task, vals)
+        side = wl >= numpy_sum(w_bins, 0, B - 1, task, vals) - wl
+    go_left[B - 1] = side
+    return side
+
+
+@_jit
+def numpy_sum(a, lo, n, task, vals):
+    """``a[lo:lo + n].sum()`` of float64 ``a`` added as NumPy adds a contiguous run
+    (pairwise: a run of at most 128 by :func:`numpy_block_sum`, a longer one as the sum
+    of its halves, split at a multiple of 8, the first half on the left), so the same
+    number. The halving is walked with a stack, not by recursion: Numba's on-disk cache
+    of a recursive function crashes the process that loads it. ``task`` (int64, (128,
+    3)) and ``vals`` (float64, (128,)): scratch (:func:`sum_scratch`)."""
+    if n <= 128:
+        return numpy_block_sum(a, lo, n)
+    # tasks: (start, length, 0) a run to sum; (0, 0, 1) add the last two sums
+    nt = 1
+    nv = 0
+    task[0, 0], task[0, 1], task[0, 2] = lo, n, 0
+    while nt > 0:
+        nt -= 1
+        start, length, kind = task[nt, 0], task[nt, 1], task[nt, 2]
+        if kind == 1:
+            nv -= 1
+            vals[nv - 1] = vals[nv - 1] + vals[nv]
+        elif length <= 128:
+            vals[nv] = numpy_block_sum(a, start, length)
+            nv += 1
+        else:
+            n2 = length // 2
+            n2 -= n2 % 8
+            task[nt, 0], task[nt, 1], task[nt, 2] = 0, 0, 1
+            task[nt + 1, 0], task[nt + 1, 1], task[nt + 1, 2] = start + n2, length - n2, 0
+            task[nt + 2, 0], task[nt + 2, 1], task[nt + 2, 2] = start, n2, 0
+            nt += 3
+    return vals[0]
+
+
+@_jit
+def sum_scratch():
+    """Scratch of :func:`numpy_sum`: its stack of runs and of their sums (room for runs
+    of any length)."""
+    return np.empty((128, 3), dtype=np.int64), np.empty(128)
+
+
+@_jit
+def numpy_block_sum(a, lo, n):
+    """NumPy's sum of a run of at most 128 float64 (:func:`numpy_sum`): under 8 in a
+    loop from 0, else eight interleaved sums combined pairwise, the rest added after."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[lo + i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    i = 8
+    stop = n - n % 8
+    while i < stop:
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res

@@ -604,6 +604,12 @@ def _compiled_scan_of(hist, counts, layout, is_classification, criterion, loss_m
     return scan, finish
 
 
+#: Most criterion sums of a ``channel_map`` for which :func:`_scanned_splits` takes the
+#: winners and tables in one compiled pass (:func:`_criteria.channel_sum` adds them
+#: one by one up to 16)
+_FUSED_MAX_SUMS = 16
+
+
 def _scanned_splits(hist, counts, layout, finish, is_categorical, is_classification,
                     channel_map, node=None):
     """The :class:`SplitResult` of the compiled scans of ``finish``
@@ -614,10 +620,15 @@ def _scanned_splits(hist, counts, layout, finish, is_categorical, is_classificat
     criterion, no ``channel_map``: the grower's common case): each node's winner, its
     go-left table and missing side in one compiled pass,
     :func:`~dtdecide.tree._kernels._compiled_level.best_numeric_splits`, instead of
-    :func:`_best_of_scans` and :func:`_split_result`, its twin (the same splits).
+    :func:`_best_of_scans` and :func:`_split_result`, its twin (the same splits). With a
+    ``channel_map`` of at most ``_FUSED_MAX_SUMS`` sums (``criterion="profit"`` on class
+    counts), :func:`~dtdecide.tree._kernels._compiled_level.best_mapped_splits`.
     """
     numeric = getattr(finish, "numeric", None)
-    if (numeric is not None and counts is None and is_classification and channel_map is None
+    mapped = channel_map is not None and (
+        0 < channel_map.shape[1] <= _FUSED_MAX_SUMS and channel_map.shape[0] == hist.shape[-1])
+    if (numeric is not None and counts is None and is_classification
+            and (channel_map is None or mapped)
             and hist.dtype == np.float32 and hist.flags.c_contiguous):
         from . import _compiled_level
 
@@ -627,9 +638,13 @@ def _scanned_splits(hist, counts, layout, finish, is_categorical, is_classificat
                           is_categorical=np.zeros(m, dtype=bool),
                           missing_left=np.empty(m, dtype=bool),
                           go_left=np.empty((m, layout.max_width), dtype=bool))
-        _compiled_level.best_numeric_splits(*numeric, hist, layout.cell_index, out.gain,
-                                            out.feature, out.bin_threshold, out.go_left,
-                                            out.missing_left)
+        tail = (out.gain, out.feature, out.bin_threshold, out.go_left, out.missing_left)
+        if channel_map is None:
+            _compiled_level.best_numeric_splits(*numeric, hist, layout.cell_index, *tail)
+        else:
+            _compiled_level.best_mapped_splits(
+                *numeric, hist, layout.cell_index,
+                np.ascontiguousarray(channel_map, dtype=np.float64), *tail)
         return out
     if node is None:
         node = np.arange(hist.shape[0])
