@@ -69,14 +69,21 @@ ALLOWED_CLASSES = {
     "sklearn.RBFSampler": ("sklearn.kernel_approximation", "RBFSampler"),
     "sklearn.Nystroem": ("sklearn.kernel_approximation", "Nystroem"),
     # the guide of a guided profit tree (its guide_model parameter: unfitted, parameters
-    # only, since the tree fits clones of it)
+    # only, since the tree fits clones of it), and the preprocessing a guide pipeline
+    # puts before its classifier (with StandardScaler and Pipeline above)
     "sklearn.HistGradientBoostingClassifier": ("sklearn.ensemble",
                                                "HistGradientBoostingClassifier"),
+    "sklearn.ColumnTransformer": ("sklearn.compose", "ColumnTransformer"),
+    "sklearn.OneHotEncoder": ("sklearn.preprocessing", "OneHotEncoder"),
+    "sklearn.OrdinalEncoder": ("sklearn.preprocessing", "OrdinalEncoder"),
+    "sklearn.SimpleImputer": ("sklearn.impute", "SimpleImputer"),
 }
 
 # ndarray kinds stored as .npy (never object arrays): bool, ints, floats, complex,
 # bytes, text, datetime64, timedelta64
 _NPY_KINDS = set("biufcSUMm")
+#: NumPy scalar types a parameter may hold (stored by dtype, never by import path)
+_NPY_TYPES = frozenset(np.dtype(c).type for c in "?bBhHiIlLqQefdgFD")
 _MAX_ARRAY_MEMBERS = 1_000_000
 #: the largest manifest (JSON) and array member read; a fitted tree's arrays are far
 #: smaller, so a member declaring more is damaged or crafted, and refused before reading
@@ -174,6 +181,12 @@ class _Encoder:
             return self._array(obj, where)
         if isinstance(obj, np.generic):
             return self._scalar(obj, where)
+        if isinstance(obj, type) and obj in _NPY_TYPES:
+            # a NumPy scalar type as a parameter value (OneHotEncoder(dtype=np.float64))
+            return {"t": "nptype", "dtype": np.dtype(obj).str}
+        if type(obj).__module__.startswith("numpy") and isinstance(obj, np.dtype) \
+                and obj.type in _NPY_TYPES:
+            return {"t": "npdtype", "dtype": obj.str}
         if type(obj) is bytes:
             return {"t": "bytes", "hex": obj.hex()}
         if type(obj) is np.random.RandomState:
@@ -358,6 +371,15 @@ class _Decoder:
         if dtype.kind == "S":
             return np.array(bytes.fromhex(v), dtype=dtype)[()]
         self.fail(f"unsupported numpy scalar dtype {dtype}")
+
+    def _d_nptype(self, node):
+        kind = np.dtype(node["dtype"]).type
+        if kind not in _NPY_TYPES:
+            self.fail(f"unsupported numpy scalar type {node['dtype']!r}")
+        return kind
+
+    def _d_npdtype(self, node):
+        return np.dtype(self._d_nptype(node))
 
     def _d_randomstate(self, node):
         rs = np.random.RandomState()

@@ -318,3 +318,51 @@ def test_the_guide_reads_text_columns_as_categories():
     # a boosting guide on text columns (from_dtype: categories)
     hgb = HistGradientBoostingClassifier(max_iter=10, categorical_features="from_dtype")
     assert _tree(guide_model=hgb).fit(X, y, costs=costs).get_n_leaves() >= 1
+
+
+def test_a_guide_pipeline_with_preprocessing_saves_in_the_safe_format(tmp_path):
+    """A guide that encodes and imputes before its classifier (ColumnTransformer,
+    OneHotEncoder with its NumPy dtype, SimpleImputer) saves with the tree: the same
+    parameters and decisions after loading; a file naming a non-numeric type is refused."""
+    import json
+    import zipfile
+
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder
+
+    from dtdecide.export import ModelFileError, load, save
+
+    X, y, costs = _data(n=300)
+    X = X.assign(c=X["c"].astype(str))
+    X.loc[X.index[::7], "a"] = np.nan
+    guide = make_pipeline(
+        ColumnTransformer([
+            ("text", OneHotEncoder(handle_unknown="ignore", dtype=np.float32), ["c"]),
+            ("order", OrdinalEncoder(dtype=np.dtype("float64")), ["c"]),
+            ("numbers", SimpleImputer(strategy="median"), ["a", "b"]),
+        ]),
+        LogisticRegression(max_iter=500))
+    tree = _tree(guide_model=guide, max_depth=3).fit(X, y, costs=costs)
+    save(tree, tmp_path / "pipe.dtdecide")
+    again = load(tmp_path / "pipe.dtdecide")
+    loaded = again.get_params()["guide_model"]
+    transformers = loaded.steps[0][1].transformers
+    assert transformers[0][1].dtype is np.float32
+    assert transformers[1][1].dtype == np.dtype("float64")
+    assert repr(loaded) == repr(guide)
+    np.testing.assert_array_equal(again.predict_decision(X), tree.predict_decision(X))
+    # an altered file naming an object type for such a parameter is refused
+    with zipfile.ZipFile(tmp_path / "pipe.dtdecide") as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    text = members["dtdecide-model.json"].decode()
+    assert '"t":"nptype","dtype":"<f4"' in text
+    members["dtdecide-model.json"] = text.replace(
+        '"t":"nptype","dtype":"<f4"', '"t":"nptype","dtype":"|O"').encode()
+    with zipfile.ZipFile(tmp_path / "altered.dtdecide", "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    with pytest.raises(ModelFileError, match="unsupported numpy scalar type"):
+        load(tmp_path / "altered.dtdecide")
+    json.loads(text)  # the manifest stays plain JSON
