@@ -125,7 +125,8 @@ def _check_limits(limits, decisions, name):
                              f"{list(decisions)!r}")
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or v < 0 or \
                 not np.isfinite(_as_float(v)):
-            raise ValueError(f"{name}[{d!r}] must be a non-negative number; got {v!r}")
+            raise ValueError(f"{name}[{d!r}] must be a finite non-negative number (for no "
+                             f"limit, leave {str(d)!r} out of {name}); got {v!r}")
         if name == "capacity" and float(v) != int(v):
             raise ValueError(f"capacity[{d!r}] counts cases: give an integer; got {v!r}")
         out[decisions.index(str(d))] = float(v)
