@@ -434,9 +434,14 @@ def _slack(lim):
     return 1e-10 * np.maximum(1.0, np.abs(lim))
 
 
+def _per_unit(gain, use):
+    """Gain per unit of use; a pair that uses nothing is worth infinitely much per unit."""
+    return np.divide(gain, use, out=np.full(gain.shape, np.inf), where=use > 0)
+
+
 def _fractional_knapsack(P, lim):
     """The LP relaxation with one limited decision: by gain per unit, the last one cut."""
-    ratio = np.divide(P.gain, P.use, out=np.full(P.m, np.inf), where=P.use > 0)
+    ratio = _per_unit(P.gain, P.use)
     order = np.argsort(-ratio, kind="stable")
     cum = np.cumsum(P.use[order])
     k = int(np.searchsorted(cum, lim[0], side="right"))
@@ -505,7 +510,7 @@ def _relaxation(P, lim):
     slack = _slack(lim)
     for k in np.flatnonzero(room < -slack):  # a rounded-up pair may pass a limit
         mine = np.flatnonzero(take & (P.which == k))
-        for j in mine[np.argsort(P.gain[mine] / np.maximum(P.use[mine], 1e-300))]:
+        for j in mine[np.argsort(_per_unit(P.gain[mine], P.use[mine]))]:
             take[j] = False
             room[k] += P.use[j]
             whole = False
@@ -526,9 +531,7 @@ def _relaxation(P, lim):
                 room[P.which[j]] -= P.use[j]
                 break
     cand = np.flatnonzero(~busy[P.case] & (P.use <= room[P.which] + slack[P.which]))
-    ratio = np.divide(P.gain[cand], P.use[cand], out=np.full(cand.size, np.inf),
-                      where=P.use[cand] > 0)
-    for j in cand[np.argsort(-ratio, kind="stable")]:
+    for j in cand[np.argsort(-_per_unit(P.gain[cand], P.use[cand]), kind="stable")]:
         k = P.which[j]
         if not busy[P.case[j]] and P.use[j] <= room[k] + slack[k]:
             take[j] = busy[P.case[j]] = True
