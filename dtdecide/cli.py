@@ -133,7 +133,7 @@ def read_data(path, *, what="data", sep=","):
             import pyarrow.parquet as pq
 
             names = list(pq.read_schema(path).names)
-            dup = sorted({c for c in names if names.count(c) > 1})
+            dup = _repeated(names)
             if dup:
                 raise CLIError(f"{what} file {str(path)!r} names the column(s) {dup!r} "
                                "more than once")
@@ -228,7 +228,7 @@ def _check_csv_layout(frame, path, sep, what):
                         f"header has {len(header)}"
                     )
         raise CLIError(f"{name}: some rows have more fields than the header")
-    dup = sorted({h for h in header if header.count(h) > 1})
+    dup = _repeated(header)
     if dup:
         raise CLIError(f"{name}: the header names the column(s) {dup!r} more than once")
     if frame.shape[1] == 1:
@@ -287,6 +287,12 @@ def read_decisions(path, *, kind=None, interval=None):
         ) from exc
 
 
+def _repeated(names):
+    from dtdecide.decision._validation import repeated_names  # lazily: CLI start-up
+
+    return repeated_names(names)
+
+
 def _split_names(text, option="the option"):
     if text is None:
         return None
@@ -294,7 +300,7 @@ def _split_names(text, option="the option"):
     if not names:
         raise CLIError(f"{option}: expected a comma-separated list of column names; got "
                        f"{text!r}")
-    dup = sorted({n for n in names if names.count(n) > 1})
+    dup = _repeated(names)
     if dup:
         raise CLIError(f"{option} names the column(s) {dup!r} more than once")
     return names

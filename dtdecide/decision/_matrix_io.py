@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._validation import reworded
+from ._validation import repeated_names, reworded
 
 __all__ = ["_MatrixFilesMixin"]
 
@@ -115,7 +115,7 @@ class _MatrixFilesMixin:
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}")
         names = [str(c) for c in df.columns]
-        dup = sorted({c for c in names if names.count(c) > 1})
+        dup = repeated_names(names)
         if dup:
             raise ValueError(f"df names the decision column(s) {dup!r} more than once")
         priors = None
@@ -518,7 +518,7 @@ def _read_csv_rows(path_or_buf):
                     f"column {empty[0]} of the header has no name (a trailing separator?); "
                     f"header: {first.strip()!r}"
                 )
-            dup = sorted({h for h in names if names.count(h) > 1})
+            dup = repeated_names(names)
             if dup:
                 raise ValueError(
                     f"the header names the decision column(s) {dup!r} more than once; "

@@ -29,7 +29,7 @@ from ._kernels import _FLOAT, _check_weight_total
 __all__ = ["check_1d", "check_interval_target", "check_per_case", "check_same_index",
            "check_sample_weight", "check_seed", "float_array", "has_missing_labels",
            "model_classes", "model_proba",
-           "reference_index", "refuse_bool_numbers", "reworded"]
+           "reference_index", "refuse_bool_numbers", "repeated_names", "reworded"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
 # accept them (frequency 0, averages NaN) and fit asks for a positive sum itself
@@ -274,6 +274,18 @@ def has_missing_labels(values):
     if kind == "f":
         return bool(np.isnan(values).any())
     return bool(pd.isna(pd.Series(values, dtype=object)).any())
+
+
+def repeated_names(names):
+    """The names that occur more than once in ``names``, sorted (a header's, a file's
+    columns): one pass, for the "names ... more than once" errors.
+
+    >>> repeated_names(["a", "b", "a", "c", "b"])
+    ['a', 'b']
+    """
+    from collections import Counter
+
+    return sorted(name for name, k in Counter(names).items() if k > 1)
 
 
 MAX_CLASSES = 1000

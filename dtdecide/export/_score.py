@@ -25,7 +25,7 @@ import pandas as pd
 
 from .._progress import progress_bar
 from ..decision._result import SummaryTotals
-from ..decision._validation import reworded
+from ..decision._validation import repeated_names, reworded
 from ._caserule import cost_column_names
 from ._files import AtomicFile, input_file_error, other_kind_hint
 
@@ -109,7 +109,7 @@ def _csv_header(path, sep, where):
         raise ValueError(f"{where} could not be read{hint}: {exc}") from exc
     if not header:
         raise ValueError(f"{where} has no rows or no columns")
-    dup = sorted({h for h in header if header.count(h) > 1})
+    dup = repeated_names(header)
     if dup:
         raise ValueError(f"{where}: the header names the column(s) {dup!r} more than once")
     if len(header) == 1:
@@ -265,7 +265,7 @@ def _parquet_chunks(path, chunk_size, where):
         raise ValueError(f"{where} could not be read{other_kind_hint(path, 'parquet')}: "
                          f"{exc}") from exc
     names = list(schema.names)
-    dup = sorted({c for c in names if names.count(c) > 1})
+    dup = repeated_names(names)
     if dup:
         raise ValueError(f"{where}: the file names the column(s) {dup!r} more than once")
     range_index = _stored_range(schema)
@@ -331,7 +331,7 @@ def read_excel_checked(path, where):
         finally:
             book.close()
         header = [str(c) for c in first if c is not None]
-        dup = sorted({c for c in header if header.count(c) > 1})
+        dup = repeated_names(header)
         if dup:
             raise ValueError(f"{where}: the header names the column(s) {dup!r} more than "
                              "once")
