@@ -28,7 +28,7 @@ from ._kernels import _FLOAT, _check_weight_total
 
 __all__ = ["check_1d", "check_interval_target", "check_per_case", "check_same_index",
            "check_sample_weight", "check_seed", "float_array", "has_missing_labels",
-           "model_classes", "model_proba",
+           "model_classes", "model_proba", "not_probability_rows",
            "reference_index", "refuse_bool_numbers", "repeated_names", "reworded"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
@@ -436,6 +436,15 @@ def model_classes(model, fit_codes, name, what="level codes"):
     return expected.astype(np.intp)
 
 
+def not_probability_rows(p):
+    """Mask of the rows of ``p`` (cases x classes) that are not probabilities: a value
+    outside [0, 1] (or not finite), or a sum other than 1 within 1e-4 (float32 models
+    pass)."""
+    bad = ~(np.isfinite(p) & (p >= 0) & (p <= 1)).all(axis=1)
+    bad |= np.abs(np.where(np.isfinite(p), p, 0).sum(axis=1) - 1) > 1e-4
+    return bad
+
+
 def model_proba(proba, n_rows, n_classes, name):
     """A fitted classifier's ``predict_proba`` output for ``n_rows`` cases as floats,
     refused naming ``name`` unless it has one column per class and every row holds
@@ -449,8 +458,7 @@ def model_proba(proba, n_rows, n_classes, name):
         raise ValueError(f"{name}.predict_proba gave shape {proba.shape} for {n_rows} cases; "
                          f"expected ({n_rows}, {n_classes}): one row per case, one column per "
                          "class of classes_")
-    bad = ~(np.isfinite(proba) & (proba >= 0) & (proba <= 1)).all(axis=1)
-    bad |= np.abs(np.where(np.isfinite(proba), proba, 0).sum(axis=1) - 1) > 1e-4
+    bad = not_probability_rows(proba)
     if bad.any():
         i = int(np.argmax(bad))
         raise ValueError(f"{name}.predict_proba must give probabilities (in [0, 1], summing "

@@ -19,6 +19,7 @@ import numbers
 
 import numpy as np
 
+from ..decision._validation import repeated_names
 from ._caserule import COST_ROW_COLUMNS, case_form, is_case_rule, is_cost_rows
 from ._common import tree_view
 
@@ -502,7 +503,7 @@ def to_sql(
             ) from None
         if not all(isinstance(c, str) and c for c in keep_columns):
             raise TypeError(f"keep_columns must hold str column names; got {keep_columns!r}")
-        dup = sorted({c for c in keep_columns if keep_columns.count(c) > 1})
+        dup = repeated_names(keep_columns)
         if dup:
             raise ValueError(f"keep_columns names {dup!r} more than once; the query would "
                              "return two columns of one name")

@@ -16,6 +16,7 @@ from ..decision._validation import (
     float_array,
     reference_index,
     refuse_bool_numbers,
+    repeated_names,
 )
 from ..tree import ProfitTreeClassifier
 from ._rewards import (
@@ -728,7 +729,7 @@ def _as_reward_array(rewards, decisions, n, index, name="rewards"):
     if isinstance(rewards, pd.DataFrame):
         check_same_index(rewards, index, name)
         labels = [str(c) for c in rewards.columns]
-        dup = sorted({c for c in labels if labels.count(c) > 1})
+        dup = repeated_names(labels)
         if dup:
             raise ValueError(f"{name} has {labels.count(dup[0])} columns named {dup[0]!r}; "
                              "give each decision's rewards once")

@@ -35,7 +35,9 @@ from ..decision._validation import (
     has_missing_labels,
     model_classes,
     model_proba,
+    not_probability_rows,
     reference_index,
+    repeated_names,
 )
 
 __all__ = ["Rewards", "policy_rewards", "check_action", "check_costs", "check_decisions"]
@@ -133,7 +135,7 @@ def check_costs(costs, decisions, n, index=None, name="costs"):
     if isinstance(costs, pd.DataFrame):
         check_same_index(costs, index, name)
         labels = [str(c) for c in costs.columns]
-        dup = sorted({c for c in labels if labels.count(c) > 1})
+        dup = repeated_names(labels)
         if dup:
             raise ValueError(f"{name} has {labels.count(dup[0])} columns named {dup[0]!r}; "
                              "give each decision's costs once")
@@ -181,7 +183,7 @@ def _check_propensity(propensity, a_idx, decisions, index):
     check_same_index(propensity, index, "propensity")
     if isinstance(propensity, pd.DataFrame):
         labels = [str(c) for c in propensity.columns]
-        dup = sorted({c for c in labels if labels.count(c) > 1})
+        dup = repeated_names(labels)
         if dup:
             raise ValueError(f"propensity has {labels.count(dup[0])} columns named "
                              f"{dup[0]!r}; give each decision's probability once")
@@ -225,9 +227,7 @@ def _check_propensity(propensity, a_idx, decisions, index):
             + (f" ({int(bad.sum())} such rows)" if bad.sum() > 1 else "")
         )
     if full is not None:
-        outside = ~(np.isfinite(full) & (full >= 0) & (full <= 1)).all(axis=1)
-        off = np.abs(np.where(np.isfinite(full), full, 0).sum(axis=1) - 1) > 1e-4
-        bad = outside | off
+        bad = not_probability_rows(full)
         if bad.any():
             i = int(np.argmax(bad))
             raise ValueError(
