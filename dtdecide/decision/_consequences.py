@@ -42,6 +42,21 @@ class Consequences:
     has_missing : ndarray of shape (n_samples,), dtype bool
         Cases with a missing cost or consequence: their results are NaN and they are
         left out of summaries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> from dtdecide.decision import DecisionMatrix
+    >>> m = DecisionMatrix({"call": [20, -2], "skip": [0, 0]}, levels=["yes", "no"],
+    ...                    kind="revenue", costs={"call": "cost"})
+    >>> c = m.resolve(pd.DataFrame({"cost": [3.0, 1.0]}), n_samples=2)
+    >>> c
+    Consequences(n_samples=2, categorical, with costs, sign=1)
+    >>> c.expected(np.array([[0.5, 0.5], [0.05, 0.95]])).round(2).tolist()
+    [[6.0, 0.0], [-1.9, 0.0]]
+    >>> c.costs([0, 1]).tolist()
+    [3.0, 0.0]
     """
 
     def __init__(self, base, case_costs, case_q, sign, knots, n_samples, *,
@@ -118,7 +133,19 @@ class Consequences:
         return self.base.shape[1]
 
     def take(self, rows):
-        """Consequences of a subset of cases (``rows``: slice, indices or bool mask)."""
+        """Consequences of a subset of cases.
+
+        Parameters
+        ----------
+        rows : slice, array-like of int or array-like of bool
+            The cases kept: a slice, their indices or a mask of ``n_samples`` values.
+
+        Returns
+        -------
+        Consequences
+            The same matrix resolved for the kept cases only (costs and case-specific
+            consequences taken row by row).
+        """
         if isinstance(rows, slice):
             n = len(range(*rows.indices(self.n_samples)))
         else:
@@ -142,7 +169,16 @@ class Consequences:
     def costs(self, d_idx):
         """Investment cost ``Cost(i, d_idx[i])`` per case (0 without costs).
 
-        ``d_idx`` of -1 (no decision) gives NaN.
+        Parameters
+        ----------
+        d_idx : array-like of int of shape (n_samples,)
+            Index of each case's decision; -1 for a case without a decision.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The investment cost of each case's decision (0 when the matrix has no
+            costs, NaN where ``d_idx`` is -1).
         """
         d_idx = np.asarray(d_idx, dtype=np.intp)
         if self.case_costs is None:
@@ -164,6 +200,7 @@ class Consequences:
         Returns
         -------
         ndarray of shape (n_samples, n_decisions)
+            ``Q(i, t_i, d)`` in profit orientation, the case costs subtracted.
         """
         if self.is_interval:
             y = np.asarray(t, dtype=_FLOAT)
@@ -198,6 +235,7 @@ class Consequences:
         Returns
         -------
         ndarray of shape (n_samples,)
+            The stake of each case (0 where every decision has the same consequences).
 
         Examples
         --------
@@ -230,6 +268,8 @@ class Consequences:
         Returns
         -------
         ndarray of shape (n_samples, n_decisions)
+            ``A(i, d) = sum_t post(i, t) Q(i, t, d)`` in profit orientation (an interval
+            matrix: the consequences interpolated at the prediction).
         """
         if self.is_interval:
             return self.q_actual(np.asarray(post, dtype=_FLOAT).reshape(-1))

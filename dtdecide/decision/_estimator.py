@@ -35,6 +35,39 @@ def model_posteriors(estimator, X, matrix):
 
     Classifier columns are matched to the matrix levels by label through
     ``estimator.classes_``; levels the model never predicts get posterior 0.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        A classifier with ``predict_proba`` and ``classes_`` for a categorical matrix, a
+        regressor with ``predict`` for an interval matrix.
+    X : array-like of shape (n_samples, n_features)
+        The inputs the estimator scores.
+    matrix : DecisionMatrix
+        The decision matrix whose levels order the columns.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_levels) or (n_samples,)
+        The posteriors with one column per level of ``matrix`` (a categorical matrix),
+        or the predictions (an interval matrix).
+
+    Raises
+    ------
+    TypeError
+        When a categorical matrix meets an estimator without ``predict_proba``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from dtdecide.decision import DecisionMatrix, model_posteriors
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> model = LogisticRegression().fit(X, ["no", "no", "yes", "yes"])
+    >>> m = DecisionMatrix({"call": [20, -2, 5], "skip": [0, 0, 0]},
+    ...                    levels=["yes", "no", "maybe"])
+    >>> model_posteriors(model, X[:2], m).round(2).tolist()
+    [[0.19, 0.81, 0.0], [0.38, 0.62, 0.0]]
     """
     if matrix.is_interval:
         return np.asarray(estimator.predict(X), dtype=np.float64).reshape(-1)

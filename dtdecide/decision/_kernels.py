@@ -109,6 +109,7 @@ def interpolate_knots(knots, values, x):
     Returns
     -------
     ndarray of shape (n_samples,) or (n_samples, n_columns)
+        The interpolated values at ``x`` (one column per column of ``values``).
 
     Examples
     --------
@@ -154,6 +155,8 @@ def roi(C, IC):
     Returns
     -------
     ndarray of float
+        ``C / IC`` per case (the broadcast shape of ``C`` and ``IC``), with the
+        infinite and NaN cases above.
 
     Examples
     --------
@@ -381,6 +384,7 @@ def encode_target(y, levels):
     Returns
     -------
     ndarray of shape (n_samples,), dtype intp
+        The position of each value of ``y`` in ``levels``.
 
     Raises
     ------

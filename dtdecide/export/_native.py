@@ -100,7 +100,24 @@ _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError,
 
 
 class ModelFileError(ValueError):
-    """A model file that cannot be read: another format or version, or damaged."""
+    """A model file that cannot be read: another format or version, or damaged.
+
+    :func:`~dtdecide.export.load` raises it (a ``ValueError``) with a message naming the
+    file and what is wrong with it.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from dtdecide.export import ModelFileError, load
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.dtdecide")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("age,job")
+    >>> try:
+    ...     load(path)
+    ... except ModelFileError as exc:
+    ...     print(str(exc).split(" holds ")[1])
+    text (a CSV or other data file?), not a model file; a model file is written by dtdecide.export.save or 'dtdecide fit -o model.dtdecide'
+    """
 
 
 class UnsupportedObjectError(TypeError):

@@ -290,9 +290,29 @@ class Rewards(Bunch):
     ``n_clipped`` (cases whose propensity was clipped), ``overlap`` (per decision, over the
     cases that got it: ``n_logged``, the ``min``, 1 % quantile ``q01`` and ``median`` of
     the propensity before clipping, and ``n_clipped``; None for ``"dm"``), ``fold`` (the
-    cross-fitting fold of each case).
+    cross-fitting fold of each case), ``clip`` (the clipping bound used).
 
     :meth:`gamma` gives the reward array of any method that the fitted nuisances allow.
+
+    Parameters
+    ----------
+    **kwargs
+        The keys above; :func:`policy_rewards` builds it, users do not.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LinearRegression
+    >>> from dtdecide.policy import make_logged_campaign, policy_rewards
+    >>> log = make_logged_campaign(500, random_state=0)
+    >>> r = policy_rewards(log.X, log.action, log.outcome, decisions=log.decisions,
+    ...                    outcome_model=LinearRegression(), propensity=log.propensity,
+    ...                    random_state=0)
+    >>> r.method, r.rewards.shape
+    ('dr', (500, 3))
+    >>> r.rewards.mean().round(2).to_dict()
+    {'none': 0.99, 'mail': 1.1, 'call': 0.84}
+    >>> r.gamma("ipw").mean(axis=0).round(2).tolist()
+    [0.81, 1.41, 0.72]
     """
 
     def gamma(self, method=None):
@@ -306,6 +326,8 @@ class Rewards(Bunch):
         Returns
         -------
         ndarray of shape (n_samples, n_decisions)
+            The reward of every decision for every case by ``method`` (the outcome
+            model's prediction, the inverse propensity term, or both: doubly robust).
         """
         method = self["method"] if method is None else method
         if method not in METHODS:

@@ -28,9 +28,47 @@ _BOOT_BLOCK = 1 << 22
 def policy_decisions(policy, X, decisions, a_idx, name="policy"):
     """Index of the decision a policy takes for every case.
 
-    ``policy``: a decision name (everyone gets it: "treat all", "treat none"), the
-    string ``"logged"`` (the decisions that were taken), a fitted model with ``predict``
-    (decision labels), or an array of decision labels.
+    Parameters
+    ----------
+    policy : str, fitted estimator or array-like of shape (n_samples,)
+        A decision name (everyone gets it: "treat all", "treat none"), the string
+        ``"logged"`` (the decisions that were taken, unless a decision is named
+        "logged"), a fitted model whose ``predict`` gives decision labels, or one
+        decision label per case.
+    X : DataFrame, array-like of shape (n_samples, n_features) or None
+        The inputs a model policy decides on; None when ``policy`` is not a model.
+    decisions : list of str
+        The decision names, in the order the indices refer to.
+    a_idx : ndarray of shape (n_samples,)
+        Index of each case's logged decision in ``decisions``.
+    name : str, default="policy"
+        The parameter's name in error messages.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,), dtype intp
+        Index of each case's decision in ``decisions``.
+
+    Raises
+    ------
+    TypeError
+        When ``policy`` is none of the above.
+    ValueError
+        When it names an unknown decision, gives another number of cases, or is a model
+        without ``X``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from dtdecide.policy import policy_decisions
+    >>> logged = np.array([0, 1, 1, 0])
+    >>> policy_decisions("mail", None, ["none", "mail"], logged).tolist()
+    [1, 1, 1, 1]
+    >>> policy_decisions("logged", None, ["none", "mail"], logged).tolist()
+    [0, 1, 1, 0]
+    >>> policy_decisions(["mail", "none", "none", "mail"], None, ["none", "mail"],
+    ...                  logged).tolist()
+    [1, 0, 0, 1]
     """
     n = a_idx.shape[0]
     if policy is None or isinstance(policy, (numbers.Number, bytes, dict, set)):
