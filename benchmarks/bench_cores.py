@@ -190,9 +190,13 @@ def child(spec):
             # and scored once: decide's kernels (the walk, the case rule's step) are not
             # the fit's, and their first call loads them. WARM_ROWS rows also take the
             # paths of many rows (row-chunked histograms, slot offsets on the threads),
-            # whose kernels would otherwise load during a timed fit (--repeat 1)
+            # whose kernels would otherwise load during a timed fit (--repeat 1). The
+            # rows are copied: a slice of the frame's rows is an array of neither memory
+            # order, for which the binning kernel loads a version of its own (the full
+            # frame's is Fortran-ordered, as the copy)
             w = slice(0, WARM_ROWS)
-            score(fit(frame.iloc[w], y[w], costs.iloc[w]), frame.iloc[w], costs.iloc[w])
+            head = frame.iloc[w].copy()
+            score(fit(head, y[w], costs.iloc[w]), head, costs.iloc[w])
         best = None
         for _ in range(spec["repeat"]):
             t0, c0 = time.perf_counter(), time.process_time()

@@ -75,8 +75,10 @@ EOF'
 if [ "${QUICK:-0}" = 1 ]; then
     stage 1-alternate 150 "${BENCH[@]}" --threads "$LOW" "$HIGH" "$LOW" "$HIGH" "$LOW" "$HIGH" \
         --models gini --repeat 2 --json "$OUT/1-alternate.json"
+    # --simulate: the passes' wall predicted from their groups' CPU on $HIGH threads
+    # (spread alone); measured wall above it is waiting (hand-offs, stragglers)
     stage 2-profile 80 python benchmarks/profile_pool.py --rows "$ROWS" --cache "$DATA" \
-        --threads 2 "$HIGH" --models gini case
+        --threads 2 "$HIGH" --models gini case --simulate "$HIGH"
     # the same 16-thread Gini passes with the other choice of each task size: the
     # row-chunked histograms one feature a task (default: a run of features), the
     # binning by runs of columns and the partition in one range a thread (defaults:
@@ -94,7 +96,7 @@ else
     stage 1-gini 150 "${BENCH[@]}" --threads $THREADS --models gini --repeat 2 \
         --json "$OUT/1-gini.json"
     stage 2-profile 60 python benchmarks/profile_pool.py --rows "$ROWS" --cache "$DATA" \
-        --threads "$LOW" "$HIGH"
+        --threads "$LOW" "$HIGH" --simulate "$HIGH"
     stage 3-peers 120 "${BENCH[@]}" --threads "$LOW" "$HIGH" --models hgb lightgbm gini \
         --json "$OUT/3-peers.json"
     stage 4-profit-case 60 "${BENCH[@]}" --threads "$LOW" "$HIGH" --models profit case \
