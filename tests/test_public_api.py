@@ -6,6 +6,8 @@
   displays, studies, the decision matrix), passes the numpydoc checks listed
   in ``REQUIRED`` (docstring present, every parameter documented and no unknown ones, in
   signature order, a Returns section on functions and methods);
+- no public docstring sends its reader to private code (``:mod:`dtdecide.x._y```): the
+  API reference has no entry for it, so the reference is a dead end;
 - every public class and function has an Examples section that shows an output. Methods
   have one only where it shows something the class's example does not (a method's
   example repeating the class's fixture to call one more method teaches nothing); where
@@ -17,6 +19,7 @@ The examples themselves run in ``tests/test_examples.py``, the one runner for th
 import doctest
 import importlib
 import inspect
+import re
 
 import pytest
 
@@ -166,3 +169,33 @@ def test_examples_show_an_output(name):
         return  # the class's example shows it
     assert parsed, f"{name} has no example"
     assert any(example.want.strip() for example in parsed), f"{name} shows no output"
+
+
+# a Sphinx role's target: :func:`name`, :func:`~name`, :meth:`text <name>`
+_ROLE_TARGET = re.compile(r":(?:mod|func|class|meth|attr|obj|data):`~?(?:[^`<]*<)?([\w.]+)>?`")
+
+
+@pytest.mark.parametrize("name", SURFACE)
+def test_no_reference_to_private_code(name):
+    doc = inspect.getdoc(_load(name)) or ""
+    private = [target for target in _ROLE_TARGET.findall(doc)
+               if any(part.startswith("_") for part in target.split("."))]
+    assert not private, f"{name} refers its reader to private code: {private}"
+
+
+def test_reference_pattern_finds_private_targets():
+    # the check above must see the three spellings of a role
+    doc = (":mod:`dtdecide.a._b` :func:`~dtdecide._c.d` "
+           ":meth:`text <dtdecide.e._f.g>` :class:`dtdecide.Public`")
+    assert _ROLE_TARGET.findall(doc) == ["dtdecide.a._b", "dtdecide._c.d", "dtdecide.e._f.g",
+                                         "dtdecide.Public"]
+
+
+def test_allocate_states_the_auto_limits_it_uses():
+    # the public docstring gives the numbers of method="auto" (the constants are private)
+    from dtdecide.decision import _capacity
+
+    doc = " ".join(inspect.getdoc(_capacity.allocate).split())
+    assert f"at most {_capacity.AUTO_EXACT_PAIRS:,} pairs" in doc
+    assert f"after {_capacity.AUTO_NODE_LIMIT:,} nodes" in doc
+    assert f"more than {_capacity.GAP_WARNING:.1%} (relative)" in doc

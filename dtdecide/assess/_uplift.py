@@ -51,7 +51,7 @@ def _check_treatment(treatment, n, index):
 def uplift_curve(score, treatment, outcome, *, propensity=None):
     """Qini and cumulative uplift curves of a score, with their areas.
 
-    See the module notes (:mod:`dtdecide.assess._uplift`) for the definitions.
+    The curves and areas are defined in the Notes below.
 
     Parameters
     ----------
@@ -74,6 +74,22 @@ def uplift_curve(score, treatment, outcome, *, propensity=None):
         (weighted), ``uplift`` (cumulative uplift), ``qini``. ``attrs`` holds
         ``uplift_area``, ``qini_area``, ``uplift_area_over_random`` and
         ``qini_area_over_random``.
+
+    Notes
+    -----
+    Cases are taken by decreasing score (tied scores together). After the top ``k``
+    cases, with ``N_t``, ``N_c`` the (weighted) numbers of treated and control cases
+    among them and ``Y_t``, ``Y_c`` the sums of their outcomes:
+
+    - cumulative uplift (gain): ``(Y_t / N_t - Y_c / N_c) (N_t + N_c)``, the extra
+      outcome of treating the top ``k`` instead of none (0 until both groups have a
+      case);
+    - Qini: ``Y_t - Y_c N_t / N_c`` (``Y_t`` while there is no control case).
+
+    With ``propensity`` every treated case weighs ``1 / p`` and every control case
+    ``1 / (1 - p)``. The *area* of a curve is the trapezoid area under it over the
+    fraction of cases taken (0 to 1); ``area_over_random`` subtracts the area under the
+    straight line from 0 to the curve's end point (a random ordering).
 
     Examples
     --------

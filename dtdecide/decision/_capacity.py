@@ -150,8 +150,11 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
              method="auto", time_limit=None):
     """The best decision of every case when some decisions are limited.
 
-    See the module notes (:mod:`dtdecide.decision._capacity`) for the problem, the
-    methods, their guarantees and the shadow price.
+    Every case gets exactly one decision, the limited decisions obey their limits and
+    the total of ``values`` is as large as possible; at least one decision must be
+    unlimited. The user guide's page *Decisions under a capacity or a budget*
+    (``docs/guide/capacity.rst``) describes the methods, their guarantees and
+    measured times.
 
     Parameters
     ----------
@@ -177,13 +180,14 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
           program solves the (case, limited decision) pairs left: the optimum,
           proven. Stopped by ``time_limit`` before its proof, it returns the better
           of its allocation and the relaxation's, with the tighter bound, and warns.
-        - ``"auto"``: the same when at most ``AUTO_EXACT_PAIRS`` pairs are left,
-          and without a ``time_limit`` the program stops after ``AUTO_NODE_LIMIT``
-          nodes; else the relaxation's allocation. It warns when the allocation
-          returned may be more than ``GAP_WARNING`` (relative) below the optimum.
+        - ``"auto"``: the same when at most 3,000 pairs are left, and without a
+          ``time_limit`` the program stops after 2,000 nodes (a count, not a time,
+          so that the answer does not depend on the machine); else the
+          relaxation's allocation. It warns when the allocation returned may be
+          more than 0.1% (relative) below the optimum.
     time_limit : float, default=None
         Seconds each mixed-integer program may take (budgets only); None: no limit
-        with ``"exact"``, ``AUTO_NODE_LIMIT`` nodes with ``"auto"``.
+        with ``"exact"``, 2,000 nodes with ``"auto"``.
 
     Returns
     -------

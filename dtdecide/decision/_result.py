@@ -21,8 +21,7 @@ __all__ = ["DecisionResult", "SummaryTotals", "build_decision_result", "constant
 class DecisionResult:
     """What :func:`decide` returns.
 
-    Built by :func:`decide` and by the trees' ``decide`` methods (both through
-    :func:`build_decision_result`); users read it.
+    Built by :func:`decide` and by the trees' ``decide`` methods; users read it.
 
     Parameters
     ----------

@@ -297,7 +297,7 @@ def leaf_table(estimator, X=None, y=None, costs=None, sample_weight=None, *, pre
       less the decision loses) and ``confidence`` (the share of ``n_resamples``
       bootstrap resamples of the leaf's training cases in which the same decision stays
       best, seeded by ``random_state``; computed from the class counts and sums the
-      tree stores, see :mod:`dtdecide.tree._structure._confidence`: exact for constant
+      tree stores: exact for constant
       consequences and unit weights, case costs held at their class averages; interval
       targets resample the leaf mean). A leaf with a small margin and a confidence near
       0.5 decides by a hair;

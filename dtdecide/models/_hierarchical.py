@@ -523,8 +523,10 @@ class HierarchicalCostSensitiveClassifier(_MinorityGroupsMixin, ClassifierMixin,
     -----
     :meth:`predict_proba` combines both stages, ``P(H|x) = 1 - P(D|x)`` and
     ``P(D_k|x) = P(D|x) P(D_k|x, D)``; :meth:`predict` is cost-sensitive and need not be
-    its most probable class. The module notes of :mod:`dtdecide.models._hierarchical`
-    spell out when the flat and hierarchical rules agree.
+    its most probable class. With the same posteriors both rules choose the most
+    probable minority group when they choose one; the user guide's section *Minority
+    groups: flat and hierarchical rules* (``docs/guide/models.rst``) spells out when
+    they agree on choosing one at all.
 
     Examples
     --------

@@ -417,17 +417,25 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
             None: the path comes from the fitted tree's training statistics, so
             scikit-learn's ``X, y`` are refused with a ``TypeError`` saying so.
         measure : {None, "decision", "misclassification", "ase"}, default=None
-            Risk driving the path, as in
-            :func:`dtdecide.tree._estimator._pruning.pruning_path`.
+            Risk driving the path. None uses the decision matrix (average profit) when
+            it has at least two decisions, otherwise misclassification (classifier) or
+            average squared error (regressor).
         pruning_sequence : {"rule", "leaf"}, default="rule"
-            The order of the path (``"leaf"``: under the case rule, the sequence of the
-            nodes' leaf decisions).
+            The order of the path. ``"rule"`` follows the training measure of the
+            tree's own decision rule; ``"leaf"`` (under ``decision_rule="case"``)
+            follows the nodes' leaf decisions, each node's one best decision from its
+            averaged costs, while the training totals stay the case rule's. The same
+            sequence for a leaf-rule tree and for the misclassification and
+            squared-error measures.
 
         Returns
         -------
         sklearn.utils.Bunch
-            ``ccp_alphas``, ``n_leaves``, training totals and averages of every subtree of
-            the nested sequence, from the full tree to the root alone.
+            One entry per subtree of the nested sequence, from the full tree (index 0)
+            to the root alone: ``ccp_alphas`` (non-decreasing), ``n_leaves``,
+            ``train_total`` and ``train_average`` (in the user's orientation: a loss
+            matrix gives losses); also ``measure``, ``higher_is_better`` and, per node,
+            ``collapse_step`` (the first subtree in which the node is a leaf).
 
         Examples
         --------
@@ -457,7 +465,7 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         """A pruned copy of the fitted tree, without refitting.
 
         Exactly one of ``ccp_alpha``, ``n_leaves`` or ``subtree_index`` picks the
-        subtree (see :func:`dtdecide.tree._estimator._pruning.prune_estimator`).
+        subtree of the pruning sequence (:meth:`cost_complexity_pruning_path`).
 
         Parameters
         ----------

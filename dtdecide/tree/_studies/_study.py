@@ -276,7 +276,8 @@ class PruningStudy:
         sequence holds other subtrees, often larger ones at the same number of splits
         removed. The same as ``"rule"`` for a leaf-rule tree and for the
         misclassification and squared-error measures. See
-        :func:`dtdecide.tree.pruning_path`.
+        :meth:`ProfitTreeClassifier.cost_complexity_pruning_path
+        <dtdecide.tree.ProfitTreeClassifier.cost_complexity_pruning_path>`.
     n_leaves : int, default=None
         Required by ``method="n_leaves"``.
     depth_fraction : float, default=0.1
@@ -302,7 +303,8 @@ class PruningStudy:
     Attributes
     ----------
     path_ : Bunch
-        The pruning path (see :func:`dtdecide.tree.pruning_path`).
+        The pruning path (see :meth:`ProfitTreeClassifier.cost_complexity_pruning_path
+        <dtdecide.tree.ProfitTreeClassifier.cost_complexity_pruning_path>`).
     measure_ : str
         ``"profit"``, ``"loss"``, ``"misclassification"``, ``"ase"`` or ``"lift"``.
     higher_is_better_ : bool
@@ -785,7 +787,8 @@ def best_subtree_of_size(estimator, n_leaves, *, measure=None):
     n_leaves : int
         Largest number of leaves.
     measure : {None, "decision", "misclassification", "ase"}, default=None
-        As in :func:`dtdecide.tree.pruning_path`.
+        As in :meth:`ProfitTreeClassifier.cost_complexity_pruning_path
+        <dtdecide.tree.ProfitTreeClassifier.cost_complexity_pruning_path>`.
 
     Returns
     -------
@@ -845,7 +848,8 @@ def best_subtrees_by_size(estimator, *, max_leaves=None, measure=None):
         Largest size computed (None: every size up to the tree's leaves). The cost is
         about ``n_nodes * max_leaves`` operations.
     measure : {None, "decision", "misclassification", "ase"}, default=None
-        As in :func:`dtdecide.tree.pruning_path`.
+        As in :meth:`ProfitTreeClassifier.cost_complexity_pruning_path
+        <dtdecide.tree.ProfitTreeClassifier.cost_complexity_pruning_path>`.
 
     Returns
     -------
