@@ -308,6 +308,7 @@ class PolicyTree(BaseEstimator):
                     f"honest_fraction={self.honest_fraction} leaves no case to grow on or to "
                     f"estimate with ({n} cases)")
             est_rows, grow_rows = np.sort(perm[:n_est]), np.sort(perm[n_est:])
+        self._check_support(a_idx[grow_rows], decisions)
         tree = self._grow(take_rows(X, grow_rows), Q[grow_rows], a_idx[grow_rows],
                           len(decisions), seed_tree)
         if self.honest:
@@ -329,10 +330,30 @@ class PolicyTree(BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ growing
+    def _check_support(self, a_idx, decisions):
+        """Refuse, whatever the search, a ``min_action_support`` that no leaf can meet: a
+        logged decision with fewer cases than that among the cases the tree grows on."""
+        mas = self.min_action_support
+        if mas == 0:
+            return
+        counts = np.bincount(a_idx, minlength=len(decisions))
+        short = np.flatnonzero(counts < mas)
+        if short.size:
+            d = int(short[0])
+            part = " the tree grows on (honest=True keeps the others)" if self.honest else ""
+            raise ValueError(
+                f"min_action_support={mas}: the logged decision {decisions[d]!r} has "
+                f"{counts[d]} of the {a_idx.shape[0]} cases{part}, so no leaf, not even one "
+                "holding every case, can meet it; lower min_action_support, or leave a "
+                "decision that was seldom or never logged out of decisions")
+
     def _tree(self, decisions, n, seed, **params):
+        # min_samples_split=2: min_samples_leaf is the one size limit of a policy tree,
+        # whatever the search (the profit tree's default of 10 stopped the greedy and
+        # the profit tree's exact searches on nodes the policy search splits)
         base = dict(decision_matrix=reward_matrix(decisions), max_depth=self.max_depth,
-                    min_samples_leaf=self.min_samples_leaf, max_bins=self.max_bins,
-                    random_state=seed, n_jobs=self.n_jobs)
+                    min_samples_leaf=self.min_samples_leaf, min_samples_split=2,
+                    max_bins=self.max_bins, random_state=seed, n_jobs=self.n_jobs)
         base.update(params)
         return ProfitTreeClassifier(**base)
 
@@ -421,13 +442,10 @@ class PolicyTree(BaseEstimator):
             counts = np.bincount(leaves * D + a_idx, minlength=n_nodes * D).reshape(n_nodes, D)
             is_leaf = np.asarray(tree.tree_.children_left) < 0
             short = np.flatnonzero(is_leaf & (counts < self.min_action_support).any(axis=1))
-            parents = sorted({int(tree.tree_.parent[s]) for s in short if s > 0})
             if not short.size:
                 return tree
-            if not parents:
-                raise ValueError(
-                    f"min_action_support={self.min_action_support}: some logged decision has "
-                    "fewer cases than that in all the data")
+            # the root is never short (_check_support): a short leaf has a parent
+            parents = sorted({int(tree.tree_.parent[s]) for s in short if s > 0})
             tree = tree.prune_node(parents[-1])
 
     def _replay(self, grown, X, Q):

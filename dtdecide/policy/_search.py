@@ -121,7 +121,16 @@ def exact_policy_tree(Xb, edges, Q, action=None, *, n_actions=0, max_depth=2, mi
         The objective of the best tree.
     tree : None or tuple
         None for a single leaf, else ``(f, k, left, right)``: cases with
-        ``Xb[:, f] <= k`` go left; ``left``/``right`` are nested the same way.
+        ``Xb[:, f] <= k`` go left; ``left``/``right`` are nested the same way. With
+        fewer than ``2 * min_samples_leaf`` cases no split is possible and the root is
+        the one leaf, even with fewer than ``min_samples_leaf`` cases (as the greedy
+        grower leaves it).
+
+    Raises
+    ------
+    ValueError
+        When a logged decision has fewer than ``min_action_support`` cases in all: no
+        leaf, not even the root, can meet the constraint.
     """
     Xb = np.asarray(Xb)
     n, F = Xb.shape
@@ -141,12 +150,17 @@ def exact_policy_tree(Xb, edges, Q, action=None, *, n_actions=0, max_depth=2, mi
     widths = [len(e) + 1 for e in edges]
     per_action = np.bincount(counts_idx, minlength=max(A, 1))[:A]
     total = np.concatenate([wQ.sum(axis=0), [n], per_action])
-    root_leaf = float(_leaf_value(total, D)) if _valid(total, D, msl, mas, A) else -np.inf
-    if not np.isfinite(root_leaf):
+    short = np.flatnonzero(per_action < mas)
+    if short.size:
         raise ValueError(
-            "no tree meets the constraints: the root itself has fewer than min_samples_leaf "
-            "cases or fewer than min_action_support cases of some logged decision"
-        )
+            f"min_action_support={mas}: the logged decision {int(short[0])} has "
+            f"{int(per_action[short[0]])} cases in all, so no leaf (not even one holding "
+            "every case) meets the constraints")
+    root_leaf = float(_leaf_value(total, D))
+    if n < 2 * msl:
+        # no split leaves min_samples_leaf cases on both sides: the root is the one
+        # leaf, with its best decision, even below min_samples_leaf (as the greedy grower)
+        return root_leaf, None
     best = (root_leaf, None)
     neg = -np.inf
 
@@ -248,19 +262,21 @@ def brute_force_policy_tree(X, Q, action=None, *, n_actions=0, max_depth=2,
     X = np.asarray(X, dtype=float)
     Q = np.asarray(Q, dtype=float)
 
-    def ok(rows):
-        if rows.sum() < min_samples_leaf:
-            return False
+    def ok_support(rows):
         if min_action_support > 0:
             c = np.bincount(np.asarray(action)[rows], minlength=n_actions)
             return bool((c >= min_action_support).all())
         return True
 
+    def ok(rows):
+        return rows.sum() >= min_samples_leaf and ok_support(rows)
+
     def leaf(rows):
         return Q[rows].sum(axis=0).max() if ok(rows) else -np.inf
 
-    def best(rows, depth):
-        v = leaf(rows)
+    def best(rows, depth, root=False):
+        # the root is a leaf even below min_samples_leaf (nothing else can be)
+        v = Q[rows].sum(axis=0).max() if root and ok_support(rows) else leaf(rows)
         if depth == 0:
             return v
         for f in range(X.shape[1]):
@@ -270,4 +286,4 @@ def brute_force_policy_tree(X, Q, action=None, *, n_actions=0, max_depth=2,
                 v = max(v, best(go, depth - 1) + best(stay, depth - 1))
         return v
 
-    return float(best(np.ones(X.shape[0], dtype=bool), max_depth))
+    return float(best(np.ones(X.shape[0], dtype=bool), max_depth, root=True))

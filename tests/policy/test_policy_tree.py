@@ -26,7 +26,10 @@ def test_exact_search_equals_brute_force(seed):
     Q = rng.normal(size=(n, D))
     a = rng.integers(0, D, size=n)
     Xb, edges = bin_inputs(X)
-    for depth, msl, mas in [(1, 1, 0), (2, 1, 0), (2, 2, 0), (2, 1, 1), (2, 3, 1)]:
+    # (2, 30, 0): more cases a leaf than there are (the root is the one leaf); (1, 13, 0):
+    # no split on the smaller draws
+    for depth, msl, mas in [(1, 1, 0), (2, 1, 0), (2, 2, 0), (2, 1, 1), (2, 3, 1),
+                            (2, 30, 0), (1, 13, 0), (2, 30, 1)]:
         want = brute_force_policy_tree(X, Q, a, n_actions=D, max_depth=depth,
                                        min_samples_leaf=msl, min_action_support=mas)
         if not np.isfinite(want):
@@ -206,3 +209,64 @@ def test_hybrid_search_stacks_exact_depth_two_blocks():
     with pytest.raises(ValueError, match="hybrid"):
         PolicyTree(search="hybrid").fit(pd.DataFrame({"c": ["x", "y"] * 200}), a, None,
                                         rewards=G)
+
+
+SEARCHES = ("exact", "greedy", "hybrid")
+# 8 cases: calling pays -1, -1, 1, 1, 2, 2, 3, 3 (skipping 0)
+X8 = np.arange(8.0).reshape(-1, 1)
+G8 = np.column_stack([np.zeros(8), [-1.0, -1, 1, 1, 2, 2, 3, 3]])
+A8 = ["skip", "call"] * 4
+
+
+@pytest.mark.parametrize("what, X, a, G, params, decision, profit", [
+    ("more cases a leaf than cases", X8, A8, G8, dict(min_samples_leaf=9), "call", 10.0),
+    ("as many cases a leaf as cases, depth 3", X8, A8, G8,
+     dict(min_samples_leaf=8, max_depth=3), "call", 10.0),
+    ("one value of the input", np.zeros((8, 1)), A8, G8, {}, "call", 10.0),
+    ("one case", X8[4:5], ["call"], G8[4:5], {}, "call", 2.0),
+    ("every reward equal: the first decision", X8, A8, np.ones((8, 2)), {}, "skip", 8.0),
+])
+def test_every_search_gives_one_leaf_where_no_split_is_possible(what, X, a, G, params,
+                                                                decision, profit):
+    """Where no split is possible every search gives the one leaf of the best decision
+    (the first on ties); the exact search refused min_samples_leaf above the cases
+    ("no tree meets the constraints") while the greedy one grew the leaf."""
+    for search in SEARCHES:
+        pt = PolicyTree(decisions=["skip", "call"], search=search, **params).fit(
+            X, a, None, rewards=G)
+        assert pt.profit_tree_.get_n_leaves() == 1, search
+        assert pt.predict(X).tolist() == [decision] * len(a), search
+        assert pt.search_profit_ == pytest.approx(profit), search
+
+
+@pytest.mark.parametrize("max_depth", [1, 2, 3])
+def test_min_samples_leaf_is_the_only_size_limit_of_every_search(max_depth):
+    """On 8 cases, taking the call where it pays (x >= 2) earns 12 instead of 10; the
+    profit tree's default min_samples_split=10 stopped the greedy search (and the
+    profit tree's exact search of depth 3) at the root, one leaf earning 10."""
+    for search in SEARCHES:
+        pt = PolicyTree(decisions=["skip", "call"], search=search, max_depth=max_depth).fit(
+            X8, A8, None, rewards=G8)
+        assert pt.search_profit_ == pytest.approx(12.0), search
+        assert pt.predict(X8).tolist() == ["skip"] * 2 + ["call"] * 6, search
+        assert pt.profit_tree_.get_params()["min_samples_split"] == 2
+
+
+@pytest.mark.parametrize("honest", [False, True])
+def test_a_min_action_support_no_leaf_can_meet_is_refused_alike(honest):
+    """A logged decision with fewer cases than min_action_support (here 'skip': 4 of 8,
+    or 2 of the 4 grown on) is refused by every search with one message naming it;
+    the exact search said "no tree meets the constraints", the greedy one "some logged
+    decision has fewer cases than that in all the data"."""
+    X = np.arange(16.0).reshape(-1, 1) if honest else X8
+    a = A8 * 2 if honest else A8
+    G = np.vstack([G8, G8]) if honest else G8
+    for search in SEARCHES:
+        tree = PolicyTree(decisions=["skip", "call"], search=search, min_action_support=5,
+                          honest=honest, random_state=0)
+        with pytest.raises(ValueError) as info:
+            tree.fit(X, a, None, rewards=G)
+        message = str(info.value)
+        assert message.startswith("min_action_support=5: the logged decision "), search
+        assert "of the 8 cases" in message and "lower min_action_support" in message
+        assert ("honest=True" in message) == honest
