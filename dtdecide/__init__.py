@@ -2,7 +2,8 @@
 
 Decision matrices of profit, loss or revenue, case-level costs, priors, a decision
 engine for any model's posteriors, profit trees with one decision per leaf,
-profit-driven pruning, exports (leaf tables, rules, SQL) and profit charts.
+profit-driven pruning, exports (leaf tables, rules, SQL) and profit charts; policy
+trees from logged campaigns, and decisions under a capacity or a budget.
 
 Public objects are imported lazily so that ``import dtdecide`` stays cheap and
 optional dependencies (matplotlib) are only loaded when a plot is asked for.

@@ -2,7 +2,9 @@
 
 Works for dtdecide trees, any scikit-learn model wrapped with a decision matrix
 (:class:`~dtdecide.DecisionEstimator`), plain fitted scikit-learn models given a
-matrix, and pre-scored posteriors.
+matrix, and pre-scored posteriors. Also Qini and uplift charts of a score or a policy
+tree on logged treated and control cases (:func:`uplift_curve`,
+:class:`UpliftCurveDisplay`).
 """
 
 from ._compare import ImplicitDoNothingWarning, compare_models

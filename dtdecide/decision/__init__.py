@@ -2,7 +2,9 @@
 
 Turns any model's posteriors (or predicted values) into decisions and profit figures
 from a decision matrix of profit, loss or revenue, optional case-level costs and
-priors. This subpackage imports nothing else from dtdecide.
+priors; under a capacity or a budget (``decide(..., capacity=..., budget=...)``,
+:func:`allocate`) the limited decisions go where they gain most. This subpackage imports
+nothing else from dtdecide.
 """
 
 from ._capacity import allocate
