@@ -23,7 +23,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 from dtdecide import DecisionMatrix, ProfitTreeClassifier, ProfitTreeRegressor, PruningStudy
 from dtdecide._progress import StatusLog, progress_bar
 from dtdecide.assess import ProfitCurveDisplay, UpliftCurveDisplay, uplift_curve
-from dtdecide.export import score_file
+from dtdecide.export import leaf_table, score_file, to_sql
 from dtdecide.policy import PolicyTree, make_logged_campaign, policy_rewards, policy_value
 from dtdecide.tree import fit_recommended, recommended_candidates
 
@@ -324,6 +324,17 @@ CASES = [
     ("tree-budget-negative-costs",
      lambda f: f.tree.decide(f.X, budget={"B": 3.0}, costs={"B": -1.0}), ValueError,
      ["costs are the spend of the budget", "non-negative", "'B' in row 0"]),
+    # a fitted policy tree holds a profit tree but is not one: the exports and
+    # score_file name the tree to pass (they said "has no tree_ (call fit first)")
+    ("tree-to-sql-of-the-policy", lambda f: to_sql(f.tree), TypeError,
+     ["estimator must be a fitted ProfitTreeClassifier", "a fitted PolicyTree",
+      r"pass its profit_tree_"]),
+    ("tree-leaf-table-of-the-policy", lambda f: leaf_table(f.tree), TypeError,
+     ["a fitted PolicyTree", r"pass its profit_tree_"]),
+    ("tree-score-file-of-the-policy",
+     lambda f: score_file(f.tree, f.files.ok_csv, str(f.files.folder / "o.csv")), TypeError,
+     ["model must be a fitted ProfitTreeClassifier", "a fitted PolicyTree",
+      r"pass its profit_tree_"]),
 
     # ------------------------------------------------------------ uplift charts
     ("uplift-empty", lambda f: uplift_curve([], [], []), ValueError, ["no cases"]),
@@ -592,3 +603,16 @@ def test_numeric_classes_match_a_float_target_column(tmp_path):
     X.assign(y=np.where(y == 1, "1", "one")).to_csv(tmp_path / "text.csv", index=False)
     with pytest.raises(ValueError, match="target column 'y' must hold the model's classes"):
         score_file(tree, tmp_path / "text.csv", target="y")
+
+
+def test_the_policy_tree_s_profit_tree_exports_and_scores(f, tmp_path):
+    # what the message above asks for works: the leaf table's decisions are the
+    # policy's, and scoring a file gives each case its leaf's decision
+    tree = f.tree.profit_tree_
+    assert leaf_table(tree)["decision"].tolist() == ["A", "B"]
+    X = pd.DataFrame({"x": [0.0, 11.0]})
+    X.to_csv(tmp_path / "in.csv", index=False)
+    score_file(tree, str(tmp_path / "in.csv"), str(tmp_path / "out.csv"))
+    scored = pd.read_csv(tmp_path / "out.csv")
+    assert scored.filter(like="D_").iloc[:, 0].tolist() == f.tree.predict(X).tolist() == [
+        "A", "B"]

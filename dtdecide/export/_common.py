@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["Condition", "TreeView", "format_label", "format_number", "tree_view"]
+__all__ = ["Condition", "TreeView", "format_label", "format_number", "refuse_tree_holder",
+           "tree_view"]
 
 
 @dataclass
@@ -221,13 +222,25 @@ class TreeView:
         return text
 
 
+def refuse_tree_holder(obj, name):
+    """Refuse a fitted model that holds a profit tree without being one (a fitted
+    :class:`~dtdecide.policy.PolicyTree`), with a message naming the tree to pass."""
+    if getattr(obj, "profit_tree_", None) is not None:
+        raise TypeError(
+            f"{name} must be a fitted ProfitTreeClassifier or ProfitTreeRegressor; a fitted "
+            f"{type(obj).__name__} exports and scores through the profit tree it holds: "
+            "pass its profit_tree_ (e.g. to_sql(policy.profit_tree_))"
+        )
+
+
 def tree_view(estimator):
     """Check that ``estimator`` is a fitted dtdecide tree and read what exporters need.
 
     Raises
     ------
     TypeError
-        When ``estimator`` is not a tree estimator.
+        When ``estimator`` is not a tree estimator (a fitted policy tree: the message
+        names its ``profit_tree_``).
     ValueError
         When it is not fitted yet.
     """
@@ -238,6 +251,7 @@ def tree_view(estimator):
             "estimator must be a fitted ProfitTreeClassifier or ProfitTreeRegressor; "
             f"got {type(estimator).__name__}"
         )
+    refuse_tree_holder(estimator, "estimator")
     tree = getattr(estimator, "tree_", None)
     if tree is None:
         raise ValueError(

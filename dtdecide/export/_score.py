@@ -27,6 +27,7 @@ from .._progress import progress_bar
 from ..decision._result import SummaryTotals
 from ..decision._validation import repeated_names, reworded
 from ._caserule import cost_column_names
+from ._common import refuse_tree_holder
 from ._files import AtomicFile, input_file_error, other_kind_hint
 
 __all__ = ["score_file"]
@@ -777,6 +778,7 @@ def _score_file(model, data, output=None, *, target=None, keep=None, chunk_size=
 
     args = {**_ARGS, **(args or {})}
     if not isinstance(model, (ProfitTreeClassifier, ProfitTreeRegressor)):
+        refuse_tree_holder(model, "model")
         raise TypeError("model must be a fitted ProfitTreeClassifier or ProfitTreeRegressor; "
                         f"got {type(model).__name__}")
     check_is_fitted(model, "tree_")
