@@ -77,6 +77,13 @@ CASES = [
     ("decide-budget-time-limit-negative",
      lambda f: dt.decide(f.post, f.rev, costs={"c": f.c}, budget={"call": 2.0}, time_limit=-5),
      ValueError, ["time_limit must be a positive number of seconds", "-5"]),
+    # method and time_limit say how limits are solved: without limits they are refused,
+    # as PolicyTree.decide refuses them (they were silently ignored)
+    ("decide-method-without-limits", lambda f: dt.decide(f.post, f.rev, method="exact"),
+     ValueError, ["method and time_limit say how a capacity or budget is solved",
+                  "give capacity= or budget= too", "method='exact'"]),
+    ("decide-time-limit-without-limits", lambda f: dt.decide(f.post, f.rev, time_limit=5),
+     ValueError, ["give capacity= or budget= too", "time_limit=5"]),
     ("decide-budget-infinite",
      lambda f: dt.decide(f.post, f.rev, costs={"c": f.c}, budget={"call": float("inf")}),
      ValueError, [r"budget\['call'\] must be a finite non-negative number",

@@ -133,10 +133,19 @@ def _check_limits(limits, decisions, name):
     return out
 
 
-def check_method(method, time_limit):
-    """``method`` and ``time_limit`` of :func:`allocate`, checked; the time as a float."""
+def check_method(method, time_limit, *, limited=True):
+    """``method`` and ``time_limit`` of :func:`allocate`, checked; the time as a float.
+
+    ``limited=False`` (a ``decide`` without ``capacity`` or ``budget``): a ``method``
+    other than the default or a ``time_limit`` would say how to solve nothing, and is
+    refused rather than ignored.
+    """
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)!r}; got {method!r}")
+    if not limited and (method != "auto" or time_limit is not None):
+        raise ValueError(
+            "method and time_limit say how a capacity or budget is solved; give "
+            f"capacity= or budget= too (got method={method!r}, time_limit={time_limit!r})")
     if time_limit is None:
         return None
     if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) or \

@@ -739,10 +739,12 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         adds the mixed-integer program over the cases near the relaxation's margin
         (the others fixed by reduced costs), which proves the optimum (slow when
         many cases are near the margin); ``"auto"`` does so only when they are few,
-        within a node limit. Capacities alone are always solved exactly.
+        within a node limit. Capacities alone are always solved exactly. Another
+        method than ``"auto"`` without ``capacity`` or ``budget`` is refused.
     time_limit : float, default=None
         Seconds each mixed-integer program of a budget may take; None: no limit
-        with ``"exact"``, a limit of 2,000 nodes with ``"auto"``.
+        with ``"exact"``, a limit of 2,000 nodes with ``"auto"``. Refused without
+        ``capacity`` or ``budget``.
     n_jobs : int, default=None
         Threads that share the chunks of a categorical matrix with additive costs (the
         common case: levels, constant costs and cost columns): None means 1 (unless a
@@ -827,7 +829,8 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
     if not isinstance(target_name, str):
         raise TypeError(f"target_name must be a str; got {target_name!r}")
     n_threads = check_n_jobs(n_jobs)
-    time_limit = check_method(method, time_limit)
+    time_limit = check_method(method, time_limit,
+                              limited=capacity is not None or budget is not None)
     P, index = _posterior_array(posteriors_or_predictions, matrix)
     n = P.shape[0]
     given_index = index  # only a pandas input index is checked against y/costs/weights

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from ..decision import DecisionMatrix
+from ..decision._capacity import check_method
 from ..decision._validation import (
     check_same_index,
     float_array,
@@ -533,10 +534,12 @@ class PolicyTree(BaseEstimator):
             How a budget is solved (:func:`~dtdecide.decision.allocate`): the rounded
             linear relaxation with its proven bound, the optimum proven by a
             mixed-integer program, or the program only where few cases are near the
-            relaxation's margin. Capacities alone are always solved exactly.
+            relaxation's margin. Capacities alone are always solved exactly. Another
+            method than ``"auto"`` without ``capacity`` or ``budget`` is refused.
         time_limit : float, default=None
             Seconds each mixed-integer program of a budget may take (see
-            :func:`~dtdecide.decision.allocate`).
+            :func:`~dtdecide.decision.allocate`); refused without ``capacity`` or
+            ``budget``.
 
         Returns
         -------
@@ -565,10 +568,7 @@ class PolicyTree(BaseEstimator):
         if capacity is not None or budget is not None:
             return self._decide_limited(X, rewards, costs, capacity, budget, method,
                                         time_limit)
-        if method != "auto" or time_limit is not None:
-            raise ValueError(
-                "method and time_limit say how a capacity or budget is solved; give "
-                f"capacity= or budget= too (got method={method!r}, time_limit={time_limit!r})")
+        check_method(method, time_limit, limited=False)
         if rewards is None:
             if costs is not None:
                 raise ValueError("costs are subtracted from rewards: pass rewards= too")
