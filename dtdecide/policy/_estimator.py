@@ -522,9 +522,11 @@ class PolicyTree(BaseEstimator):
             Rewards of these cases (for instance held-out doubly robust rewards from
             :func:`~dtdecide.policy.policy_rewards`): the table then also holds each
             case's realised net reward ``CP_policy`` and the best one ``BP_policy``.
+            Refused with ``capacity`` or ``budget`` (evaluate those decisions with
+            :func:`~dtdecide.policy.policy_value`).
         costs : DataFrame, dict or ndarray, default=None
             Per-case costs of the decisions, subtracted from ``rewards``; with a
-            ``budget``, the spend of each decision per case.
+            ``budget``, the spend of each decision per case (and nothing else).
         capacity : dict, default=None
             ``{decision: N}``: at most ``N`` of these cases get that decision.
         budget : dict, default=None
