@@ -93,6 +93,16 @@ CASES = [
      ["values", "numbers"]),
     ("matrix-duplicate-decisions", _dm(decisions=["x", "x"]), ValueError,
      ["decisions", "unique", "'x'"]),
+    # decisions are matched as text: 1 and 1.0 were two decisions ('1', '1.0')
+    ("matrix-decisions-int-and-float", _dm(decisions=[1, 1.0]), ValueError,
+     ["decisions: the labels 1 and 1.0 are equal as values but not as text",
+      "write each label one way"]),
+    ("matrix-decisions-bool-and-int", _dm(decisions=[True, 1]), ValueError,
+     ["decisions: the labels True and 1"]),
+    ("matrix-columns-int-and-float",
+     _dm(values=pd.DataFrame([[1, 0], [0, 1]], index=LEVELS,
+                             columns=pd.Index([1, 1.0], dtype=object))),
+     ValueError, ["the columns of values: the labels 1 and 1.0"]),
     ("matrix-empty", _dm(values=np.zeros((0, 2)), levels=[]), ValueError,
      ["levels", "empty"]),
     ("priors-negative", _dm(priors=[-0.1, 1.1]), ValueError,
@@ -656,6 +666,26 @@ def test_posterior_width_must_match_levels(n_columns):
     post = np.full((3, n_columns), 1.0 / n_columns)
     with pytest.raises(ValueError, match=rf"n_levels=2.*got shape \(3, {n_columns}\)"):
         dt.decide(post, m)
+
+
+LABELS = [0, 1, 2, 0.0, 1.0, 2.5, -0.0, True, False, "1", "1.0", "a", np.int64(1),
+          np.float32(2.0)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.sampled_from(LABELS), min_size=1, max_size=8))
+def test_decision_labels_are_refused_exactly_when_equal_as_values_but_not_as_text(labels):
+    """Decision labels are matched as text: a list holding two labels equal as values
+    but spelt differently (1 and 1.0, True and 1, 0.0 and -0.0, 2 and np.float32(2))
+    is refused; any other list (1 and "1" are one decision) gives the texts."""
+    from dtdecide.decision._validation import text_labels
+
+    clash = [(a, b) for a in labels for b in labels if a == b and str(a) != str(b)]
+    if clash:
+        with pytest.raises(ValueError, match="are equal as values but not as text"):
+            text_labels(labels, "decisions")
+    else:
+        assert text_labels(labels, "decisions").tolist() == [str(v) for v in labels]
 
 
 # ------------------------------------------------- costs without cost variables, SQL names

@@ -321,6 +321,26 @@ CASES = [
      ["rewards must be finite", "'A' in row 4"]),
     ("tree-decisions-set", lambda f: _fit(f, tree=PolicyTree(decisions={"A", "B"})),
      TypeError, ["decisions must be a sequence", "tie-break"]),
+    # labels equal as values but not as text were two decisions ('1' and '1.0')
+    ("tree-action-int-and-float",
+     lambda f: _fit(f, action=np.array([1, 1.0] * (N // 2), dtype=object)), ValueError,
+     ["action: the labels 1 and 1.0 are equal as values but not as text",
+      "2 different decisions", "write each label one way"]),
+    ("tree-action-bool-and-int",
+     lambda f: _fit(f, action=np.array([True, 1, False, 0] * (N // 4), dtype=object)),
+     ValueError, ["action: the labels True and 1 are equal as values"]),
+    ("tree-decisions-int-and-float",
+     lambda f: _fit(f, tree=PolicyTree(decisions=[1, 1.0]), action=np.ones(N, dtype=int)),
+     ValueError, ["decisions: the labels 1 and 1.0 are equal as values"]),
+    ("tree-action-floats-of-int-decisions",
+     lambda f: _fit(f, tree=PolicyTree(decisions=[0, 1]), action=np.r_[np.zeros(6), np.ones(6)]),
+     ValueError, ["action and decisions: the labels 0 and 0.0 are equal as values"]),
+    ("rewards-action-int-and-float",
+     lambda f: _rewards(f, action=np.array([2, 2.0] * (N // 2), dtype=object)), ValueError,
+     ["action: the labels 2 and 2.0"]),
+    ("value-action-int-and-float",
+     lambda f: _value(f, policy="logged", action=np.array([2, 2.0] * (N // 2), dtype=object)),
+     ValueError, ["action: the labels 2 and 2.0"]),
     ("tree-budget-negative-costs",
      lambda f: f.tree.decide(f.X, budget={"B": 3.0}, costs={"B": -1.0}), ValueError,
      ["costs are the spend of the budget", "non-negative", "'B' in row 0"]),
@@ -473,6 +493,27 @@ def test_doubly_robust_rewards_of_a_tiny_campaign_by_hand():
     table = policy_value("A", X, a, y, rewards=r, methods=("dr",))
     assert table.loc["dr", "value"] == pytest.approx(G[:, 0].mean())
     assert table.loc["dr", "std_error"] == pytest.approx(G[:, 0].std(ddof=1) / np.sqrt(8))
+
+
+def test_labels_alike_as_text_or_unlike_as_values_are_kept(f):
+    """Only labels equal as values but not as text are refused: 1 and "1" stay one
+    decision (labels are matched as text), ints and text that differ, or floats alone,
+    are decisions as before; so is allocate's single decision without a limit."""
+    from dtdecide.decision import allocate
+
+    same = _fit(f, action=np.array([1, "1", 2, "2"] * (N // 4), dtype=object),
+                rewards=f.G.set_axis(["1", "2"], axis=1))
+    assert same.decisions_ == ("1", "2")
+    mixed = _fit(f, action=np.array([1, "b"] * (N // 2), dtype=object),
+                 rewards=f.G.set_axis(["1", "b"], axis=1))
+    assert mixed.decisions_ == ("1", "b")
+    floats = _fit(f, action=np.r_[np.zeros(6), np.ones(6)],
+                  rewards=f.G.set_axis(["0.0", "1.0"], axis=1))
+    assert floats.decisions_ == ("0.0", "1.0")
+    assert DecisionMatrix([[1, 0], [0, 1]], levels=["y", "n"], decisions=[1, "1.0"]).decisions \
+        == ("1", "1.0")
+    one = allocate(np.array([[2.0], [-1.0]]))
+    assert one.decision.tolist() == [0, 0] and one.total == 1.0
 
 
 def test_every_decision_propensities_are_matched_by_name(f):

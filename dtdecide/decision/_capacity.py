@@ -85,6 +85,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
+from ._validation import repeated_names, text_labels
+
 __all__ = ["allocate", "brute_force_allocation"]
 
 METHODS = ("auto", "exact", "relaxation")
@@ -240,15 +242,21 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
     """
     time_limit = check_method(method, time_limit)
     V = np.asarray(values, dtype=float)
-    if V.ndim != 2 or V.shape[1] < 2:
-        raise ValueError(f"values must have shape (n_samples, n_decisions >= 2); got {V.shape}")
+    if V.ndim != 2 or V.shape[1] < 1:
+        # one decision is a shape too: with a limit it is refused below as limited, as
+        # decide refuses a capacity on a matrix of one decision
+        raise ValueError(f"values must have shape (n_samples, n_decisions); got {V.shape}")
     if not np.isfinite(V).all():
         raise ValueError("values must be finite (a case with a missing cost has no value)")
     n, D = V.shape
     decisions = tuple(str(d) for d in range(D)) if decisions is None else \
-        tuple(str(d) for d in decisions)
+        tuple(text_labels(decisions, "decisions"))
     if len(decisions) != D:
         raise ValueError(f"decisions must name the {D} columns of values; got {len(decisions)}")
+    dup = repeated_names(decisions)
+    if dup:
+        raise ValueError(f"decisions must be distinct (they are matched as text); "
+                         f"{dup[0]!r} names {decisions.count(dup[0])} columns of values")
     cap = _check_limits(capacity, decisions, "capacity")
     bud = _check_limits(budget, decisions, "budget")
     both = sorted(set(cap) & set(bud))

@@ -14,6 +14,7 @@ import pandas as pd
 from ._kernels import _check_knots, _check_priors
 from ._matrix_cases import _as_float_array, _MatrixCasesMixin
 from ._matrix_io import _MatrixFilesMixin
+from ._validation import text_labels
 
 __all__ = ["DecisionMatrix", "check_matrix_or_none"]
 
@@ -193,7 +194,7 @@ class DecisionMatrix(_MatrixCasesMixin, _MatrixFilesMixin):
                 values = _by_label(values, [str(d) for d in decisions], "columns",
                                    "decisions", as_text=True)
             if decisions is None:
-                decisions = [str(c) for c in values.columns]
+                decisions = text_labels(values.columns, "the columns of values").tolist()
             if levels is None and knots is None:
                 levels = list(values.index)
             arr = _as_float_array(values.to_numpy(), "values")
@@ -232,7 +233,7 @@ class DecisionMatrix(_MatrixCasesMixin, _MatrixFilesMixin):
                 f"decisions must be non-empty names (they name the decision columns); got "
                 f"{list(decisions)!r}"
             )
-        decisions = tuple(str(d) for d in decisions)
+        decisions = tuple(text_labels(decisions, "decisions"))
         if len(decisions) == 0:
             raise ValueError("decisions must not be empty")
         if len(set(decisions)) != len(decisions):

@@ -29,7 +29,8 @@ from ._kernels import _FLOAT, _check_weight_total
 __all__ = ["check_1d", "check_interval_target", "check_per_case", "check_same_index",
            "check_sample_weight", "check_seed", "float_array", "has_missing_labels",
            "model_classes", "model_proba", "not_probability_rows",
-           "reference_index", "refuse_bool_numbers", "repeated_names", "reworded"]
+           "reference_index", "refuse_bool_numbers", "repeated_names", "reworded",
+           "text_labels"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
 # accept them (frequency 0, averages NaN) and fit asks for a positive sum itself
@@ -286,6 +287,55 @@ def repeated_names(names):
     from collections import Counter
 
     return sorted(name for name, k in Counter(names).items() if k > 1)
+
+
+def text_labels(labels, name):
+    """Decision labels (decision names, logged actions) as text, the way they are matched.
+
+    Decisions are matched by their text, so ``1`` and ``"1"`` name one decision. Two
+    labels that are equal as values but differ as text (``1`` and ``1.0``, ``True`` and
+    ``1``, ``0.0`` and ``-0.0``) would silently be two decisions: they are refused with a
+    ``ValueError`` naming ``name`` and the labels. Labels that cannot be hashed are only
+    compared as text.
+
+    >>> text_labels([1, "b", 1], "decisions").tolist()
+    ['1', 'b', '1']
+    >>> text_labels([1, 1.0], "action")
+    Traceback (most recent call last):
+    ...
+    ValueError: action: the labels 1 and 1.0 are equal as values but not as text; ...
+
+    Returns
+    -------
+    ndarray of object, shape (n,)
+        ``str`` of every label.
+    """
+    if isinstance(labels, np.ndarray) and labels.dtype == object and labels.ndim == 1:
+        values = labels
+    else:
+        labels = list(labels)
+        values = np.empty(len(labels), dtype=object)
+        values[:] = labels
+    texts = np.array([str(v) for v in values], dtype=object)
+    try:
+        by_value, _ = pd.factorize(values)  # 1, 1.0, True and np.float64(1) alike
+    except TypeError:
+        return texts
+    by_text, text_uniques = pd.factorize(texts)
+    keep = by_value >= 0  # a missing label is the caller's to refuse
+    pairs = np.unique(by_value[keep].astype(np.int64) * len(text_uniques) + by_text[keep])
+    groups = pairs // len(text_uniques) if len(text_uniques) else pairs
+    if pairs.size == np.unique(groups).size:
+        return texts
+    first = groups[np.flatnonzero(groups[1:] == groups[:-1])[0]]
+    spelled = [values[int(np.argmax(by_text == t))] for t in pairs[groups == first] %
+               len(text_uniques)]
+    shown = " and ".join(repr(v.item() if isinstance(v, np.generic) else v)
+                         for v in spelled)
+    raise ValueError(
+        f"{name}: the labels {shown} are equal as values but not as text; labels are "
+        f"matched as text, so these would name {len(spelled)} different decisions: write "
+        "each label one way (for instance all as integers, or all as text)")
 
 
 MAX_CLASSES = 1000

@@ -135,7 +135,9 @@ class PolicyTree(BaseEstimator):
     max_depth : int, default=2
         Depth of the tree.
     min_samples_leaf : int, default=1
-        At least this many cases in every leaf.
+        At least this many cases in every leaf, the one size limit of every search;
+        with fewer than twice this many cases the tree is one leaf (of every case, even
+        fewer than this).
     min_action_support : int, default=0
         At least this many cases *of every logged decision* in every leaf, so that each
         leaf's rewards rest on cases that got each decision. The exact depth-<=2 search

@@ -38,6 +38,7 @@ from ..decision._validation import (
     not_probability_rows,
     reference_index,
     repeated_names,
+    text_labels,
 )
 
 __all__ = ["Rewards", "policy_rewards", "check_action", "check_costs", "check_decisions"]
@@ -89,7 +90,8 @@ def check_decisions(action, decisions):
         k = int(pd.isna(pd.Series(a.reshape(-1), dtype=object)).sum())
         raise ValueError(f"action has {k} missing value(s) (NaN, None or pd.NA); every "
                          "logged case needs the decision it got: drop those cases first")
-    labels = np.array([str(v) for v in a], dtype=object)
+    labels = text_labels(a.reshape(-1), "action")
+    given = None if decisions is None else list(decisions)
     if decisions is None:
         decisions = tuple(sorted(set(labels.tolist())))
     else:
@@ -103,7 +105,7 @@ def check_decisions(action, decisions):
         if blank:
             raise ValueError(f"decisions must be non-empty names; got {blank[0]!r} in "
                              f"{decisions!r}")
-        decisions = tuple(str(d) for d in decisions)
+        decisions = tuple(text_labels(decisions, "decisions"))
         if len(set(decisions)) != len(decisions):
             raise ValueError(f"decisions must be distinct; got {list(decisions)!r}")
     if len(decisions) < 2:
@@ -113,6 +115,9 @@ def check_decisions(action, decisions):
     pos = {d: k for k, d in enumerate(decisions)}
     unknown = sorted({v for v in labels.tolist() if v not in pos})
     if unknown:
+        if given is not None:  # the action 1.0 of the decision 1: one label spelt two ways
+            text_labels([*given, *(a[int(np.argmax(labels == u))] for u in unknown)],
+                        "action and decisions")
         raise ValueError(
             f"action contains values that are not decisions: {unknown[:5]!r}; expected one "
             f"of {list(decisions)!r}"
