@@ -693,7 +693,8 @@ def score_file(model, data, output=None, *, target=None, keep=None, chunk_size=1
     Parameters
     ----------
     model : fitted ProfitTreeClassifier or ProfitTreeRegressor
-        The tree that scores (for instance from :func:`dtdecide.load`).
+        The tree that scores (for instance from :func:`dtdecide.load`; for a fitted
+        :class:`~dtdecide.policy.PolicyTree`, its ``profit_tree_``).
     data : str or Path
         The cases: ``.csv``, ``.csv.gz``, ``.txt``, ``.parquet``/``.pq`` (read by row
         groups; a stored index such as a client id is kept) or ``.xlsx`` (read whole:
