@@ -16,9 +16,10 @@
 # QUICK=1 (about 3.5 minutes, for a second run on a lent machine): stage 0; Gini at 1 and
 # 16 threads in six processes, alternated (the one-thread time varied by a third between
 # processes on 28 November); the passes of the 2- and 16-thread Gini and case-rule fits
-# (each pass's CPU on two threads is about its one-thread CPU), and the 16-thread Gini
-# passes again with other task sizes (2b-tasks); Gini, profit and the case rule at 1
-# and 16 threads, HGB at 16 (its one-thread fit takes 25 s there).
+# (each pass's CPU on two threads is about its one-thread CPU) with their replay on 16
+# threads (--simulate), and the 16-thread Gini passes again with other task sizes
+# (2b-tasks); the cost of a hand-off itself (2c-handoff, a few seconds); Gini, profit
+# and the case rule at 1 and 16 threads, HGB at 16 (its one-thread fit takes 25 s there).
 #
 # 10,000,000 rows x 20 normal features, depth 10 (bench_cores.py's data, drawn once and
 # kept in $DATA). Usage, from the repository root, with the results under $OUT:
@@ -89,6 +90,10 @@ if [ "${QUICK:-0}" = 1 ]; then
         dtdecide.tree._kernels._histogram:_TASK_FEATURES=1 \
         dtdecide.tree._kernels._binning:_TASKS_PER_THREAD=1 \
         dtdecide.tree._algorithms._rows:_RANGES_PER_THREAD=1
+    # what a hand-off itself costs on $HIGH threads (spinning groups of known length):
+    # the part of 2-profile's passes above the --simulate replay it explains
+    stage 2c-handoff 30 python benchmarks/bench_handoff.py --threads 2 "$HIGH" \
+        --groups "$HIGH" $((2 * HIGH)) $((5 * HIGH)) --work 100 1000 --steps 0 6
     stage 3-rules 100 "${BENCH[@]}" --threads "$LOW" "$HIGH" --models gini profit case \
         --json "$OUT/3-rules.json"
     stage 4-hgb 40 "${BENCH[@]}" --threads "$HIGH" --models hgb --json "$OUT/4-hgb.json"

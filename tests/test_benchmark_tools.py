@@ -1,5 +1,7 @@
-"""The spread model of ``benchmarks/profile_pool.py --simulate`` (how a fit's passes
-would share N cores, predicted from their groups' CPU time on this machine)."""
+"""The measuring tools of ``benchmarks/`` that other measurements rest on: the spread
+model of ``profile_pool.py --simulate`` (how a fit's passes would share N cores,
+predicted from their groups' CPU time on this machine) and ``bench_handoff.py``'s ideal
+times. Nothing here times anything against a limit."""
 
 import os
 import sys
@@ -8,6 +10,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "benchmarks"))
 profile_pool = pytest.importorskip("profile_pool")
+bench_handoff = pytest.importorskip("bench_handoff")
 
 
 @pytest.mark.parametrize("times, n, expected", [
@@ -48,3 +51,13 @@ def test_main_leaves_the_pool_as_it_was():
                        "--simulate", "2"])
     assert (_parallel._Batch.__init__, _parallel._Batch.work,
             _parallel.ThreadPool.map_groups) == before
+
+
+def test_handoff_rows():
+    rows = bench_handoff.main(["--threads", "2", "--groups", "3", "--work", "200",
+                               "--steps", "0", "2", "--repeat", "3"])
+    assert [(k, g, w, s) for k, g, w, s, *_ in rows] == [(2, 3, 200.0, 0), (2, 3, 200.0, 2)]
+    for *_, ideal, wall, lost in rows:
+        # three groups of 200 us on two threads: two rounds
+        assert ideal == pytest.approx(400e-6, rel=0.05)
+        assert lost == pytest.approx(wall - ideal)
