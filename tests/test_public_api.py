@@ -6,6 +6,7 @@
   displays, studies, the decision matrix), passes the numpydoc checks listed
   in ``REQUIRED`` (docstring present, every parameter documented and no unknown ones, in
   signature order, a Returns section on functions and methods);
+- every default a docstring states (``name : type, default=value``) is the signature's;
 - no public docstring sends its reader to private code (``:mod:`dtdecide.x._y```): the
   API reference has no entry for it, so the reference is a dead end;
 - every public class and function has an Examples section that shows an output. Methods
@@ -16,6 +17,7 @@
 The examples themselves run in ``tests/test_examples.py``, the one runner for them.
 """
 
+import ast
 import doctest
 import importlib
 import inspect
@@ -199,3 +201,42 @@ def test_allocate_states_the_auto_limits_it_uses():
     assert f"at most {_capacity.AUTO_EXACT_PAIRS:,} pairs" in doc
     assert f"after {_capacity.AUTO_NODE_LIMIT:,} nodes" in doc
     assert f"more than {_capacity.GAP_WARNING:.1%} (relative)" in doc
+
+
+def _stated_default(text):
+    """The value of a ``default=`` written in a docstring (``100_000``, ``1e-4``,
+    ``"auto"``, ``("dr", "ipw")``)."""
+    return ast.literal_eval(text.strip())
+
+
+@pytest.mark.parametrize("name", SURFACE)
+def test_stated_defaults_are_the_signature_s(name):
+    obj = _load(name)
+    try:
+        signature = inspect.signature(obj)
+    except ValueError:  # warnings and errors: a built-in constructor, no defaults
+        return
+    doc = numpydoc_validate.Validator(numpydoc_validate.get_doc_object(obj))
+    wrong = []
+    for param, (kind, _) in doc.doc_parameters.items():
+        match = re.search(r"\bdefault=(.+)$", kind)
+        if not match:
+            continue
+        for one in param.split(","):
+            actual = signature.parameters.get(one.strip().lstrip("*"))
+            if actual is None:
+                continue  # PR02 reports it
+            stated = _stated_default(match.group(1))
+            if stated != actual.default or isinstance(stated, bool) != isinstance(
+                    actual.default, bool):
+                wrong.append(f"{one.strip()}: default={match.group(1)} but "
+                             f"{actual.default!r} in the signature")
+    assert not wrong, f"{name}: " + "; ".join(wrong)
+
+
+def test_stated_default_reads_the_spellings_in_use():
+    assert _stated_default("100_000") == 100000
+    assert _stated_default("1e-4") == 0.0001
+    assert _stated_default('("dr", "ipw")') == ("dr", "ipw")
+    assert _stated_default('"auto"') == "auto"
+    assert _stated_default("None") is None
