@@ -670,6 +670,243 @@ def _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
     return wrong
 
 
+def _check_arguments(matrix, target_name, n_jobs, method, time_limit, *, limited):
+    """The arguments of :func:`decide` that need no data, checked first.
+
+    ``matrix`` must be a :class:`DecisionMatrix` and ``target_name`` a str; ``n_jobs``
+    becomes a thread count (:func:`dtdecide._parallel.check_n_jobs`) and ``method`` /
+    ``time_limit`` are checked against whether a capacity or budget limits the
+    decisions (``limited``; :func:`._capacity.check_method`). Returns ``(n_threads,
+    time_limit)``.
+    """
+    if not isinstance(matrix, DecisionMatrix):
+        raise TypeError(f"matrix must be a DecisionMatrix; got {type(matrix).__name__}")
+    if not isinstance(target_name, str):
+        raise TypeError(f"target_name must be a str; got {target_name!r}")
+    n_threads = check_n_jobs(n_jobs)
+    return n_threads, check_method(method, time_limit, limited=limited)
+
+
+def _chunk_rows(chunk_size):
+    """The rows per chunk: ``chunk_size``, or :data:`_CHUNK_ROWS` when it is None.
+
+    A ``ValueError`` names ``chunk_size`` unless it is a positive integer (a bool is
+    refused).
+    """
+    chunk = _CHUNK_ROWS if chunk_size is None else chunk_size
+    if not isinstance(chunk, numbers.Integral) or isinstance(chunk, bool) or chunk < 1:
+        raise ValueError(f"chunk_size must be a positive integer; got {chunk_size!r}")
+    return chunk
+
+
+def _check_threshold(threshold, do_nothing, matrix):
+    """With a ``threshold``: it must be a finite number, and ``do_nothing`` a non-empty
+    str that names no decision of ``matrix`` (the implicit decision's name). Without
+    one, neither is looked at."""
+    if threshold is None:
+        return
+    if not isinstance(threshold, numbers.Real) or isinstance(threshold, bool) or \
+            not np.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite number; got {threshold!r}")
+    if not isinstance(do_nothing, str) or not do_nothing or do_nothing in matrix.decisions:
+        raise ValueError(
+            f"do_nothing must be a str that is not a matrix decision (nor empty); got "
+            f"{do_nothing!r}"
+        )
+
+
+def _training_priors(train_priors, matrix):
+    """The class proportions of training ``rho`` that the posteriors are adjusted from
+    (None: no adjustment).
+
+    ``train_priors`` applies to a categorical matrix that has priors, and must be
+    positive for every level whose prior is; each violation is a ``ValueError`` naming
+    it, in that order after the priors' own check (:func:`._kernels._check_priors`).
+    """
+    if train_priors is None:
+        return None
+    if matrix.is_interval:
+        raise ValueError("train_priors only applies to a categorical target")
+    rho = _check_priors(train_priors, matrix.n_levels, "train_priors", matrix.levels)
+    if matrix.priors is None:
+        raise ValueError(
+            "train_priors needs priors in the decision matrix to adjust the posteriors "
+            "to; got a matrix without priors"
+        )
+    if np.any((matrix.priors > 0) & (rho == 0)):
+        raise ValueError(
+            "train_priors must be positive for every level with a positive prior; "
+            f"got {rho.tolist()}"
+        )
+    return rho
+
+
+def _encode_y(y, matrix, n, given_index, fast):
+    """The actual target of the ``n`` cases: ``(t_all, t_enc)``, both None without ``y``.
+
+    A pandas ``y`` must share the posteriors' pandas index (``given_index``). For an
+    interval matrix ``t_all`` holds the finite values; for a categorical one the fast
+    chunk kernel (``fast``) gets the encoder ``t_enc``, which encodes chunk by chunk,
+    and the general path the level codes ``t_all`` (in the smallest code dtype: less
+    memory traffic).
+    """
+    t_all = t_enc = None
+    if y is None:
+        return t_all, t_enc
+    check_same_index(y, given_index, "y", reference=_P)
+    if matrix.is_interval:
+        try:
+            t_all = np.asarray(y, dtype=_FLOAT).reshape(-1)
+        except (TypeError, ValueError):
+            raise TypeError("y must be numeric for an interval matrix") from None
+        if not np.all(np.isfinite(t_all)):
+            raise ValueError("y must be finite (no NaN or infinity)")
+    else:
+        t_enc = target_encoder(y, matrix.levels, n)
+        if not fast:
+            t_all = t_enc.codes().astype(code_dtype(matrix.n_levels), copy=False)
+            t_enc = None
+    if t_all is not None and t_all.shape[0] != n:
+        raise ValueError(f"y must have one value per case ({n}); got {t_all.shape[0]}")
+    return t_all, t_enc
+
+
+def additive_plan(matrix, costs, n, index, decision_cols=None, *, scan=True):
+    """The :class:`_AdditivePlan` of a categorical matrix with additive costs over the
+    ``costs`` of ``n`` cases (rows ``index``), validated as :func:`decide` validates them.
+
+    A numeric 2-D array of ``costs`` is refused by :meth:`DecisionMatrix.resolve`, with
+    its usual ``TypeError``, before the cost columns are read. ``decision_cols`` and
+    ``scan`` are the plan's (the costs to decide with; whether the columns are scanned
+    for NaN here).
+    """
+    if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
+        matrix.resolve(costs, n_samples=n, index=index)  # raises the usual TypeError
+    cost_cols = matrix._cost_columns(costs, n, index) if matrix.cost_variables else {}
+    return _AdditivePlan(matrix, cost_cols, decision_cols, scan=scan)
+
+
+def _chunk_consequences(matrix, costs, decision_given, n, index):
+    """The consequences of the general chunk path, as functions of a chunk ``(s, e)``:
+    ``(chunk_consequences, decision_consequences)``, the second None unless the cases
+    decide with other costs (``decision_given``, from :func:`_decision_cost_columns`).
+
+    Cost columns of an additive matrix are validated once and resolved chunk by chunk
+    (memory bound); other consequences are resolved once and sliced.
+    """
+    decision_consequences = None
+    if matrix.cost_variables and not matrix.is_case_specific:
+        cost_cols = matrix._cost_columns(costs, n, index)
+
+        def chunk_consequences(s, e):
+            return matrix.resolve({k: v[s:e] for k, v in cost_cols.items()}, n_samples=e - s)
+
+        if decision_given is not None:
+            def decision_consequences(s, e):
+                return matrix.resolve({k: v[s:e] for k, v in decision_given.items()},
+                                      n_samples=e - s)
+    else:
+        cons = matrix.resolve(costs, n_samples=n, index=index)
+
+        def chunk_consequences(s, e):
+            return cons.take(slice(s, e))
+
+        if decision_given is not None:
+            def decision_consequences(s, e):
+                return decision_given.take(slice(s, e))
+    return chunk_consequences, decision_consequences
+
+
+def _resolve_costs(matrix, costs, decision_costs, n, index, given_index, fast):
+    """The consequences :func:`decide` decides and scores with, validated.
+
+    ``costs`` (a DataFrame must share the posteriors' pandas index) must be allowed by
+    the matrix, then ``decision_costs`` are validated (:func:`_decision_cost_columns`).
+    Returns ``(plan, chunk_consequences, decision_consequences)``: the fast kernel's
+    :class:`_AdditivePlan` (``fast``) and two Nones, or None and the general path's
+    functions of a chunk (:func:`_chunk_consequences`).
+    """
+    if isinstance(costs, pd.DataFrame):
+        check_same_index(costs, given_index, "costs", reference=_P)
+    matrix._check_costs_allowed(costs)
+    decision_given = _decision_cost_columns(decision_costs, matrix, n, index, given_index)
+    if fast:
+        return additive_plan(matrix, costs, n, index, decision_given), None, None
+    return (None,) + _chunk_consequences(matrix, costs, decision_given, n, index)
+
+
+def _decide_limited(P, matrix, *, rho, t_all, t_enc, costs, F, capacity, budget, index,
+                    target_name, method, time_limit, threshold, decision_costs):
+    """:func:`decide` under ``capacity`` / ``budget``: handed to
+    :func:`._capacity.decide_limited` on one thread.
+
+    A threshold or decision costs do not combine with limits (``ValueError``). The
+    whole posterior array is checked here (the chunked paths check it chunk by chunk),
+    and the target goes as values or level codes.
+    """
+    if threshold is not None or decision_costs is not None:
+        raise ValueError(
+            "capacity / budget do not combine with threshold or decision_costs; add "
+            "an explicit do-nothing decision to the matrix instead of a threshold"
+        )
+    from ._capacity import decide_limited
+
+    if not matrix.is_interval:
+        _check_posterior_chunk(P, 0)
+    target = t_all if t_all is not None else (None if t_enc is None else t_enc.codes())
+    return decide_limited(P, matrix, rho=rho, target=target, costs=costs,
+                          sample_weight=F, capacity=capacity, budget=budget,
+                          index=index, target_name=target_name, method=method,
+                          time_limit=time_limit)
+
+
+def _decide_cases(P, matrix, resolved, t_all, t_enc, rho, threshold, chunk, F, n_threads,
+                  fast):
+    """Every case's decision and figures, chunk by chunk: the per-case computation.
+
+    Allocates the output arrays once (the decision codes in the smallest dtype that
+    holds the decisions and the implicit do-nothing; computed and best profit only
+    with a target, investment only for a revenue matrix, ROI on the fast path) and
+    fills them with the fast chunk kernel (:func:`_decide_chunks_additive`, on
+    ``n_threads`` threads) or the general one (:func:`_decide_chunks`), BLAS on one
+    thread when there is more than one chunk. ``resolved`` is :func:`_resolve_costs`'s.
+    Returns the keyword arguments of :func:`._result.build_decision_result` that hold
+    the cases' figures.
+    """
+    plan, chunk_consequences, decision_consequences = resolved
+    n = P.shape[0]
+    T, D = matrix.n_levels, matrix.n_decisions
+    missing = np.zeros(n, dtype=bool)
+    has_y = t_all is not None or t_enc is not None
+    is_revenue = matrix.kind == "revenue"
+    n_codes = D + (1 if threshold is not None else 0)
+    D_codes = np.empty(n, dtype=code_dtype(n_codes))
+    E = np.empty(n)
+    C = np.empty(n) if has_y else None
+    B = np.empty(n) if has_y else None
+    IC = np.empty(n) if is_revenue else None
+    ROI = np.empty(n) if is_revenue and has_y and fast else None
+    cls_wrong = np.empty(n, dtype=bool) if has_y and not matrix.is_interval and not fast \
+        else None
+    if fast and has_y and matrix.priors is not None:  # the Paw weights need every code
+        t_all = np.empty(n, dtype=code_dtype(T))
+    thr = None if threshold is None else matrix.sign * float(threshold)
+
+    with _one_blas_thread(n > chunk):
+        if fast:
+            wrong = _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
+                                            D_codes, E, C, B, IC, ROI, F, t_all,
+                                            n_jobs=n_threads,
+                                            compiled=_compiled_step(n))
+        else:
+            wrong = _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk,
+                                   missing, D_codes, E, C, B, IC, cls_wrong, F,
+                                   decision_consequences)
+    return {"decision": D_codes, "expected": E, "computed": C, "best": B,
+            "investment": IC, "roi_values": ROI, "missing": missing,
+            "target_codes": t_all, "misclassified": wrong}
+
+
 def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_costs=None,
            sample_weight=None, train_priors=None, target_name="target", threshold=None,
            do_nothing="do nothing", chunk_size=None, capacity=None, budget=None,
@@ -824,155 +1061,34 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
     >>> res.cases["D_target"].tolist(), round(float(res.summary["shadow_price[mail]"]), 6)
     (['mail', 'skip'], 0.0)
     """
-    if not isinstance(matrix, DecisionMatrix):
-        raise TypeError(f"matrix must be a DecisionMatrix; got {type(matrix).__name__}")
-    if not isinstance(target_name, str):
-        raise TypeError(f"target_name must be a str; got {target_name!r}")
-    n_threads = check_n_jobs(n_jobs)
-    time_limit = check_method(method, time_limit,
-                              limited=capacity is not None or budget is not None)
+    limited = capacity is not None or budget is not None
+    n_threads, time_limit = _check_arguments(matrix, target_name, n_jobs, method,
+                                             time_limit, limited=limited)
     P, index = _posterior_array(posteriors_or_predictions, matrix)
     n = P.shape[0]
     given_index = index  # only a pandas input index is checked against y/costs/weights
     if index is None:
         index = pd.RangeIndex(n)
-    T, D = matrix.n_levels, matrix.n_decisions
-    chunk = _CHUNK_ROWS if chunk_size is None else chunk_size
-    if not isinstance(chunk, numbers.Integral) or isinstance(chunk, bool) or chunk < 1:
-        raise ValueError(f"chunk_size must be a positive integer; got {chunk_size!r}")
-
-    if threshold is not None:
-        if not isinstance(threshold, numbers.Real) or isinstance(threshold, bool) or \
-                not np.isfinite(threshold):
-            raise ValueError(f"threshold must be a finite number; got {threshold!r}")
-        if not isinstance(do_nothing, str) or not do_nothing or do_nothing in matrix.decisions:
-            raise ValueError(
-                f"do_nothing must be a str that is not a matrix decision (nor empty); got "
-                f"{do_nothing!r}"
-            )
-
-    # --- priors adjustment
-    if train_priors is not None:
-        if matrix.is_interval:
-            raise ValueError("train_priors only applies to a categorical target")
-        rho = _check_priors(train_priors, T, "train_priors", matrix.levels)
-        if matrix.priors is None:
-            raise ValueError(
-                "train_priors needs priors in the decision matrix to adjust the posteriors "
-                "to; got a matrix without priors"
-            )
-        if np.any((matrix.priors > 0) & (rho == 0)):
-            raise ValueError(
-                "train_priors must be positive for every level with a positive prior; "
-                f"got {rho.tolist()}"
-            )
-    else:
-        rho = None
-
-    # --- target
+    chunk = _chunk_rows(chunk_size)
+    _check_threshold(threshold, do_nothing, matrix)
+    rho = _training_priors(train_priors, matrix)
     fast = _FAST_KERNEL and not matrix.is_interval and not matrix.is_case_specific
-    t_all = t_enc = None  # the fast kernel encodes the target chunk by chunk
-    if y is not None:
-        check_same_index(y, given_index, "y", reference=_P)
-        if matrix.is_interval:
-            try:
-                t_all = np.asarray(y, dtype=_FLOAT).reshape(-1)
-            except (TypeError, ValueError):
-                raise TypeError("y must be numeric for an interval matrix") from None
-            if not np.all(np.isfinite(t_all)):
-                raise ValueError("y must be finite (no NaN or infinity)")
-        else:
-            t_enc = target_encoder(y, matrix.levels, n)
-            if not fast:
-                # small codes: less memory traffic
-                t_all = t_enc.codes().astype(code_dtype(T), copy=False)
-                t_enc = None
-        if t_all is not None and t_all.shape[0] != n:
-            raise ValueError(f"y must have one value per case ({n}); got {t_all.shape[0]}")
-
+    t_all, t_enc = _encode_y(y, matrix, n, given_index, fast)
     F = check_sample_weight(sample_weight, n, index=given_index, reference=_P)
-    if isinstance(costs, pd.DataFrame):
-        check_same_index(costs, given_index, "costs", reference=_P)
-    matrix._check_costs_allowed(costs)
-    decision_given = _decision_cost_columns(decision_costs, matrix, n, index, given_index)
-    decision_consequences = None
-    if fast:
-        if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
-            matrix.resolve(costs, n_samples=n, index=index)  # raises the usual TypeError
-        plan = _AdditivePlan(matrix, matrix._cost_columns(costs, n, index)
-                             if matrix.cost_variables else {}, decision_given)
-    elif matrix.cost_variables and not matrix.is_case_specific:
-        # validate the cost columns once, resolve them chunk by chunk (memory bound)
-        cost_cols = matrix._cost_columns(costs, n, index)
-
-        def chunk_consequences(s, e):
-            return matrix.resolve({k: v[s:e] for k, v in cost_cols.items()}, n_samples=e - s)
-
-        if decision_given is not None:
-            def decision_consequences(s, e):
-                return matrix.resolve({k: v[s:e] for k, v in decision_given.items()},
-                                      n_samples=e - s)
-    else:
-        cons = matrix.resolve(costs, n_samples=n, index=index)
-
-        def chunk_consequences(s, e):
-            return cons.take(slice(s, e))
-
-        if decision_given is not None:
-            def decision_consequences(s, e):
-                return decision_given.take(slice(s, e))
-    if capacity is not None or budget is not None:
-        if threshold is not None or decision_costs is not None:
-            raise ValueError(
-                "capacity / budget do not combine with threshold or decision_costs; add "
-                "an explicit do-nothing decision to the matrix instead of a threshold"
-            )
-        from ._capacity import decide_limited
-
-        if not matrix.is_interval:  # the chunked paths check them chunk by chunk
-            _check_posterior_chunk(P, 0)
-        target = t_all if t_all is not None else (None if t_enc is None else t_enc.codes())
-        return decide_limited(P, matrix, rho=rho, target=target, costs=costs,
-                              sample_weight=F, capacity=capacity, budget=budget,
-                              index=index, target_name=target_name, method=method,
-                              time_limit=time_limit)
-    missing = np.zeros(n, dtype=bool)
-
-    # --- per-chunk decisions
-    has_y = t_all is not None or t_enc is not None
-    is_revenue = matrix.kind == "revenue"
-    n_codes = D + (1 if threshold is not None else 0)
-    D_codes = np.empty(n, dtype=code_dtype(n_codes))
-    E = np.empty(n)
-    C = np.empty(n) if has_y else None
-    B = np.empty(n) if has_y else None
-    IC = np.empty(n) if is_revenue else None
-    ROI = np.empty(n) if is_revenue and has_y and fast else None
-    cls_wrong = np.empty(n, dtype=bool) if has_y and not matrix.is_interval and not fast \
-        else None
-    if fast and has_y and matrix.priors is not None:  # the Paw weights need every code
-        t_all = np.empty(n, dtype=code_dtype(T))
-    thr = None if threshold is None else matrix.sign * float(threshold)
-
+    resolved = _resolve_costs(matrix, costs, decision_costs, n, index, given_index, fast)
+    if limited:
+        return _decide_limited(P, matrix, rho=rho, t_all=t_all, t_enc=t_enc, costs=costs,
+                               F=F, capacity=capacity, budget=budget, index=index,
+                               target_name=target_name, method=method,
+                               time_limit=time_limit, threshold=threshold,
+                               decision_costs=decision_costs)
+    figures = _decide_cases(P, matrix, resolved, t_all, t_enc, rho, threshold, chunk, F,
+                            n_threads, fast)
+    # the cases table and its summary (one BLAS thread for large runs, as above)
     with _one_blas_thread(n > chunk):
-        if fast:
-            wrong = _decide_chunks_additive(P, matrix, plan, t_enc, rho, thr, chunk, missing,
-                                            D_codes, E, C, B, IC, ROI, F, t_all,
-                                            n_jobs=n_threads,
-                                            compiled=_compiled_step(n))
-        else:
-            wrong = _decide_chunks(P, matrix, chunk_consequences, t_all, rho, thr, chunk,
-                                   missing, D_codes, E, C, B, IC, cls_wrong, F,
-                                   decision_consequences)
-
-    # --- the cases table and its summary (one BLAS thread for large runs, as above)
-    with _one_blas_thread(n > chunk):
-        return build_decision_result(
-            matrix, D_codes, E, computed=C, best=B, investment=IC, roi_values=ROI,
-            missing=missing, sample_weight=F, target_codes=t_all, misclassified=wrong,
-            threshold=threshold, do_nothing=do_nothing, index=index,
-            target_name=target_name,
-        )
+        return build_decision_result(matrix, **figures, sample_weight=F,
+                                     threshold=threshold, do_nothing=do_nothing,
+                                     index=index, target_name=target_name)
 
 
 def mean_costs(costs, *, sample_weight=None):

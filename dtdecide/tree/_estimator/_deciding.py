@@ -188,8 +188,8 @@ class _DecidingMixin:
         from ..._parallel import check_n_jobs
         from ...decision._engine import (
             _CHUNK_ROWS,
-            _AdditivePlan,
             _one_blas_thread,
+            additive_plan,
             target_encoder,
         )
         from .._structure._caserule import decide_cases
@@ -202,11 +202,8 @@ class _DecidingMixin:
         F = check_sample_weight(F, n)
         matrix._check_costs_allowed(costs)
         rows = pd.RangeIndex(n)  # the engine's index for its posteriors (an array)
-        if isinstance(costs, np.ndarray) and costs.ndim >= 2 and costs.dtype != object:
-            matrix.resolve(costs, n_samples=n, index=rows)  # raises the usual TypeError
         # the kernel tests every case's costs for NaN itself: no scans of the columns here
-        plan = _AdditivePlan(matrix, matrix._cost_columns(costs, n, rows)
-                             if matrix.cost_variables else {}, scan=False)
+        plan = additive_plan(matrix, costs, n, rows, scan=False)
         target = None if t_enc is None else t_enc.codes()
         out = decide_cases(leaves, node_in, plan, revenue=matrix.kind == "revenue",
                            target=target, weight=F,
