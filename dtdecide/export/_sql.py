@@ -355,6 +355,293 @@ def _roi_sql(cp, ic, dialect):
     )
 
 
+def _table_sql(table, dialect):
+    """The quoted name of the scored ``table``: a str, or a tuple (list) of str naming
+    its parts (``schema.table``), each quoted as an identifier.
+
+    An empty name (or name part) is a ``ValueError``; anything else but a str or a
+    non-empty sequence of str a ``TypeError``.
+    """
+    if isinstance(table, str) and not table.strip():
+        raise ValueError("table must be a non-empty table name; got an empty string")
+    if isinstance(table, (tuple, list)) and any(isinstance(p, str) and not p.strip() for p in table):
+        raise ValueError(f"table must not contain empty name parts; got {table!r}")
+    if isinstance(table, str):
+        return _quote_ident(table, dialect)
+    if isinstance(table, (tuple, list)) and table and all(isinstance(p, str) for p in table):
+        return ".".join(_quote_ident(p, dialect) for p in table)
+    raise TypeError(f"table must be a str or a tuple of str; got {table!r}")
+
+
+def _kept_columns(keep_columns, dialect):
+    """``keep_columns`` checked, and the quoted names of the columns it keeps.
+
+    Returns ``(keep_columns, keep_sql)``: None or ``"*"`` as given (``keep_sql`` then
+    ``[]`` or ``["*"]``), any other iterable as a list of non-empty str that names no
+    column twice (``keep_sql`` the quoted names).
+    """
+    if keep_columns is None:
+        return None, []
+    if isinstance(keep_columns, str):
+        if keep_columns != "*":
+            raise ValueError(f"keep_columns must be '*', a list of names or None; got {keep_columns!r}")
+        return keep_columns, ["*"]
+    try:
+        keep_columns = list(keep_columns)
+    except TypeError:
+        raise TypeError(
+            f"keep_columns must be '*', a list of names or None; got {keep_columns!r}"
+        ) from None
+    if not all(isinstance(c, str) and c for c in keep_columns):
+        raise TypeError(f"keep_columns must hold str column names; got {keep_columns!r}")
+    dup = repeated_names(keep_columns)
+    if dup:
+        raise ValueError(f"keep_columns names {dup!r} more than once; the query would "
+                         "return two columns of one name")
+    return keep_columns, [_quote_ident(c, dialect) for c in keep_columns]
+
+
+def _cost_column_names(cost_columns, view):
+    """``cost_columns`` checked: a dict (None: ``{}``) renaming cost variables of the
+    tree's matrix (or, for a 2 x 2 matrix of cost rows, ``C_FP``, ``C_FN``, ``C_TP``,
+    ``C_TN``) to non-empty column names. Unknown variables are a ``ValueError``; a
+    mapping that is no dict, or a name that is no non-empty str, a ``TypeError``.
+    """
+    if cost_columns is None:
+        cost_columns = {}
+    elif not isinstance(cost_columns, dict):
+        raise TypeError(f"cost_columns must be a dict or None; got {type(cost_columns).__name__}")
+    known = tuple(getattr(view.matrix, "cost_variables", ()) or ())
+    if view.has_decisions and is_cost_rows(view.matrix):
+        known = COST_ROW_COLUMNS
+    unknown = [k for k in cost_columns if k not in known]
+    if unknown:
+        raise ValueError(
+            f"cost_columns renames cost variables of the decision matrix {list(known)!r}; "
+            f"got unknown names {unknown!r}"
+        )
+    unnamed = {k: v for k, v in cost_columns.items() if not isinstance(v, str) or not v}
+    if unnamed:
+        raise TypeError(f"cost_columns must map cost variables to column names (non-empty "
+                        f"str); got {unnamed!r}")
+    return cost_columns
+
+
+def _check_names_and_nesting(leaf_column, max_nesting, target):
+    """``leaf_column`` must be a non-empty str, ``max_nesting`` a non-negative int (not
+    a bool) and ``target`` None or a non-empty str; checked in that order."""
+    if not isinstance(leaf_column, str) or not leaf_column:
+        raise TypeError(f"leaf_column must be a non-empty str; got {leaf_column!r}")
+    if not isinstance(max_nesting, (int, np.integer)) or isinstance(max_nesting, bool) or max_nesting < 0:
+        raise ValueError(f"max_nesting must be a non-negative int; got {max_nesting!r}")
+    if target is not None and (not isinstance(target, str) or not target):
+        raise TypeError(f"target must be a column name (non-empty str) or None; got {target!r}")
+
+
+def _leaf_expression(view, dialect, max_nesting):
+    """The SQL every output reads the row's leaf id from, and the LATERAL subqueries.
+
+    Returns ``(sleaf, laterals)``. With LATERAL (:data:`_LATERAL_DIALECTS`) the leaf
+    id is computed once in its own subquery, ``sleaf`` is its qualified name and
+    ``laterals`` the list of subqueries (the case rule appends its own); otherwise
+    ``sleaf`` is the parenthesised leaf CASE itself, written where it is used (SQLite
+    substitutes a subquery's expression there anyway), and ``laterals`` None. No
+    output is ever read back by a name that a column of the table could also have.
+    """
+    sleaf = "(" + _leaf_case(view, 0, dialect, "    ", "  ", max_nesting) + ")"
+    if dialect not in _LATERAL_DIALECTS:
+        return sleaf, None
+    sql, (sleaf,) = _lateral([("leaf", sleaf)], _LEAF_ALIAS, dialect)
+    return sleaf, [sql]
+
+
+def _prediction_columns(view, sleaf, dialect):
+    """The ``P_<t>_<class>`` posterior of each class (classifier) or the ``P_<t>``
+    predicted mean (regressor), each a CASE over the leaf."""
+    tname, leaves = view.target_name, view.leaves
+    if not view.is_classifier:
+        items = [(n, _float_literal(view.mean[n], dialect)) for n in leaves]
+        return [f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'P_{tname}', dialect)}"]
+    cols = []
+    for k, cls in enumerate(view.classes):
+        items = [(n, _float_literal(view.posteriors[n, k], dialect)) for n in leaves]
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'P_{tname}_{cls}', dialect)}")
+    return cols
+
+
+def _decision_costs_sql(view, include_costs, target, cost_columns, dialect):
+    """The SQL of ``Cost(i, d)`` per decision (a column, a constant, or None for a
+    decision without cost), or None when the query leaves the costs unread.
+
+    The costs are read for a revenue matrix when ``include_costs`` (which must be a
+    bool) is True. A ``target`` of a matrix with cost variables needs them: computed
+    profit is not written without the cases' actual costs.
+    """
+    if not isinstance(include_costs, (bool, np.bool_)):
+        raise TypeError(f"include_costs must be a bool; got {include_costs!r}")
+    matrix = view.matrix
+    has_costs = (
+        bool(include_costs) and view.has_decisions and getattr(matrix, "kind", None) == "revenue"
+    )
+    if (
+        target is not None
+        and not has_costs
+        and view.has_decisions
+        and getattr(matrix, "cost_variables", ())
+    ):
+        raise ValueError(
+            "target: computed profit needs the cases' actual costs; the matrix uses the "
+            f"cost variables {list(matrix.cost_variables)!r}, so include_costs must be True"
+        )
+    if not has_costs:
+        return None
+    return {d: _cost_sql(matrix, d, cost_columns, dialect) for d in view.decisions}
+
+
+def _investment_sql(cost_sql, decision):
+    """The investment ``Cost(i, d)`` of ``decision``: its cost's SQL, or 0."""
+    expr = cost_sql[decision]
+    return expr if expr is not None else "0.0e0"
+
+
+def _decision_columns(view, sleaf, case, cost_sql, dialect):
+    """``D_<t>``, ``EP_<t>`` (``EL_<t>``) and, when the costs are read, ``IC_<t>``.
+
+    Under the case rule (``case``) they follow the row's own decision, made from its
+    leaf and its own cost columns; under the leaf rule they are the leaf's (a CASE over
+    the leaf). A NULL cost never reaches ``D_`` or ``EP_``; ``IC_`` is NULL exactly when
+    the chosen decision's cost is.
+    """
+    tname, leaves = view.target_name, view.leaves
+    ep_col = _quote_ident(f"{view.ep_name}_{tname}", dialect)
+    ic_col = _quote_ident(f"IC_{tname}", dialect)
+    cols = []
+    if case is not None:
+        cols.append(f"{case.decision} AS {_quote_ident(f'D_{tname}', dialect)}")
+        ep = [case.expected(k) for k in range(len(view.decisions))]
+        if view.sign < 0:
+            ep = [f"-({e})" for e in ep]
+        cols.append(f"{case.by_decision(ep)} AS {ep_col}")
+        if cost_sql is not None:
+            ic_case = [_investment_sql(cost_sql, d) for d in view.decisions]
+            cols.append(f"{case.by_decision(ic_case)} AS {ic_col}")
+        return cols
+    if view.has_decisions:
+        items = [(n, _label_literal(view.decision_label(n), dialect)) for n in leaves]
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'D_{tname}', dialect)}")
+        ep = view.node_expected
+        items = [(n, _float_literal(ep[n, view.node_decision[n]], dialect)) for n in leaves]
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {ep_col}")
+    if cost_sql is not None:
+        items = [(n, _investment_sql(cost_sql, view.decision_label(n))) for n in leaves]
+        cols.append(f"{_case_by_leaf(sleaf, items)} AS {ic_col}")
+    return cols
+
+
+def _check_target(view):
+    """A ``target`` needs a tree fitted with a decision matrix whose consequences are
+    table columns: a case-specific matrix other than the 2 x 2 one of cost rows is a
+    ``ValueError``."""
+    if not view.has_decisions:
+        raise ValueError(
+            "target is only used for computed profit and ROI, which need a tree "
+            "fitted with a decision_matrix"
+        )
+    matrix = view.matrix
+    if getattr(matrix, "is_case_specific", False) and not is_cost_rows(matrix):
+        # a 2 x 2 matrix reads its cost rows C_FP/C_FN/C_TP/C_TN from the table
+        # (under either rule); other case-specific arrays have no columns
+        raise ValueError(
+            "target cannot be scored in SQL with a case-specific decision matrix: its "
+            "consequences are per-case arrays, not table columns; pass target=None"
+        )
+
+
+def _actual_consequences(view, y, cost_sql, cost_columns, dialect):
+    """Per decision, the SQL of ``Q(i, T(i), d)`` in the user's sign, ``y`` the SQL of
+    the row's actual target: the cost row of the actual level (2 x 2 case-specific
+    matrix), or the matrix's value at it (interpolated over the knots for an interval
+    target) less the decision's cost when the costs are read."""
+    matrix = view.matrix
+    values = np.asarray(matrix.values, dtype=np.float64)
+    q = []
+    rows_cells = (("C_FP", "C_TP"), ("C_TN", "C_FN"))  # by decision: (neg, pos)
+    for k, d in enumerate(view.decisions):
+        if getattr(matrix, "is_case_specific", False):  # cost row of the actual level
+            cols_k = [_table_col(cost_columns.get(c, c), dialect) for c in rows_cells[k]]
+            whens = " ".join(f"WHEN {_label_literal(lev, dialect)} THEN {col}"
+                             for lev, col in zip(matrix.levels, cols_k))
+            q.append(f"(CASE {y} {whens} ELSE NULL END)")
+            continue
+        if getattr(matrix, "is_interval", False):
+            base = _interp_sql(matrix.knots, values[:, k], y, dialect)
+        else:
+            whens = " ".join(
+                f"WHEN {_label_literal(lev, dialect)} "
+                f"THEN {_float_literal(values[t, k], dialect)}"
+                for t, lev in enumerate(matrix.levels)
+            )
+            base = f"CASE {y} {whens} ELSE NULL END"
+        c = cost_sql.get(d) if cost_sql is not None else None
+        q.append(f"({base}) - {c}" if c is not None else f"({base})")
+    return q
+
+
+def _target_columns(view, sleaf, case, cost_sql, target, cost_columns, dialect):
+    """``CP_<t>`` (``CL_``), ``BP_<t>`` (``BL_``) and, when the costs are read,
+    ``ROI_<t>``, from the ``target`` column (checked by :func:`_check_target`).
+
+    The computed profit is the actual consequence of the row's decision (its own under
+    the case rule, the leaf's otherwise); the best is the largest over the decisions
+    (the smallest loss), NULL when any decision's cost is, and under the case rule
+    NULL for a row with any missing cost. ROI writes CP and IC again rather than
+    reading the output columns back by name.
+    """
+    _check_target(view)
+    tname, leaves = view.target_name, view.leaves
+    q = _actual_consequences(view, _table_col(target, dialect), cost_sql, cost_columns,
+                             dialect)
+    cp_name = "CL" if view.sign < 0 else "CP"
+    bp_name = "BL" if view.sign < 0 else "BP"
+    if case is not None:
+        cp_sql = case.by_decision(q)
+    else:
+        items = [(n, q[int(view.node_decision[n])]) for n in leaves]
+        cp_sql = _case_by_leaf(sleaf, items)
+    cols = [f"{cp_sql} AS {_quote_ident(f'{cp_name}_{tname}', dialect)}"]
+    if view.sign < 0:  # the best loss is the smallest one
+        best = "-(" + _max_sql([f"(-{e})" for e in q]) + ")"
+    else:
+        best = _max_sql(q)
+    if case is not None and case.columns:
+        # a case with any missing cost cannot decide: every figure is missing
+        best = f"CASE WHEN {case.any_null()} THEN NULL ELSE {best} END"
+    cols.append(f"{best} AS {_quote_ident(f'{bp_name}_{tname}', dialect)}")
+    if cost_sql is None:
+        return cols
+    roi_name = _quote_ident(f"ROI_{tname}", dialect)
+    if case is not None:
+        ic_case = [_investment_sql(cost_sql, d) for d in view.decisions]
+        roi = _roi_sql(case.by_decision(q), case.by_decision(ic_case), dialect)
+    else:
+        items = []
+        for n in leaves:
+            ic = _investment_sql(cost_sql, view.decision_label(n))
+            items.append((n, _roi_sql(q[int(view.node_decision[n])], ic, dialect)))
+        roi = _case_by_leaf(sleaf, items)
+    cols.append(f"{roi} AS {roi_name}")
+    return cols
+
+
+def _select(cols, table_sql, laterals):
+    """The query: the output columns over the table aliased ``t``, joined with the
+    LATERAL subqueries (if any)."""
+    from_sql = f"{table_sql} AS {_T}"
+    if laterals:
+        from_sql += "".join(f",\n  {lat}" for lat in laterals)
+    return "SELECT\n  " + ",\n  ".join(cols) + f"\nFROM {from_sql}"
+
+
 def to_sql(
     estimator,
     *,
@@ -478,209 +765,26 @@ def to_sql(
     view = tree_view(estimator)
     if dialect not in _DIALECTS:
         raise ValueError(f"dialect must be one of {_DIALECTS}; got {dialect!r}")
-    if isinstance(table, str) and not table.strip():
-        raise ValueError("table must be a non-empty table name; got an empty string")
-    if isinstance(table, (tuple, list)) and any(isinstance(p, str) and not p.strip() for p in table):
-        raise ValueError(f"table must not contain empty name parts; got {table!r}")
-    if isinstance(table, str):
-        table_sql = _quote_ident(table, dialect)
-    elif isinstance(table, (tuple, list)) and table and all(isinstance(p, str) for p in table):
-        table_sql = ".".join(_quote_ident(p, dialect) for p in table)
-    else:
-        raise TypeError(f"table must be a str or a tuple of str; got {table!r}")
-    if keep_columns is None:
-        keep_sql = []
-    elif isinstance(keep_columns, str):
-        if keep_columns != "*":
-            raise ValueError(f"keep_columns must be '*', a list of names or None; got {keep_columns!r}")
-        keep_sql = ["*"]
-    else:
-        try:
-            keep_columns = list(keep_columns)
-        except TypeError:
-            raise TypeError(
-                f"keep_columns must be '*', a list of names or None; got {keep_columns!r}"
-            ) from None
-        if not all(isinstance(c, str) and c for c in keep_columns):
-            raise TypeError(f"keep_columns must hold str column names; got {keep_columns!r}")
-        dup = repeated_names(keep_columns)
-        if dup:
-            raise ValueError(f"keep_columns names {dup!r} more than once; the query would "
-                             "return two columns of one name")
-        keep_sql = [_quote_ident(c, dialect) for c in keep_columns]
-    if cost_columns is None:
-        cost_columns = {}
-    elif not isinstance(cost_columns, dict):
-        raise TypeError(f"cost_columns must be a dict or None; got {type(cost_columns).__name__}")
-    known = tuple(getattr(view.matrix, "cost_variables", ()) or ())
-    if view.has_decisions and is_cost_rows(view.matrix):
-        known = COST_ROW_COLUMNS
-    unknown = [k for k in cost_columns if k not in known]
-    if unknown:
-        raise ValueError(
-            f"cost_columns renames cost variables of the decision matrix {list(known)!r}; "
-            f"got unknown names {unknown!r}"
-        )
-    unnamed = {k: v for k, v in cost_columns.items() if not isinstance(v, str) or not v}
-    if unnamed:
-        raise TypeError(f"cost_columns must map cost variables to column names (non-empty "
-                        f"str); got {unnamed!r}")
-    if not isinstance(leaf_column, str) or not leaf_column:
-        raise TypeError(f"leaf_column must be a non-empty str; got {leaf_column!r}")
-    if not isinstance(max_nesting, (int, np.integer)) or isinstance(max_nesting, bool) or max_nesting < 0:
-        raise ValueError(f"max_nesting must be a non-negative int; got {max_nesting!r}")
-    if target is not None and (not isinstance(target, str) or not target):
-        raise TypeError(f"target must be a column name (non-empty str) or None; got {target!r}")
+    table_sql = _table_sql(table, dialect)
+    keep_columns, keep_sql = _kept_columns(keep_columns, dialect)
+    cost_columns = _cost_column_names(cost_columns, view)
+    _check_names_and_nesting(leaf_column, max_nesting, target)
 
-    tname = view.target_name
-    leaf = _quote_ident(leaf_column, dialect)
-    # No output is ever read back by a name that a column of the table could also have.
-    # With LATERAL (_LATERAL_DIALECTS) the leaf id is computed once in its own subquery;
-    # otherwise the SELECT reads the table alone and the leaf expression is written
-    # where it is used (SQLite substitutes a subquery's expression there anyway).
-    sleaf = "(" + _leaf_case(view, 0, dialect, "    ", "  ", max_nesting) + ")"
-    laterals = None
-    if dialect in _LATERAL_DIALECTS:
-        sql, (sleaf,) = _lateral([("leaf", sleaf)], _LEAF_ALIAS, dialect)
-        laterals = [sql]
+    sleaf, laterals = _leaf_expression(view, dialect, max_nesting)
     _check_output_names(view, leaf_column, keep_columns, target)
-
-    matrix = view.matrix
-    leaves = view.leaves
     cols = [f"{_T}.*"] if keep_sql == ["*"] else [f"{_T}.{c}" for c in keep_sql]
-    cols.append(f"{sleaf} AS {leaf}")
+    cols.append(f"{sleaf} AS {_quote_ident(leaf_column, dialect)}")
     case = _case_rule_sql(view, sleaf, cost_columns, include_costs, dialect, laterals) \
         if is_case_rule(view) else None
-    if view.is_classifier:
-        for k, cls in enumerate(view.classes):
-            items = [(n, _float_literal(view.posteriors[n, k], dialect)) for n in leaves]
-            cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'P_{tname}_{cls}', dialect)}")
-    else:
-        items = [(n, _float_literal(view.mean[n], dialect)) for n in leaves]
-        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'P_{tname}', dialect)}")
-
-    if not isinstance(include_costs, (bool, np.bool_)):
-        raise TypeError(f"include_costs must be a bool; got {include_costs!r}")
-    has_costs = (
-        bool(include_costs) and view.has_decisions and getattr(matrix, "kind", None) == "revenue"
-    )
-    if (
-        target is not None
-        and not has_costs
-        and view.has_decisions
-        and getattr(matrix, "cost_variables", ())
-    ):
-        raise ValueError(
-            "target: computed profit needs the cases' actual costs; the matrix uses the "
-            f"cost variables {list(matrix.cost_variables)!r}, so include_costs must be True"
-        )
-    cost_sql = {}
-    if has_costs:
-        for d in view.decisions:
-            expr = _cost_sql(matrix, d, cost_columns, dialect)
-            cost_sql[d] = expr
+    cols += _prediction_columns(view, sleaf, dialect)
     # A NULL cost never reaches D_ or EP_ (the leaf's). SQL arithmetic on NULL gives
     # NULL, so IC_ and CP_ are NULL exactly when the chosen decision's cost is, BP_
     # (_max_sql) when any decision's cost is, and ROI_ when CP_ or IC_ is.
-    if case is not None:
-        # D_, EP_, IC_ and the computed profit follow the row's own decision, made from
-        # its leaf and its own cost columns
-        cols.append(f"{case.decision} AS {_quote_ident(f'D_{tname}', dialect)}")
-        ep = [case.expected(k) for k in range(len(view.decisions))]
-        if view.sign < 0:
-            ep = [f"-({e})" for e in ep]
-        cols.append(
-            f"{case.by_decision(ep)} AS {_quote_ident(f'{view.ep_name}_{tname}', dialect)}"
-        )
-        if has_costs:
-            ic_case = [cost_sql[d] if cost_sql[d] is not None else "0.0e0"
-                       for d in view.decisions]
-            cols.append(f"{case.by_decision(ic_case)} AS {_quote_ident(f'IC_{tname}', dialect)}")
-    elif view.has_decisions:
-        items = [(n, _label_literal(view.decision_label(n), dialect)) for n in leaves]
-        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'D_{tname}', dialect)}")
-        ep = view.node_expected
-        items = [(n, _float_literal(ep[n, view.node_decision[n]], dialect)) for n in leaves]
-        cols.append(
-            f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'{view.ep_name}_{tname}', dialect)}"
-        )
-    if has_costs and case is None:
-        items = []
-        for n in leaves:
-            c = cost_sql[view.decision_label(n)]
-            items.append((n, c if c is not None else "0.0e0"))
-        cols.append(f"{_case_by_leaf(sleaf, items)} AS {_quote_ident(f'IC_{tname}', dialect)}")
-
+    cost_sql = _decision_costs_sql(view, include_costs, target, cost_columns, dialect)
+    cols += _decision_columns(view, sleaf, case, cost_sql, dialect)
     if target is not None:
-        if not view.has_decisions:
-            raise ValueError(
-                "target is only used for computed profit and ROI, which need a tree "
-                "fitted with a decision_matrix"
-            )
-        if getattr(matrix, "is_case_specific", False) and not is_cost_rows(matrix):
-            # a 2 x 2 matrix reads its cost rows C_FP/C_FN/C_TP/C_TN from the table
-            # (under either rule); other case-specific arrays have no columns
-            raise ValueError(
-                "target cannot be scored in SQL with a case-specific decision matrix: its "
-                "consequences are per-case arrays, not table columns; pass target=None"
-            )
-        y = _table_col(target, dialect)
-        values = np.asarray(matrix.values, dtype=np.float64)
-        q = []  # per decision: SQL of Q(i, T(i), d) in the user's sign
-        rows_cells = (("C_FP", "C_TP"), ("C_TN", "C_FN"))  # by decision: (neg, pos)
-        for k, d in enumerate(view.decisions):
-            if getattr(matrix, "is_case_specific", False):  # cost row of the actual level
-                cols_k = [_table_col(cost_columns.get(c, c), dialect) for c in rows_cells[k]]
-                whens = " ".join(f"WHEN {_label_literal(lev, dialect)} THEN {col}"
-                                 for lev, col in zip(matrix.levels, cols_k))
-                q.append(f"(CASE {y} {whens} ELSE NULL END)")
-                continue
-            if getattr(matrix, "is_interval", False):
-                base = _interp_sql(matrix.knots, values[:, k], y, dialect)
-            else:
-                whens = " ".join(
-                    f"WHEN {_label_literal(lev, dialect)} "
-                    f"THEN {_float_literal(values[t, k], dialect)}"
-                    for t, lev in enumerate(matrix.levels)
-                )
-                base = f"CASE {y} {whens} ELSE NULL END"
-            c = cost_sql.get(d) if has_costs else None
-            q.append(f"({base}) - {c}" if c is not None else f"({base})")
-        cp_name = "CL" if view.sign < 0 else "CP"
-        bp_name = "BL" if view.sign < 0 else "BP"
-        if case is not None:
-            cp_sql = case.by_decision(q)
-        else:
-            items = [(n, q[int(view.node_decision[n])]) for n in leaves]
-            cp_sql = _case_by_leaf(sleaf, items)
-        cols.append(f"{cp_sql} AS {_quote_ident(f'{cp_name}_{tname}', dialect)}")
-        if view.sign < 0:  # the best loss is the smallest one
-            best = "-(" + _max_sql([f"(-{e})" for e in q]) + ")"
-        else:
-            best = _max_sql(q)
-        if case is not None and case.columns:
-            # a case with any missing cost cannot decide: every figure is missing
-            best = f"CASE WHEN {case.any_null()} THEN NULL ELSE {best} END"
-        cols.append(f"{best} AS {_quote_ident(f'{bp_name}_{tname}', dialect)}")
-        if has_costs:
-            # ROI from the row's decision: CP and IC are written again rather than read
-            # back from the output columns by name
-            roi_name = _quote_ident(f"ROI_{tname}", dialect)
-            if case is not None:
-                roi = _roi_sql(case.by_decision(q), case.by_decision(ic_case), dialect)
-            else:
-                items = []
-                for n in leaves:
-                    d = view.decision_label(n)
-                    ic = cost_sql[d] if cost_sql[d] is not None else "0.0e0"
-                    items.append((n, _roi_sql(q[int(view.node_decision[n])], ic, dialect)))
-                roi = _case_by_leaf(sleaf, items)
-            cols.append(f"{roi} AS {roi_name}")
-
-    from_sql = f"{table_sql} AS {_T}"
-    if laterals:
-        from_sql += "".join(f",\n  {lat}" for lat in laterals)
-    return "SELECT\n  " + ",\n  ".join(cols) + f"\nFROM {from_sql}"
+        cols += _target_columns(view, sleaf, case, cost_sql, target, cost_columns, dialect)
+    return _select(cols, table_sql, laterals)
 
 
 def _output_names(view, leaf_column):
