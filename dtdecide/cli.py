@@ -1209,41 +1209,9 @@ def _add_sep(parser):
                         help="field separator of CSV data files (default: ',')")
 
 
-def build_parser():
-    """The argument parser of the ``dtdecide`` command (see ``dtdecide --help``).
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        With one sub-parser per name in ``COMMANDS``.
-
-    Examples
-    --------
-    >>> from dtdecide.cli import build_parser
-    >>> args = build_parser().parse_args(["score", "model.dtdecide", "new.csv", "--keep", "id"])
-    >>> args.command, args.keep, args.output
-    ('score', 'id', None)
-    """
-    parser = argparse.ArgumentParser(
-        prog="dtdecide",
-        description=(
-            "Decision trees that make business decisions: grow a tree, prune it for "
-            "profit, score data and export one decision per leaf."
-        ),
-        epilog=(
-            "Data files are CSV (.csv, .csv.gz, .txt), Parquet (.parquet, .pq) or Excel "
-            "(.xlsx, first sheet; Parquet and Excel need pip install 'dtdecide[io]'). Output "
-            "folders are created when missing. A decision "
-            "data set is a CSV file: first column the target levels (header 'level') or "
-            "knots (header 'knot'), one column per decision, optionally a 'prior' column and "
-            "a 'cost' row (numbers or names of cost columns of the data). Exit status: 0 "
-            "success, 2 bad arguments or input files, 1 other errors."
-        ),
-    )
-    parser.add_argument("--version", action="version", version=f"dtdecide {_version()}",
-                        help="print the dtdecide version and exit")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
+def _add_demo_command(sub):
+    """The ``demo`` sub-command of ``sub``: the main job on the bundled bank-marketing
+    data, its output folder and the tree options (a deeper default tree)."""
     p = sub.add_parser(
         "demo",
         help="the main job on the bundled bank-marketing data",
@@ -1262,6 +1230,12 @@ def build_parser():
     _add_common(p)
     p.set_defaults(func=_cmd_demo)
 
+
+def _add_fit_command(sub):
+    """The ``fit`` sub-command of ``sub``: the training data, target, decision data set
+    and inputs; the decision rule, criterion, smoothing, honest and guided growing;
+    pruning (validation, cross-validation or a leaf count), the model file, the tree
+    options and the exact search."""
     p = sub.add_parser(
         "fit",
         help="grow (and optionally prune) a profit tree on a data file",
@@ -1343,6 +1317,11 @@ def build_parser():
     _add_common(p)
     p.set_defaults(func=_cmd_fit)
 
+
+def _add_score_command(sub):
+    """The ``score`` sub-command of ``sub``: a model and the data to score, the target
+    and kept columns, unknown labels, the confidence columns, the output file and the
+    chunk size."""
     p = sub.add_parser(
         "score",
         help="decisions and profit figures for every row of a data file",
@@ -1383,6 +1362,10 @@ def build_parser():
     _add_common(p)
     p.set_defaults(func=_cmd_score)
 
+
+def _add_leaf_table_command(sub):
+    """The ``leaf-table`` sub-command of ``sub``: a model, optional validation data and
+    its target, the precision and the output file."""
     p = sub.add_parser(
         "leaf-table",
         help="the leaf decision table of a model",
@@ -1404,6 +1387,10 @@ def build_parser():
     _add_common(p)
     p.set_defaults(func=_cmd_leaf_table)
 
+
+def _add_prune_study_command(sub):
+    """The ``prune-study`` sub-command of ``sub``: a model, the validation data and its
+    target, the table, the plot and the chosen subtree's model file."""
     p = sub.add_parser(
         "prune-study",
         help="validation profit of every subtree of a model's pruning sequence",
@@ -1428,6 +1415,45 @@ def build_parser():
     _add_allow_pickle(p, writes=True)
     _add_common(p)
     p.set_defaults(func=_cmd_prune_study)
+
+
+def build_parser():
+    """The argument parser of the ``dtdecide`` command (see ``dtdecide --help``).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        With one sub-parser per name in ``COMMANDS``.
+
+    Examples
+    --------
+    >>> from dtdecide.cli import build_parser
+    >>> args = build_parser().parse_args(["score", "model.dtdecide", "new.csv", "--keep", "id"])
+    >>> args.command, args.keep, args.output
+    ('score', 'id', None)
+    """
+    parser = argparse.ArgumentParser(
+        prog="dtdecide",
+        description=(
+            "Decision trees that make business decisions: grow a tree, prune it for "
+            "profit, score data and export one decision per leaf."
+        ),
+        epilog=(
+            "Data files are CSV (.csv, .csv.gz, .txt), Parquet (.parquet, .pq) or Excel "
+            "(.xlsx, first sheet; Parquet and Excel need pip install 'dtdecide[io]'). Output "
+            "folders are created when missing. A decision "
+            "data set is a CSV file: first column the target levels (header 'level') or "
+            "knots (header 'knot'), one column per decision, optionally a 'prior' column and "
+            "a 'cost' row (numbers or names of cost columns of the data). Exit status: 0 "
+            "success, 2 bad arguments or input files, 1 other errors."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"dtdecide {_version()}",
+                        help="print the dtdecide version and exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add_command in (_add_demo_command, _add_fit_command,
+                        _add_score_command, _add_leaf_table_command, _add_prune_study_command):
+        add_command(sub)
     return parser
 
 
