@@ -273,6 +273,14 @@ def _sequence_column(results):
     return results
 
 
+def _grow(estimator, params, data):
+    """A clone of ``estimator`` with ``params``, fitted on ``data`` (``(X, y, costs,
+    sample_weight)``)."""
+    X, y, costs, sample_weight = data
+    return clone(estimator).set_params(**params).fit(X, y, sample_weight=sample_weight,
+                                                      costs=costs)
+
+
 class _Fits:
     """Trees fitted once per estimator setting: candidates that differ only in their
     ``pruning_sequence`` prune the same tree."""
@@ -283,9 +291,7 @@ class _Fits:
     def __call__(self, params):
         key = repr(sorted(params.items()))
         if key not in self.trees:
-            X, y, costs, sample_weight = self.data
-            self.trees[key] = clone(self.estimator).set_params(**params).fit(
-                X, y, sample_weight=sample_weight, costs=costs)
+            self.trees[key] = _grow(self.estimator, params, self.data)
         return self.trees[key]
 
 
@@ -295,6 +301,119 @@ def _resolve(candidate, auto):
     if isinstance(value, tuple):
         return dict(candidate, posterior_smoothing=float(value[1]) * auto(candidate))
     return dict(candidate)
+
+
+def _check_settings(estimator, candidates, random_state, return_results,
+                    validation_fraction, X_valid, y_valid, cv):
+    """The settings of :func:`fit_recommended` checked before any rows are read: the
+    estimator (and its candidates), ``random_state``, ``return_results``,
+    ``validation_fraction``, validation data given as a pair, and ``cv`` (None, an
+    integer of at least 2 or a splitter); in that order."""
+    _check_estimator(estimator, candidates)
+    check_seed(random_state)
+    if not isinstance(return_results, (bool, np.bool_)):
+        raise TypeError(f"return_results must be True or False; got {return_results!r}")
+    if not isinstance(validation_fraction, numbers.Real) or not 0 < validation_fraction < 1:
+        raise ValueError(f"validation_fraction must be in (0, 1); got {validation_fraction!r}")
+    if (X_valid is None) != (y_valid is None):
+        raise ValueError("X_valid and y_valid must be given together")
+    if cv is not None and not is_splitter(cv) and (
+            isinstance(cv, bool) or not isinstance(cv, numbers.Integral) or cv < 2):
+        raise ValueError(
+            f"cv must be None, an integer >= 2 or a splitter with split(); got {cv!r}")
+
+
+def _check_data(train, valid):
+    """The training rows (``train``, ``(X, y, costs, sample_weight)``) and the
+    validation rows (``valid``, or None), each set checked as one before the sets are
+    split or joined (:func:`_check_rows`); the training set must have rows. Dask
+    collections are checked where they are read."""
+    X = train[0]
+    if is_dask_collection(X):
+        return
+    if n_samples_of(X) == 0:
+        raise ValueError("X has no rows: fit_recommended needs training cases")
+    _check_rows(*train, "")
+    if valid is not None:
+        _check_rows(*valid, "_valid")
+
+
+def _check_cv_options(se_rule, cv_repeats, cv):
+    """``se_rule`` must be None or a non-negative number, ``cv_repeats`` a positive
+    integer, and more than one repeat needs an integer ``cv`` (the number of folds)."""
+    if se_rule is not None and (isinstance(se_rule, bool)
+                                or not isinstance(se_rule, numbers.Real)
+                                or not np.isfinite(se_rule) or se_rule < 0):
+        raise ValueError(f"se_rule must be None or a non-negative number; got {se_rule!r}")
+    if (isinstance(cv_repeats, bool) or not isinstance(cv_repeats, numbers.Integral)
+            or cv_repeats < 1):
+        raise ValueError(f"cv_repeats must be an integer >= 1; got {cv_repeats!r}")
+    if cv_repeats > 1 and (cv is None or is_splitter(cv)):
+        raise ValueError(f"cv_repeats={cv_repeats} needs an integer cv (the number of folds); "
+                         f"got cv={cv!r}")
+
+
+def _candidate_list(estimator, candidates, decision_rules, guide_model):
+    """The candidate settings: the recommended ones (:func:`recommended_candidates`,
+    ``guide_model`` adding one) or the checked ``candidates`` (then ``guide_model`` is
+    refused: it belongs in one of them). Every candidate's pruning sequence is checked
+    here, before any fit."""
+    if candidates is None:
+        candidates = recommended_candidates(estimator, decision_rules, guide_model)
+    elif guide_model is not None:
+        raise ValueError("guide_model adds a candidate to the recommended ones; with your "
+                         "own candidates, give one of them the guide_model instead")
+    else:
+        candidates = _check_candidates(estimator, candidates)
+    for c in candidates:
+        _sequence(c)  # a bad pruning_sequence fails before any fit
+    return candidates
+
+
+def _fit_validated(estimator, candidates, train, valid, validation_fraction, random_state,
+                   return_results):
+    """fit_recommended with ``cv=None``: every candidate grown on the training rows and
+    pruned to its best subtree on the validation rows, the best validation measure
+    winning (the earlier candidate on ties). Without validation rows (``valid`` None) a
+    ``validation_fraction`` of the training rows (stratified by class for a classifier)
+    is held out to choose, and the chosen setting is refitted on all the training rows
+    and pruned to the chosen number of leaves."""
+    classifier = "posterior_smoothing" in estimator.get_params()
+    held_out = valid is None
+    fit_data = train
+    if held_out:
+        fit_data, valid = _holdout(*train, validation_fraction,
+                                   check_random_state(random_state).randint(2**31 - 1),
+                                   classifier)
+    X_valid, y_valid, costs_valid, sample_weight_valid = valid
+    auto = _AutoStrength(estimator, fit_data)
+    fits = _Fits(estimator, fit_data)
+    rows, fitted = [], []
+    for candidate in candidates:
+        params = _resolve(candidate, auto)
+        tree_params, sequence = _sequence(params)
+        study = PruningStudy(fits(tree_params), pruning_sequence=sequence).fit(
+            X_valid, y_valid, costs_valid=costs_valid,
+            sample_weight_valid=sample_weight_valid)
+        score = float(study.results_["valid_measure"].iloc[study.selected_index_])
+        fitted.append((study, params))
+        rows.append({**params, "n_leaves": study.selected_n_leaves_, "measure": study.measure_,
+                     "valid_measure": score, "_higher": study.higher_is_better_})
+    results = _sequence_column(pd.DataFrame(rows))
+    k = _choose(results["valid_measure"].to_numpy(), None, bool(results["_higher"].iloc[0]),
+                0.0)
+    results = results.drop(columns="_higher")
+    results["chosen"] = np.arange(len(results)) == k
+    study, params = fitted[k]
+    best = study.best_estimator_
+    if held_out:
+        tree_params, sequence = _sequence(params)
+        tree = _grow(estimator, tree_params, train)
+        best = PruningStudy(tree, method="n_leaves", n_leaves=study.selected_n_leaves_,
+                            pruning_sequence=sequence).fit().best_estimator_
+    if return_results:
+        return best, results
+    return best
 
 
 def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
@@ -438,88 +557,19 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     >>> best.criterion, best.get_n_leaves()
     ('profit', 17)
     """
-    _check_estimator(estimator, candidates)
-    check_seed(random_state)
-    if not isinstance(return_results, (bool, np.bool_)):
-        raise TypeError(f"return_results must be True or False; got {return_results!r}")
-    if not isinstance(validation_fraction, numbers.Real) or not 0 < validation_fraction < 1:
-        raise ValueError(f"validation_fraction must be in (0, 1); got {validation_fraction!r}")
-    if (X_valid is None) != (y_valid is None):
-        raise ValueError("X_valid and y_valid must be given together")
-    if cv is not None and not is_splitter(cv) and (
-            isinstance(cv, bool) or not isinstance(cv, numbers.Integral) or cv < 2):
-        raise ValueError(
-            f"cv must be None, an integer >= 2 or a splitter with split(); got {cv!r}")
-    if not is_dask_collection(X):
-        # the rows of each set as one: checked before the sets are split or joined
-        if n_samples_of(X) == 0:
-            raise ValueError("X has no rows: fit_recommended needs training cases")
-        _check_rows(X, y, costs, sample_weight, "")
-        if X_valid is not None:
-            _check_rows(X_valid, y_valid, costs_valid, sample_weight_valid, "_valid")
-    if se_rule is not None and (isinstance(se_rule, bool)
-                                or not isinstance(se_rule, numbers.Real)
-                                or not np.isfinite(se_rule) or se_rule < 0):
-        raise ValueError(f"se_rule must be None or a non-negative number; got {se_rule!r}")
-    if (isinstance(cv_repeats, bool) or not isinstance(cv_repeats, numbers.Integral)
-            or cv_repeats < 1):
-        raise ValueError(f"cv_repeats must be an integer >= 1; got {cv_repeats!r}")
-    if cv_repeats > 1 and (cv is None or is_splitter(cv)):
-        raise ValueError(f"cv_repeats={cv_repeats} needs an integer cv (the number of folds); "
-                         f"got cv={cv!r}")
-    if candidates is None:
-        candidates = recommended_candidates(estimator, decision_rules, guide_model)
-    elif guide_model is not None:
-        raise ValueError("guide_model adds a candidate to the recommended ones; with your "
-                         "own candidates, give one of them the guide_model instead")
-    else:
-        candidates = _check_candidates(estimator, candidates)
-    for c in candidates:
-        _sequence(c)  # a bad pruning_sequence fails before any fit
+    _check_settings(estimator, candidates, random_state, return_results,
+                    validation_fraction, X_valid, y_valid, cv)
+    train = (X, y, costs, sample_weight)
+    valid = None if X_valid is None else (X_valid, y_valid, costs_valid, sample_weight_valid)
+    _check_data(train, valid)
+    _check_cv_options(se_rule, cv_repeats, cv)
+    candidates = _candidate_list(estimator, candidates, decision_rules, guide_model)
     if cv is not None:
-        return _fit_cross_validated(estimator, candidates, (X, y, costs, sample_weight),
-                                    None if X_valid is None else
-                                    (X_valid, y_valid, costs_valid, sample_weight_valid),
-                                    cv, SE_RULE if se_rule is None else float(se_rule),
+        return _fit_cross_validated(estimator, candidates, train, valid, cv,
+                                    SE_RULE if se_rule is None else float(se_rule),
                                     random_state, return_results, int(cv_repeats))
-    classifier = "posterior_smoothing" in estimator.get_params()
-    held_out = X_valid is None
-    fit_data = (X, y, costs, sample_weight)
-    if held_out:
-        fit_data, valid_data = _holdout(X, y, costs, sample_weight, validation_fraction,
-                                        check_random_state(random_state).randint(2**31 - 1),
-                                        classifier)
-        X_valid, y_valid, costs_valid, sample_weight_valid = valid_data
-    Xf, yf, cf, wf = fit_data
-    auto = _AutoStrength(estimator, fit_data)
-    fits = _Fits(estimator, fit_data)
-    rows, fitted = [], []
-    for candidate in candidates:
-        params = _resolve(candidate, auto)
-        tree_params, sequence = _sequence(params)
-        study = PruningStudy(fits(tree_params), pruning_sequence=sequence).fit(
-            X_valid, y_valid, costs_valid=costs_valid,
-            sample_weight_valid=sample_weight_valid)
-        score = float(study.results_["valid_measure"].iloc[study.selected_index_])
-        fitted.append((study, params))
-        rows.append({**params, "n_leaves": study.selected_n_leaves_, "measure": study.measure_,
-                     "valid_measure": score, "_higher": study.higher_is_better_})
-    results = _sequence_column(pd.DataFrame(rows))
-    k = _choose(results["valid_measure"].to_numpy(), None, bool(results["_higher"].iloc[0]),
-                0.0)
-    results = results.drop(columns="_higher")
-    results["chosen"] = np.arange(len(results)) == k
-    study, params = fitted[k]
-    best = study.best_estimator_
-    if held_out:
-        tree_params, sequence = _sequence(params)
-        tree = clone(estimator).set_params(**tree_params).fit(
-            X, y, sample_weight=sample_weight, costs=costs)
-        best = PruningStudy(tree, method="n_leaves", n_leaves=study.selected_n_leaves_,
-                            pruning_sequence=sequence).fit().best_estimator_
-    if return_results:
-        return best, results
-    return best
+    return _fit_validated(estimator, candidates, train, valid, validation_fraction,
+                          random_state, return_results)
 
 
 class _AutoStrength:
@@ -531,11 +581,9 @@ class _AutoStrength:
 
     def __call__(self, candidate):
         if self.value is None:
-            X, y, costs, sample_weight = self.data
             params, _ = _sequence(candidate)
-            probe = clone(self.estimator).set_params(
-                **{k: ("auto" if isinstance(v, tuple) else v) for k, v in params.items()})
-            probe.fit(X, y, sample_weight=sample_weight, costs=costs)
+            probe = _grow(self.estimator, {k: ("auto" if isinstance(v, tuple) else v)
+                                           for k, v in params.items()}, self.data)
             self.value = float(probe.posterior_smoothing_)
         return self.value
 
@@ -692,12 +740,10 @@ def _fit_cross_validated(estimator, candidates, train, valid, cv, se_rule, rando
         best = study.best_estimator_
     else:
         # the chosen setting grown on the training rows, pruned on the validation rows
-        X, y, costs, sample_weight = train
         X_valid, y_valid, costs_valid, sample_weight_valid = valid
         params = _resolve(candidate, _AutoStrength(estimator, train))
         tree_params, sequence = _sequence(params)
-        tree = clone(estimator).set_params(**tree_params).fit(
-            X, y, sample_weight=sample_weight, costs=costs)
+        tree = _grow(estimator, tree_params, train)
         final = PruningStudy(tree, pruning_sequence=sequence).fit(
             X_valid, y_valid, costs_valid=costs_valid,
             sample_weight_valid=sample_weight_valid)
