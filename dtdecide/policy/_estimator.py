@@ -610,7 +610,8 @@ class PolicyTree(BaseEstimator):
             ``n`` (cases of ``X`` in it), ``gain`` (per case), ``taken`` (cases that
             get the limited decision), ``decision`` (the limited decision where all
             are taken, the best unlimited one where none are, ``"boundary"``
-            otherwise). ``attrs``: ``decision``, ``capacity``, ``gain_threshold`` (the
+            otherwise), ``otherwise`` (the best unlimited decision: what the cases of
+            the leaf that are not taken get). ``attrs``: ``decision``, ``capacity``, ``gain_threshold`` (the
             gain of the last leaf with a taken case: leaves with a larger gain are
             taken whole), ``shadow_price`` and ``sql``.
 
@@ -653,7 +654,8 @@ class PolicyTree(BaseEstimator):
         plan = pd.DataFrame({
             "leaf": present[order], "priority": np.arange(1, present.size + 1),
             "n": n[order], "gain": gain[order], "taken": taken[order],
-            "decision": label[order]})
+            "decision": label[order],
+            "otherwise": np.asarray(self.decisions_, dtype=object)[alt][order]})
         took = plan["taken"] > 0
         plan.attrs.update(
             decision=self.decisions_[d], capacity=int(N),

@@ -162,6 +162,13 @@ def test_capacity_plan_matches_the_decisions_and_ranks_leaves_by_gain():
     assert plan.attrs["sql"].startswith('CASE "_LEAF_" WHEN')
     whole = plan[plan["decision"] == "call"]
     assert (whole["taken"] == whole["n"]).all()
+    # the cases a leaf does not give the call get its "otherwise" decision (the boundary
+    # leaf's rest included), so scoring code can follow the plan row by row
+    decided, leaf = res.cases["D_policy"].to_numpy(), pt.apply(X)
+    for row in plan.itertuples():
+        rest = decided[(leaf == row.leaf) & (decided != "call")]
+        assert rest.size == row.n - row.taken and set(rest) <= {row.otherwise}
+    assert (plan["decision"] == "boundary").any()  # the check above met a boundary leaf
     with pytest.raises(ValueError, match="one decision"):
         pt.capacity_plan(X, {"call": 3, "skip": 2})
 
