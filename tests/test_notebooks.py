@@ -106,3 +106,22 @@ def test_howto_python_code_runs(page, tmp_path, monkeypatch):
             (tmp_path / "bank_decisions.csv").write_text(textwrap.dedent(content.group(1)))
         with threadpool_limits(1):
             exec(compile(block, f"{page.name}[{i}]", "exec"), {})
+
+
+def test_readme_links_lead_to_files():
+    # a page renamed or removed must not leave the README pointing at nothing
+    readme = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\(((?!https?:|#)[^)#]+)(?:#[^)]*)?\)", readme)
+    assert len(targets) > 10, targets
+    missing = [t for t in targets if not (ROOT / t).exists()]
+    assert not missing, f"README links to missing files: {missing}"
+
+
+def test_readme_test_command_is_the_one_ci_runs():
+    # the README's second set-up command runs the suite exactly as .ci/run does
+    readme = (ROOT / "README.md").read_text()
+    setup = _fenced_blocks(readme.split("## Set-up", 1)[1].split("\n## ", 1)[0], "bash")
+    assert len(setup) == 2, setup
+    test_command = setup[1].split("&&")[-1].strip()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert f"\n{test_command}\n" in ci
