@@ -6,6 +6,7 @@
   displays, studies, the decision matrix), passes the numpydoc checks listed
   in ``REQUIRED`` (docstring present, every parameter documented and no unknown ones, in
   signature order, a Returns section on functions and methods);
+- every public attribute a fitted estimator sets (``name_``) is in its Attributes section;
 - every default a docstring states (``name : type, default=value``) is the signature's;
 - no public docstring sends its reader to private code (``:mod:`dtdecide.x._y```): the
   API reference has no entry for it, so the reference is a dead end;
@@ -240,3 +241,56 @@ def test_stated_default_reads_the_spellings_in_use():
     assert _stated_default('("dr", "ipw")') == ("dr", "ipw")
     assert _stated_default('"auto"') == "auto"
     assert _stated_default("None") is None
+
+
+def _fitted_estimators():
+    """Small fits of the estimators (each sets its fitted attributes whatever the data)."""
+    import numpy as np
+    from sklearn.linear_model import LinearRegression, LogisticRegression
+
+    from dtdecide import (
+        DecisionEstimator,
+        DecisionMatrix,
+        ProfitTreeClassifier,
+        ProfitTreeRegressor,
+        PruningStudy,
+    )
+    from dtdecide.models import (
+        CostSensitiveNaiveBayes,
+        FlatCostSensitiveClassifier,
+        HierarchicalCostSensitiveClassifier,
+    )
+    from dtdecide.policy import PolicyTree, make_logged_campaign
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = np.where(X[:, 0] + rng.normal(size=300) > 0, "yes", "no")
+    y3 = rng.integers(0, 3, 300)
+    m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=["yes", "no"])
+    tree = ProfitTreeClassifier(decision_matrix=m, max_depth=3).fit(X, y)
+    log = make_logged_campaign(400, random_state=0)
+    return [
+        tree,
+        ProfitTreeClassifier(decision_matrix=m, max_depth=2, honest_fraction=0.5,
+                             random_state=0).fit(X, y),
+        ProfitTreeRegressor(max_depth=3).fit(X, X[:, 0]),
+        PruningStudy(tree, cv=2, random_state=0).fit(X_train=X, y_train=y),
+        DecisionEstimator(LogisticRegression(), decision_matrix=m).fit(X, y),
+        PolicyTree(decisions=log.decisions, outcome_model=LinearRegression(),
+                   propensity_model=LogisticRegression(), cv=2, honest=True,
+                   random_state=0).fit(log.X, log.action, log.outcome),
+        CostSensitiveNaiveBayes().fit(X, y3),
+        FlatCostSensitiveClassifier().fit(X, y3),
+        HierarchicalCostSensitiveClassifier().fit(X, y3),
+    ]
+
+
+def test_fitted_attributes_are_documented():
+    undocumented = {}
+    for est in _fitted_estimators():
+        doc = numpydoc_validate.Validator(numpydoc_validate.get_doc_object(type(est)))
+        names = {n.strip() for a in doc.doc.get("Attributes", ()) for n in a.name.split(",")}
+        fitted = {a for a in vars(est) if a.endswith("_") and not a.startswith("_")}
+        if fitted - names:
+            undocumented[type(est).__name__] = sorted(fitted - names)
+    assert not undocumented, f"fitted attributes missing from Attributes: {undocumented}"

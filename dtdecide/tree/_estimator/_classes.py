@@ -1269,6 +1269,10 @@ class ProfitTreeRegressor(RegressorMixin, _BaseProfitTree):
         Always False.
     split_class_weight_ : None
         Always None (no class weights for an interval target).
+    posterior_smoothing_ : float
+        Always 0.0 (no posteriors to smooth for an interval target).
+    honest_rows_ : None
+        Always None (honest leaves are a classifier option).
     split_criterion_ : str
         The impurity the split search used: ``"variance"`` or ``"profit"`` (the
         cost-weighted Gini of the cases' best decisions, leaf rule only).
