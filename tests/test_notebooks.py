@@ -125,3 +125,16 @@ def test_readme_test_command_is_the_one_ci_runs():
     test_command = setup[1].split("&&")[-1].strip()
     ci = (ROOT / ".ci" / "run").read_text()
     assert f"\n{test_command}\n" in ci
+
+
+def test_files_the_docs_name_exist():
+    # "benchmarks/bench_policy.py measures ...", "tests/policy/test_value.py checks ...":
+    # a script or test renamed must not leave the guide, the README or a docstring
+    # naming nothing
+    pattern = re.compile(r"\b(?:benchmarks|tests|notebooks|docs)/[\w./-]+\.(?:py|sh|rst|ipynb|md)\b")
+    texts = [ROOT / "README.md", *(ROOT / "docs").rglob("*.rst"),
+             *(ROOT / "dtdecide").rglob("*.py")]
+    named = {m for path in texts for m in pattern.findall(path.read_text())}
+    assert len(named) > 20, sorted(named)
+    missing = sorted(n for n in named if not (ROOT / n).exists())
+    assert not missing, f"the docs name files that do not exist: {missing}"
