@@ -8,9 +8,19 @@ notebooks all landed in one worker's share, and one of them could start last, le
 the other worker idle until it ended. So the long tests go first, dealt in turn to the
 front of each worker's share: every long test starts early, and what is stolen and run
 at the end is short. Without ``-n`` the order is the files' order, unchanged.
+
+Hypothesis: the ``ci`` profile (``HYPOTHESIS_PROFILE=ci``, set by ``.ci/run``) draws the
+same examples on every run and has no per-example deadline, so that a landing never
+depends on the draw or on the machine's load; elsewhere every run draws new examples,
+which is how rare cases are found (a case found that way becomes an ``@example``).
 """
 
 import os
+
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 LONG_MARKERS = ("notebook", "slow")
 
