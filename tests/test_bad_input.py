@@ -103,6 +103,28 @@ CASES = [
      _dm(values=pd.DataFrame([[1, 0], [0, 1]], index=LEVELS,
                              columns=pd.Index([1, 1.0], dtype=object))),
      ValueError, ["the columns of values: the labels 1 and 1.0"]),
+    # a missing label was the decision 'nan' or 'NaT'; from_frame took 1 and 1.0 as two
+    ("matrix-columns-nan",
+     _dm(values=pd.DataFrame([[1, 0], [0, 1]], index=LEVELS, columns=["a", np.nan])),
+     ValueError, ["the columns of values must be non-empty names", "nan", "label 2 of 2"]),
+    ("matrix-decisions-nat", _dm(decisions=["a", pd.NaT]), ValueError,
+     ["decisions must be non-empty names", "NaT"]),
+    ("matrix-decisions-unicode-forms", _dm(decisions=["\u00e9", "e\u0301"]), ValueError,
+     ["decisions: the labels '\\\\xe9' and 'e\\\\u0301'", "different Unicode forms",
+      "print alike"]),
+    ("matrix-levels-unicode-forms", _dm(levels=["\u00e9", "e\u0301"]), ValueError,
+     ["levels", "different Unicode forms"]),
+    ("matrix-costs-keys-alike-as-text",
+     _dm(values={1: [1, 0], 2: [0, 1]}, kind="revenue", costs={1: "c", "1": "d"}),
+     ValueError, ["costs names the decision '1' twice"]),
+    ("from-frame-columns-int-and-float",
+     lambda f: DecisionMatrix.from_frame(pd.DataFrame([[1, 0], [0, 1]], index=LEVELS,
+                                                      columns=pd.Index([1, 1.0], dtype=object))),
+     ValueError, ["the columns of df: the labels 1 and 1.0 are equal as values"]),
+    ("from-frame-columns-none",
+     lambda f: DecisionMatrix.from_frame(pd.DataFrame([[1, 0], [0, 1]], index=LEVELS,
+                                                      columns=["a", None])),
+     ValueError, ["the columns of df must be non-empty names"]),
     ("matrix-empty", _dm(values=np.zeros((0, 2)), levels=[]), ValueError,
      ["levels", "empty"]),
     ("priors-negative", _dm(priors=[-0.1, 1.1]), ValueError,
@@ -669,20 +691,28 @@ def test_posterior_width_must_match_levels(n_columns):
 
 
 LABELS = [0, 1, 2, 0.0, 1.0, 2.5, -0.0, True, False, "1", "1.0", "a", np.int64(1),
-          np.float32(2.0)]
+          np.float32(2.0), "\u00e9", "e\u0301", "\u00e9t\u00e9"]
 
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.sampled_from(LABELS), min_size=1, max_size=8))
 def test_decision_labels_are_refused_exactly_when_equal_as_values_but_not_as_text(labels):
     """Decision labels are matched as text: a list holding two labels equal as values
-    but spelt differently (1 and 1.0, True and 1, 0.0 and -0.0, 2 and np.float32(2))
-    is refused; any other list (1 and "1" are one decision) gives the texts."""
+    but spelt differently (1 and 1.0, True and 1, 0.0 and -0.0, 2 and np.float32(2)),
+    or one text in two Unicode forms (composed and decomposed "\u00e9"), is refused;
+    any other list (1 and "1" are one decision) gives the texts."""
+    import unicodedata
+
     from dtdecide.decision._validation import text_labels
 
-    clash = [(a, b) for a in labels for b in labels if a == b and str(a) != str(b)]
+    def nfc(v):
+        return unicodedata.normalize("NFC", v) if isinstance(v, str) else v
+
+    clash = [(a, b) for a in labels for b in labels
+             if nfc(a) == nfc(b) and str(a) != str(b)]
     if clash:
-        with pytest.raises(ValueError, match="are equal as values but not as text"):
+        with pytest.raises(ValueError, match="are equal as values but not as text|"
+                                             "same text in different Unicode forms"):
             text_labels(labels, "decisions")
     else:
         assert text_labels(labels, "decisions").tolist() == [str(v) for v in labels]

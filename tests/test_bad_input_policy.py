@@ -341,6 +341,43 @@ CASES = [
     ("value-action-int-and-float",
      lambda f: _value(f, policy="logged", action=np.array([2, 2.0] * (N // 2), dtype=object)),
      ValueError, ["action: the labels 2 and 2.0"]),
+    # one text in two Unicode forms: two decisions that print alike
+    ("tree-action-unicode-forms",
+     lambda f: _fit(f, action=np.array(["\u00e9", "e\u0301"] * (N // 2), dtype=object),
+                    rewards=f.G.set_axis(["\u00e9", "e\u0301"], axis=1)),
+     ValueError, ["action: the labels", "different Unicode forms", "print alike"]),
+    ("tree-decisions-unicode-form-of-an-action",
+     lambda f: _fit(f, tree=PolicyTree(decisions=["e\u0301", "B"]),
+                    action=np.array(["\u00e9", "B"] * (N // 2), dtype=object), rewards=f.G.values),
+     ValueError, ["action and decisions", "different Unicode forms"]),
+    ("tree-rewards-column-unicode-form",
+     lambda f: _fit(f, action=np.array(["\u00e9", "B"] * (N // 2), dtype=object),
+                    rewards=f.G.set_axis(["e\u0301", "B"], axis=1)),
+     ValueError, ["rewards and the decisions", "different Unicode forms"]),
+    ("value-policy-unicode-form",
+     lambda f: _value(f, policy=np.array(["e\u0301", "B"] * (N // 2), dtype=object),
+                      action=np.array(["\u00e9", "B"] * (N // 2), dtype=object)),
+     ValueError, ["policy and the decisions", "different Unicode forms"]),
+    # keys 1 and "1" name one decision: one of the costs was silently dropped
+    ("value-costs-keys-alike-as-text",
+     lambda f: _value(f, policy=np.array([1, 2] * (N // 2)), action=np.array([1, 2] * (N // 2)),
+                      costs={1: 1.0, "1": 5.0}),
+     ValueError, ["costs names the decision '1' twice", "keys 1 and '1'"]),
+    ("tree-capacity-keys-alike-as-text",
+     lambda f: _fit(f, action=np.array([1, 2] * (N // 2)), rewards=f.G.set_axis([1, 2], axis=1)
+                    ).decide(f.X, capacity={1: 1, "1": 3}),
+     ValueError, ["capacity names the decision '1' twice"]),
+    ("tree-decisions-none",
+     lambda f: _fit(f, tree=PolicyTree(decisions=["A", "B", pd.NaT]),
+                    rewards=np.c_[f.G.values, np.zeros(N)]),
+     ValueError, ["decisions must be non-empty names", "NaT"]),
+    # 'boundary' marks the leaves whose cases are split: a decision of that name was
+    # indistinguishable from the mark
+    ("plan-decision-named-boundary",
+     lambda f: _fit(f, action=np.array(["boundary", "B"] * (N // 2), dtype=object),
+                    rewards=f.G.set_axis(["boundary", "B"], axis=1)
+                    ).capacity_plan(f.X, {"B": 3}),
+     ValueError, ["capacity_plan", "decision named 'boundary'", "rename"]),
     ("tree-budget-negative-costs",
      lambda f: f.tree.decide(f.X, budget={"B": 3.0}, costs={"B": -1.0}), ValueError,
      ["costs are the spend of the budget", "non-negative", "'B' in row 0"]),
@@ -657,3 +694,39 @@ def test_the_policy_tree_s_profit_tree_exports_and_scores(f, tmp_path):
     scored = pd.read_csv(tmp_path / "out.csv")
     assert scored.filter(like="D_").iloc[:, 0].tolist() == f.tree.predict(X).tolist() == [
         "A", "B"]
+
+
+def test_labels_of_nullable_and_other_dtypes_are_kept(f):
+    """Valid labels of every kind a frame holds are decisions as before the label rule:
+    pandas nullable columns without a missing value (Int64, boolean, Float64, string),
+    categories of ints (an unused category is no decision), tuples, and one text in one
+    Unicode form, repeated; a bool target matches bool levels. allocate takes a frame's
+    columns as its decisions, in the order of ``decisions``."""
+    from dtdecide import decide
+    from dtdecide.decision import allocate
+
+    def fit(action, columns, **kw):
+        return _fit(f, action=action, rewards=f.G.set_axis(columns, axis=1), **kw).decisions_
+
+    assert fit(pd.array([0, 1] * (N // 2), dtype="Int64"), [0, 1]) == ("0", "1")
+    assert fit(pd.array([False, True] * (N // 2), dtype="boolean"), ["False", "True"]) \
+        == ("False", "True")
+    assert fit(pd.array([0.5, 1.5] * (N // 2), dtype="Float64"), [0.5, 1.5]) == ("0.5", "1.5")
+    assert fit(pd.array(["A", "B"] * (N // 2), dtype="string[python]"), ["A", "B"]) \
+        == ("A", "B")
+    assert fit(pd.Series(pd.Categorical([0, 1] * (N // 2), categories=[0, 1, 2])), [0, 1]) \
+        == ("0", "1")
+    pairs = pd.Series([("a", 1), ("b", 2)] * (N // 2)).to_numpy()
+    assert fit(pairs, ["('a', 1)", "('b', 2)"]) == ("('a', 1)", "('b', 2)")
+    assert fit(np.array(["\u00e9t\u00e9", "B"] * (N // 2), dtype=object),
+               ["\u00e9t\u00e9", "B"]) == ("B", "\u00e9t\u00e9")  # sorted
+    m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=[True, False])
+    y = np.array([True, False, False, True])
+    assert decide(np.tile([[0.3, 0.7]], (4, 1)), m, y=y).summary["total_profit"] == 18.0
+    V = np.array([[0.0, 4.0], [0.0, 3.0], [0.0, 5.0]])
+    by_position = allocate(V, {"mail": 1}, decisions=["skip", "mail"])
+    by_name = allocate(pd.DataFrame(V[:, ::-1], columns=["mail", "skip"]), {"mail": 1},
+                       decisions=["skip", "mail"])
+    named = allocate(pd.DataFrame(V, columns=["skip", "mail"]), {"mail": 1})
+    assert by_position.decision.tolist() == by_name.decision.tolist() \
+        == named.decision.tolist() == [0, 0, 1]

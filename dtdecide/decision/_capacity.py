@@ -85,7 +85,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
-from ._validation import repeated_names, text_labels
+from ._validation import float_array, repeated_names, text_keys, text_labels
 
 __all__ = ["allocate", "brute_force_allocation"]
 
@@ -112,6 +112,27 @@ def _as_float(v):
         return np.inf
 
 
+def _named_columns(frame, decisions, name):
+    """``(frame, decisions)`` with a DataFrame's columns matched to ``decisions`` by name.
+
+    A DataFrame whose columns are not a default ``RangeIndex`` names its decisions:
+    without ``decisions`` they are its columns, with them its columns are put in their
+    order (matched as text), and columns that are not the decisions are refused
+    naming ``name``, never paired by position. Anything else is returned as given.
+    """
+    if not isinstance(frame, pd.DataFrame) or isinstance(frame.columns, pd.RangeIndex):
+        return frame, decisions
+    have = text_labels(frame.columns, f"the columns of {name}").tolist()
+    if decisions is None:
+        return frame, have
+    want = text_labels(decisions, "decisions").tolist()
+    if sorted(have) != sorted(want) or len(set(have)) != len(have):
+        raise ValueError(
+            f"{name} is a DataFrame whose columns {have!r} are not the decisions {want!r}; "
+            "name them alike (they are matched by name), or give an array")
+    return frame.iloc[:, [have.index(d) for d in want]], decisions
+
+
 def _check_limits(limits, decisions, name):
     if limits is None:
         return {}
@@ -121,8 +142,9 @@ def _check_limits(limits, decisions, name):
             f"{type(limits).__name__}"
         )
     out = {}
-    for d, v in limits.items():
-        if str(d) not in decisions:
+    for (t, v), d in zip(text_keys(limits, name).items(), limits):
+        if t not in decisions:
+            text_labels([*decisions, t], f"{name} and the decisions")  # Unicode forms
             raise ValueError(f"{name}: {d!r} is not a decision; expected one of "
                              f"{list(decisions)!r}")
         if isinstance(v, bool) or not isinstance(v, numbers.Real) or v < 0 or \
@@ -169,16 +191,20 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
 
     Parameters
     ----------
-    values : array-like of shape (n_samples, n_decisions)
-        Expected profit of every decision for every case (higher is better).
+    values : array-like or DataFrame of shape (n_samples, n_decisions)
+        Expected profit of every decision for every case (higher is better). A
+        DataFrame's column names are its decisions: matched to ``decisions`` by name
+        (as text), never by position.
     capacity : dict, default=None
         ``{decision: N}``: at most ``N`` cases may get that decision.
     budget : dict, default=None
         ``{decision: B}``: the spend of the cases given that decision is at most ``B``.
-    spend : array-like of shape (n_samples, n_decisions), default=None
-        Spend of every decision for every case (needed with ``budget``).
+    spend : array-like or DataFrame of shape (n_samples, n_decisions), default=None
+        Spend of every decision for every case (needed with ``budget``); a DataFrame's
+        columns are matched to the decisions by name.
     decisions : sequence of str, default=None
-        Names of the columns of ``values``; default ``"0", "1", ...``.
+        Names of the columns of ``values``; default: a DataFrame's column names, else
+        ``"0", "1", ...``.
     method : {"auto", "exact", "relaxation"}, default="auto"
         How a problem with a budget is solved (capacities alone are always solved
         exactly, by ranking or an integral linear program).
@@ -241,7 +267,10 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
     (7.0, True, {'mail': 2.0})
     """
     time_limit = check_method(method, time_limit)
-    V = np.asarray(values, dtype=float)
+    if isinstance(decisions, str):
+        raise TypeError(f"decisions must be a sequence of names; got the string {decisions!r}")
+    values, decisions = _named_columns(values, decisions, "values")
+    V = float_array(values, "values", "numbers (the value of every decision per case)")
     if V.ndim != 2 or V.shape[1] < 1:
         # one decision is a shape too: with a limit it is refused below as limited, as
         # decide refuses a capacity on a matrix of one decision
@@ -267,7 +296,8 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
     if bud:
         if spend is None:
             raise ValueError("budget needs spend= (the spend of every decision per case)")
-        S = np.asarray(spend, dtype=float)
+        spend, _ = _named_columns(spend, decisions, "spend")
+        S = float_array(spend, "spend", "numbers (the spend of every decision per case)")
         if S.shape != V.shape:
             raise ValueError(f"spend must be an array of shape {V.shape} (cases x "
                              f"decisions); got shape {S.shape}")

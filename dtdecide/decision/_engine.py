@@ -27,6 +27,7 @@ from ._validation import (
     float_array,
     numeric_cost_column,
     reworded,
+    text_labels,
 )
 
 __all__ = ["decide", "mean_costs"]
@@ -713,6 +714,7 @@ def _check_threshold(threshold, do_nothing, matrix):
             f"do_nothing must be a str that is not a matrix decision (nor empty); got "
             f"{do_nothing!r}"
         )
+    text_labels((*matrix.decisions, do_nothing), "do_nothing and the matrix decisions")
 
 
 def _training_priors(train_priors, matrix):

@@ -4,6 +4,8 @@ Pure numpy functions with no pandas inside: the tree, the charts and the models 
 them on their own arrays. Everything is in profit orientation (higher is better).
 """
 
+import unicodedata
+
 import numpy as np
 import pandas as pd
 
@@ -587,6 +589,11 @@ def _raise_unknown(values, codes, levels):
     if all(str(u) in texts for u in unknown):  # '1' for the level 1, True for 'True'
         hint = ("; they match levels as text but not in type: convert y to the type of "
                 "the levels")
+    elif any(isinstance(u, str) and not u.isascii() and unicodedata.normalize("NFC", u) in
+             {unicodedata.normalize("NFC", t) for t in texts} for u in unknown):
+        hint = ("; some are levels written in another Unicode form (composed and "
+                "decomposed characters print alike): normalise y and the levels alike, "
+                "for instance with unicodedata.normalize('NFC', ...)")
     raise ValueError(
         f"y contains values that are not levels of the decision matrix: {shown}{more}; "
         f"expected one of {levels!r}{hint}"

@@ -14,7 +14,7 @@ import pandas as pd
 from ._kernels import _check_knots, _check_priors
 from ._matrix_cases import _as_float_array, _MatrixCasesMixin
 from ._matrix_io import _MatrixFilesMixin
-from ._validation import text_labels
+from ._validation import refuse_unicode_forms, text_keys, text_labels
 
 __all__ = ["DecisionMatrix", "check_matrix_or_none"]
 
@@ -38,6 +38,7 @@ def _check_labels(labels, name):
     if index.has_duplicates:
         dup = list(index[index.duplicated()].unique())
         raise ValueError(f"{name} must be unique; duplicated: {dup!r}")
+    refuse_unicode_forms([v for v in index if isinstance(v, str)], name, name)
     arr = index.to_numpy()
     if arr.dtype.kind in "US":
         arr = arr.astype(object)
@@ -226,13 +227,6 @@ class DecisionMatrix(_MatrixCasesMixin, _MatrixFilesMixin):
             decisions = [f"d{j + 1}" for j in range(arr.shape[1])]
         if isinstance(decisions, str):
             raise TypeError(f"decisions must be a sequence of names; got the string {decisions!r}")
-        unnamed = [d for d in decisions if d is None or d is pd.NA or
-                   (isinstance(d, (float, np.floating)) and np.isnan(d)) or d == ""]
-        if unnamed:
-            raise ValueError(
-                f"decisions must be non-empty names (they name the decision columns); got "
-                f"{list(decisions)!r}"
-            )
         decisions = tuple(text_labels(decisions, "decisions"))
         if len(decisions) == 0:
             raise ValueError("decisions must not be empty")
@@ -257,7 +251,7 @@ class DecisionMatrix(_MatrixCasesMixin, _MatrixFilesMixin):
                     "(fold constant costs into a profit matrix instead)"
                 )
             if isinstance(costs, Mapping):
-                items = list(costs.items())
+                items = list(zip(costs, text_keys(costs, "costs").values()))
             elif isinstance(costs, (str, bytes)) or not hasattr(costs, "__len__"):
                 raise TypeError(
                     f"costs must be a dict {{decision: cost}} or a sequence aligned with "

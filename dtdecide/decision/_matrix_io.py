@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ._validation import repeated_names, reworded
+from ._validation import repeated_names, reworded, text_labels
 
 __all__ = ["_MatrixFilesMixin"]
 
@@ -114,7 +114,7 @@ class _MatrixFilesMixin:
         """
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"df must be a pandas DataFrame; got {type(df).__name__}")
-        names = [str(c) for c in df.columns]
+        names = text_labels(df.columns, "the columns of df").tolist()
         dup = repeated_names(names)
         if dup:
             raise ValueError(f"df names the decision column(s) {dup!r} more than once")
@@ -524,6 +524,7 @@ def _read_csv_rows(path_or_buf):
                     f"the header names the decision column(s) {dup!r} more than once; "
                     "decision names must be unique"
                 )
+            text_labels(names, "the header")  # one text in two Unicode forms
             continue
         if len(row) != len(header):
             raise ValueError(

@@ -29,8 +29,8 @@ from ._kernels import _FLOAT, _check_weight_total
 __all__ = ["check_1d", "check_interval_target", "check_per_case", "check_same_index",
            "check_sample_weight", "check_seed", "float_array", "has_missing_labels",
            "model_classes", "model_proba", "not_probability_rows",
-           "reference_index", "refuse_bool_numbers", "repeated_names", "reworded",
-           "text_labels"]
+           "reference_index", "refuse_bool_numbers", "refuse_unicode_forms",
+           "repeated_names", "reworded", "text_keys", "text_labels"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
 # accept them (frequency 0, averages NaN) and fit asks for a positive sum itself
@@ -289,14 +289,27 @@ def repeated_names(names):
     return sorted(name for name, k in Counter(names).items() if k > 1)
 
 
+def _missing_label(v):
+    """Whether one label is missing (None, NaN, NaT, ``pd.NA``); never for a tuple or array."""
+    return pd.api.types.is_scalar(v) and bool(pd.isna(v))
+
+
 def text_labels(labels, name):
     """Decision labels (decision names, logged actions) as text, the way they are matched.
 
-    Decisions are matched by their text, so ``1`` and ``"1"`` name one decision. Two
-    labels that are equal as values but differ as text (``1`` and ``1.0``, ``True`` and
-    ``1``, ``0.0`` and ``-0.0``) would silently be two decisions: they are refused with a
-    ``ValueError`` naming ``name`` and the labels. Labels that cannot be hashed are only
-    compared as text.
+    Decisions are matched by their text, code point by code point, so ``1`` and ``"1"``
+    name one decision. Refused with a ``ValueError`` naming ``name``:
+
+    * a missing label (None, NaN, NaT, ``pd.NA``) or an empty one: a decision needs a
+      name (it would become the decision ``"nan"`` or ``"None"``);
+    * two labels equal as values but not as text (``1`` and ``1.0``, ``True`` and
+      ``1``, ``0.0`` and ``-0.0``): they would silently be two decisions;
+    * two texts that are one text in different Unicode forms (``"\u00e9"``, composed,
+      and ``"e\u0301"``, decomposed): they print alike but would be two decisions.
+      Labels are not normalised (a file, a database and SQL compare code points), so
+      each must be written one way.
+
+    Labels that cannot be hashed are only compared as text.
 
     >>> text_labels([1, "b", 1], "decisions").tolist()
     ['1', 'b', '1']
@@ -304,6 +317,10 @@ def text_labels(labels, name):
     Traceback (most recent call last):
     ...
     ValueError: action: the labels 1 and 1.0 are equal as values but not as text; ...
+    >>> text_labels(["a", None], "decisions")
+    Traceback (most recent call last):
+    ...
+    ValueError: decisions must be non-empty names; got None (label 2 of 2): ...
 
     Returns
     -------
@@ -317,12 +334,22 @@ def text_labels(labels, name):
         values = np.empty(len(labels), dtype=object)
         values[:] = labels
     texts = np.array([str(v) for v in values], dtype=object)
+    by_text, text_uniques = pd.factorize(texts)
+    blank = [k for k in np.flatnonzero(pd.isna(values)) if _missing_label(values[k])]
+    if "" in set(text_uniques):
+        blank.append(int(np.argmax(texts == "")))
+    if blank:
+        k = min(blank)
+        raise ValueError(
+            f"{name} must be non-empty names; got {values[k]!r} (label {k + 1:,} of "
+            f"{len(values):,}): a missing value (NaN, None, NaT or pd.NA) or empty text "
+            "names no decision")
+    refuse_unicode_forms(text_uniques, name)
     try:
         by_value, _ = pd.factorize(values)  # 1, 1.0, True and np.float64(1) alike
     except TypeError:
         return texts
-    by_text, text_uniques = pd.factorize(texts)
-    keep = by_value >= 0  # a missing label is the caller's to refuse
+    keep = by_value >= 0
     pairs = np.unique(by_value[keep].astype(np.int64) * len(text_uniques) + by_text[keep])
     groups = pairs // len(text_uniques) if len(text_uniques) else pairs
     if pairs.size == np.unique(groups).size:
@@ -330,12 +357,62 @@ def text_labels(labels, name):
     first = groups[np.flatnonzero(groups[1:] == groups[:-1])[0]]
     spelled = [values[int(np.argmax(by_text == t))] for t in pairs[groups == first] %
                len(text_uniques)]
-    shown = " and ".join(repr(v.item() if isinstance(v, np.generic) else v)
+    shown = " and ".join(_short(repr(v.item() if isinstance(v, np.generic) else v))
                          for v in spelled)
     raise ValueError(
         f"{name}: the labels {shown} are equal as values but not as text; labels are "
         f"matched as text, so these would name {len(spelled)} different decisions: write "
         "each label one way (for instance all as integers, or all as text)")
+
+
+def _short(text, most=80):
+    """``text`` cut to ``most`` characters for a message."""
+    return text if len(text) <= most else text[:most - 3] + "..."
+
+
+def refuse_unicode_forms(texts, name, what="decisions"):
+    """Refuse two of the distinct ``texts`` that are one text in two Unicode forms
+    (equal once normalised to NFC): they would be two ``what`` that print alike. ASCII
+    texts have one form and are skipped."""
+    import unicodedata
+
+    seen = {}
+    for t in texts:
+        if t.isascii():
+            continue
+        key = unicodedata.normalize("NFC", t)
+        if key in seen and seen[key] != t:
+            raise ValueError(
+                f"{name}: the labels {_short(ascii(seen[key]))} and {_short(ascii(t))} "
+                "are the same text in different Unicode forms (composed and decomposed "
+                "characters); labels are matched code point by code point, so these would "
+                f"name 2 different {what} that print alike: write each label one way "
+                "(for instance unicodedata.normalize('NFC', label))")
+        seen.setdefault(key, t)
+
+
+def text_keys(mapping, name):
+    """The ``{decision: value}`` dict ``mapping`` keyed by its keys' text (as decisions
+    are matched), refusing keys that name one decision twice (``1`` and ``"1"``) and the
+    keys :func:`text_labels` refuses; ``name`` is the parameter.
+
+    >>> text_keys({1: 2.0, "b": 3.0}, "capacity")
+    {'1': 2.0, 'b': 3.0}
+    >>> text_keys({1: 2.0, "1": 3.0}, "capacity")
+    Traceback (most recent call last):
+    ...
+    ValueError: capacity names the decision '1' twice (keys 1 and '1'); ...
+    """
+    keys = list(mapping)
+    texts = text_labels(keys, f"the keys of {name}").tolist()
+    dup = repeated_names(texts)
+    if dup:
+        same = [k for k, t in zip(keys, texts) if t == dup[0]]
+        raise ValueError(
+            f"{name} names the decision {dup[0]!r} twice (keys "
+            f"{' and '.join(repr(k) for k in same)}); decisions are matched as text: "
+            "give each decision once")
+    return dict(zip(texts, mapping.values()))
 
 
 MAX_CLASSES = 1000

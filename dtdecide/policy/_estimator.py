@@ -17,6 +17,7 @@ from ..decision._validation import (
     float_array,
     reference_index,
     refuse_bool_numbers,
+    refuse_unicode_forms,
     repeated_names,
 )
 from ..tree import ProfitTreeClassifier
@@ -636,6 +637,11 @@ class PolicyTree(BaseEstimator):
         if not isinstance(capacity, dict) or len(capacity) != 1:
             raise ValueError("capacity must be a dict {decision: N} for one decision; got "
                              f"{capacity!r}")
+        if "boundary" in self.decisions_:
+            raise ValueError(
+                "capacity_plan marks a leaf whose cases are split 'boundary' in its decision "
+                "column, so a decision named 'boundary' would be read as that mark: rename "
+                "the decision")
         res = self.decide(X, capacity=capacity)
         ((name, N),) = capacity.items()
         d = self.decisions_.index(str(name))
@@ -759,6 +765,7 @@ def _as_reward_array(rewards, decisions, n, index, name="rewards"):
                              "give each decision's rewards once")
         missing = [d for d in decisions if d not in labels]
         if missing:
+            refuse_unicode_forms(sorted({*decisions, *labels}), f"{name} and the decisions")
             raise ValueError(f"{name}: no column for the decisions {missing!r}")
         rewards = rewards.set_axis(labels, axis=1)[list(decisions)]
     elif isinstance(rewards, dict):

@@ -38,6 +38,7 @@ from ..decision._validation import (
     not_probability_rows,
     reference_index,
     repeated_names,
+    text_keys,
     text_labels,
 )
 
@@ -99,12 +100,6 @@ def check_decisions(action, decisions):
                 decisions, "__iter__"):
             raise TypeError("decisions must be a sequence of decision names in tie-break "
                             f"order (a list or tuple); got {decisions!r}")
-        decisions = list(decisions)
-        blank = [d for d in decisions if has_missing_labels(np.array([d], dtype=object))
-                 or str(d) == ""]
-        if blank:
-            raise ValueError(f"decisions must be non-empty names; got {blank[0]!r} in "
-                             f"{decisions!r}")
         decisions = tuple(text_labels(decisions, "decisions"))
         if len(set(decisions)) != len(decisions):
             raise ValueError(f"decisions must be distinct; got {list(decisions)!r}")
@@ -146,6 +141,7 @@ def check_costs(costs, decisions, n, index=None, name="costs"):
                              "give each decision's costs once")
         costs = {str(c): costs.iloc[:, j] for j, c in enumerate(costs.columns)}
     if isinstance(costs, dict):
+        text_keys(costs, name)  # a decision named twice (1 and "1")
         unknown = [k for k in costs if str(k) not in decisions]
         if unknown:
             raise ValueError(

@@ -9,7 +9,12 @@ import pandas as pd
 from scipy.stats import norm
 from sklearn.utils.validation import check_random_state
 
-from ..decision._validation import check_same_index, check_seed, reference_index
+from ..decision._validation import (
+    check_same_index,
+    check_seed,
+    reference_index,
+    refuse_unicode_forms,
+)
 from ._rewards import (
     Rewards,
     check_action,
@@ -98,6 +103,7 @@ def policy_decisions(policy, X, decisions, a_idx, name="policy"):
     pos = {d: k for k, d in enumerate(decisions)}
     unknown = sorted({str(v) for v in labels if str(v) not in pos})
     if unknown:
+        refuse_unicode_forms(sorted({*decisions, *unknown}), f"{name} and the decisions")
         raise ValueError(f"{name} takes decisions {unknown[:5]!r} that are not among "
                          f"{list(decisions)!r}")
     return np.fromiter((pos[str(v)] for v in labels), dtype=np.intp, count=n)
