@@ -480,10 +480,10 @@ def test_row_chunked_pass_raises_a_tasks_error_without_waiting_forever(monkeypat
     original = _histogram._chunked_pass
 
     def failing(run, *args):
-        def bad(features, into, lo, hi):
+        def bad(features, into, lo, hi, clear):
             if lo > 0 and features[-1] == 4:
                 raise ArithmeticError("planted")
-            return run(features, into, lo, hi)
+            return run(features, into, lo, hi, clear)
         return original(bad, *args)
 
     monkeypatch.setattr(_histogram, "_chunked_pass", failing)
@@ -500,6 +500,48 @@ def test_row_chunked_pass_raises_a_tasks_error_without_waiting_forever(monkeypat
     thread.start()
     thread.join(60)
     assert not thread.is_alive() and raised
+
+
+@pytest.mark.parametrize("with_counts", [False, True])
+def test_chunk_kernels_clear_and_sum_cells(with_counts):
+    """A row-chunked task's kernel clears its cells itself (``clear_lo:clear_hi`` of
+    every slot, counts too), and the chunks' sums add each part's cells in turn: the
+    same as NumPy's slice assignment and additions."""
+    from dtdecide.tree._kernels import _compiled
+
+    rng = np.random.default_rng(3)
+    n, n_slots = 400, 3
+    layout = BinLayout([4, 6, 5])
+    Xb = np.asfortranarray(np.column_stack(
+        [rng.integers(0, w, size=n) for w in layout.widths]).astype(np.uint8))
+    codes = rng.integers(0, 2, size=n)
+    slots = rng.integers(0, n_slots, size=n).astype(np.int32)
+    stride = layout.n_cells * 2
+    base = (slots.astype(np.int64) * stride + codes).astype(np.int32)
+    features = np.array([1], dtype=np.intp)  # cells 4:10
+    a, b = int(layout.offsets[1]), int(layout.offsets[2])
+    hist = rng.integers(1, 9, size=(n_slots, layout.n_cells, 2)).astype(np.float32)
+    counts = rng.integers(1, 9, size=(n_slots, layout.n_cells)).astype(np.int32)
+    want_h, want_c = hist.copy(), counts.copy()
+    want_h[:, a:b] = 0
+    if with_counts:
+        want_c[:, a:b] = 0
+    for i in range(n):  # the rows' counts, by hand
+        want_h[slots[i], a + Xb[i, 1], codes[i]] += 1
+        if with_counts:
+            want_c[slots[i], a + Xb[i, 1]] += 1
+    _compiled.hist_classes(Xb, np.arange(1), False, slots, True, base, codes,
+                           np.zeros((0, 1)), 2, features, layout.offsets, layout.widths,
+                           hist, counts, with_counts, a, b)
+    assert np.array_equal(hist, want_h) and np.array_equal(counts, want_c)
+    # two more chunks' parts summed into cells a:b only, in turn
+    parts = rng.integers(0, 5, size=(2, *hist.shape)).astype(np.float32)
+    count_parts = rng.integers(0, 5, size=(2, *counts.shape)).astype(np.int32)
+    want_h[:, a:b] += parts[0][:, a:b] + parts[1][:, a:b]
+    if with_counts:
+        want_c[:, a:b] += count_parts[0][:, a:b] + count_parts[1][:, a:b]
+    _compiled.add_chunk_cells(hist, counts, with_counts, parts, count_parts, a, b)
+    assert np.array_equal(hist, want_h) and np.array_equal(counts, want_c)
 
 
 def test_row_chunked_histograms_grow_the_same_tree(monkeypatch):

@@ -487,13 +487,14 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
         weights = (np.zeros((0, 1), dtype=np.float64) if weights is None
                    else np.ascontiguousarray(weights, dtype=np.float64))
 
-        def run(features, into=None, lo=0, hi=n_all):
+        def run(features, into=None, lo=0, hi=n_all, clear=(0, 0)):
             h, c = (hist, counts_) if into is None else into
             c = counts_ if c is None else c
             if segments is not None:
                 _compiled.hist_classes_segments(
                     X_binned, rows_, slots, base, codes, weights, target.n_classes,
-                    features, offsets, widths, h, c, with_counts, stretches(lo, hi))
+                    features, offsets, widths, h, c, with_counts, stretches(lo, hi),
+                    *clear)
                 return
             X_, r_, s_, b_, k_ = X_binned, rows_, slots, base, codes
             if lo or hi < n_all:
@@ -507,7 +508,7 @@ def _compiled_accumulator(X_binned, rows, slots, layout, target, hist, counts, p
                     X_, k_ = X_binned[lo:hi], codes[lo:hi]
             _compiled.hist_classes(X_, r_, use_rows, s_, use_slots, b_, k_, weights,
                                    target.n_classes, features, offsets, widths, h, c,
-                                   with_counts)
+                                   with_counts, *clear)
     else:
         chan = target._channels_by_row
 
@@ -564,11 +565,18 @@ def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool, after=None):
     cells, as many stretches in all as threads (``after(a, b)`` of
     :func:`build_histograms` called on each, once summed): all in one hand-off, a
     run's sums starting as soon as its last task is done."""
+    from . import _compiled
+
     groups, bounds = plan
     n_chunks = bounds.shape[0] - 1
+    # the other chunks' histograms in one array each (summed in one call a stretch)
+    hist_parts = np.empty((n_chunks - 1, *hist.shape), dtype=hist.dtype)
+    count_parts = (np.zeros((0, 1, 1), dtype=np.int32) if counts is None
+                   else np.empty((n_chunks - 1, *counts.shape), dtype=counts.dtype))
+    no_counts = np.zeros((1, 1), dtype=np.int32)
     parts = [(hist, counts)] + [
-        (np.empty_like(hist), None if counts is None else np.empty_like(counts))
-        for _ in range(n_chunks - 1)]
+        (hist_parts[i], None if counts is None else count_parts[i])
+        for i in range(n_chunks - 1)]
     offsets = layout.offsets
 
     def cells(features):
@@ -584,18 +592,15 @@ def _chunked_pass(run, plan, hist, counts, layout, zeroed, pool, after=None):
     def task(pc):
         features, a, b = pieces[pc[0]]
         c = pc[1]
-        h, k = parts[c]
-        if c or not zeroed:
-            h[:, a:b] = 0
-            if k is not None:
-                k[:, a:b] = 0
-        run(features, (h, k), int(bounds[c]), int(bounds[c + 1]))
+        # the kernel clears the task's cells itself (one call: the interpreter's lock
+        # is taken back once a task, not after each of three calls)
+        run(features, parts[c], int(bounds[c]), int(bounds[c + 1]),
+            (a, b) if c or not zeroed else (0, 0))
 
     def reduce(a, b):
-        for h, k in parts[1:]:  # in chunk order (whole numbers: exact in any order)
-            hist[:, a:b] += h[:, a:b]
-            if counts is not None:
-                counts[:, a:b] += k[:, a:b]
+        # in chunk order (whole numbers: exact in any order), in one call
+        _compiled.add_chunk_cells(hist, no_counts if counts is None else counts,
+                                  counts is not None, hist_parts, count_parts, a, b)
         if after is not None:
             after(a, b)
 
