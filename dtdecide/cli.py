@@ -1204,8 +1204,16 @@ def _positive_int(text):
     return value
 
 
+def _one_character(text):
+    """The --sep value: exactly one character (a shell passes a tab as $'\\t')."""
+    if len(text) != 1:
+        raise argparse.ArgumentTypeError(
+            f"expected one character (for a tab, pass $'\\t' in bash); got {text!r}")
+    return text
+
+
 def _add_sep(parser):
-    parser.add_argument("--sep", default=",", metavar="CHAR",
+    parser.add_argument("--sep", default=",", type=_one_character, metavar="CHAR",
                         help="field separator of CSV data files (default: ',')")
 
 

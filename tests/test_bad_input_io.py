@@ -482,6 +482,16 @@ CASES += [
      ["target", "non-empty str"]),
     ("sql-keep-columns-twice", lambda f: dt.to_sql(_cost_tree(f), keep_columns=["x", "x"]),
      ValueError, ["keep_columns", r"\['x'\] more than once"]),
+    # the query returned two columns named x (the table's input and the leaf id)
+    ("sql-leaf-column-named-like-an-input",
+     lambda f: dt.to_sql(_cost_tree(f), leaf_column="x"), ValueError,
+     ["leaf_column 'x' is also a column of the table", "keep_columns='\\*'",
+      "two columns of that name"]),
+    ("sql-decision-with-nul",
+     lambda f: dt.to_sql(dt.ProfitTreeClassifier(
+         decision_matrix=DecisionMatrix({"a\x00b": [10, -1], "skip": [0, 0]}, levels=LEVELS),
+         max_depth=1, min_samples_leaf=1, min_samples_split=2).fit(f.X, f.y8)), ValueError,
+     ["'a\\\\x00b'", "NUL character", "SQL text cannot hold"]),
     ("html-open-depth-negative",
      lambda f: dt.export_html(_cost_tree(f), "/tmp/never.html", open_depth=-1), ValueError,
      ["open_depth", "int >= 0", "-1"]),

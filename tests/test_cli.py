@@ -588,3 +588,31 @@ def test_cost_row_model_reads_cost_rows_from_data(tmp_path, capsys, rule):
     chosen = select_subtree(tree, valid[inputs], valid["y"], costs_valid=valid[rows])
     assert load(tmp_path / "p.dtdecide").get_n_leaves() == chosen.get_n_leaves() < (
         tree.get_n_leaves())
+
+
+def test_fit_a_true_false_target_with_a_true_false_decision_file(tmp_path, capsys):
+    """A data file's True/False target and a decision data set whose levels are True and
+    False are one set of levels: pandas reads the target's texts as booleans, and so
+    does the decision file's reader (it read them as text, and fit refused every row as
+    "not levels of the decision matrix", which no option could mend)."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=200)
+    pd.DataFrame({"x": x, "bought": x + rng.normal(size=200) > 0}).to_csv(
+        tmp_path / "d.csv", index=False)
+    (tmp_path / "m.csv").write_text("level,call,skip\nTrue,10,0\nFalse,-1,0\n")
+    code, _, err = _run(["fit", str(tmp_path / "d.csv"), "--target", "bought", "--decisions",
+                         str(tmp_path / "m.csv"), "-o", str(tmp_path / "t.dtdecide"),
+                         "--quiet"], capsys)
+    assert code == 0, err
+    assert load(tmp_path / "t.dtdecide").decision_matrix.levels.tolist() == [True, False]
+
+
+@pytest.mark.parametrize("sep", ["", ";;", "\\t"])
+def test_a_separator_of_other_than_one_character_is_refused_naming_sep(files, sep, capsys):
+    """--sep is one character; "" or ";;" ended in numpy's "ord() expected a character"
+    or "Py_UCS4" messages, which named no option (the literal backslash-t too)."""
+    for argv in (["fit", files["train"], "--target", "y"],
+                 ["score", files["model"], files["train"]]):
+        code, _, err = _run([*map(str, argv), "--sep", sep, "--quiet"], capsys)
+        assert code == 2
+        assert "argument --sep: expected one character" in err

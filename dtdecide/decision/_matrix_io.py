@@ -565,9 +565,18 @@ def _cost_cell(cell, decimal_comma):
         return cell
 
 
+_BOOL_TEXT = {"True": True, "TRUE": True, "true": True,
+              "False": False, "FALSE": False, "false": False}
+"""The texts pandas' ``read_csv`` reads as booleans (its default true and false values)."""
+
+
 def _infer_index(index):
-    """Labels from a frame index; numeric-looking strings become numbers."""
+    """Labels from a frame index; numeric-looking strings become numbers and
+    boolean-looking ones booleans, as pandas reads the same texts of a data file (so the
+    levels of a file's True/False target, or of a saved matrix of bool levels, match)."""
     labels = list(index)
+    if labels and all(isinstance(v, str) and v.strip() in _BOOL_TEXT for v in labels):
+        return [_BOOL_TEXT[v.strip()] for v in labels]
     if labels and all(isinstance(v, str) for v in labels):
         num = pd.to_numeric(pd.Series(labels), errors="coerce")
         if not num.isna().any():

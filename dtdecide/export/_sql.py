@@ -85,6 +85,9 @@ def _label_literal(label, dialect):
         return str(int(label))
     if isinstance(label, (numbers.Real, np.floating)):
         return _float_literal(label, dialect)
+    if "\x00" in str(label):
+        raise ValueError(f"the label {label!r} (a decision or a target level) holds a NUL "
+                         "character, which SQL text cannot hold: rename it")
     if dialect == "spark":  # Spark reads backslash escapes inside string literals
         return "'" + str(label).replace("\\", "\\\\").replace("'", "\\'") + "'"
     return "'" + str(label).replace("'", "''") + "'"
@@ -808,7 +811,16 @@ def _check_output_names(view, leaf_column, keep_columns, target):
             f"leaf_column {leaf_column!r} is the name of another output column; choose "
             "another name"
         )
-    if keep_columns not in (None, "*"):
+    if keep_columns == "*":  # the table's columns: at least the inputs and the target
+        read = {*map(str, view.feature_names), *([] if target is None else [target])}
+        clash = [c for c in outputs if c in read]
+        if clash:
+            raise ValueError(
+                f"{'leaf_column' if clash[0] == leaf_column else 'the output column'} "
+                f"{clash[0]!r} is also a column of the table that keep_columns='*' keeps "
+                "(an input of the tree or the target): the query would return two columns "
+                "of that name; pass another leaf_column, or list keep_columns")
+    elif keep_columns is not None:
         clash = [c for c in keep_columns if c in outputs]
         if clash:
             raise ValueError(

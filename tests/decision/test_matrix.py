@@ -263,6 +263,7 @@ MATRICES = [
     DecisionMatrix({"call": [30, 0], "mail": [12, 0], "none": [0, 0]}, levels=["yes", "no"],
                    kind="revenue", costs={"call": "call_cost", "mail": 1.5}, priors=[1, 9]),
     DecisionMatrix([[0, 1], [10, 2], [20, 3]], knots=[-1.5, 5, 10], decisions=["lo", "hi"]),
+    DecisionMatrix([[5, 0], [-1, 0]], levels=[True, False], decisions=["call", "skip"]),
 ]
 
 
