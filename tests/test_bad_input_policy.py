@@ -371,6 +371,10 @@ CASES = [
      lambda f: _fit(f, tree=PolicyTree(decisions=["A", "B", pd.NaT]),
                     rewards=np.c_[f.G.values, np.zeros(N)]),
      ValueError, ["decisions must be non-empty names", "NaT"]),
+    # a leaf's sum of rewards overflowed: leaf values inf and NaN, decisions arbitrary
+    ("tree-rewards-sum-overflows",
+     lambda f: _fit(f, rewards=f.G.assign(B=[1e308, -1e308] * (N // 2))), ValueError,
+     ["rewards are too large", "overflows", "rescale"]),
     # 'boundary' marks the leaves whose cases are split: a decision of that name was
     # indistinguishable from the mark
     ("plan-decision-named-boundary",

@@ -44,10 +44,13 @@ def reward_matrix(decisions):
 
 
 def _numeric_matrix(X):
-    """X as a float array when every input is numeric and none is missing, else None."""
+    """X as a float array when every input is numeric and none is missing, else None.
+
+    A bool column is not numeric here: the trees take it as categorical (a threshold
+    on it was refused when the search's split was written into the tree)."""
     if isinstance(X, pd.DataFrame):
-        if not all(pd.api.types.is_numeric_dtype(t) and not isinstance(
-                t, pd.CategoricalDtype) for t in X.dtypes):
+        if not all(pd.api.types.is_numeric_dtype(t) and not pd.api.types.is_bool_dtype(t)
+                   and not isinstance(t, pd.CategoricalDtype) for t in X.dtypes):
             return None
         arr = X.to_numpy(dtype=float, na_value=np.nan)
     else:
@@ -374,7 +377,8 @@ class PolicyTree(BaseEstimator):
         if self.search == "hybrid" and arr is None:
             raise ValueError(
                 'search="hybrid" needs numeric inputs without missing values (the exact '
-                'depth-2 blocks run on them); use search="greedy" or "exact" otherwise')
+                'depth-2 blocks run on them; bool and category columns are categorical); '
+                'use search="greedy" or "exact" otherwise')
         if arr is not None:
             Xb, edges = bin_inputs(arr, self.max_bins, random_state=seed)
             nested = self._search_blocks(Xb, edges, Q, a_idx, D, np.arange(n),
@@ -780,4 +784,8 @@ def _as_reward_array(rewards, decisions, n, index, name="rewards"):
         i, d = np.argwhere(~np.isfinite(G))[0]
         raise ValueError(f"{name} must be finite; the reward of {decisions[d]!r} in row {i} "
                          f"is {G[i, d]}")
+    if not np.isfinite(np.abs(G).sum(axis=0)).all():  # a leaf's sum would be inf or NaN
+        raise ValueError(
+            f"{name} are too large: their sum over the cases overflows a float (the largest "
+            f"is {np.abs(G).max():.3g}); rescale them (for instance to thousands)")
     return G

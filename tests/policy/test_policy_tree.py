@@ -270,3 +270,19 @@ def test_a_min_action_support_no_leaf_can_meet_is_refused_alike(honest):
         assert message.startswith("min_action_support=5: the logged decision "), search
         assert "of the 8 cases" in message and "lower min_action_support" in message
         assert ("honest=True" in message) == honest
+
+
+def test_a_bool_input_is_split_by_every_search_that_takes_it():
+    """A bool column is categorical to the trees: the exact search of depth <= 2 took it
+    as numeric and failed writing its threshold into the tree ("feature 'x' is
+    categorical: give categories ..., not threshold", a message about no argument of
+    fit). It now grows like greedy; hybrid, which needs numbers, says bool columns are
+    categorical."""
+    X = pd.DataFrame({"x": [True, False] * 5})
+    G = np.column_stack([np.zeros(10), np.where(X["x"], -1.0, 1.0)])
+    a = np.array(["A", "B"] * 5, dtype=object)
+    for search in ("exact", "greedy"):
+        pt = PolicyTree(max_depth=2, search=search).fit(X, a, None, rewards=G)
+        assert pt.predict(X).tolist() == ["A", "B"] * 5, search
+    with pytest.raises(ValueError, match="bool and category columns are categorical"):
+        PolicyTree(max_depth=2, search="hybrid").fit(X, a, None, rewards=G)
