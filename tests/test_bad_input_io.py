@@ -155,11 +155,23 @@ CASES = [
                                                 levels=LEVELS), threshold=1,
                          do_nothing="e\u0301"),
      ValueError, ["do_nothing and the matrix decisions", "different Unicode forms"]),
+    ("decide-posterior-column-unicode-form-of-a-level",
+     lambda f: dt.decide(pd.DataFrame(f.post, columns=["e\u0301", "no"]),
+                         DecisionMatrix({"call": [10, -1], "skip": [0, 0]},
+                                        levels=["\u00e9", "no"])),
+     ValueError, ["the columns of posteriors_or_predictions and the levels",
+                  "different Unicode forms", "2 different levels"]),
     ("decide-y-unicode-form-of-a-level",
      lambda f: dt.decide(f.post, DecisionMatrix({"call": [10, -1], "skip": [0, 0]},
                                                 levels=["\u00e9", "no"]),
                          y=np.array(["e\u0301", "no", "no", "no"])),
      ValueError, ["y contains values that are not levels", "another Unicode form"]),
+    # frequencies were ignored by the allocation (a row of frequency 0 took a call) while
+    # the summary weighed by them
+    ("decide-capacity-with-frequencies",
+     lambda f: dt.decide(f.post, f.m, sample_weight=[0, 1, 2, 1], capacity={"call": 1}),
+     ValueError, ["capacity / budget do not combine with sample_weight other than 1",
+                  "one row per case"]),
     # one decision: refused as limited, not as a shape of the values decide never shows
     ("decide-capacity-one-decision", lambda f: dt.decide(f.post, f.one, capacity={"call": 1}),
      ValueError, ["every decision is limited", "add a 'do nothing' decision"]),

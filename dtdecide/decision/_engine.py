@@ -26,6 +26,7 @@ from ._validation import (
     check_sample_weight,
     float_array,
     numeric_cost_column,
+    refuse_unicode_forms,
     reworded,
     text_labels,
 )
@@ -109,6 +110,8 @@ def _posterior_array(P, matrix):
                 continue
             hits = [j for j, c in enumerate(cols) if str(c) == str(lv)]
             if len(hits) != 1:
+                refuse_unicode_forms(sorted({*map(str, levels), *map(str, cols)}),
+                                     f"the columns of {name} and the levels", "levels")
                 raise ValueError(
                     f"{name} has no column for level {lv!r}; a DataFrame of posteriors "
                     f"must have one column per level {levels!r}; got columns {cols!r}"
@@ -842,15 +845,22 @@ def _decide_limited(P, matrix, *, rho, t_all, t_enc, costs, F, capacity, budget,
     """:func:`decide` under ``capacity`` / ``budget``: handed to
     :func:`._capacity.decide_limited` on one thread.
 
-    A threshold or decision costs do not combine with limits (``ValueError``). The
-    whole posterior array is checked here (the chunked paths check it chunk by chunk),
-    and the target goes as values or level codes.
+    A threshold or decision costs do not combine with limits (``ValueError``), nor do
+    case frequencies other than 1: the allocation counts and totals rows. The whole
+    posterior array is checked here (the chunked paths check it chunk by chunk), and
+    the target goes as values or level codes.
     """
     if threshold is not None or decision_costs is not None:
         raise ValueError(
             "capacity / budget do not combine with threshold or decision_costs; add "
             "an explicit do-nothing decision to the matrix instead of a threshold"
         )
+    if F is not None and np.any(F != 1):
+        raise ValueError(
+            "capacity / budget do not combine with sample_weight other than 1: the "
+            "allocation counts rows and maximises their total, so a row of frequency 3 "
+            "would take one unit of a capacity and count once (a row of frequency 0, one "
+            "unit too); give one row per case instead of frequencies")
     from ._capacity import decide_limited
 
     if not matrix.is_interval:
@@ -968,7 +978,8 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
     capacity : dict, default=None
         ``{decision: N}``: at most ``N`` cases may get that decision; the cases are
         chosen to maximise the total expected profit (see :func:`allocate`). At least
-        one decision must stay unlimited.
+        one decision must stay unlimited. Every row is one case: ``sample_weight``
+        other than 1 is refused with a capacity or a budget.
     budget : dict, default=None
         ``{decision: B}``: the investment cost (revenue matrix) of the cases given that
         decision is at most ``B`` (solved by ``method``).
