@@ -303,12 +303,19 @@ def _resolve(candidate, auto):
     return dict(candidate)
 
 
+_VALIDATION_FRACTION = 0.25
+"""fit_recommended's default share of held-out training rows."""
+
+
 def _check_settings(estimator, candidates, random_state, return_results,
-                    validation_fraction, X_valid, y_valid, cv):
+                    validation_fraction, X_valid, y_valid, cv, costs_valid=None,
+                    sample_weight_valid=None):
     """The settings of :func:`fit_recommended` checked before any rows are read: the
     estimator (and its candidates), ``random_state``, ``return_results``,
     ``validation_fraction``, validation data given as a pair, and ``cv`` (None, an
-    integer of at least 2 or a splitter); in that order."""
+    integer of at least 2 or a splitter); in that order. Then what would be ignored:
+    validation costs or frequencies without ``X_valid``, and a ``validation_fraction``
+    other than its default where no rows are held out (``cv`` or ``X_valid`` given)."""
     _check_estimator(estimator, candidates)
     check_seed(random_state)
     if not isinstance(return_results, (bool, np.bool_)):
@@ -321,6 +328,18 @@ def _check_settings(estimator, candidates, random_state, return_results,
             isinstance(cv, bool) or not isinstance(cv, numbers.Integral) or cv < 2):
         raise ValueError(
             f"cv must be None, an integer >= 2 or a splitter with split(); got {cv!r}")
+    unused = [name for name, v in (("costs_valid", costs_valid),
+                                   ("sample_weight_valid", sample_weight_valid))
+              if v is not None and X_valid is None]
+    if unused:
+        raise ValueError(f"{unused[0]} is given without X_valid and y_valid: it describes "
+                         "validation rows; give them too, or leave it out")
+    if validation_fraction != _VALIDATION_FRACTION and (cv is not None or
+                                                        X_valid is not None):
+        raise ValueError(
+            f"validation_fraction={validation_fraction!r} holds out training rows only with "
+            f"cv=None and no X_valid; with {'X_valid' if X_valid is not None else f'cv={cv!r}'}"
+            " it would be ignored: leave it out, or pass cv=None")
 
 
 def _check_data(train, valid):
@@ -418,7 +437,8 @@ def _fit_validated(estimator, candidates, train, valid, validation_fraction, ran
 
 def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
                     costs_valid=None, sample_weight=None, sample_weight_valid=None,
-                    decision_rules=None, candidates=None, validation_fraction=0.25,
+                    decision_rules=None, candidates=None,
+                    validation_fraction=_VALIDATION_FRACTION,
                     cv=5, cv_repeats=1, se_rule=None, guide_model=None, random_state=None,
                     return_results=False):
     """Fit the recommended tree: criterion, smoothing and size chosen on held-out data.
@@ -558,7 +578,8 @@ def fit_recommended(estimator, X, y, costs=None, *, X_valid=None, y_valid=None,
     ('profit', 17)
     """
     _check_settings(estimator, candidates, random_state, return_results,
-                    validation_fraction, X_valid, y_valid, cv)
+                    validation_fraction, X_valid, y_valid, cv, costs_valid,
+                    sample_weight_valid)
     train = (X, y, costs, sample_weight)
     valid = None if X_valid is None else (X_valid, y_valid, costs_valid, sample_weight_valid)
     _check_data(train, valid)
