@@ -512,6 +512,51 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
     >>> [round(float(gain[X[:, 0] > 0].mean()), 1), round(abs(float(gain[X[:, 0] <= 0].mean())), 1)]
     [2.0, 0.0]
     """
+    _check_settings(method, cv, clip, random_state, outcome_model, propensity_model)
+    index, decisions, a_idx, y, value = _check_data(X, action, outcome, decisions,
+                                                    outcome_value, cv)
+    D = len(decisions)
+    binary = value is not None
+    money = y * value if binary else y
+    fold, seed = _folds(a_idx, cv, random_state)
+    # a bar over the nuisance models fitted (with the package's verbose, on a terminal)
+    n_models = (cv if method != "dm" and propensity is None else 0) + (
+        cv * D if method != "ipw" else 0)
+    bar = progress_bar(total=n_models, desc="cross-fitting nuisance models", unit="model")
+
+    e_logged = None
+    if method != "dm":
+        e_logged = _logged_propensity(X, a_idx, fold, cv, propensity, propensity_model,
+                                      decisions, index, seed, bar)
+        e_raw = e_logged.copy()
+        clipped = (e_logged < clip) | (e_logged > 1 - clip)
+        n_clipped = int(np.count_nonzero(clipped))
+        e_logged = np.clip(e_logged, clip, 1 - clip) if clip > 0 else e_logged
+    else:
+        n_clipped = 0
+        e_raw = None
+
+    mu = None
+    if method != "ipw":
+        mu = _outcome_predictions(X, y, value, a_idx, fold, cv, outcome_model, decisions,
+                                  seed, bar)
+    bar.close()
+
+    overlap = None if e_raw is None else _overlap(e_raw, a_idx, decisions, clip)
+    out = Rewards(method=method, decisions=decisions, action=a_idx, outcome=money,
+                  outcome_pred=mu, propensity=e_logged, n_clipped=n_clipped, fold=fold,
+                  clip=float(clip), overlap=overlap)
+    out["rewards"] = pd.DataFrame(out.gamma(), columns=list(decisions), index=index)
+    return out
+
+
+def _check_settings(method, cv, clip, random_state, outcome_model, propensity_model):
+    """Check the settings of :func:`policy_rewards` that do not depend on the data.
+
+    In this order: the method, the number of cross-fitting folds, the clipping bound, the
+    seed, then the two nuisance models (estimator instances with the methods they need).
+    Each failure names its parameter; nothing is returned.
+    """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}")
     if isinstance(cv, bool) or not isinstance(cv, numbers.Integral) or cv < 2:
@@ -521,6 +566,18 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
     check_seed(random_state)
     check_model(outcome_model, "outcome_model", ("fit", "predict"))
     check_model(propensity_model, "propensity_model", ("fit", "predict_proba"))
+
+
+def _check_data(X, action, outcome, decisions, outcome_value, cv):
+    """Check the logged cases and code the actions of :func:`policy_rewards`.
+
+    Reads the number of cases and the index of ``X``, the logged actions (coded as
+    positions in ``decisions``, which defaults to the sorted distinct actions) and the
+    outcomes (with the value of a response for a binary one). Every decision must have
+    been logged at least ``cv`` times, so that each fold's outcome model has cases.
+    Returns ``(index, decisions, a_idx, y, value)``; ``value`` is None unless the outcome
+    is a binary response.
+    """
     n = n_rows(X)
     if n == 0:
         raise ValueError("X has no cases (0 rows)")
@@ -529,8 +586,6 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
     decisions, a_idx = check_decisions(a_raw, decisions)
     D = len(decisions)
     y, value = _outcome_arrays(outcome, outcome_value, n, index)
-    binary = value is not None
-    money = y * value if binary else y
     counts = np.bincount(a_idx, minlength=D)
     never = [decisions[d] for d in range(D) if counts[d] == 0]
     if never:
@@ -544,6 +599,18 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
             f"action: decision {d!r} was logged {int(counts.min())} time(s); cross-fitting "
             f"over cv={cv} folds needs at least cv cases of every decision"
         )
+    return index, decisions, a_idx, y, value
+
+
+def _folds(a_idx, cv, random_state):
+    """The cross-fitting fold of every case and the nuisance models' seed.
+
+    The folds are stratified by the logged action, so that every fold holds cases of
+    every decision. Two integers are drawn from ``random_state``, in this order: the
+    seed of the folds' shuffle, then the seed given to every nuisance model that takes
+    one. Returns ``(fold, seed)``: ``fold[i]`` is the fold (0 to ``cv - 1``) of case ``i``.
+    """
+    n = a_idx.shape[0]
     rng = check_random_state(random_state)
     splitter = StratifiedKFold(n_splits=cv, shuffle=True,
                                random_state=rng.randint(np.iinfo(np.int32).max))
@@ -551,82 +618,94 @@ def policy_rewards(X, action, outcome, *, decisions=None, method="dr", propensit
     for k, (_, test) in enumerate(splitter.split(np.zeros(n), a_idx)):
         fold[test] = k
     seed = rng.randint(np.iinfo(np.int32).max)
-    # a bar over the nuisance models fitted (with the package's verbose, on a terminal)
-    n_models = (cv if method != "dm" and propensity is None else 0) + (
-        cv * D if method != "ipw" else 0)
-    bar = progress_bar(total=n_models, desc="cross-fitting nuisance models", unit="model")
+    return fold, seed
 
-    e_logged = None
-    if method != "dm":
-        if propensity is not None:
-            e_logged, _ = _check_propensity(propensity, a_idx, decisions, index)
-        else:
-            model = _default_propensity_model() if propensity_model is None else propensity_model
-            if not hasattr(model, "predict_proba"):
-                raise TypeError("propensity_model must be a classifier with predict_proba; "
-                                f"got {type(model).__name__}")
-            e_logged = np.empty(n)
-            for k in range(cv):
-                train, test = fold != k, fold == k
-                fitted = _fitted(model, take_rows(X, train), a_idx[train], "propensity_model",
-                                 seed)
-                bar.update(1)
-                proba = _scored(fitted, take_rows(X, test), "propensity_model",
-                                "predict_proba")
-                label = f"propensity_model {type(model).__name__}"
-                codes = model_classes(fitted, a_idx[train], label,
-                                      "decision codes (positions in decisions)")
-                proba = model_proba(proba, int(test.sum()), codes.shape[0], label)
-                e = np.zeros(int(test.sum()))
-                at = a_idx[test]
-                for j, d in enumerate(codes):
-                    e[at == d] = proba[at == d, j]
-                e_logged[test] = e
-        e_raw = e_logged.copy()
-        clipped = (e_logged < clip) | (e_logged > 1 - clip)
-        n_clipped = int(np.count_nonzero(clipped))
-        e_logged = np.clip(e_logged, clip, 1 - clip) if clip > 0 else e_logged
-    else:
-        n_clipped = 0
-        e_raw = None
 
-    mu = None
-    if method != "ipw":
-        model = _default_outcome_model(binary) if outcome_model is None else outcome_model
-        mu = np.empty((n, D))
-        for k in range(cv):
-            test = fold == k
-            X_test = take_rows(X, test)
-            for d in range(D):
-                train = (fold != k) & (a_idx == d)
-                fitted = _fit_outcome(model, take_rows(X, train), y[train], binary, seed)
-                bar.update(1)
-                mu[test, d] = _predict_outcome(fitted, X_test, binary)
-        if binary:
-            mu = mu * value[:, None]
-        bad = ~np.isfinite(mu)
-        if bad.any():
-            i, d = np.argwhere(bad)[0]
-            raise ValueError(
-                f"outcome_model predicted {mu[i, d]} for decision {decisions[d]!r} in row "
-                f"{i}; the rewards need finite predictions (outcomes of a huge magnitude "
-                "overflow: rescale them, e.g. to thousands)")
-    bar.close()
+def _logged_propensity(X, a_idx, fold, cv, propensity, propensity_model, decisions,
+                       index, seed, bar):
+    """The probability of each case's logged decision, before clipping.
 
-    overlap = None
-    if e_raw is not None:
-        rows = {}
+    Given ``propensity``: checked and read (the probability of the logged decision, or of
+    every decision). Otherwise cross-fitted: for each fold, a clone of the propensity model
+    (default: histogram gradient boosting) is fitted on the other folds' inputs and coded
+    actions, and its ``predict_proba`` gives the fold's cases the probability of the
+    decision they got. ``bar`` advances by one per model fitted. Returns an array of
+    shape (n_samples,).
+    """
+    if propensity is not None:
+        e_logged, _ = _check_propensity(propensity, a_idx, decisions, index)
+        return e_logged
+    model = _default_propensity_model() if propensity_model is None else propensity_model
+    if not hasattr(model, "predict_proba"):
+        raise TypeError("propensity_model must be a classifier with predict_proba; "
+                        f"got {type(model).__name__}")
+    e_logged = np.empty(a_idx.shape[0])
+    for k in range(cv):
+        train, test = fold != k, fold == k
+        fitted = _fitted(model, take_rows(X, train), a_idx[train], "propensity_model", seed)
+        bar.update(1)
+        proba = _scored(fitted, take_rows(X, test), "propensity_model", "predict_proba")
+        label = f"propensity_model {type(model).__name__}"
+        codes = model_classes(fitted, a_idx[train], label,
+                              "decision codes (positions in decisions)")
+        proba = model_proba(proba, int(test.sum()), codes.shape[0], label)
+        e = np.zeros(int(test.sum()))
+        at = a_idx[test]
+        for j, d in enumerate(codes):
+            e[at == d] = proba[at == d, j]
+        e_logged[test] = e
+    return e_logged
+
+
+def _outcome_predictions(X, y, value, a_idx, fold, cv, outcome_model, decisions, seed, bar):
+    """The cross-fitted outcome of every case under every decision (``mu``).
+
+    For each fold and each decision, a clone of the outcome model (default: histogram
+    gradient boosting, a classifier for a binary response) is fitted on the other folds'
+    cases that got that decision and predicts the fold's cases; a binary response's
+    probability is then multiplied by the value of a response. ``bar`` advances by one per
+    model fitted. Returns an array of shape (n_samples, n_decisions); a prediction that is
+    not finite is refused, naming the decision and the row.
+    """
+    binary = value is not None
+    n, D = a_idx.shape[0], len(decisions)
+    model = _default_outcome_model(binary) if outcome_model is None else outcome_model
+    mu = np.empty((n, D))
+    for k in range(cv):
+        test = fold == k
+        X_test = take_rows(X, test)
         for d in range(D):
-            e = e_raw[a_idx == d]
-            rows[decisions[d]] = {
-                "n_logged": int(e.shape[0]), "min": float(e.min()),
-                "q01": float(np.quantile(e, 0.01)), "median": float(np.median(e)),
-                "n_clipped": int(np.count_nonzero((e < clip) | (e > 1 - clip))),
-            }
-        overlap = pd.DataFrame.from_dict(rows, orient="index")
-        overlap.index.name = "decision"
-    out = Rewards(method=method, decisions=decisions, action=a_idx, outcome=money,
-                  outcome_pred=mu, propensity=e_logged, n_clipped=n_clipped, fold=fold,
-                  clip=float(clip), overlap=overlap)
-    out["rewards"] = pd.DataFrame(out.gamma(), columns=list(decisions), index=index)
-    return out
+            train = (fold != k) & (a_idx == d)
+            fitted = _fit_outcome(model, take_rows(X, train), y[train], binary, seed)
+            bar.update(1)
+            mu[test, d] = _predict_outcome(fitted, X_test, binary)
+    if binary:
+        mu = mu * value[:, None]
+    bad = ~np.isfinite(mu)
+    if bad.any():
+        i, d = np.argwhere(bad)[0]
+        raise ValueError(
+            f"outcome_model predicted {mu[i, d]} for decision {decisions[d]!r} in row "
+            f"{i}; the rewards need finite predictions (outcomes of a huge magnitude "
+            "overflow: rescale them, e.g. to thousands)")
+    return mu
+
+
+def _overlap(e_raw, a_idx, decisions, clip):
+    """The overlap table: the propensities of the logged decisions, per decision.
+
+    One row per decision (index named ``decision``): how many cases got it, the smallest,
+    1 % quantile and median of their propensities before clipping, and how many of them
+    lie outside ``[clip, 1 - clip]``.
+    """
+    rows = {}
+    for d in range(len(decisions)):
+        e = e_raw[a_idx == d]
+        rows[decisions[d]] = {
+            "n_logged": int(e.shape[0]), "min": float(e.min()),
+            "q01": float(np.quantile(e, 0.01)), "median": float(np.median(e)),
+            "n_clipped": int(np.count_nonzero((e < clip) | (e > 1 - clip))),
+        }
+    overlap = pd.DataFrame.from_dict(rows, orient="index")
+    overlap.index.name = "decision"
+    return overlap
