@@ -750,3 +750,12 @@ def test_labels_of_nullable_and_other_dtypes_are_kept(f):
     named = allocate(pd.DataFrame(V, columns=["skip", "mail"]), {"mail": 1})
     assert by_position.decision.tolist() == by_name.decision.tolist() \
         == named.decision.tolist() == [0, 0, 1]
+
+
+def test_uplift_chart_takes_decision_labels_as_text(f):
+    """treated=2 and control=1 name the decisions "2" and "1" of a tree fitted on int
+    actions, as every decision label is matched (they were refused as not decisions)."""
+    tree = _fit(f, action=np.array([1, 2] * (N // 2)), rewards=f.G.set_axis([1, 2], axis=1))
+    by_number = UpliftCurveDisplay.from_estimator(tree, f.X, f.t, f.y, treated=2, control=1)
+    by_text = UpliftCurveDisplay.from_estimator(tree, f.X, f.t, f.y, treated="2", control="1")
+    np.testing.assert_array_equal(by_number.curve["qini"], by_text.curve["qini"])

@@ -277,9 +277,10 @@ class UpliftCurveDisplay:
         if not hasattr(estimator, "leaf_values_"):
             raise TypeError("estimator must be a fitted PolicyTree (with leaf_values_)")
         for label, d in (("treated", treated), ("control", control)):
-            if d not in decisions:
+            if str(d) not in decisions:  # matched as text, as every decision label
                 raise ValueError(f"{label}={d!r} is not a decision of the estimator: "
                                  f"{decisions!r}")
+        treated, control = str(treated), str(control)
         if treated == control:
             raise ValueError(f"treated and control are the same decision {treated!r}; the "
                              "curve compares two decisions")
