@@ -267,6 +267,32 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
     (7.0, True, {'mail': 2.0})
     """
     time_limit = check_method(method, time_limit)
+    V, decisions = _check_values(values, decisions)
+    cap, bud = _check_limit_dicts(capacity, budget, decisions)
+    S = _check_spend(spend, bud, V, decisions)
+    limited = set(cap) | set(bud)
+    best_free, free_arg, unlimited_total = _best_unlimited(V, limited)
+
+    if not limited:
+        dec = np.argmax(V, axis=1)
+        return _result(dec, unlimited_total, unlimited_total, {}, {}, "unlimited")
+    if not bud:
+        return _capacities(V, cap, decisions, best_free, free_arg, unlimited_total)
+    out, proven = _budgets(V, cap, bud, S, decisions, best_free, free_arg, unlimited_total,
+                           method, time_limit)
+    _warn_unproven(out, proven, method, time_limit)
+    return out
+
+
+def _check_values(values, decisions):
+    """The values of :func:`allocate` as a finite float array, and the decisions' names.
+
+    ``decisions`` may not be a string. A DataFrame's columns name its decisions and are
+    matched to ``decisions`` by name (:func:`_named_columns`). ``values`` must be numbers,
+    2-D with at least one column, and finite. ``decisions`` defaults to ``"0", "1", ...``;
+    given, it must name every column once (matched as text). Returns ``(V, decisions)``:
+    a float array of shape (n_samples, n_decisions) and a tuple of str.
+    """
     if isinstance(decisions, str):
         raise TypeError(f"decisions must be a sequence of names; got the string {decisions!r}")
     values, decisions = _named_columns(values, decisions, "values")
@@ -277,7 +303,7 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
         raise ValueError(f"values must have shape (n_samples, n_decisions); got {V.shape}")
     if not np.isfinite(V).all():
         raise ValueError("values must be finite (a case with a missing cost has no value)")
-    n, D = V.shape
+    D = V.shape[1]
     decisions = tuple(str(d) for d in range(D)) if decisions is None else \
         tuple(text_labels(decisions, "decisions"))
     if len(decisions) != D:
@@ -286,32 +312,63 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
     if dup:
         raise ValueError(f"decisions must be distinct (they are matched as text); "
                          f"{dup[0]!r} names {decisions.count(dup[0])} columns of values")
+    return V, decisions
+
+
+def _check_limit_dicts(capacity, budget, decisions):
+    """The capacities and budgets of :func:`allocate`, keyed by decision index.
+
+    Each is checked by :func:`_check_limits` (a dict of known decisions and finite
+    non-negative limits, whole numbers for capacities); a decision may not have both.
+    Returns ``(cap, bud)``: dicts ``{decision index: limit as float}``, empty when not
+    given.
+    """
     cap = _check_limits(capacity, decisions, "capacity")
     bud = _check_limits(budget, decisions, "budget")
     both = sorted(set(cap) & set(bud))
     if both:
         raise ValueError(f"decision {decisions[both[0]]!r} has both a capacity and a budget; "
                          "give one limit per decision")
-    S = None
-    if bud:
-        if spend is None:
-            raise ValueError("budget needs spend= (the spend of every decision per case)")
-        spend, _ = _named_columns(spend, decisions, "spend")
-        S = float_array(spend, "spend", "numbers (the spend of every decision per case)")
-        if S.shape != V.shape:
-            raise ValueError(f"spend must be an array of shape {V.shape} (cases x "
-                             f"decisions); got shape {S.shape}")
-        bad = ~np.isfinite(S) | (S < 0)
-        if bad.any():
-            i, d = np.argwhere(bad)[0]
-            raise ValueError(
-                f"spend must be finite and non-negative (the spend of each decision per "
-                f"case); the spend of {decisions[d]!r} in row {i} is {S[i, d]} "
-                f"({int(bad.sum()):,} such values)")
-    elif spend is not None:
-        raise ValueError("spend is only used with budget=")
-    limited = set(cap) | set(bud)
-    unlimited = [d for d in range(D) if d not in limited]
+    return cap, bud
+
+
+def _check_spend(spend, bud, V, decisions):
+    """The spend of every decision per case, which a budget needs and only a budget uses.
+
+    With budgets, ``spend`` must be given (a DataFrame's columns matched to the decisions
+    by name), numbers of the shape of the values, finite and non-negative; a bad value is named by its decision and row. Without budgets it must
+    be None. Returns the spend as a float array, or None without budgets.
+    """
+    if not bud:
+        if spend is not None:
+            raise ValueError("spend is only used with budget=")
+        return None
+    if spend is None:
+        raise ValueError("budget needs spend= (the spend of every decision per case)")
+    spend, _ = _named_columns(spend, decisions, "spend")
+    S = float_array(spend, "spend", "numbers (the spend of every decision per case)")
+    if S.shape != V.shape:
+        raise ValueError(f"spend must be an array of shape {V.shape} (cases x "
+                         f"decisions); got shape {S.shape}")
+    bad = ~np.isfinite(S) | (S < 0)
+    if bad.any():
+        i, d = np.argwhere(bad)[0]
+        raise ValueError(
+            f"spend must be finite and non-negative (the spend of each decision per "
+            f"case); the spend of {decisions[d]!r} in row {i} is {S[i, d]} "
+            f"({int(bad.sum()):,} such values)")
+    return S
+
+
+def _best_unlimited(V, limited):
+    """The best unlimited decision of every case, which every allocation starts from.
+
+    At least one decision must be unlimited, so that every case can get one. Returns
+    ``(best_free, free_arg, unlimited_total)``: the value and index of each case's best
+    unlimited decision (the first of equals), and the total of the values without any
+    limit.
+    """
+    unlimited = [d for d in range(V.shape[1]) if d not in limited]
     if not unlimited:
         raise ValueError(
             "every decision is limited: at least one decision must be unlimited so that "
@@ -320,15 +377,22 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
     best_free = V[:, unlimited].max(axis=1)
     free_arg = np.asarray(unlimited)[np.argmax(V[:, unlimited], axis=1)]
     unlimited_total = float(V.max(axis=1).sum())
-    rows = np.arange(n)
+    return best_free, free_arg, unlimited_total
 
-    if not limited:
-        dec = np.argmax(V, axis=1)
-        return _result(dec, unlimited_total, unlimited_total, {}, {}, "unlimited")
-    if not bud:
-        return _capacities(V, cap, decisions, best_free, free_arg, unlimited_total)
 
-    lim_of = sorted(limited)
+def _budgets(V, cap, bud, S, decisions, best_free, free_arg, unlimited_total, method,
+             time_limit):
+    """Solve an allocation with at least one budget (and maybe capacities).
+
+    The (case, limited decision) pairs that gain over the case's best unlimited decision
+    are solved by ``method`` (:func:`_solve_budget`); each case keeps its best unlimited
+    decision unless its pair is taken. Where the allocation is proven optimal, each
+    limit is raised by one unit and solved again: the shadow price is the difference of
+    the two totals when both are proven. Returns ``(result, proven)``: the Bunch of
+    :func:`allocate` and whether the allocation is proven optimal.
+    """
+    rows = np.arange(V.shape[0])
+    lim_of = sorted(set(cap) | set(bud))
     order = np.asarray(lim_of, dtype=np.intp)
     P = _Pairs(V, order, bud, S, best_free)
     lim = np.array([cap[d] if d in cap else bud[d] for d in lim_of])
@@ -356,19 +420,29 @@ def allocate(values, capacity=None, *, budget=None, spend=None, decisions=None,
         used[decisions[d]] = float(S[dec == d, d].sum()) if d in bud else int((dec == d).sum())
     out = _result(dec, total, unlimited_total, used, shadow, sol.how, bound=bound,
                   optimal=bool(sol.proven), lp_dual_price=dual)
-    if not sol.proven and method == "exact" and time_limit is not None:
+    return out, sol.proven
+
+
+def _warn_unproven(out, proven, method, time_limit):
+    """Warn when a budget's allocation is not proven optimal and may matter.
+
+    With ``method="exact"`` and a ``time_limit``, whenever the program stopped before its
+    proof; with ``"auto"``, when the relative gap is over ``GAP_WARNING``. The warning
+    points at the caller of :func:`allocate` (``stacklevel=3``: this stage is called by
+    ``allocate``).
+    """
+    if not proven and method == "exact" and time_limit is not None:
         warnings.warn(
             f"allocate: the mixed-integer program stopped at time_limit={time_limit:g} s "
             f"without proving its allocation optimal; the allocation returned is within "
             f"{out.gap:.6g} ({out.relative_gap:.3g} of the bound) of the optimum",
-            UserWarning, stacklevel=2)
-    elif not sol.proven and method == "auto" and out.relative_gap > GAP_WARNING:
+            UserWarning, stacklevel=3)
+    elif not proven and method == "auto" and out.relative_gap > GAP_WARNING:
         warnings.warn(
             f"allocate: the allocation is within {out.gap:.6g} ({out.relative_gap:.3g} of "
-            f"the bound {bound:.6g}) of the optimum, not proven optimal; "
+            f"the bound {out.bound:.6g}) of the optimum, not proven optimal; "
             "method='exact' (with a time_limit) may close the gap",
-            UserWarning, stacklevel=2)
-    return out
+            UserWarning, stacklevel=3)
 
 
 def _result(dec, total, unlimited_total, used, shadow, method, *, bound=None, optimal=True,
