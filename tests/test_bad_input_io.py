@@ -172,6 +172,10 @@ CASES = [
      lambda f: dt.decide(f.post, f.m, sample_weight=[0, 1, 2, 1], capacity={"call": 1}),
      ValueError, ["capacity / budget do not combine with sample_weight other than 1",
                   "one row per case"]),
+    # numpy's "ufunc 'isfinite' not supported" named no parameter
+    ("decide-threshold-beyond-a-float",
+     lambda f: dt.decide(f.post, f.m, threshold=10 ** 400), ValueError,
+     ["threshold must be a finite number"]),
     # one decision: refused as limited, not as a shape of the values decide never shows
     ("decide-capacity-one-decision", lambda f: dt.decide(f.post, f.one, capacity={"call": 1}),
      ValueError, ["every decision is limited", "add a 'do nothing' decision"]),
@@ -914,3 +918,18 @@ def test_cli_options_are_checked_before_any_work(cli, capsys, argv, patterns):
     assert "unexpected" not in err and "Traceback" not in err
     for pattern in patterns:
         assert pattern in err, (pattern, err)
+
+
+def test_numbers_of_other_types_are_taken_by_decide(f):
+    """Valid numbers of other types: a chunk size of np.uint8 (it overflowed in the
+    chunk arithmetic), a Fraction threshold (numpy's isfinite refused it) and the
+    largest np.uint64 capacity (refused as "not an integer" after rounding to a float)
+    give the answers of plain ints and floats."""
+    from fractions import Fraction
+
+    def decisions(**kw):
+        return dt.decide(f.post, f.m, **kw).cases["D_target"].tolist()
+
+    assert decisions(chunk_size=np.uint8(1)) == decisions(chunk_size=1)
+    assert decisions(threshold=Fraction(5, 2)) == decisions(threshold=2.5)
+    assert decisions(capacity={"call": np.uint64(2 ** 64 - 1)}) == ["call"] * 4

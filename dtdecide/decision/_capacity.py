@@ -151,7 +151,8 @@ def _check_limits(limits, decisions, name):
                 not np.isfinite(_as_float(v)):
             raise ValueError(f"{name}[{d!r}] must be a finite non-negative number (for no "
                              f"limit, leave {str(d)!r} out of {name}); got {v!r}")
-        if name == "capacity" and float(v) != int(v):
+        if name == "capacity" and not isinstance(v, numbers.Integral) and \
+                float(v) != int(v):
             raise ValueError(f"capacity[{d!r}] counts cases: give an integer; got {v!r}")
         out[decisions.index(str(d))] = float(v)
     return out

@@ -9,7 +9,7 @@ import pandas as pd
 from .._dtypes import code_dtype
 from .._jit import kernels_mode, use_compiled
 from .._parallel import check_n_jobs, one_blas_thread, thread_pool
-from ._capacity import check_method
+from ._capacity import _as_float, check_method
 from ._kernels import (
     _FLOAT,
     _adjust_posteriors,
@@ -700,7 +700,7 @@ def _chunk_rows(chunk_size):
     chunk = _CHUNK_ROWS if chunk_size is None else chunk_size
     if not isinstance(chunk, numbers.Integral) or isinstance(chunk, bool) or chunk < 1:
         raise ValueError(f"chunk_size must be a positive integer; got {chunk_size!r}")
-    return chunk
+    return int(chunk)  # np.uint8(1) overflowed in the chunk arithmetic
 
 
 def _check_threshold(threshold, do_nothing, matrix):
@@ -710,7 +710,7 @@ def _check_threshold(threshold, do_nothing, matrix):
     if threshold is None:
         return
     if not isinstance(threshold, numbers.Real) or isinstance(threshold, bool) or \
-            not np.isfinite(threshold):
+            not np.isfinite(_as_float(threshold)):  # a Fraction, an int beyond a float
         raise ValueError(f"threshold must be a finite number; got {threshold!r}")
     if not isinstance(do_nothing, str) or not do_nothing or do_nothing in matrix.decisions:
         raise ValueError(
