@@ -759,3 +759,21 @@ def test_uplift_chart_takes_decision_labels_as_text(f):
     by_number = UpliftCurveDisplay.from_estimator(tree, f.X, f.t, f.y, treated=2, control=1)
     by_text = UpliftCurveDisplay.from_estimator(tree, f.X, f.t, f.y, treated="2", control="1")
     np.testing.assert_array_equal(by_number.curve["qini"], by_text.curve["qini"])
+
+
+def test_score_file_reads_a_target_of_text_levels_as_text(tmp_path):
+    """A model whose levels are the texts "1" and "0" (or "True" and "False") scores a
+    file whose target column pandas reads as numbers (or booleans): the file holds
+    text, so the column is compared as text. It was refused as "not levels", with
+    advice to convert y that score_file gives no way to follow."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.normal(size=60)})
+    bought = X["x"] + rng.normal(size=60) > 0
+    for y_text, y_file in ((bought.astype(int).astype(str), bought.astype(int)),
+                           (bought.astype(str), bought)):
+        levels = sorted(set(y_text))
+        m = DecisionMatrix({"call": [10, -1], "skip": [0, 0]}, levels=levels[::-1])
+        tree = ProfitTreeClassifier(decision_matrix=m, max_depth=2).fit(X, y_text)
+        X.assign(y=y_file).to_csv(tmp_path / "d.csv", index=False)
+        summary = score_file(tree, tmp_path / "d.csv", tmp_path / "o.csv", target="y")
+        assert summary["total_profit"] == tree.decide(X, y=y_text).summary["total_profit"]

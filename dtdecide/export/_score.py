@@ -613,6 +613,12 @@ class _Scorer:
                 "for every row for profit figures, or leave the column out (or empty) for "
                 "decisions only"
             )
+        m = self.matrix
+        if m is not None and not m.is_interval and col.dtype.kind in "iufb" and all(
+                isinstance(v, str) for v in m.levels):
+            # a file holds text: the levels "1" and "True" of a model are the text pandas
+            # read as the numbers and booleans 1 and True (refused as not levels)
+            col = col.astype(str)
         return col
 
     def score(self, chunk, first, k, chunk_size):
