@@ -77,10 +77,89 @@ def _level_table(matrix):
 
 def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
     """Fit ``est`` (a profit tree) on Dask collections; see the module notes."""
-    from .._algorithms._grower import grow_from_source, profit_level_map
+    from .._algorithms._grower import grow_from_source
     from .._kernels._histogram import BinLayout
 
     dask = _import_dask()
+    matrix = _check_fit_arguments(est, X, y, costs, edits)
+    is_classifier = est._is_classifier
+    packed, spec, summary = _summaries(dask, est, X, y, sample_weight, costs, matrix)
+    n = summary["n"]
+    encoding = _set_input_attributes(est, X, y, costs, matrix, summary)
+    classes, shift, freq, t_lab, label_weight = _target(est, y, matrix, summary)
+    # the split search's loss matrix and class weights read the training consequences
+    # (their frequency-weighted sums) only for split_weights and an ordinal matrix; those
+    # options never grow on money, whose channels need the class weights while binning
+    needs_sums = matrix is not None and not matrix.is_interval and (
+        getattr(est, "split_weights", None) is not None or getattr(est, "is_ordinal_", False)
+    )
+    if not needs_sums:
+        loss_matrix = est._split_search(matrix, None, t_lab, label_weight)
+    binner = _binner_from(summary, encoding, est.max_bins)
+    unit = summary["unit"]
+    small = np.dtype(np.float32 if is_classifier and unit and n < _FLOAT32_EXACT_LIMIT
+                     else np.float64)
+    store = _row_store(dask, summary, encoding, binner, matrix, is_classifier)
+    prepare_parts = _part_preparer(dask, est, packed, spec, matrix, costs, encoding, binner,
+                                   classes, unit, shift, store)
+
+    parts = source = None
+    try:
+        if needs_sums:
+            hist_dtype = small
+            parts, places = prepare_parts(None, None, hist_dtype)
+            items = _per_part(dask, _part_cons_sums, parts, places)
+            (sums,) = dask.compute(_tree_reduce(dask, items, _add_arrays))
+            loss_matrix = est._split_search(matrix, sums, t_lab, label_weight)
+        n_classes = len(classes) if is_classifier else None
+        profit, level_map = _split_criterion(est, matrix, loss_matrix, freq, n_classes,
+                                             sample_weight)
+        money = profit is not None and level_map is None  # per-case money channels
+        if not needs_sums:
+            hist_dtype = np.dtype(np.float64) if money else small
+            parts, places = prepare_parts(profit if money else None,
+                                          est.split_class_weight_ if money else None,
+                                          hist_dtype)
+        layout = BinLayout.from_binner(binner)
+        # money channels never give row counts: counted separately, as in memory
+        source = DaskRows(dask, parts, layout, with_counts=not unit or money,
+                          n_classes=n_classes, places=places)
+        tree = grow_from_source(
+            source, binner, n_samples=n, n_classes=n_classes,
+            criterion=est._growing_criterion(loss_matrix),
+            class_weight=est.split_class_weight_, loss_matrix=loss_matrix,
+            unit_weights=unit, hist_dtype=hist_dtype, shift=shift, max_depth=est.max_depth,
+            min_samples_leaf=est.min_samples_leaf, min_samples_split=est.min_samples_split,
+            min_impurity_decrease=est.min_impurity_decrease,
+            max_leaf_nodes=est.max_leaf_nodes, profit=profit, level_map=level_map,
+        )
+        tree = _node_statistics(est, source, tree, matrix, classes)
+    finally:
+        parts = source = None  # release the persisted partitions (or their handles)
+        if store is not None:  # every pass over the rows is done: remove their files
+            _storage.cleanup(dask, *store)
+    est.tree_ = tree
+    if est.ccp_alpha > 0:
+        from . import _pruning
+
+        est.tree_ = _pruning.apply_ccp_alpha(est, est.ccp_alpha)
+    if edits:
+        from .._algorithms._edit import replay_edits
+
+        # set_decision and prune_node work on the node statistics alone
+        replay_edits(est, edits)
+    return est
+
+
+def _check_fit_arguments(est, X, y, costs, edits):
+    """Check what :func:`fit_dask` is given, before any pass over the rows.
+
+    In this order: the estimator's parameters, edits that would regrow nodes from the
+    rows (not supported on Dask), ``X`` (a Dask DataFrame), ``y`` (not None), ``costs``
+    (not a dict), the decision matrix and the fit options, the options the Dask fit does
+    not support, ``costs`` without a matrix, and ``y`` (a Dask collection). Returns the
+    checked decision matrix (None without one).
+    """
     est._validate_params()
     if edits and not isinstance(edits, (str, bytes)) and hasattr(edits, "__iter__"):
         from .._algorithms._edit import _NEEDS_ROWS
@@ -106,24 +185,42 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
     _refuse(est)
     if matrix is None and costs is not None:
         raise ValueError("costs needs a decision_matrix; got decision_matrix=None")
-    is_classifier = est._is_classifier
-
     if not is_dask_collection(y):
         raise TypeError(
             "y must be a Dask Series with the partitions of X when X is a Dask DataFrame; "
             f"got {type(y).__name__}"
         )
+    return matrix
+
+
+def _summaries(dask, est, X, y, sample_weight, costs, matrix):
+    """The first pass over the rows: one summary of all partitions.
+
+    The partitions of the inputs, target, weights and costs are packed together, each
+    is summarised on its worker and the summaries are merged in a tree reduction (row
+    count, weight sum, labels, bin edges' material, missing values). There must be at
+    least one row and a positive weight sum. Returns ``(packed, spec, summary)``.
+    """
     packed, spec = _packed_parts(X, y, sample_weight, costs)
-    kw = dict(est=est, matrix=matrix, is_classifier=is_classifier)
+    kw = dict(est=est, matrix=matrix, is_classifier=est._is_classifier)
     summarize = dask.delayed(_summarize, pure=True)
     items = [summarize(p, spec, **kw) for p in packed]
     (summary,) = dask.compute(_tree_reduce(dask, items, _merge_summaries))
-    n = summary["n"]
-    if n == 0:
+    if summary["n"] == 0:
         raise ValueError("X must have at least one row; every partition is empty")
     if not summary["weight"] > 0:
         raise ValueError("sample_weight must have a positive sum")
+    return packed, spec, summary
 
+
+def _set_input_attributes(est, X, y, costs, matrix, summary):
+    """Set the fitted attributes that describe the inputs, from the summary.
+
+    The inputs' encoding (feature names, categorical columns and their categories) is
+    read from the summary and the metadata of ``X``; the cost features, the decision
+    matrix, the decisions, the target's name and empty overrides and edits are set as
+    the in-memory fit sets them. Returns the encoding.
+    """
     meta_in, _, _, cost_features = est._split_costs(X._meta, None if costs is None
                                                     else costs._meta, matrix)
     encoding = _encoding_from(summary, meta_in)
@@ -140,9 +237,21 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
     est.decisions_ = None if matrix is None else tuple(matrix.decisions)
     name = getattr(y, "name", None)
     est.target_name_ = str(name) if name is not None else "target"
+    return encoding
 
+
+def _target(est, y, matrix, summary):
+    """The target as the grower reads it, from the summary.
+
+    A classifier: the in-memory target preparation runs on the distinct labels with
+    their weights (classes, ordinal flag and every check of the in-memory fit; a
+    Categorical target must have known categories). A regressor: the weighted mean of
+    the target, which the grower subtracts. Returns ``(classes, shift, freq, t_lab,
+    label_weight)``: the classes, the shift, the classes' weighted frequencies and the
+    codes and weights of the distinct labels (None or 0.0 where they do not apply).
+    """
     classes, shift, freq, t_lab, label_weight = None, 0.0, None, None, None
-    if is_classifier:
+    if est._is_classifier:
         labels, label_weight = summary["labels"]
         dtype = getattr(y, "dtype", None)
         if isinstance(dtype, pd.CategoricalDtype) and _unknown_categories(dtype):
@@ -152,30 +261,43 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
             )
         # the in-memory target preparation on the distinct labels with their weights:
         # classes, ordinal flag and every check of the in-memory fit
-        t_lab = est._prepare_target(y._meta, labels, matrix, label_weight, n_cases=n)
+        t_lab = est._prepare_target(y._meta, labels, matrix, label_weight,
+                                    n_cases=summary["n"])
         classes = est.classes_
         freq = np.bincount(t_lab, weights=label_weight, minlength=len(classes))
     else:
         shift = summary["wy"] / summary["weight"]
-    # the split search's loss matrix and class weights read the training consequences
-    # (their frequency-weighted sums) only for split_weights and an ordinal matrix; those
-    # options never grow on money, whose channels need the class weights while binning
-    needs_sums = matrix is not None and not matrix.is_interval and (
-        getattr(est, "split_weights", None) is not None or getattr(est, "is_ordinal_", False)
-    )
-    if not needs_sums:
-        loss_matrix = est._split_search(matrix, None, t_lab, label_weight)
-    binner = _binner_from(summary, encoding, est.max_bins)
+    return classes, shift, freq, t_lab, label_weight
+
+
+def _row_store(dask, summary, encoding, binner, matrix, is_classifier):
+    """Where the binned partitions are kept: None (worker memory) or a folder on disk.
+
+    The storage option of the Dask configuration is resolved against the size of the
+    binned rows (the binned inputs and the per-row floats: weights, targets and two per
+    decision with a matrix). Returns None for memory, else ``(folder name, directory)``.
+    """
     unit = summary["unit"]
-    small = np.dtype(np.float32 if is_classifier and unit and n < _FLOAT32_EXACT_LIMIT
-                     else np.float64)
     storage, directory = _storage.storage_options(dask)
     n_row_floats = (0 if unit else 1) if is_classifier else 6
     if matrix is not None:
         n_row_floats += 2 * matrix.n_decisions
     storage = _storage.choose_storage(dask, storage, _storage.binned_nbytes(
-        n, len(encoding.feature_names), binner.binned_dtype_.itemsize, n_row_floats))
-    store = None if storage == "memory" else (_storage.new_folder_name(), directory)
+        summary["n"], len(encoding.feature_names), binner.binned_dtype_.itemsize,
+        n_row_floats))
+    return None if storage == "memory" else (_storage.new_folder_name(), directory)
+
+
+def _part_preparer(dask, est, packed, spec, matrix, costs, encoding, binner, classes, unit,
+                   shift, store):
+    """A function that bins and persists every partition for the grower.
+
+    The offsets of case-specific consequences bound to the rows are computed now (a pass
+    over the rows where they apply). The function returned, ``prepare_parts(profit,
+    class_weight, hist_dtype)``, persists the prepared partitions and returns ``(parts,
+    places)``: the persisted partitions and, when they are on disk, the worker that wrote
+    each (None in memory).
+    """
     prepare = dask.delayed(_prepare, pure=True)
     offsets = _bound_offsets(dask, packed, matrix, costs)
 
@@ -189,84 +311,70 @@ def fit_dask(est, X, y, sample_weight=None, costs=None, edits=None):
         # a partition on disk is read on the worker that wrote it
         return parts, None if store is None else _storage.writers(dask, parts)
 
-    parts = source = None
-    try:
-        if needs_sums:
-            hist_dtype = small
-            parts, places = prepare_parts(None, None, hist_dtype)
-            items = _per_part(dask, _part_cons_sums, parts, places)
-            (sums,) = dask.compute(_tree_reduce(dask, items, _add_arrays))
-            loss_matrix = est._split_search(matrix, sums, t_lab, label_weight)
-        est.split_criterion_ = est._split_criterion(loss_matrix)
-        # "auto" smoothing reads the classes' training frequencies: ``freq`` as (codes,
-        # weights)
-        est.posterior_smoothing_ = est._resolve_posterior_smoothing(
-            matrix, None if freq is None else np.arange(len(freq)), freq)
-        n_classes = len(classes) if is_classifier else None
-        profit = level_map = None
-        if est.split_criterion_ == "profit":
-            from .._kernels._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
+    return prepare_parts
 
-            method = getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD)
-            # the in-memory rule: without case costs the partitions histogram the class
-            # counts and the money comes from them through the level map
-            mapped = profit_level_map(_level_table(matrix), method, n_classes,
-                                      est.split_class_weight_,
-                                      weighted=sample_weight is not None)
-            if mapped is not None:
-                profit, level_map = mapped
-            else:
-                profit = ProfitCriterion(matrix.n_decisions, method)
-        money = profit is not None and level_map is None  # per-case money channels
-        if not needs_sums:
-            hist_dtype = np.dtype(np.float64) if money else small
-            parts, places = prepare_parts(profit if money else None,
-                                          est.split_class_weight_ if money else None,
-                                          hist_dtype)
-        layout = BinLayout.from_binner(binner)
-        # money channels never give row counts: counted separately, as in memory
-        source = DaskRows(dask, parts, layout, with_counts=not unit or money,
-                          n_classes=n_classes, places=places)
-        tree = grow_from_source(
-            source, binner, n_samples=n, n_classes=n_classes,
-            criterion=est._growing_criterion(loss_matrix),
-            class_weight=est.split_class_weight_, loss_matrix=loss_matrix,
-            unit_weights=unit, hist_dtype=hist_dtype, shift=shift, max_depth=est.max_depth,
-            min_samples_leaf=est.min_samples_leaf, min_samples_split=est.min_samples_split,
-            min_impurity_decrease=est.min_impurity_decrease,
-            max_leaf_nodes=est.max_leaf_nodes, profit=profit, level_map=level_map,
-        )
-        routing = source.routing
+
+def _split_criterion(est, matrix, loss_matrix, freq, n_classes, sample_weight):
+    """Set the split criterion and the posterior smoothing; the profit criterion's parts.
+
+    ``split_criterion_`` follows from the loss matrix, and ``"auto"`` smoothing reads the
+    classes' training frequencies. With the profit criterion, the in-memory rule
+    applies: without case costs the partitions histogram the class counts and the money
+    comes from them through the level map; otherwise the partitions carry per-case money
+    channels. Returns ``(profit, level_map)``: both None for another criterion, and
+    ``level_map`` None with money channels.
+    """
+    from .._algorithms._grower import profit_level_map
+
+    est.split_criterion_ = est._split_criterion(loss_matrix)
+    # "auto" smoothing reads the classes' training frequencies: ``freq`` as (codes,
+    # weights)
+    est.posterior_smoothing_ = est._resolve_posterior_smoothing(
+        matrix, None if freq is None else np.arange(len(freq)), freq)
+    profit = level_map = None
+    if est.split_criterion_ == "profit":
+        from .._kernels._profit import DEFAULT_PROFIT_METHOD, ProfitCriterion
+
+        method = getattr(est, "_profit_method", DEFAULT_PROFIT_METHOD)
+        # the in-memory rule: without case costs the partitions histogram the class
+        # counts and the money comes from them through the level map
+        mapped = profit_level_map(_level_table(matrix), method, n_classes,
+                                  est.split_class_weight_,
+                                  weighted=sample_weight is not None)
+        if mapped is not None:
+            profit, level_map = mapped
+        else:
+            profit = ProfitCriterion(matrix.n_decisions, method)
+    return profit, level_map
+
+
+def _node_statistics(est, source, tree, matrix, classes):
+    """Set the grown tree and the node statistics that need a pass over the rows.
+
+    With a matrix, the decision statistics of every node are summed over the partitions
+    and the tree's decisions are set from them; with the case rule, each case's own best
+    decision at every node of its path is summed too (the pruning risk), as the
+    in-memory fit sums them. Sets ``_full_tree_``, ``_decision_stats_`` and
+    ``_case_stats_``; returns the tree (redecided with a matrix).
+    """
+    routing = source.routing
+    est._full_tree_ = tree
+    est._decision_stats_ = None
+    if matrix is not None:
+        est._decision_stats_ = source._sum(_part_stats, routing, tree.parent, tree.depth,
+                                           matrix, add=_add_stats)
+        tree = est._redecide(tree)
         est._full_tree_ = tree
-        est._decision_stats_ = None
-        if matrix is not None:
-            est._decision_stats_ = source._sum(_part_stats, routing, tree.parent, tree.depth,
-                                               matrix, add=_add_stats)
-            tree = est._redecide(tree)
-            est._full_tree_ = tree
-        est._case_stats_ = None
-        if matrix is not None and est._case_rule():
-            # the case rule's node profits (pruning risk): each case's own best decision at
-            # every node of its path, summed per partition as the in-memory fit sums them
-            node_in = est._case_node_inputs(tree)
-            n_groups = len(classes) if is_classifier else None
-            S = source._sum(_part_case_sums, routing, tree.parent, node_in, n_groups)
-            est._case_stats_ = {"profit": S if is_classifier else S[:, 0], "matrix": matrix}
-    finally:
-        parts = source = None  # release the persisted partitions (or their handles)
-        if store is not None:  # every pass over the rows is done: remove their files
-            _storage.cleanup(dask, *store)
-    est.tree_ = tree
-    if est.ccp_alpha > 0:
-        from . import _pruning
-
-        est.tree_ = _pruning.apply_ccp_alpha(est, est.ccp_alpha)
-    if edits:
-        from .._algorithms._edit import replay_edits
-
-        # set_decision and prune_node work on the node statistics alone
-        replay_edits(est, edits)
-    return est
+    est._case_stats_ = None
+    if matrix is not None and est._case_rule():
+        # the case rule's node profits (pruning risk): each case's own best decision at
+        # every node of its path, summed per partition as the in-memory fit sums them
+        node_in = est._case_node_inputs(tree)
+        n_groups = len(classes) if est._is_classifier else None
+        S = source._sum(_part_case_sums, routing, tree.parent, node_in, n_groups)
+        est._case_stats_ = {"profit": S if est._is_classifier else S[:, 0],
+                            "matrix": matrix}
+    return tree
 
 
 # ------------------------------------------------------------------ scoring
