@@ -125,6 +125,18 @@ CASES = [
      lambda f: DecisionMatrix.from_frame(pd.DataFrame([[1, 0], [0, 1]], index=LEVELS,
                                                       columns=["a", None])),
      ValueError, ["the columns of df must be non-empty names"]),
+    # a missing value of a nullable column was "not a number" ("an array of dtype object")
+    ("matrix-values-nullable-missing",
+     _dm(values=pd.DataFrame({"a": pd.array([1, None], dtype="Int64"), "b": [0, 1]},
+                             index=LEVELS)),
+     ValueError, ["values must be finite numbers", "NaN"]),
+    ("matrix-dict-values-nullable-missing",
+     _dm(values={"a": pd.array([1, None], dtype="Int64"), "b": [0, 1]}), ValueError,
+     ["values must be finite numbers"]),
+    ("from-frame-values-nullable-missing",
+     lambda f: DecisionMatrix.from_frame(pd.DataFrame(
+         {"a": pd.array([1, None], dtype="Int64"), "b": [0, 1]}, index=LEVELS)),
+     ValueError, ["values must be finite numbers"]),
     ("matrix-empty", _dm(values=np.zeros((0, 2)), levels=[]), ValueError,
      ["levels", "empty"]),
     ("priors-negative", _dm(priors=[-0.1, 1.1]), ValueError,

@@ -198,7 +198,7 @@ class DecisionMatrix(_MatrixCasesMixin, _MatrixFilesMixin):
                 decisions = text_labels(values.columns, "the columns of values").tolist()
             if levels is None and knots is None:
                 levels = list(values.index)
-            arr = _as_float_array(values.to_numpy(), "values")
+            arr = _as_float_array(values, "values")  # pd.NA of nullable columns: NaN
         elif case_specific:
             arr = np.zeros((0, 0))
         else:

@@ -53,7 +53,8 @@ __all__ = ["_MatrixCasesMixin"]
 
 def _as_float_array(values, name):
     try:
-        if isinstance(values, (pd.DataFrame, pd.Series)):  # pd.NA of nullable columns: NaN
+        if isinstance(values, (pd.DataFrame, pd.Series, pd.Index,
+                               pd.api.extensions.ExtensionArray)):  # pd.NA: NaN
             return values.to_numpy(dtype=_FLOAT, na_value=np.nan)
         arr = np.asarray(values, dtype=_FLOAT)
     except (TypeError, ValueError):

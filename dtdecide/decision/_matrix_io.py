@@ -14,6 +14,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ._matrix_cases import _as_float_array
 from ._validation import repeated_names, reworded, text_labels
 
 __all__ = ["_MatrixFilesMixin"]
@@ -143,9 +144,9 @@ class _MatrixFilesMixin:
         values = _numeric_frame(df)
         rows = _infer_index(df.index)
         if interval:
-            return cls(values.to_numpy(), knots=rows, decisions=[str(c) for c in df.columns],
+            return cls(_as_float_array(values, "values"), knots=rows, decisions=[str(c) for c in df.columns],
                        kind=kind, costs=costs or None, priors=priors)
-        return cls(values.to_numpy(), levels=rows, decisions=[str(c) for c in df.columns],
+        return cls(_as_float_array(values, "values"), levels=rows, decisions=[str(c) for c in df.columns],
                    kind=kind, costs=costs or None, priors=priors)
 
     def to_csv(self, path_or_buf=None, **kwargs):
