@@ -71,6 +71,203 @@ def _by_label(frame, labels, axis, name, as_text=False):
     )
 
 
+def _check_kind(kind, case_specific):
+    """Check the matrix's ``kind``: one of ``_KINDS``, and not ``"revenue"`` for a
+    case-specific matrix (whose consequences are profits or losses per case)."""
+    if not isinstance(kind, str) or kind not in _KINDS:
+        raise ValueError(f"kind must be one of {_KINDS}; got {kind!r}")
+    if case_specific and kind == "revenue":
+        raise ValueError("kind must be 'profit' or 'loss' for case-specific matrices; "
+                         "got 'revenue'")
+
+
+def _values_array(values, levels, knots, decisions, case_specific):
+    """The matrix's values as a 2-D float array, from a dict, a DataFrame or an array.
+
+    A dict's keys are the decisions (``decisions``, when given, must name the same keys)
+    and its values the columns, one value per level. A DataFrame's rows and columns named
+    like the given levels (or knots) and decisions are matched by name, never by
+    position; its columns default the decisions and its index the levels. A
+    case-specific matrix without values gets an empty array (filled with zeros once its
+    shape is known). The array must be 2-D and finite. Returns ``(arr, levels, knots,
+    decisions)`` with the defaults that the values supplied.
+    """
+    if isinstance(values, Mapping):
+        arr, decisions = _values_from_dict(values, decisions)
+    elif isinstance(values, pd.DataFrame):
+        # rows and columns named like the given levels / decisions are matched by
+        # name, never by position
+        rows = levels if levels is not None else knots
+        if rows is not None and np.iterable(rows) and not isinstance(rows, str):
+            values = _by_label(values, list(rows), "index", "levels" if levels is
+                               not None else "knots")
+        if decisions is not None and not isinstance(decisions, str):
+            values = _by_label(values, [str(d) for d in decisions], "columns",
+                               "decisions", as_text=True)
+        if decisions is None:
+            decisions = text_labels(values.columns, "the columns of values").tolist()
+        if levels is None and knots is None:
+            levels = list(values.index)
+        arr = _as_float_array(values, "values")  # pd.NA of nullable columns: NaN
+    elif case_specific:
+        arr = np.zeros((0, 0))
+    else:
+        arr = _as_float_array(values, "values")
+
+    if arr.ndim != 2:
+        raise ValueError(
+            f"values must be 2-D (n_levels, n_decisions); got shape {arr.shape}"
+        )
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("values must be finite numbers (no NaN or infinity)")
+    return arr, levels, knots, decisions
+
+
+def _values_from_dict(values, decisions):
+    """The columns of a dict of values ``{decision: one value per level}``, in the order
+    of ``decisions`` (default: the keys), which must name the same keys (as text). Every
+    column must be 1-D and of the same length. Returns ``(arr, decisions)``."""
+    keys = list(values)
+    if decisions is None:
+        decisions = keys
+    elif set(map(str, decisions)) != set(map(str, keys)) or len(decisions) != len(keys):
+        raise ValueError(
+            f"decisions must name the keys of values; got decisions={list(decisions)!r} "
+            f"and keys {keys!r}"
+        )
+    by_name = {str(k): v for k, v in values.items()}
+    cols = []
+    for d in decisions:
+        col = _as_float_array(by_name[str(d)], "values")
+        if col.ndim != 1:
+            raise ValueError(
+                f"values[{d!r}] must be 1-D (one value per level); got shape {col.shape}"
+            )
+        cols.append(col)
+    if len({c.size for c in cols}) > 1:
+        raise ValueError(
+            f"values must give the same number of levels for every decision; got "
+            f"{[c.size for c in cols]}"
+        )
+    return (np.column_stack(cols) if cols else np.empty((0, 0))), decisions
+
+
+def _rows(levels, knots):
+    """The matrix's rows: exactly one of ``levels`` (the labels of a categorical target)
+    and ``knots`` (the values of an interval target), checked. Returns ``(knots,
+    levels_arr, n_levels)``; the one not given is None."""
+    if (levels is None) == (knots is None):
+        raise ValueError("exactly one of levels and knots must be given")
+    if knots is not None:
+        knots = _check_knots(knots)
+        return knots, None, knots.size
+    levels_arr = _check_labels(levels, "levels")
+    return None, levels_arr, levels_arr.size
+
+
+def _decision_names(decisions, n_columns):
+    """The decisions' names as a tuple of distinct, non-empty str: given (not a string),
+    or ``"d1", "d2", ...`` for the ``n_columns`` columns of the values."""
+    if decisions is None:
+        decisions = [f"d{j + 1}" for j in range(n_columns)]
+    if isinstance(decisions, str):
+        raise TypeError(f"decisions must be a sequence of names; got the string {decisions!r}")
+    decisions = tuple(text_labels(decisions, "decisions"))
+    if len(decisions) == 0:
+        raise ValueError("decisions must not be empty")
+    if len(set(decisions)) != len(decisions):
+        dup = sorted({d for d in decisions if decisions.count(d) > 1})
+        raise ValueError(f"decisions must be unique; duplicated: {dup!r}")
+    return decisions
+
+
+def _cost_map(costs, kind, decisions):
+    """The costs of a revenue matrix as ``{decision: float or cost column name}``.
+
+    ``costs`` is None, a dict ``{decision: cost}`` or a sequence aligned with the
+    decisions; a cost is a finite number, the non-empty name of a column of case costs,
+    or None (no cost). Costs are refused for a kind other than ``"revenue"``. The map
+    keeps the decisions' order and leaves out decisions without a cost.
+    """
+    cost_map = {}
+    if costs is None:
+        return cost_map
+    if kind != "revenue":
+        raise ValueError(
+            f"costs are only allowed with kind='revenue'; got kind={kind!r} "
+            "(fold constant costs into a profit matrix instead)"
+        )
+    if isinstance(costs, Mapping):
+        items = list(zip(costs, text_keys(costs, "costs").values()))
+    elif isinstance(costs, (str, bytes)) or not hasattr(costs, "__len__"):
+        raise TypeError(
+            f"costs must be a dict {{decision: cost}} or a sequence aligned with "
+            f"decisions; got {costs!r}"
+        )
+    else:
+        if len(costs) != len(decisions):
+            raise ValueError(
+                f"costs given as a sequence must have one entry per decision "
+                f"({len(decisions)}); got {len(costs)}"
+            )
+        items = list(zip(decisions, costs))
+    for d, c in items:
+        if str(d) not in decisions:
+            raise ValueError(
+                f"costs names a decision that is not in decisions: {d!r}; "
+                f"expected one of {list(decisions)!r}"
+            )
+        if c is None:
+            continue
+        if isinstance(c, str):
+            if not c:
+                raise ValueError(f"costs[{d!r}] must be a non-empty column name")
+            cost_map[str(d)] = c
+        elif isinstance(c, numbers.Real) and not isinstance(c, bool):
+            if not np.isfinite(c):
+                raise ValueError(f"costs[{d!r}] must be finite; got {c!r}")
+            cost_map[str(d)] = float(c)
+        else:
+            raise TypeError(
+                f"costs[{d!r}] must be a number or the name of a cost column; got {c!r}"
+            )
+    # keep the user's decision order
+    return {d: cost_map[d] for d in decisions if d in cost_map}
+
+
+def _priors(priors, knots, levels_arr, n_levels):
+    """The priors of the levels as checked probabilities, in the levels' order.
+
+    Only a matrix of levels takes priors. A dict or Series is matched to the levels by
+    label (every level once, no unknown label); a sequence is read in the levels' order.
+    """
+    if knots is not None:
+        raise ValueError("priors are only allowed with levels (categorical target)")
+    if isinstance(priors, (Mapping, pd.Series)):
+        pmap = dict(priors.items())
+        unknown = [k for k in pmap if k not in set(levels_arr.tolist())]
+        if unknown:
+            raise ValueError(f"priors names unknown levels: {unknown!r}")
+        missing = [lv for lv in levels_arr.tolist() if lv not in pmap]
+        if missing:
+            raise ValueError(f"priors has no value for levels {missing!r}")
+        priors = [pmap[lv] for lv in levels_arr.tolist()]
+    return _check_priors(priors, n_levels, "priors")
+
+
+def _bound_case_values(case_values, n_levels, n_decisions):
+    """Bound case-specific values as a read-only float array of shape (n_samples,
+    n_levels, n_decisions); another shape is refused."""
+    cv = _as_float_array(case_values, "values")
+    if cv.ndim != 3 or cv.shape[1:] != (n_levels, n_decisions):
+        raise ValueError(
+            f"values must have shape (n_samples, {n_levels}, {n_decisions}); "
+            f"got {cv.shape}"
+        )
+    cv.setflags(write=False)
+    return cv
+
+
 class DecisionMatrix(_MatrixCasesMixin, _MatrixFilesMixin):
     """A decision matrix: consequences of each decision for each target level.
 
@@ -152,88 +349,19 @@ class DecisionMatrix(_MatrixCasesMixin, _MatrixFilesMixin):
     # ------------------------------------------------------------------ building
     def _setup(self, values, *, levels, knots, decisions, kind, costs, priors,
                case_specific, case_values):
+        """Check the arguments of the constructors and set the matrix's attributes.
+
+        The stages run in this order: the kind, the values (dict, DataFrame or array),
+        the rows (levels or knots), the decisions' names, the shape, the costs, the
+        priors and bound case-specific values; then the arrays are made read-only and
+        the matrix is frozen.
+        """
         object.__setattr__(self, "_frozen", False)
-        if not isinstance(kind, str) or kind not in _KINDS:
-            raise ValueError(f"kind must be one of {_KINDS}; got {kind!r}")
-        if case_specific and kind == "revenue":
-            raise ValueError("kind must be 'profit' or 'loss' for case-specific matrices; "
-                             "got 'revenue'")
-
-        # --- values from dict / DataFrame / array
-        if isinstance(values, Mapping):
-            keys = list(values)
-            if decisions is None:
-                decisions = keys
-            elif set(map(str, decisions)) != set(map(str, keys)) or len(decisions) != len(keys):
-                raise ValueError(
-                    f"decisions must name the keys of values; got decisions={list(decisions)!r} "
-                    f"and keys {keys!r}"
-                )
-            by_name = {str(k): v for k, v in values.items()}
-            cols = []
-            for d in decisions:
-                col = _as_float_array(by_name[str(d)], "values")
-                if col.ndim != 1:
-                    raise ValueError(
-                        f"values[{d!r}] must be 1-D (one value per level); got shape {col.shape}"
-                    )
-                cols.append(col)
-            if len({c.size for c in cols}) > 1:
-                raise ValueError(
-                    f"values must give the same number of levels for every decision; got "
-                    f"{[c.size for c in cols]}"
-                )
-            arr = np.column_stack(cols) if cols else np.empty((0, 0))
-        elif isinstance(values, pd.DataFrame):
-            # rows and columns named like the given levels / decisions are matched by
-            # name, never by position
-            rows = levels if levels is not None else knots
-            if rows is not None and np.iterable(rows) and not isinstance(rows, str):
-                values = _by_label(values, list(rows), "index", "levels" if levels is
-                                   not None else "knots")
-            if decisions is not None and not isinstance(decisions, str):
-                values = _by_label(values, [str(d) for d in decisions], "columns",
-                                   "decisions", as_text=True)
-            if decisions is None:
-                decisions = text_labels(values.columns, "the columns of values").tolist()
-            if levels is None and knots is None:
-                levels = list(values.index)
-            arr = _as_float_array(values, "values")  # pd.NA of nullable columns: NaN
-        elif case_specific:
-            arr = np.zeros((0, 0))
-        else:
-            arr = _as_float_array(values, "values")
-
-        if arr.ndim != 2:
-            raise ValueError(
-                f"values must be 2-D (n_levels, n_decisions); got shape {arr.shape}"
-            )
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("values must be finite numbers (no NaN or infinity)")
-
-        # --- rows
-        if (levels is None) == (knots is None):
-            raise ValueError("exactly one of levels and knots must be given")
-        if knots is not None:
-            knots = _check_knots(knots)
-            n_levels = knots.size
-            levels_arr = None
-        else:
-            levels_arr = _check_labels(levels, "levels")
-            n_levels = levels_arr.size
-
-        # --- decisions
-        if decisions is None:
-            decisions = [f"d{j + 1}" for j in range(arr.shape[1])]
-        if isinstance(decisions, str):
-            raise TypeError(f"decisions must be a sequence of names; got the string {decisions!r}")
-        decisions = tuple(text_labels(decisions, "decisions"))
-        if len(decisions) == 0:
-            raise ValueError("decisions must not be empty")
-        if len(set(decisions)) != len(decisions):
-            dup = sorted({d for d in decisions if decisions.count(d) > 1})
-            raise ValueError(f"decisions must be unique; duplicated: {dup!r}")
-
+        _check_kind(kind, case_specific)
+        arr, levels, knots, decisions = _values_array(values, levels, knots, decisions,
+                                                      case_specific)
+        knots, levels_arr, n_levels = _rows(levels, knots)
+        decisions = _decision_names(decisions, arr.shape[1])
         if case_specific:
             arr = np.zeros((n_levels, len(decisions)))
         if arr.shape != (n_levels, len(decisions)):
@@ -241,77 +369,11 @@ class DecisionMatrix(_MatrixCasesMixin, _MatrixFilesMixin):
                 f"values must have shape (n_levels, n_decisions) = ({n_levels}, "
                 f"{len(decisions)}); got {arr.shape}"
             )
-
-        # --- costs
-        cost_map = {}
-        if costs is not None:
-            if kind != "revenue":
-                raise ValueError(
-                    f"costs are only allowed with kind='revenue'; got kind={kind!r} "
-                    "(fold constant costs into a profit matrix instead)"
-                )
-            if isinstance(costs, Mapping):
-                items = list(zip(costs, text_keys(costs, "costs").values()))
-            elif isinstance(costs, (str, bytes)) or not hasattr(costs, "__len__"):
-                raise TypeError(
-                    f"costs must be a dict {{decision: cost}} or a sequence aligned with "
-                    f"decisions; got {costs!r}"
-                )
-            else:
-                if len(costs) != len(decisions):
-                    raise ValueError(
-                        f"costs given as a sequence must have one entry per decision "
-                        f"({len(decisions)}); got {len(costs)}"
-                    )
-                items = list(zip(decisions, costs))
-            for d, c in items:
-                if str(d) not in decisions:
-                    raise ValueError(
-                        f"costs names a decision that is not in decisions: {d!r}; "
-                        f"expected one of {list(decisions)!r}"
-                    )
-                if c is None:
-                    continue
-                if isinstance(c, str):
-                    if not c:
-                        raise ValueError(f"costs[{d!r}] must be a non-empty column name")
-                    cost_map[str(d)] = c
-                elif isinstance(c, numbers.Real) and not isinstance(c, bool):
-                    if not np.isfinite(c):
-                        raise ValueError(f"costs[{d!r}] must be finite; got {c!r}")
-                    cost_map[str(d)] = float(c)
-                else:
-                    raise TypeError(
-                        f"costs[{d!r}] must be a number or the name of a cost column; got {c!r}"
-                    )
-            # keep the user's decision order
-            cost_map = {d: cost_map[d] for d in decisions if d in cost_map}
-
-        # --- priors
+        cost_map = _cost_map(costs, kind, decisions)
         if priors is not None:
-            if knots is not None:
-                raise ValueError("priors are only allowed with levels (categorical target)")
-            if isinstance(priors, (Mapping, pd.Series)):
-                pmap = dict(priors.items())
-                unknown = [k for k in pmap if k not in set(levels_arr.tolist())]
-                if unknown:
-                    raise ValueError(f"priors names unknown levels: {unknown!r}")
-                missing = [lv for lv in levels_arr.tolist() if lv not in pmap]
-                if missing:
-                    raise ValueError(f"priors has no value for levels {missing!r}")
-                priors = [pmap[lv] for lv in levels_arr.tolist()]
-            priors = _check_priors(priors, n_levels, "priors")
-
-        # --- bound case-specific values
+            priors = _priors(priors, knots, levels_arr, n_levels)
         if case_values is not None:
-            cv = _as_float_array(case_values, "values")
-            if cv.ndim != 3 or cv.shape[1:] != (n_levels, len(decisions)):
-                raise ValueError(
-                    f"values must have shape (n_samples, {n_levels}, {len(decisions)}); "
-                    f"got {cv.shape}"
-                )
-            case_values = cv
-            case_values.setflags(write=False)
+            case_values = _bound_case_values(case_values, n_levels, len(decisions))
 
         arr = arr.copy()
         arr.setflags(write=False)
