@@ -192,6 +192,7 @@ class _MatrixFilesMixin:
         if "prior" in self.decisions:
             raise ValueError("a decision named 'prior' would be read back by read_csv as the "
                              "priors; rename the decision, or save the matrix with to_json")
+        _refuse_changed_on_reading(self.decisions, None if self.is_interval else rows)
         frame = self.to_frame()
         # a reader infers profit, or revenue from a cost row: any other kind is marked
         if self.kind != ("revenue" if self.costs else "profit"):
@@ -569,6 +570,32 @@ def _cost_cell(cell, decimal_comma):
 _BOOL_TEXT = {"True": True, "TRUE": True, "true": True,
               "False": False, "FALSE": False, "false": False}
 """The texts pandas' ``read_csv`` reads as booleans (its default true and false values)."""
+
+
+def _label_kind(v):
+    return "text" if isinstance(v, str) else "bool" if isinstance(v, (bool, np.bool_)) \
+        else "number"
+
+
+def _refuse_changed_on_reading(decisions, levels):
+    """Refuse to write decisions or levels that :meth:`read_csv` would read back as
+    other labels: it strips the spaces around a name, and reads levels that all look
+    like numbers (or booleans) as numbers (booleans), so the text level ``"1"`` would
+    come back as the number 1 and the number 1 beside a text level as ``"1"``."""
+    for d in decisions:
+        if d != d.strip():
+            raise ValueError(
+                f"the decision {d!r} would be read back by read_csv as {d.strip()!r} (it "
+                "strips the spaces around names); rename it, or save the matrix with "
+                "to_json")
+    if levels is None:
+        return
+    back = _infer_index([str(v).strip() for v in levels])
+    for v, b in zip(levels, back):
+        if _label_kind(v) != _label_kind(b) or v != b:
+            raise ValueError(
+                f"the level {v!r} would be read back by read_csv as {b!r}; rename the "
+                "levels, or save the matrix with to_json")
 
 
 def _infer_index(index):
