@@ -197,6 +197,10 @@ CASES = [
      ["costs must contain only numbers", "dtype <U1"]),
     ("decide-do-nothing-empty", lambda f: dt.decide(f.post, f.m, threshold=0, do_nothing=""),
      ValueError, ["do_nothing", "not a matrix decision", "''"]),
+    # it was silently ignored, as method= without limits was
+    ("decide-do-nothing-without-threshold",
+     lambda f: dt.decide(f.post, f.m, do_nothing="wait"), ValueError,
+     ["do_nothing names the decision a threshold gives", "give threshold= too", "'wait'"]),
     ("decide-decision-costs-text",
      lambda f: dt.decide(f.post, f.rev, costs={"c": f.c}, decision_costs={"c": "2"}),
      TypeError, [r"decision_costs\['c'\]", "number or a column", "'2'"]),

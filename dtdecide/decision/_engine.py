@@ -706,8 +706,13 @@ def _chunk_rows(chunk_size):
 def _check_threshold(threshold, do_nothing, matrix):
     """With a ``threshold``: it must be a finite number, and ``do_nothing`` a non-empty
     str that names no decision of ``matrix`` (the implicit decision's name). Without
-    one, neither is looked at."""
+    one, a ``do_nothing`` other than its default would name nothing and is refused
+    rather than ignored (as ``method`` without limits)."""
     if threshold is None:
+        if not (isinstance(do_nothing, str) and do_nothing == "do nothing"):
+            raise ValueError(
+                "do_nothing names the decision a threshold gives the cases below it; give "
+                f"threshold= too (got do_nothing={do_nothing!r} and no threshold)")
         return
     if not isinstance(threshold, numbers.Real) or isinstance(threshold, bool) or \
             not np.isfinite(_as_float(threshold)):  # a Fraction, an int beyond a float
@@ -972,7 +977,8 @@ def decide(posteriors_or_predictions, matrix, *, y=None, costs=None, decision_co
         implicit do-nothing decision are not comparable across models unless every
         model uses the same one.
     do_nothing : str, default="do nothing"
-        Name of the implicit decision; must not be a matrix decision.
+        Name of the implicit decision of ``threshold``; must not be a matrix decision.
+        Refused without a ``threshold`` (it would name nothing).
     chunk_size : int, default=None
         Rows processed at a time (memory bound); by default 32768.
     capacity : dict, default=None
