@@ -197,6 +197,10 @@ CASES = [
      ["costs must contain only numbers", "dtype <U1"]),
     ("decide-do-nothing-empty", lambda f: dt.decide(f.post, f.m, threshold=0, do_nothing=""),
      ValueError, ["do_nothing", "not a matrix decision", "''"]),
+    # a free-text column given as y: each label cut to 80 characters, not 10,000
+    ("decide-y-long-text",
+     lambda f: dt.decide(f.post, f.m, y=np.array(["x" * 10_000, "no", "no", "no"])),
+     ValueError, ["y contains values that are not levels", r"'x{76}\.\.\.; expected"]),
     # it was silently ignored, as method= without limits was
     ("decide-do-nothing-without-threshold",
      lambda f: dt.decide(f.post, f.m, do_nothing="wait"), ValueError,

@@ -341,6 +341,14 @@ CASES = [
     ("value-action-int-and-float",
      lambda f: _value(f, policy="logged", action=np.array([2, 2.0] * (N // 2), dtype=object)),
      ValueError, ["action: the labels 2 and 2.0"]),
+    # a free-text column given as action: each label cut to 80 characters, not 10,000
+    ("tree-action-long-text",
+     lambda f: _fit(f, tree=PolicyTree(decisions=["A", "B"]),
+                    action=np.array(["x" * 10_000] + ["A"] * (N - 1), dtype=object)),
+     ValueError, [r"not decisions: \['x{76}\.\.\.\]; expected one of"]),
+    ("value-policy-long-text",
+     lambda f: _value(f, policy=np.array(["x" * 10_000] + ["A"] * (N - 1), dtype=object)),
+     ValueError, [r"policy takes decisions \['x{76}\.\.\.\] that are not among"]),
     # one text in two Unicode forms: two decisions that print alike
     ("tree-action-unicode-forms",
      lambda f: _fit(f, action=np.array(["\u00e9", "e\u0301"] * (N // 2), dtype=object),

@@ -582,7 +582,7 @@ def _raise_unknown(values, codes, levels):
 
     unknown = [plain(u) for u in pd.unique(pd.Series(values[codes < 0], dtype=object))]
     levels = [plain(lv) for lv in levels]
-    shown = ", ".join(repr(u) for u in unknown[:5])
+    shown = ", ".join(r if len(r) <= 80 else r[:77] + "..." for r in map(repr, unknown[:5]))
     more = "" if len(unknown) <= 5 else f" and {len(unknown) - 5} more"
     texts = {str(lv) for lv in levels}
     hint = ""

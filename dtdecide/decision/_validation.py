@@ -30,7 +30,7 @@ __all__ = ["check_1d", "check_interval_target", "check_per_case", "check_same_in
            "check_sample_weight", "check_seed", "float_array", "has_missing_labels",
            "model_classes", "model_proba", "not_probability_rows",
            "reference_index", "refuse_bool_numbers", "refuse_unicode_forms",
-           "repeated_names", "reworded", "text_keys", "text_labels"]
+           "repeated_names", "reworded", "short_text", "text_keys", "text_labels"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
 # accept them (frequency 0, averages NaN) and fit asks for a positive sum itself
@@ -357,7 +357,7 @@ def text_labels(labels, name):
     first = groups[np.flatnonzero(groups[1:] == groups[:-1])[0]]
     spelled = [values[int(np.argmax(by_text == t))] for t in pairs[groups == first] %
                len(text_uniques)]
-    shown = " and ".join(_short(repr(v.item() if isinstance(v, np.generic) else v))
+    shown = " and ".join(short_text(repr(v.item() if isinstance(v, np.generic) else v))
                          for v in spelled)
     raise ValueError(
         f"{name}: the labels {shown} are equal as values but not as text; labels are "
@@ -365,8 +365,13 @@ def text_labels(labels, name):
         "each label one way (for instance all as integers, or all as text)")
 
 
-def _short(text, most=80):
-    """``text`` cut to ``most`` characters for a message."""
+def short_text(text, most=80):
+    """``text`` cut to ``most`` characters for a message (a label of a free-text column
+    passed by mistake must not fill a screen).
+
+    >>> short_text("x" * 100, 10)
+    'xxxxxxx...'
+    """
     return text if len(text) <= most else text[:most - 3] + "..."
 
 
@@ -383,7 +388,7 @@ def refuse_unicode_forms(texts, name, what="decisions"):
         key = unicodedata.normalize("NFC", t)
         if key in seen and seen[key] != t:
             raise ValueError(
-                f"{name}: the labels {_short(ascii(seen[key]))} and {_short(ascii(t))} "
+                f"{name}: the labels {short_text(ascii(seen[key]))} and {short_text(ascii(t))} "
                 "are the same text in different Unicode forms (composed and decomposed "
                 "characters); labels are matched code point by code point, so these would "
                 f"name 2 different {what} that print alike: write each label one way "

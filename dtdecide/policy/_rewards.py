@@ -38,6 +38,7 @@ from ..decision._validation import (
     not_probability_rows,
     reference_index,
     repeated_names,
+    short_text,
     text_keys,
     text_labels,
 )
@@ -114,7 +115,8 @@ def check_decisions(action, decisions):
             text_labels([*given, *(a[int(np.argmax(labels == u))] for u in unknown)],
                         "action and decisions")
         raise ValueError(
-            f"action contains values that are not decisions: {unknown[:5]!r}; expected one "
+            "action contains values that are not decisions: "
+            f"[{', '.join(short_text(repr(u)) for u in unknown[:5])}]; expected one "
             f"of {list(decisions)!r}"
         )
     a_idx = np.fromiter((pos[v] for v in labels), dtype=np.intp, count=labels.shape[0])

@@ -14,6 +14,7 @@ from ..decision._validation import (
     check_seed,
     reference_index,
     refuse_unicode_forms,
+    short_text,
 )
 from ._rewards import (
     Rewards,
@@ -104,7 +105,8 @@ def policy_decisions(policy, X, decisions, a_idx, name="policy"):
     unknown = sorted({str(v) for v in labels if str(v) not in pos})
     if unknown:
         refuse_unicode_forms(sorted({*decisions, *unknown}), f"{name} and the decisions")
-        raise ValueError(f"{name} takes decisions {unknown[:5]!r} that are not among "
+        shown = ", ".join(short_text(repr(u)) for u in unknown[:5])
+        raise ValueError(f"{name} takes decisions [{shown}] that are not among "
                          f"{list(decisions)!r}")
     return np.fromiter((pos[str(v)] for v in labels), dtype=np.intp, count=n)
 
