@@ -389,6 +389,50 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4,
     ['node 0', 'leaf 1', 'leaf 2']
     """
     view = tree_view(estimator)
+    _check_plot_options(digits, max_classes, fontsize)
+    tree = view.tree
+    depth = np.asarray(tree.depth, dtype=np.intp)
+    n_leaves = int(view.is_leaf.sum())
+    auto_font = fontsize is None
+    size = float(np.clip(11.0 - 0.12 * n_leaves, 6.0, 9.0)) if auto_font else float(fontsize)
+    new_figure = ax is None
+    ax = _blank_axes(ax)
+    fig = ax.figure
+    edges = _draw_edge_labels(ax, tree)
+    boxes = _draw_boxes(ax, view, digits, max_classes, confidence_below)
+    handles = _legend_handles(view)
+    size, legend, ext, legend_size, geo = _fit_font(
+        fig, ax, tree, depth, boxes, edges, handles, size, new_figure, auto_font)
+    m = geo["margin"]
+    need_w, need_h = geo["width"] + 2 * m, geo["height"] + 2 * m
+    if auto_font and size < _SMALL_FONT:
+        warnings.warn(
+            f"plot_tree: {n_leaves} leaves fit this axes only at fontsize {size:.2g}; "
+            "pass a larger ax, or ax=None for a figure sized for the tree",
+            UserWarning, stacklevel=2,
+        )
+
+    k = 72.0 / fig.dpi
+    bbox = ax.get_window_extent()
+    avail_w, avail_h = bbox.width * k, bbox.height * k
+    if need_w > avail_w + 1e-6 or need_h > avail_h + 1e-6:
+        # too small at this font size: squeeze the distances between boxes until it fits
+        geo = _squeezed_geometry(tree, depth, edges, ext, legend_size, size, m, avail_w,
+                                 avail_h)
+        warnings.warn(
+            f"plot_tree: at fontsize {size:g} the tree needs {need_w / 72:.1f} x "
+            f"{need_h / 72:.1f} inches but ax is {avail_w / 72:.1f} x {avail_h / 72:.1f}; "
+            "boxes are squeezed and overlap. Pass fontsize=None, a larger ax, or ax=None",
+            UserWarning, stacklevel=2,
+        )
+    _place(ax, boxes, edges, legend, geo, m, avail_w, avail_h)
+    return ax
+
+
+def _check_plot_options(digits, max_classes, fontsize):
+    """Check the display options of :func:`plot_tree`: ``digits`` and ``max_classes``
+    positive ints, ``fontsize`` None or a positive finite number of points (a bool is
+    refused)."""
     if not isinstance(digits, (int, np.integer)) or digits < 1:
         raise ValueError(f"digits must be a positive int; got {digits!r}")
     if not isinstance(max_classes, (int, np.integer)) or max_classes < 1:
@@ -398,30 +442,43 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4,
             raise TypeError(f"fontsize must be a number of points or None; got {fontsize!r}")
         if not (np.isfinite(fontsize) and fontsize > 0):
             raise ValueError(f"fontsize must be a positive finite number of points; got {fontsize!r}")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
 
-    tree = view.tree
-    depth = np.asarray(tree.depth, dtype=np.intp)
-    n_leaves = int(view.is_leaf.sum())
-    auto_font = fontsize is None
-    size = float(np.clip(11.0 - 0.12 * n_leaves, 6.0, 9.0)) if auto_font else float(fontsize)
-    new_figure = ax is None
-    if new_figure:
+
+def _blank_axes(ax):
+    """The axes to draw on, cleared of its frame: a new 6 x 4 inch figure filled by one
+    axes when ``ax`` is None. The limits are set to the unit square, where the boxes
+    are measured; they are placed at the end."""
+    import matplotlib.pyplot as plt
+
+    if ax is None:
         fig = plt.figure(figsize=(6.0, 4.0))
         ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
-    fig = ax.figure
     ax.set_axis_off()
     ax.set_aspect("auto")
     ax.set_xlim(0.0, 1.0)  # where the boxes are measured; placed at the end
     ax.set_ylim(0.0, 1.0)
+    return ax
 
+
+def _draw_edge_labels(ax, tree):
+    """Draw the label of every edge (``yes``/``no``, ``+NA``), not yet placed. Returns
+    ``[(parent, child, text)]``, two per split node, left child first, in node order; the
+    texts are left out of the layout engines."""
     edges = []
     for node, child, label in _edge_labels(tree):
         text = ax.text(0.5, 0.5, label, ha="center", va="center", color="0.3", zorder=2,
                        bbox=dict(boxstyle=_LABEL_STYLE, fc="white", ec="none"))
         text.set_in_layout(False)  # placed inside ax below: layout engines ignore it
         edges.append((node, child, text))
+    return edges
+
+
+def _draw_boxes(ax, view, digits, max_classes, confidence_below):
+    """Draw one box per node, in node order, not yet placed: its lines of text, a leaf
+    filled with its decision's colour, and a fragile leaf (bootstrap confidence below
+    ``confidence_below``) pale, dashed and with its confidence as a last line. Returns
+    the texts, left out of the layout engines."""
+    tree = view.tree
     fragile = _fragile_leaves(view, confidence_below)
     boxes = []
     for node in range(tree.n_nodes):
@@ -442,13 +499,31 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4,
         ))
     for t in boxes:
         t.set_in_layout(False)
-    handles = None
-    if view.has_decisions:
-        handles = [
-            Patch(facecolor=_PALETTE[k % len(_PALETTE)], edgecolor="0.3", label=d)
-            for k, d in enumerate(view.decisions)
-        ]
+    return boxes
 
+
+def _legend_handles(view):
+    """The legend's patches, one per decision in its palette colour; None for a tree
+    without decisions."""
+    from matplotlib.patches import Patch
+
+    if not view.has_decisions:
+        return None
+    return [
+        Patch(facecolor=_PALETTE[k % len(_PALETTE)], edgecolor="0.3", label=d)
+        for k, d in enumerate(view.decisions)
+    ]
+
+
+def _fit_font(fig, ax, tree, depth, boxes, edges, handles, size, new_figure, auto_font):
+    """Set the font size, measure the boxes and lay the tree out; size a new figure.
+
+    Up to 8 rounds: the texts and the legend are set at ``size``, measured and laid out
+    (:func:`_geometry`). A new figure is sized for the layout at once. On a given axes,
+    an automatic font shrinks (down to ``_MIN_FONT``) until the layout fits. Returns
+    ``(size, legend, ext, legend_size, geo)``: the size used, the legend (None without
+    handles), the measured extents, the legend's size and the layout.
+    """
     k = 72.0 / fig.dpi
     legend = None
     for attempt in range(8):
@@ -479,33 +554,28 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4,
         if fits or not auto_font or attempt == 7 or size <= _MIN_FONT:
             break
         size = max(size * min(avail_w / need_w, avail_h / need_h) * 0.98, _MIN_FONT)
-    if auto_font and size < _SMALL_FONT:
-        warnings.warn(
-            f"plot_tree: {n_leaves} leaves fit this axes only at fontsize {size:.2g}; "
-            "pass a larger ax, or ax=None for a figure sized for the tree",
-            UserWarning, stacklevel=2,
-        )
+    return size, legend, ext, legend_size, geo
 
-    bbox = ax.get_window_extent()
-    avail_w, avail_h = bbox.width * k, bbox.height * k
-    if need_w > avail_w + 1e-6 or need_h > avail_h + 1e-6:
-        # too small at this font size: squeeze the distances between boxes until it fits
-        def fits_x(s):
-            return _geometry(tree, depth, edges, ext, legend_size, size, s, 1.0)["width"] + 2 * m <= avail_w
 
-        sx = _squeeze(fits_x)
+def _squeezed_geometry(tree, depth, edges, ext, legend_size, size, m, avail_w, avail_h):
+    """The layout with the distances between boxes squeezed to fit ``avail_w`` x
+    ``avail_h`` points: first the largest horizontal factor that fits, then, with it,
+    the largest vertical one (:func:`_squeeze`); the boxes keep their size."""
+    def fits_x(s):
+        return _geometry(tree, depth, edges, ext, legend_size, size, s, 1.0)["width"] + 2 * m <= avail_w
 
-        def fits_y(s):
-            return _geometry(tree, depth, edges, ext, legend_size, size, sx, s)["height"] + 2 * m <= avail_h
+    sx = _squeeze(fits_x)
 
-        sy = _squeeze(fits_y)
-        geo = _geometry(tree, depth, edges, ext, legend_size, size, sx, sy)
-        warnings.warn(
-            f"plot_tree: at fontsize {size:g} the tree needs {need_w / 72:.1f} x "
-            f"{need_h / 72:.1f} inches but ax is {avail_w / 72:.1f} x {avail_h / 72:.1f}; "
-            "boxes are squeezed and overlap. Pass fontsize=None, a larger ax, or ax=None",
-            UserWarning, stacklevel=2,
-        )
+    def fits_y(s):
+        return _geometry(tree, depth, edges, ext, legend_size, size, sx, s)["height"] + 2 * m <= avail_h
+
+    sy = _squeeze(fits_y)
+    return _geometry(tree, depth, edges, ext, legend_size, size, sx, sy)
+
+
+def _place(ax, boxes, edges, legend, geo, m, avail_w, avail_h):
+    """Put the boxes, edge labels, edges and legend where the layout says, and set the
+    limits so that the tree is centred and its top row at the top of the axes."""
     for t, xy in zip(boxes, zip(geo["x"], geo["y"])):
         t.set_position(xy)
     for (_, _, t), xy in zip(edges, geo["label_xy"]):
@@ -518,7 +588,6 @@ def plot_tree(estimator, *, ax=None, digits=3, fontsize=None, max_classes=4,
     x_left = (geo["width"] - avail_w) / 2.0  # centred; the top row at the top
     ax.set_xlim(x_left, x_left + avail_w)
     ax.set_ylim(m - avail_h, m)
-    return ax
 
 
 def _dot_escape(text):
