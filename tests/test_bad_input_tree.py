@@ -229,6 +229,28 @@ CASES = [
     ("fit-cost-column-2d",
      lambda f: _clf(f, decision_matrix=f.rev).fit(f.X, f.y, costs={"c": np.ones((60, 2))}),
      ValueError, ["costs column 'c'", r"one value per case \(60\)", r"shape \(60, 2\)"]),
+    # costs whose sums over the cases overflow: the leaf totals were inf or NaN
+    ("fit-cost-column-overflow",
+     lambda f: _clf(f, decision_matrix=f.rev).fit(f.X, f.y, costs={"c": np.full(60, 1e308)}),
+     ValueError, ["costs are too large", "overflows", "1e[+]308", "rescale"]),
+    ("fit-cost-column-overflow-profit-case",
+     lambda f: _clf(f, decision_matrix=f.rev, criterion="profit", decision_rule="case").fit(
+         f.X.assign(c=np.tile([1e308, -1e308], 30)), f.y),
+     ValueError, ["costs are too large", "overflows"]),
+    ("fit-cost-rows-overflow",
+     lambda f: _clf(f, decision_matrix=f.case, criterion="profit").fit(
+         f.X, f.y, costs=pd.DataFrame({"C_FP": np.full(60, 1e308), "C_FN": 1.0,
+                                       "C_TP": 0.0, "C_TN": 0.0})),
+     ValueError, ["costs are too large", "overflows"]),
+    ("fit-case-specific-overflow",
+     lambda f: _clf(f, decision_matrix=f.case, decision_rule="case").fit(
+         f.X, f.y, costs=np.full((60, 2, 2), -1e308)),
+     ValueError, ["costs are too large", "overflows"]),
+    ("fit-regressor-cost-column-overflow",
+     lambda f: _reg(f, criterion="profit", decision_matrix=DecisionMatrix(
+         {"invest": [-5, 5], "wait": [0, 0]}, knots=[-1, 1], kind="revenue",
+         costs={"invest": "c"})).fit(f.X.assign(c=1e308), f.X["x"]),
+     ValueError, ["costs are too large", "overflows"]),
     # ------------------------------------------------------------ studies
     ("study-regressor-y-text",
      lambda f: dt.PruningStudy(_reg(f).fit(f.X, f.X["x"])).fit(f.X, f.y), ValueError,
@@ -475,6 +497,20 @@ def test_values_near_the_float_limits_bin_without_warnings(f):
     y = np.r_[["a"] * 30, ["b"] * 30]
     tree = dt.ProfitTreeClassifier(max_depth=1, min_samples_leaf=1).fit(X, y)
     assert np.isfinite(tree.tree_.threshold[0]) and (tree.predict(X) == y).all()
+
+
+@pytest.mark.parametrize("rule", ["leaf", "case"])
+def test_large_costs_whose_sums_fit_are_kept(f, rule):
+    """Costs near 1e306 whose sums over the 60 cases stay finite: accepted, the leaf
+    figures finite (the overflow check refuses only sums past the largest float)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        tree = _clf(f, decision_matrix=f.rev, criterion="profit", decision_rule=rule).fit(
+            f.X.assign(c=np.tile([1e306, -1e306], 30)), f.y)
+    assert np.isfinite(tree.tree_.cost_sum).all()
+    assert np.isfinite(tree.tree_.node_expected).all()
 
 
 def test_more_threads_than_the_system_starts(f, monkeypatch):

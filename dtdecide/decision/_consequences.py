@@ -8,6 +8,7 @@ in profit orientation; ``sign`` converts back to the user's orientation (loss).
 import numpy as np
 
 from ._kernels import _FLOAT, _interpolate_cases, _segments
+from ._validation import refuse_overflowing_sums
 
 __all__ = ["Consequences"]
 
@@ -100,7 +101,8 @@ class Consequences:
     def has_missing(self):
         """ndarray of bool (n_samples,): cases with a missing cost or consequence."""
         if self._has_missing is None:
-            self._has_missing = self._missing()
+            with np.errstate(over="ignore", invalid="ignore"):  # refuse_overflow's to name
+                self._has_missing = self._missing()
         return self._has_missing
 
     def _missing(self):
@@ -121,6 +123,20 @@ class Consequences:
         if case_costs is not None and np.isnan(case_costs.sum()):
             return np.isnan(case_costs).any(axis=1)
         return np.zeros(self.n_samples, dtype=bool)
+
+    def refuse_overflow(self, name="costs"):
+        """Refuse per-case consequences or cost columns whose sums over the cases
+        overflow a float (:func:`~dtdecide.decision._validation.refuse_overflowing_sums`:
+        a leaf's totals would be inf or NaN). For a fit, once, after its missing costs
+        are refused; constant costs are the matrix's and not checked here."""
+        if self.case_q is not None:
+            refuse_overflowing_sums(self.case_q.reshape(self.n_samples, -1), name)
+        elif self.cost_columns is not None:
+            const, col_of, columns = self.cost_columns
+            for k in sorted({int(k) for k in col_of if k >= 0}):
+                refuse_overflowing_sums(columns[k], name)
+        elif self._case_costs is not None and self._case_costs.strides[0] != 0:
+            refuse_overflowing_sums(self._case_costs, name)
 
     @property
     def is_interval(self):

@@ -365,6 +365,28 @@ def text_labels(labels, name):
         "each label one way (for instance all as integers, or all as text)")
 
 
+def refuse_overflowing_sums(values, name):
+    """Refuse finite per-case values (one row per case) whose magnitudes, summed over the
+    cases, overflow a float in some column: every sum over some of the cases (a leaf's
+    total, a policy's value) is then finite. One sum per column; call it once, after
+    the NaN values are refused (a NaN makes its column's sum NaN).
+
+    >>> import numpy as np
+    >>> refuse_overflowing_sums(np.array([[1.0, -1e308], [2.0, 1e308]]), "costs")
+    Traceback (most recent call last):
+    ...
+    ValueError: costs are too large: their sum over the cases overflows a float (the largest magnitude is 1e+308); rescale them (for instance to thousands)
+    """
+    values = np.asarray(values)
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.abs(values).sum(axis=0)
+    if not np.isfinite(total).all():
+        raise ValueError(
+            f"{name} are too large: their sum over the cases overflows a float (the largest "
+            f"magnitude is {float(np.abs(values).max()):.3g}); rescale them (for instance "
+            "to thousands)")
+
+
 def short_text(text, most=80):
     """``text`` cut to ``most`` characters for a message (a label of a free-text column
     passed by mistake must not fill a screen).

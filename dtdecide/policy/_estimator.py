@@ -17,6 +17,7 @@ from ..decision._validation import (
     float_array,
     reference_index,
     refuse_bool_numbers,
+    refuse_overflowing_sums,
     refuse_unicode_forms,
     repeated_names,
 )
@@ -784,8 +785,5 @@ def _as_reward_array(rewards, decisions, n, index, name="rewards"):
         i, d = np.argwhere(~np.isfinite(G))[0]
         raise ValueError(f"{name} must be finite; the reward of {decisions[d]!r} in row {i} "
                          f"is {G[i, d]}")
-    if not np.isfinite(np.abs(G).sum(axis=0)).all():  # a leaf's sum would be inf or NaN
-        raise ValueError(
-            f"{name} are too large: their sum over the cases overflows a float (the largest "
-            f"is {np.abs(G).max():.3g}); rescale them (for instance to thousands)")
+    refuse_overflowing_sums(G, name)  # a leaf's sum would be inf or NaN
     return G

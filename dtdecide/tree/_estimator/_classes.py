@@ -175,6 +175,8 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
                     f"costs: {k} training case(s) have a missing cost; the leaf averages of "
                     "the costs need every training case's costs (impute or drop them)"
                 )
+            if cons is not None:
+                cons.refuse_overflow()
         loss_matrix = self._split_search(matrix, cons, target, F)
         self.posterior_smoothing_ = self._resolve_posterior_smoothing(matrix, target, F)
         priors = np.asarray(matrix.priors, dtype=_FLOAT) if self.use_priors_ else None
@@ -244,6 +246,8 @@ class _BaseProfitTree(_FitChecksMixin, _GrowingMixin, _DecidingMixin, EditMixin,
         self.__dict__.pop("_grown", None)
         if re_resolve:
             cons = matrix.resolve(resolve_costs, n_samples=n)
+            if checked_only:  # its costs were checked only for missing values
+                cons.refuse_overflow()
 
         if honest is not None:
             # honest leaves: every node's figures from the rows held out of growing
