@@ -599,6 +599,43 @@ def test_markdown_leaf_table_round_trip_keeps_empty_cells(tmp_path):
     pd.testing.assert_frame_equal(dt.read_leaf_table(path), table)
 
 
+def _dot_labels(dot):
+    """The node labels of DOT text, read as Graphviz reads a quoted string (``\\"`` a
+    quote, ``\\\\`` a backslash, ``\\n`` a line break), one node statement per line."""
+    import re
+
+    statement = re.compile(r'  (\d+) \[label="((?:[^"\\\r\n]|\\.)*)"(?:, fillcolor="#\w+")?\];')
+    labels = {}
+    for line in dot.splitlines()[4:-1]:
+        if " -> " not in line:
+            m = statement.fullmatch(line)
+            assert m, f"not one valid node statement: {line!r}"
+            labels[int(m[1])] = re.sub(r"\\(.)", lambda e: "\n" if e[1] == "n" else e[1],
+                                       m[2])
+    return labels
+
+
+def test_graphviz_labels_with_line_breaks_quotes_and_backslashes():
+    """A decision or feature name with a line break wrote a raw one into the DOT text,
+    splitting the node's statement over lines; quotes and backslashes stay escaped."""
+    import shutil
+    import subprocess
+
+    odd = 'say "hi"\\\nnow'
+    X = pd.DataFrame({"age\r\nin years": [20.0, 30.0, 40.0, 50.0]})
+    m = DecisionMatrix({"ignore": [0, 0], odd: [-1, 9]}, levels=["no", "yes"])
+    tree = dt.ProfitTreeClassifier(decision_matrix=m, min_samples_leaf=1,
+                                   min_samples_split=2).fit(X, ["no", "no", "yes", "yes"])
+    dot = dt.export_graphviz(tree)
+    labels = _dot_labels(dot)
+    assert sorted(labels) == [0, 1, 2]
+    assert 'say "hi"\\\nnow: EP 9' in labels[2]
+    assert "age\nin years <= 35" in labels[0]
+    if shutil.which("dot"):  # Graphviz itself, where installed
+        subprocess.run(["dot", "-Tcanon"], input=dot, text=True, check=True,
+                       capture_output=True)
+
+
 test_bad_input, test_case_ids_are_unique = catalogue_tests(CASES)
 
 

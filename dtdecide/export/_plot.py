@@ -591,7 +591,15 @@ def _place(ax, boxes, edges, legend, geo, m, avail_w, avail_h):
 
 
 def _dot_escape(text):
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+    r"""``text`` inside a DOT quoted string: backslashes and quotes escaped, and a line
+    break in a name (``\r\n``, ``\r`` or ``\n``) written as DOT's ``\n`` escape (a raw
+    one split the node's statement over lines of the file).
+
+    >>> print(_dot_escape('say "hi"\\\nnow'))
+    say \"hi\"\\\nnow
+    """
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return text.replace("\r\n", "\\n").replace("\r", "\\n").replace("\n", "\\n")
 
 
 def export_graphviz(estimator, *, digits=3, max_classes=4, rankdir="TB"):
