@@ -135,7 +135,7 @@ def read_data(path, *, what="data", sep=","):
             names = list(pq.read_schema(path).names)
             dup = _repeated(names)
             if dup:
-                raise CLIError(f"{what} file {str(path)!r} names the column(s) {dup!r} "
+                raise CLIError(f"{what} file {str(path)!r} names the column(s) {dup} "
                                "more than once")
             frame = pd.read_parquet(path)
         elif kind == "excel":
@@ -230,7 +230,7 @@ def _check_csv_layout(frame, path, sep, what):
         raise CLIError(f"{name}: some rows have more fields than the header")
     dup = _repeated(header)
     if dup:
-        raise CLIError(f"{name}: the header names the column(s) {dup!r} more than once")
+        raise CLIError(f"{name}: the header names the column(s) {dup} more than once")
     if frame.shape[1] == 1:
         only = str(frame.columns[0])
         other = next((s for s in (",", ";", "\t", "|") if s != sep and s in only), None)
@@ -288,9 +288,11 @@ def read_decisions(path, *, kind=None, interval=None):
 
 
 def _repeated(names):
-    from dtdecide.decision._validation import repeated_names  # lazily: CLI start-up
+    """The names given more than once, as a message shows them ("" if none)."""
+    from dtdecide.decision._validation import repeated_names, shown_labels  # lazily: start-up
 
-    return repeated_names(names)
+    dup = repeated_names(names)
+    return shown_labels(dup) if dup else ""
 
 
 def _split_names(text, option="the option"):
@@ -302,7 +304,7 @@ def _split_names(text, option="the option"):
                        f"{text!r}")
     dup = _repeated(names)
     if dup:
-        raise CLIError(f"{option} names the column(s) {dup!r} more than once")
+        raise CLIError(f"{option} names the column(s) {dup} more than once")
     return names
 
 

@@ -20,6 +20,8 @@ import dtdecide as dt
 from dtdecide import DecisionMatrix
 
 LEVELS = ["yes", "no"]
+#: A free-text value given as a name: messages show it cut to 80 characters.
+LONG = "x" * 10_000
 
 
 @pytest.fixture(scope="module")
@@ -103,6 +105,26 @@ CASES = [
     ("allocate-decisions-repeated",
      lambda f: dt.decision.allocate([[0, 4], [0, 3]], {"a": 1}, decisions=["a", "a"]),
      ValueError, ["decisions must be distinct", "'a' names 2 columns of values"]),
+    # a free-text column given as names: each repeated name cut to 80 characters
+    ("allocate-decisions-repeated-long",
+     lambda f: dt.decision.allocate([[0, 4], [0, 3]], {"a": 1}, decisions=[LONG, LONG]),
+     ValueError, [r"'x{76}\.\.\. names 2 columns of values"]),
+    ("matrix-decisions-repeated-long",
+     lambda f: DecisionMatrix([[1, 0], [0, 1]], levels=LEVELS, decisions=[LONG, LONG]),
+     ValueError, [r"decisions must be unique; duplicated: \['x{76}\.\.\.\]$"]),
+    ("matrix-levels-repeated-long",
+     lambda f: DecisionMatrix([[1, 0], [0, 1]], levels=[LONG, LONG]),
+     ValueError, [r"levels must be unique; duplicated: \['x{76}\.\.\.\]$"]),
+    ("matrix-frame-columns-repeated-long",
+     lambda f: DecisionMatrix.from_frame(pd.DataFrame([[1, 0], [0, 1]], columns=[LONG, LONG],
+                                                      index=LEVELS)),
+     ValueError, [r"column\(s\) \['x{76}\.\.\.\] more than once"]),
+    ("read-csv-header-repeated-long",
+     lambda f: DecisionMatrix.read_csv(io.StringIO(f"level,{LONG},{LONG}\nyes,1,0\nno,0,1\n")),
+     ValueError, [r"column\(s\) \['x{76}\.\.\.\] more than once"]),
+    ("sql-keep-columns-twice-long",
+     lambda f: dt.to_sql(_cost_tree(f), keep_columns=[LONG, LONG]),
+     ValueError, [r"keep_columns names \['x{76}\.\.\.\] more than once"]),
     ("allocate-decisions-int-and-float",
      lambda f: dt.decision.allocate([[0, 4], [0, 3]], {1: 1}, decisions=[1, 1.0]),
      ValueError, ["decisions: the labels 1 and 1.0 are equal as values"]),
@@ -914,8 +936,11 @@ def test_score_text_in_a_numeric_column_names_the_row(cli, capsys):
     ({"output": 5}, TypeError, ["output must be a path", "int"]),
     ({"keep": 5}, TypeError, ["keep must be a column name", "5"]),
     ({"keep": ["age", "age"]}, ValueError, [r"keep names the column\(s\) \['age'\] more than once"]),
+    ({"keep": [LONG, LONG]}, ValueError,
+     [r"keep names the column\(s\) \['x{76}\.\.\.\] more than once"]),
     ({"confidence": "yes"}, TypeError, ["confidence must be True or False", "'yes'"]),
-], ids=["data-frame", "output-number", "keep-number", "keep-twice", "confidence-text"])
+], ids=["data-frame", "output-number", "keep-number", "keep-twice", "keep-twice-long",
+        "confidence-text"])
 def test_score_file_arguments(cli, kwargs, exc, patterns):
     data = kwargs.pop("data", cli.root / "train.csv")
     if isinstance(data, str):
@@ -954,6 +979,8 @@ def test_score_a_row_longer_than_the_header(cli, capsys):
      ["--plot", "unknown file type '.txt'", ".png"]),
     (["score", "{model}", "{root}/train.csv", "--keep", "age,age"],
      ["--keep names the column(s) ['age'] more than once"]),
+    (["score", "{model}", "{root}/train.csv", "--keep", f"{LONG},{LONG}"],
+     ["--keep names the column(s) ['" + "x" * 76 + "...] more than once"]),
     (["score", "{model}", "{root}/train.csv", "--keep", ""],
      ["--keep: expected a comma-separated list"]),
     (["fit", "{root}/train.csv", "--target", "y", "--exclude", "region,region"],
@@ -962,8 +989,8 @@ def test_score_a_row_longer_than_the_header(cli, capsys):
      ["--kind", "give --decisions too"]),
     (["score", "{model}", "{root}/train.csv", "--sep", ";"],
      ["train.csv", "single column", "looks ','-separated"]),
-], ids=["leaf-table-suffix", "prune-study-suffix", "plot-suffix", "keep-twice", "keep-empty",
-        "exclude-twice", "kind-without-decisions", "semicolon-for-a-comma-file"])
+], ids=["leaf-table-suffix", "prune-study-suffix", "plot-suffix", "keep-twice",
+        "keep-twice-long", "keep-empty", "exclude-twice", "kind-without-decisions", "semicolon-for-a-comma-file"])
 def test_cli_options_are_checked_before_any_work(cli, capsys, argv, patterns):
     if "--plot" in argv:
         pytest.importorskip("matplotlib")

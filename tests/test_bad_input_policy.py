@@ -28,6 +28,8 @@ from dtdecide.policy import PolicyTree, make_logged_campaign, policy_rewards, po
 from dtdecide.tree import fit_recommended, recommended_candidates
 
 N = 12
+#: A free-text value given as a name: messages show it cut to 80 characters.
+LONG = "x" * 10_000
 
 
 def _files(folder):
@@ -313,6 +315,19 @@ CASES = [
     ("tree-rewards-duplicated-column",
      lambda f: _fit(f, rewards=pd.concat([f.G, f.G["B"]], axis=1)), ValueError,
      ["rewards has 2 columns named 'B'"]),
+    # a free-text column given as names: the repeated name cut to 80 characters
+    ("tree-rewards-duplicated-long-column",
+     lambda f: _fit(f, rewards=pd.concat([f.G, f.G["B"].rename(LONG), f.G["B"].rename(LONG)],
+                                         axis=1)), ValueError,
+     [r"rewards has 2 columns named 'x{76}\.\.\.; give"]),
+    ("rewards-costs-duplicated-long-column",
+     lambda f: _value(f, costs=pd.DataFrame(np.ones((N, 2)), columns=[LONG, LONG])), ValueError,
+     [r"costs has 2 columns named 'x{76}\.\.\.; give"]),
+    ("rewards-propensity-duplicated-long-column",
+     lambda f: _rewards(f, propensity=pd.concat(
+         [_full_propensity(f), _full_propensity(f)["A"].rename(LONG),
+          _full_propensity(f)["A"].rename(LONG)], axis=1)), ValueError,
+     [r"propensity has 2 columns named 'x{76}\.\.\.; give"]),
     ("tree-rewards-dict", lambda f: _fit(f, rewards={"A": f.G["A"], "B": f.G["B"]}),
      TypeError, ["rewards must be a DataFrame", "got dict"]),
     ("tree-rewards-missing-cell",

@@ -85,7 +85,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import Bunch
 
-from ._validation import float_array, repeated_names, text_keys, text_labels
+from ._validation import float_array, repeated_names, short_text, text_keys, text_labels
 
 __all__ = ["allocate", "brute_force_allocation"]
 
@@ -312,7 +312,8 @@ def _check_values(values, decisions):
     dup = repeated_names(decisions)
     if dup:
         raise ValueError(f"decisions must be distinct (they are matched as text); "
-                         f"{dup[0]!r} names {decisions.count(dup[0])} columns of values")
+                         f"{short_text(repr(dup[0]))} names {decisions.count(dup[0])} columns "
+                         "of values")
     return V, decisions
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 from ._kernels import _check_knots, _check_priors
 from ._matrix_cases import _as_float_array, _MatrixCasesMixin
 from ._matrix_io import _MatrixFilesMixin
-from ._validation import refuse_unicode_forms, text_keys, text_labels
+from ._validation import refuse_unicode_forms, shown_labels, text_keys, text_labels
 
 __all__ = ["DecisionMatrix", "check_matrix_or_none"]
 
@@ -37,7 +37,7 @@ def _check_labels(labels, name):
         raise ValueError(f"{name} must not contain missing values; got {list(index)!r}")
     if index.has_duplicates:
         dup = list(index[index.duplicated()].unique())
-        raise ValueError(f"{name} must be unique; duplicated: {dup!r}")
+        raise ValueError(f"{name} must be unique; duplicated: {shown_labels(dup)}")
     refuse_unicode_forms([v for v in index if isinstance(v, str)], name, name)
     arr = index.to_numpy()
     if arr.dtype.kind in "US":
@@ -177,7 +177,7 @@ def _decision_names(decisions, n_columns):
         raise ValueError("decisions must not be empty")
     if len(set(decisions)) != len(decisions):
         dup = sorted({d for d in decisions if decisions.count(d) > 1})
-        raise ValueError(f"decisions must be unique; duplicated: {dup!r}")
+        raise ValueError(f"decisions must be unique; duplicated: {shown_labels(dup)}")
     return decisions
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._matrix_cases import _as_float_array
-from ._validation import repeated_names, reworded, text_labels
+from ._validation import repeated_names, reworded, shown_labels, text_labels
 
 __all__ = ["_MatrixFilesMixin"]
 
@@ -118,7 +118,7 @@ class _MatrixFilesMixin:
         names = text_labels(df.columns, "the columns of df").tolist()
         dup = repeated_names(names)
         if dup:
-            raise ValueError(f"df names the decision column(s) {dup!r} more than once")
+            raise ValueError(f"df names the decision column(s) {shown_labels(dup)} more than once")
         priors = None
         costs = None
         if cost_row is not None:
@@ -523,7 +523,7 @@ def _read_csv_rows(path_or_buf):
             dup = repeated_names(names)
             if dup:
                 raise ValueError(
-                    f"the header names the decision column(s) {dup!r} more than once; "
+                    f"the header names the decision column(s) {shown_labels(dup)} more than once; "
                     "decision names must be unique"
                 )
             text_labels(names, "the header")  # one text in two Unicode forms

@@ -30,7 +30,8 @@ __all__ = ["check_1d", "check_interval_target", "check_per_case", "check_same_in
            "check_sample_weight", "check_seed", "float_array", "has_missing_labels",
            "model_classes", "model_proba", "not_probability_rows",
            "reference_index", "refuse_bool_numbers", "refuse_unicode_forms",
-           "repeated_names", "reworded", "short_text", "text_keys", "text_labels"]
+           "repeated_names", "reworded", "short_text", "shown_labels", "text_keys",
+           "text_labels"]
 
 # scikit-learn >= 1.7 refuses all-zero weights unless told otherwise; our summaries
 # accept them (frequency 0, averages NaN) and fit asks for a positive sum itself
@@ -387,6 +388,16 @@ def refuse_overflowing_sums(values, name):
             "to thousands)")
 
 
+def shown_labels(labels, most=80):
+    """A list of labels as a message shows it, each label's ``repr`` cut to ``most``
+    characters (:func:`short_text`).
+
+    >>> print(shown_labels(["a", "x" * 100], 10))
+    ['a', 'xxxxxx...]
+    """
+    return "[" + ", ".join(short_text(repr(v), most) for v in labels) + "]"
+
+
 def short_text(text, most=80):
     """``text`` cut to ``most`` characters for a message (a label of a free-text column
     passed by mistake must not fill a screen).
@@ -436,8 +447,8 @@ def text_keys(mapping, name):
     if dup:
         same = [k for k, t in zip(keys, texts) if t == dup[0]]
         raise ValueError(
-            f"{name} names the decision {dup[0]!r} twice (keys "
-            f"{' and '.join(repr(k) for k in same)}); decisions are matched as text: "
+            f"{name} names the decision {short_text(repr(dup[0]))} twice (keys "
+            f"{' and '.join(short_text(repr(k)) for k in same)}); decisions are matched as text: "
             "give each decision once")
     return dict(zip(texts, mapping.values()))
 

@@ -25,7 +25,7 @@ import pandas as pd
 
 from .._progress import progress_bar
 from ..decision._result import SummaryTotals
-from ..decision._validation import repeated_names, reworded
+from ..decision._validation import repeated_names, reworded, shown_labels
 from ._caserule import cost_column_names
 from ._common import refuse_tree_holder
 from ._files import AtomicFile, input_file_error, other_kind_hint
@@ -112,7 +112,8 @@ def _csv_header(path, sep, where):
         raise ValueError(f"{where} has no rows or no columns")
     dup = repeated_names(header)
     if dup:
-        raise ValueError(f"{where}: the header names the column(s) {dup!r} more than once")
+        raise ValueError(f"{where}: the header names the column(s) {shown_labels(dup)} "
+                         "more than once")
     if len(header) == 1:
         other = next((s for s in (",", ";", "\t", "|") if s != sep and s in header[0]), None)
         if other is not None:
@@ -268,7 +269,8 @@ def _parquet_chunks(path, chunk_size, where):
     names = list(schema.names)
     dup = repeated_names(names)
     if dup:
-        raise ValueError(f"{where}: the file names the column(s) {dup!r} more than once")
+        raise ValueError(f"{where}: the file names the column(s) {shown_labels(dup)} "
+                         "more than once")
     range_index = _stored_range(schema)
     first = 0
     batches = pf.iter_batches(batch_size=chunk_size)
@@ -334,8 +336,8 @@ def read_excel_checked(path, where):
         header = [str(c) for c in first if c is not None]
         dup = repeated_names(header)
         if dup:
-            raise ValueError(f"{where}: the header names the column(s) {dup!r} more than "
-                             "once")
+            raise ValueError(f"{where}: the header names the column(s) "
+                             f"{shown_labels(dup)} more than once")
         return pd.read_excel(path)
     except (ValueError, OSError, KeyError, IndexError) as exc:
         if str(exc).startswith(where):
@@ -818,7 +820,8 @@ def _score_file(model, data, output=None, *, target=None, keep=None, chunk_size=
         keep = list(keep)
         dup = sorted({str(c) for c in keep if keep.count(c) > 1})
         if dup:
-            raise ValueError(f"{args['keep']} names the column(s) {dup!r} more than once")
+            raise ValueError(f"{args['keep']} names the column(s) {shown_labels(dup)} more "
+                             "than once")
     where = f"{args['data']} {str(data)!r}"
     scorer = _Scorer(model, target=target, keep=keep, confidence=bool(confidence),
                      where=where, args=args)

@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from ..decision._validation import repeated_names
+from ..decision._validation import repeated_names, shown_labels
 from ._caserule import COST_ROW_COLUMNS, case_form, is_case_rule, is_cost_rows
 from ._common import tree_view
 
@@ -399,7 +399,7 @@ def _kept_columns(keep_columns, dialect):
         raise TypeError(f"keep_columns must hold str column names; got {keep_columns!r}")
     dup = repeated_names(keep_columns)
     if dup:
-        raise ValueError(f"keep_columns names {dup!r} more than once; the query would "
+        raise ValueError(f"keep_columns names {shown_labels(dup)} more than once; the query would "
                          "return two columns of one name")
     return keep_columns, [_quote_ident(c, dialect) for c in keep_columns]
 

@@ -20,6 +20,7 @@ from ..decision._validation import (
     refuse_overflowing_sums,
     refuse_unicode_forms,
     repeated_names,
+    short_text,
 )
 from ..tree import ProfitTreeClassifier
 from ._rewards import (
@@ -766,7 +767,8 @@ def _as_reward_array(rewards, decisions, n, index, name="rewards"):
         labels = [str(c) for c in rewards.columns]
         dup = repeated_names(labels)
         if dup:
-            raise ValueError(f"{name} has {labels.count(dup[0])} columns named {dup[0]!r}; "
+            raise ValueError(f"{name} has {labels.count(dup[0])} columns named "
+                             f"{short_text(repr(dup[0]))}; "
                              "give each decision's rewards once")
         missing = [d for d in decisions if d not in labels]
         if missing:

@@ -139,7 +139,8 @@ def check_costs(costs, decisions, n, index=None, name="costs"):
         labels = [str(c) for c in costs.columns]
         dup = repeated_names(labels)
         if dup:
-            raise ValueError(f"{name} has {labels.count(dup[0])} columns named {dup[0]!r}; "
+            raise ValueError(f"{name} has {labels.count(dup[0])} columns named "
+                             f"{short_text(repr(dup[0]))}; "
                              "give each decision's costs once")
         costs = {str(c): costs.iloc[:, j] for j, c in enumerate(costs.columns)}
     if isinstance(costs, dict):
@@ -189,7 +190,7 @@ def _check_propensity(propensity, a_idx, decisions, index):
         dup = repeated_names(labels)
         if dup:
             raise ValueError(f"propensity has {labels.count(dup[0])} columns named "
-                             f"{dup[0]!r}; give each decision's probability once")
+                             f"{short_text(repr(dup[0]))}; give each decision's probability once")
         missing = [d for d in decisions if d not in labels]
         if missing:
             raise ValueError(
