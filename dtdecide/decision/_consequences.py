@@ -125,10 +125,21 @@ class Consequences:
         return np.zeros(self.n_samples, dtype=bool)
 
     def refuse_overflow(self, name="costs"):
-        """Refuse per-case consequences or cost columns whose sums over the cases
-        overflow a float (:func:`~dtdecide.decision._validation.refuse_overflowing_sums`:
-        a leaf's totals would be inf or NaN). For a fit, once, after its missing costs
-        are refused; constant costs are the matrix's and not checked here."""
+        """Refuse per-case consequences or cost columns whose magnitudes, summed over
+        the cases, overflow a float (a leaf's totals would be inf or NaN): one sum per
+        column. For a fit, once, after its missing costs are refused; constant costs are
+        the matrix's and not checked here.
+
+        Parameters
+        ----------
+        name : str, default="costs"
+            The parameter the error names.
+
+        Raises
+        ------
+        ValueError
+            When a column's sum of magnitudes is not finite.
+        """
         if self.case_q is not None:
             refuse_overflowing_sums(self.case_q.reshape(self.n_samples, -1), name)
         elif self.cost_columns is not None:
