@@ -19,14 +19,13 @@ from ..decision._validation import (
     refuse_bool_numbers,
     refuse_overflowing_sums,
     refuse_unicode_forms,
-    repeated_names,
-    short_text,
 )
 from ..tree import ProfitTreeClassifier
 from ._rewards import (
     check_action,
     check_costs,
     check_decisions,
+    decision_column_labels,
     n_rows,
     policy_rewards,
     take_rows,
@@ -764,12 +763,7 @@ def _as_reward_array(rewards, decisions, n, index, name="rewards"):
         rewards = rewards.rewards
     if isinstance(rewards, pd.DataFrame):
         check_same_index(rewards, index, name)
-        labels = [str(c) for c in rewards.columns]
-        dup = repeated_names(labels)
-        if dup:
-            raise ValueError(f"{name} has {labels.count(dup[0])} columns named "
-                             f"{short_text(repr(dup[0]))}; "
-                             "give each decision's rewards once")
+        labels = decision_column_labels(rewards, name, "rewards")
         missing = [d for d in decisions if d not in labels]
         if missing:
             refuse_unicode_forms(sorted({*decisions, *labels}), f"{name} and the decisions")

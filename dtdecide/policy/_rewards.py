@@ -123,6 +123,17 @@ def check_decisions(action, decisions):
     return decisions, a_idx
 
 
+def decision_column_labels(frame, name, what):
+    """The column names of ``frame`` (one column of ``what`` per decision) as text; a
+    ``ValueError`` naming ``name`` when two are the same."""
+    labels = [str(c) for c in frame.columns]
+    dup = repeated_names(labels)
+    if dup:
+        raise ValueError(f"{name} has {labels.count(dup[0])} columns named "
+                         f"{short_text(repr(dup[0]))}; give each decision's {what} once")
+    return labels
+
+
 def check_costs(costs, decisions, n, index=None, name="costs"):
     """Per-case costs of every decision as an (n, D) float array (zeros for None).
 
@@ -136,12 +147,7 @@ def check_costs(costs, decisions, n, index=None, name="costs"):
         return out
     if isinstance(costs, pd.DataFrame):
         check_same_index(costs, index, name)
-        labels = [str(c) for c in costs.columns]
-        dup = repeated_names(labels)
-        if dup:
-            raise ValueError(f"{name} has {labels.count(dup[0])} columns named "
-                             f"{short_text(repr(dup[0]))}; "
-                             "give each decision's costs once")
+        decision_column_labels(costs, name, "costs")  # refuses a repeated column
         costs = {str(c): costs.iloc[:, j] for j, c in enumerate(costs.columns)}
     if isinstance(costs, dict):
         text_keys(costs, name)  # a decision named twice (1 and "1")
@@ -186,11 +192,7 @@ def _check_propensity(propensity, a_idx, decisions, index):
     what = "probabilities (numbers in (0, 1])"
     check_same_index(propensity, index, "propensity")
     if isinstance(propensity, pd.DataFrame):
-        labels = [str(c) for c in propensity.columns]
-        dup = repeated_names(labels)
-        if dup:
-            raise ValueError(f"propensity has {labels.count(dup[0])} columns named "
-                             f"{short_text(repr(dup[0]))}; give each decision's probability once")
+        labels = decision_column_labels(propensity, "propensity", "probability")
         missing = [d for d in decisions if d not in labels]
         if missing:
             raise ValueError(
